@@ -1,0 +1,152 @@
+// Package daemon holds what metad, storaged and graphd share as processes:
+// flag and config-file handling, structured logging, the HTTP status server
+// (/healthz, /metrics) and shutdown on SIGTERM/SIGINT.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"gopkg.in/yaml.v3"
+)
+
+// ParseFlags parses args into fs and returns the daemon's JSON logger on
+// stderr. A `--config FILE` flag (registered here) names a YAML file whose
+// top-level keys are flag names; flags given on the command line win over the
+// file, so a packaged config can be overridden for one run.
+func ParseFlags(fs *flag.FlagSet, args []string, daemon string) (*slog.Logger, error) {
+	configPath := fs.String("config", "", "YAML config file; keys are flag names, command-line flags override it")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(0))
+	}
+	if *configPath != "" {
+		if err := applyConfigFile(fs, *configPath); err != nil {
+			return nil, err
+		}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: %w", *logLevel, err)
+	}
+	return NewLogger(os.Stderr, daemon, level), nil
+}
+
+func applyConfigFile(fs *flag.FlagSet, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading config: %w", err)
+	}
+	var values map[string]any
+	if err := yaml.Unmarshal(data, &values); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	setOnCommandLine := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { setOnCommandLine[f.Name] = true })
+	names := make([]string, 0, len(values))
+	for name := range values {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if fs.Lookup(name) == nil {
+			return fmt.Errorf("config %s: unknown key %q (not a flag of this daemon)", path, name)
+		}
+		if setOnCommandLine[name] {
+			continue
+		}
+		v := values[name]
+		var text string
+		if list, ok := v.([]any); ok {
+			parts := make([]string, len(list))
+			for i, item := range list {
+				parts[i] = fmt.Sprint(item)
+			}
+			text = strings.Join(parts, ",")
+		} else {
+			text = fmt.Sprint(v)
+		}
+		if err := fs.Set(name, text); err != nil {
+			return fmt.Errorf("config %s: key %q: %w", path, name, err)
+		}
+	}
+	return nil
+}
+
+// NewLogger returns a JSON logger tagged with the daemon's name.
+func NewLogger(w io.Writer, daemon string, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})).With("daemon", daemon)
+}
+
+// NewRegistry returns a Prometheus registry with the Go and process
+// collectors; each daemon owns its own so that several daemons can share a
+// test process.
+func NewRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// StatusServer serves /healthz and /metrics on the daemon's HTTP port.
+type StatusServer struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+// StartStatusServer listens on addr. healthy reports whether the daemon can
+// serve; /healthz answers 200 "ok" or 503 with the reason.
+func StartStatusServer(addr string, reg *prometheus.Registry, healthy func() error, log *slog.Logger) (*StatusServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("status server on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if err := healthy(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	s := &StatusServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("status server stopped", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// Addr is the address the status server listens on.
+func (s *StatusServer) Addr() string { return s.ln.Addr().String() }
+
+// Close stops the status server.
+func (s *StatusServer) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return s.srv.Shutdown(ctx)
+}
+
+// SignalContext is cancelled on SIGTERM or SIGINT.
+func SignalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+}

@@ -1,0 +1,712 @@
+package raftgroup
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+	"go.etcd.io/raft/v3"
+	rpb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// Applier is the replicated state machine. Apply adds the effects of one
+// committed command to wb, which the engine writes atomically together with
+// the applied index. It must be deterministic: every replica applies the same
+// commands in the same order and must reach the same state. An error is the
+// command's result (returned to the proposer); it does not stop the group.
+type Applier interface {
+	Apply(wb *grocksdb.WriteBatch, group GroupID, index uint64, cmd []byte) error
+}
+
+// Envelope is one outbound raft message of one group.
+type Envelope struct {
+	Group GroupID
+	Msg   *rpb.Message
+}
+
+// Transport delivers messages to other stores. Send must not block on the
+// network: the engine calls it from its round loop.
+type Transport interface {
+	Send(msgs []Envelope)
+}
+
+// Config configures an Engine.
+type Config struct {
+	StoreID        uint64        // this store's raft node id in every group
+	TickInterval   time.Duration // default 100ms
+	ElectionTicks  int           // default 10
+	HeartbeatTicks int           // default 1
+	Transport      Transport
+	Applier        Applier
+	Logger         *slog.Logger
+}
+
+// Engine drives every raft group of one store. See doc.go for the round.
+type Engine struct {
+	cfg       Config
+	log       *slog.Logger
+	raftLog   raftLogger
+	propIDs   atomic.Uint64
+	writeOpts *grocksdb.WriteOptions
+	syncOpts  *grocksdb.WriteOptions
+
+	mu     sync.Mutex
+	groups map[GroupID]*group
+	active map[GroupID]struct{} // groups whose mailbox has work
+
+	wake    chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	stopped atomic.Bool
+	failure error // set by the engine goroutine when a disk write failed
+}
+
+// NewEngine returns a stopped engine; call Start.
+func NewEngine(cfg Config) *Engine {
+	if cfg.TickInterval == 0 {
+		cfg.TickInterval = 100 * time.Millisecond
+	}
+	if cfg.ElectionTicks == 0 {
+		cfg.ElectionTicks = 10
+	}
+	if cfg.HeartbeatTicks == 0 {
+		cfg.HeartbeatTicks = 1
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{
+		cfg:       cfg,
+		log:       cfg.Logger.With("store", cfg.StoreID),
+		writeOpts: grocksdb.NewDefaultWriteOptions(),
+		syncOpts:  grocksdb.NewDefaultWriteOptions(),
+		groups:    map[GroupID]*group{},
+		active:    map[GroupID]struct{}{},
+		wake:      make(chan struct{}, 1),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	e.raftLog = raftLogger{log: e.log}
+	e.syncOpts.SetSync(true)
+	// Proposal ids start at a random point so that an entry proposed before
+	// a restart can never be mistaken for one proposed after it.
+	var seed [8]byte
+	_, _ = rand.Read(seed[:])
+	e.propIDs.Store(binary.BigEndian.Uint64(seed[:]))
+	return e
+}
+
+// Start runs the engine goroutine.
+func (e *Engine) Start() { go e.run() }
+
+// Stop ends the engine goroutine and fails every waiter. Groups stay on disk.
+func (e *Engine) Stop() {
+	if e.stopped.Swap(true) {
+		return
+	}
+	close(e.stop)
+	<-e.done
+}
+
+// AddGroup opens the replica of id stored in db, or creates it with the
+// given initial voters if db holds none. It is idempotent.
+func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
+	e.mu.Lock()
+	_, exists := e.groups[id]
+	e.mu.Unlock()
+	if exists {
+		return nil
+	}
+	st, found, err := loadState(db, id)
+	if err != nil {
+		return err
+	}
+	if !found {
+		st = bootstrapState(voters)
+		wb := grocksdb.NewWriteBatch()
+		defer wb.Destroy()
+		if err := writeBootstrap(wb, id, st); err != nil {
+			return err
+		}
+		if err := db.Write(e.syncOpts, wb); err != nil {
+			return fmt.Errorf("%s: writing bootstrap state: %w", id, err)
+		}
+	}
+	store, err := newLogStore(st)
+	if err != nil {
+		return fmt.Errorf("%s: %w", id, err)
+	}
+	rn, err := raft.NewRawNode(&raft.Config{
+		ID:                        e.cfg.StoreID,
+		ElectionTick:              e.cfg.ElectionTicks,
+		HeartbeatTick:             e.cfg.HeartbeatTicks,
+		Storage:                   store,
+		Applied:                   st.applied,
+		MaxSizePerMsg:             1 << 20,
+		MaxInflightMsgs:           256,
+		MaxUncommittedEntriesSize: 64 << 20,
+		CheckQuorum:               true,
+		PreVote:                   true,
+		// Followers reject proposals; the storage client routes them to
+		// the leader using the hint in NotLeaderError.
+		DisableProposalForwarding: true,
+		Logger:                    e.raftLog,
+	})
+	if err != nil {
+		return fmt.Errorf("%s: creating raft node: %w", id, err)
+	}
+	lastIndex, _ := store.LastIndex()
+	g := &group{
+		id:          id,
+		db:          db,
+		rn:          rn,
+		store:       store,
+		lastIndex:   lastIndex,
+		applied:     st.applied,
+		pending:     map[uint64]*proposal{},
+		readsFlight: map[string]*readBatch{},
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, exists := e.groups[id]; exists {
+		return nil
+	}
+	e.groups[id] = g
+	return nil
+}
+
+// RemoveGroup stops the replica of id and waits until the engine has let go
+// of it. Its data stays in RocksDB; the caller deletes the range.
+func (e *Engine) RemoveGroup(ctx context.Context, id GroupID) error {
+	g := e.group(id)
+	if g == nil {
+		return nil
+	}
+	done := make(chan struct{})
+	g.box.mu.Lock()
+	if g.box.removed == nil {
+		g.box.removed = done
+	} else {
+		done = g.box.removed
+	}
+	g.box.mu.Unlock()
+	e.activate(id)
+	select {
+	case <-done:
+		return nil
+	case <-e.done:
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Propose replicates cmd through the group's log and returns once it is
+// applied on this replica, with the applier's result.
+func (e *Engine) Propose(ctx context.Context, id GroupID, cmd []byte) error {
+	g := e.group(id)
+	if g == nil {
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
+	pid := e.propIDs.Add(1)
+	data := make([]byte, 8+len(cmd))
+	binary.BigEndian.PutUint64(data, pid)
+	copy(data[8:], cmd)
+	p := &proposal{id: pid, data: data, done: make(chan error, 1)}
+	g.box.mu.Lock()
+	g.box.proposals = append(g.box.proposals, p)
+	g.box.mu.Unlock()
+	e.activate(id)
+	select {
+	case err := <-p.done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("%s: proposal outcome unknown: %w", id, ctx.Err())
+	case <-e.done:
+		return e.stopError()
+	}
+}
+
+// ReadIndex returns once this replica, as the leader, may serve a
+// linearizable read: its applied state includes every write acknowledged
+// before the call. Concurrent calls share one raft round trip.
+func (e *Engine) ReadIndex(ctx context.Context, id GroupID) error {
+	g := e.group(id)
+	if g == nil {
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
+	r := &readRequest{done: make(chan error, 1)}
+	g.box.mu.Lock()
+	g.box.reads = append(g.box.reads, r)
+	g.box.mu.Unlock()
+	e.activate(id)
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("%s: read index: %w", id, ctx.Err())
+	case <-e.done:
+		return e.stopError()
+	}
+}
+
+// Step hands a message received from another store to its group.
+func (e *Engine) Step(id GroupID, m *rpb.Message) error {
+	g := e.group(id)
+	if g == nil {
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
+	g.box.mu.Lock()
+	g.box.messages = append(g.box.messages, m)
+	g.box.mu.Unlock()
+	e.activate(id)
+	return nil
+}
+
+// ReportUnreachable tells the group that a message to store `to` was lost,
+// so raft probes that follower instead of streaming appends into the void.
+func (e *Engine) ReportUnreachable(id GroupID, to uint64) {
+	g := e.group(id)
+	if g == nil {
+		return
+	}
+	g.box.mu.Lock()
+	g.box.unreachable = append(g.box.unreachable, to)
+	g.box.mu.Unlock()
+	e.activate(id)
+}
+
+// TransferLeader asks the group's leader to hand leadership to store `to`.
+func (e *Engine) TransferLeader(id GroupID, to uint64) error {
+	g := e.group(id)
+	if g == nil {
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
+	g.box.mu.Lock()
+	g.box.transfers = append(g.box.transfers, to)
+	g.box.mu.Unlock()
+	e.activate(id)
+	return nil
+}
+
+// Leader returns the store id of the leader this replica knows, and its term.
+func (e *Engine) Leader(id GroupID) (leader, term uint64, ok bool) {
+	g := e.group(id)
+	if g == nil {
+		return 0, 0, false
+	}
+	return g.leader.Load(), g.term.Load(), true
+}
+
+// LeaderInfo is one group this store leads.
+type LeaderInfo struct {
+	Group GroupID
+	Term  uint64
+}
+
+// Leading lists the groups this store currently leads, sorted.
+func (e *Engine) Leading() []LeaderInfo {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []LeaderInfo
+	for id, g := range e.groups {
+		if g.leader.Load() == e.cfg.StoreID {
+			out = append(out, LeaderInfo{Group: id, Term: g.term.Load()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Group, out[j].Group
+		return a.Space < b.Space || (a.Space == b.Space && a.Part < b.Part)
+	})
+	return out
+}
+
+// Groups lists the groups hosted here.
+func (e *Engine) Groups() []GroupID {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]GroupID, 0, len(e.groups))
+	for id := range e.groups {
+		out = append(out, id)
+	}
+	return out
+}
+
+func (e *Engine) group(id GroupID) *group {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.groups[id]
+}
+
+func (e *Engine) activate(id GroupID) {
+	e.mu.Lock()
+	e.active[id] = struct{}{}
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (e *Engine) stopError() error {
+	if e.failure != nil {
+		return fmt.Errorf("%w: %w", ErrStopped, e.failure)
+	}
+	return ErrStopped
+}
+
+func (e *Engine) run() {
+	defer close(e.done)
+	ticker := time.NewTicker(e.cfg.TickInterval)
+	defer ticker.Stop()
+	defer e.failAll()
+	for {
+		tick := false
+		select {
+		case <-e.stop:
+			return
+		case <-ticker.C:
+			tick = true
+		case <-e.wake:
+		}
+		if err := e.round(tick); err != nil {
+			// A failed write leaves raft's in-memory state ahead of the
+			// disk; continuing could acknowledge what is not durable.
+			e.failure = err
+			e.log.Error("raft engine stopped: disk write failed", "err", err)
+			return
+		}
+	}
+}
+
+func (e *Engine) failAll() {
+	e.mu.Lock()
+	groups := make([]*group, 0, len(e.groups))
+	for _, g := range e.groups {
+		groups = append(groups, g)
+	}
+	e.mu.Unlock()
+	err := e.stopError()
+	for _, g := range groups {
+		g.failWaiters(err, err)
+		g.box.mu.Lock()
+		for _, p := range g.box.proposals {
+			p.done <- err
+		}
+		for _, r := range g.box.reads {
+			r.done <- err
+		}
+		g.box.proposals, g.box.reads = nil, nil
+		if g.box.removed != nil {
+			close(g.box.removed)
+			g.box.removed = nil
+		}
+		g.box.mu.Unlock()
+	}
+}
+
+// readyGroup is a group with a Ready taken in this round.
+type readyGroup struct {
+	g       *group
+	rd      raft.Ready
+	applied uint64
+	results map[uint64]error // proposal id → apply result
+	wasLead bool
+	newLast uint64
+}
+
+// round is one pass of the loop described in doc.go.
+func (e *Engine) round(tick bool) error {
+	e.mu.Lock()
+	var groups []*group
+	if tick {
+		groups = make([]*group, 0, len(e.groups))
+		for _, g := range e.groups {
+			groups = append(groups, g)
+		}
+	} else {
+		groups = make([]*group, 0, len(e.active))
+		for id := range e.active {
+			if g := e.groups[id]; g != nil {
+				groups = append(groups, g)
+			}
+		}
+	}
+	clear(e.active)
+	e.mu.Unlock()
+
+	var readies []*readyGroup
+	for _, g := range groups {
+		if e.drainMailbox(g) {
+			continue // removed
+		}
+		if tick {
+			g.rn.Tick()
+		}
+		if g.rn.HasReady() {
+			readies = append(readies, &readyGroup{g: g, rd: g.rn.Ready(), wasLead: g.isLeader})
+		}
+	}
+	if len(readies) == 0 {
+		return nil
+	}
+
+	batches := map[*grocksdb.DB]*grocksdb.WriteBatch{}
+	mustSync := map[*grocksdb.DB]bool{}
+	defer func() {
+		for _, wb := range batches {
+			wb.Destroy()
+		}
+	}()
+	for _, r := range readies {
+		wb := batches[r.g.db]
+		if wb == nil {
+			wb = grocksdb.NewWriteBatch()
+			batches[r.g.db] = wb
+		}
+		if err := e.persistReady(wb, r); err != nil {
+			return err
+		}
+		if r.rd.MustSync {
+			mustSync[r.g.db] = true
+		}
+	}
+	for db, wb := range batches {
+		opts := e.writeOpts
+		if mustSync[db] {
+			opts = e.syncOpts
+		}
+		if err := db.Write(opts, wb); err != nil {
+			return fmt.Errorf("writing raft round batch: %w", err)
+		}
+	}
+
+	var out []Envelope
+	for _, r := range readies {
+		if err := e.afterWrite(r); err != nil {
+			return err
+		}
+		for _, m := range r.rd.Messages {
+			if m.GetType() == rpb.MessageType_MsgSnap {
+				// Logs are never truncated below what every replica has
+				// (doc.go), so no follower can need a snapshot yet.
+				e.log.Error("raft wants to send a snapshot, which this version does not support", "group", r.g.id, "to", m.GetTo())
+				r.g.rn.ReportSnapshot(m.GetTo(), raft.SnapshotFailure)
+				continue
+			}
+			out = append(out, Envelope{Group: r.g.id, Msg: m})
+		}
+	}
+	if len(out) > 0 {
+		e.cfg.Transport.Send(out)
+	}
+	for _, r := range readies {
+		r.g.rn.Advance(r.rd)
+		if r.g.rn.HasReady() {
+			e.mu.Lock()
+			e.active[r.g.id] = struct{}{}
+			e.mu.Unlock()
+			select {
+			case e.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return nil
+}
+
+// drainMailbox feeds a group's mailbox into its RawNode. It returns true if
+// the group was removed.
+func (e *Engine) drainMailbox(g *group) bool {
+	g.box.mu.Lock()
+	msgs, props, reads := g.box.messages, g.box.proposals, g.box.reads
+	unreachable, transfers, removed := g.box.unreachable, g.box.transfers, g.box.removed
+	g.box.messages, g.box.proposals, g.box.reads = nil, nil, nil
+	g.box.unreachable, g.box.transfers = nil, nil
+	g.box.mu.Unlock()
+
+	if removed != nil {
+		err := fmt.Errorf("%s: %w", g.id, ErrGroupNotFound)
+		g.failWaiters(err, err)
+		for _, p := range props {
+			p.done <- err
+		}
+		for _, r := range reads {
+			r.done <- err
+		}
+		e.mu.Lock()
+		delete(e.groups, g.id)
+		e.mu.Unlock()
+		close(removed)
+		return true
+	}
+	for _, m := range msgs {
+		if err := g.rn.Step(m); err != nil {
+			e.log.Debug("dropping raft message", "group", g.id, "type", m.GetType().String(), "from", m.GetFrom(), "err", err)
+		}
+	}
+	for _, to := range unreachable {
+		g.rn.ReportUnreachable(to)
+	}
+	for _, to := range transfers {
+		g.rn.TransferLeader(to)
+	}
+	status := g.rn.BasicStatus()
+	notLeader := status.RaftState != raft.StateLeader
+	for _, p := range props {
+		if notLeader {
+			p.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
+			continue
+		}
+		if err := g.rn.Propose(p.data); err != nil {
+			p.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
+			continue
+		}
+		g.pending[p.id] = p
+	}
+	if len(reads) > 0 {
+		if notLeader {
+			for _, r := range reads {
+				r.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
+			}
+		} else {
+			g.nextReadCtx++
+			ctx := binary.BigEndian.AppendUint64(nil, g.nextReadCtx)
+			g.readsFlight[string(ctx)] = &readBatch{requests: reads}
+			g.rn.ReadIndex(ctx)
+		}
+	}
+	return false
+}
+
+// persistReady adds one group's Ready to the round's batch: log entries, hard
+// state, and the applied effects of its committed entries with the applied
+// index.
+func (e *Engine) persistReady(wb *grocksdb.WriteBatch, r *readyGroup) error {
+	g, rd := r.g, r.rd
+	if !raft.IsEmptySnap(rd.Snapshot) {
+		return fmt.Errorf("%s: received a snapshot, which this version does not support", g.id)
+	}
+	if err := appendEntries(wb, g.id, rd.Entries, g.lastIndex); err != nil {
+		return err
+	}
+	r.newLast = g.lastIndex
+	if n := len(rd.Entries); n > 0 {
+		r.newLast = rd.Entries[n-1].GetIndex()
+	}
+	if !raft.IsEmptyHardState(rd.HardState) {
+		if err := putHardState(wb, g.id, rd.HardState); err != nil {
+			return err
+		}
+	}
+	r.applied = g.applied
+	for _, ent := range rd.CommittedEntries {
+		idx := ent.GetIndex()
+		if idx <= r.applied {
+			continue
+		}
+		switch ent.GetType() {
+		case rpb.EntryType_EntryNormal:
+			if len(ent.Data) >= 8 {
+				pid := binary.BigEndian.Uint64(ent.Data)
+				err := e.cfg.Applier.Apply(wb, g.id, idx, ent.Data[8:])
+				if _, mine := g.pending[pid]; mine {
+					if r.results == nil {
+						r.results = map[uint64]error{}
+					}
+					r.results[pid] = err
+				}
+			}
+		case rpb.EntryType_EntryConfChange, rpb.EntryType_EntryConfChangeV2:
+			cc, err := decodeConfChange(ent)
+			if err != nil {
+				return fmt.Errorf("%s: entry %d: %w", g.id, idx, err)
+			}
+			cs := g.rn.ApplyConfChange(cc)
+			if err := putConfState(wb, g.id, cs); err != nil {
+				return err
+			}
+			g.store.confState = cs
+		}
+		r.applied = idx
+	}
+	if r.applied != g.applied {
+		putApplied(wb, g.id, r.applied)
+	}
+	return nil
+}
+
+func decodeConfChange(ent *rpb.Entry) (rpb.ConfChangeI, error) {
+	if ent.GetType() == rpb.EntryType_EntryConfChange {
+		var cc rpb.ConfChange
+		if err := proto.Unmarshal(ent.Data, &cc); err != nil {
+			return nil, fmt.Errorf("decoding conf change: %w", err)
+		}
+		return &cc, nil
+	}
+	var cc rpb.ConfChangeV2
+	if err := proto.Unmarshal(ent.Data, &cc); err != nil {
+		return nil, fmt.Errorf("decoding conf change v2: %w", err)
+	}
+	return &cc, nil
+}
+
+// afterWrite updates the in-memory mirror once the round's batch is durable
+// and releases the waiters it satisfies.
+func (e *Engine) afterWrite(r *readyGroup) error {
+	g, rd := r.g, r.rd
+	if len(rd.Entries) > 0 {
+		if err := g.store.Append(rd.Entries); err != nil {
+			return fmt.Errorf("%s: mirroring log: %w", g.id, err)
+		}
+	}
+	if !raft.IsEmptyHardState(rd.HardState) {
+		if err := g.store.SetHardState(rd.HardState); err != nil {
+			return fmt.Errorf("%s: mirroring hard state: %w", g.id, err)
+		}
+		g.term.Store(rd.HardState.GetTerm())
+	}
+	g.lastIndex = r.newLast
+	g.applied = r.applied
+	for pid, err := range r.results {
+		if p, ok := g.pending[pid]; ok {
+			p.done <- err
+			delete(g.pending, pid)
+		}
+	}
+	if rd.SoftState != nil {
+		g.leader.Store(rd.SoftState.Lead)
+		g.isLeader = rd.SoftState.RaftState == raft.StateLeader
+		if r.wasLead && !g.isLeader {
+			notLeader := &NotLeaderError{Group: g.id, Leader: rd.SoftState.Lead}
+			g.failWaiters(fmt.Errorf("%s: %w", g.id, ErrAmbiguous), notLeader)
+		}
+	}
+	for _, rs := range rd.ReadStates {
+		b, ok := g.readsFlight[string(rs.RequestCtx)]
+		if !ok {
+			continue
+		}
+		delete(g.readsFlight, string(rs.RequestCtx))
+		b.index = rs.Index
+		g.readsReady = append(g.readsReady, b)
+	}
+	g.completeReads()
+	return nil
+}
+
+// errorsIsNotLeader reports whether err is a NotLeaderError and returns it.
+func AsNotLeader(err error) (*NotLeaderError, bool) {
+	var nl *NotLeaderError
+	ok := errors.As(err, &nl)
+	return nl, ok
+}

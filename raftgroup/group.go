@@ -1,0 +1,110 @@
+package raftgroup
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/linxGnu/grocksdb"
+	"go.etcd.io/raft/v3"
+	rpb "go.etcd.io/raft/v3/raftpb"
+)
+
+// GroupID names a Raft group: one partition of one graph space.
+type GroupID struct {
+	Space int32
+	Part  int32
+}
+
+func (g GroupID) String() string { return fmt.Sprintf("space %d part %d", g.Space, g.Part) }
+
+// proposal is a command waiting to be applied. done receives exactly one
+// value: nil or the applier's error once the entry applied on this replica,
+// or the reason it never will.
+type proposal struct {
+	id   uint64
+	data []byte // proposal id (8 bytes, big-endian) | command
+	done chan error
+}
+
+// readRequest waits for a linearizable read point.
+type readRequest struct {
+	done chan error
+}
+
+// readBatch is every read request that shares one ReadIndex round trip.
+type readBatch struct {
+	index    uint64 // 0 until raft returned the ReadState
+	requests []*readRequest
+}
+
+func (b *readBatch) finish(err error) {
+	for _, r := range b.requests {
+		r.done <- err
+	}
+}
+
+// mailbox is the only part of a group that goroutines other than the engine
+// touch; everything it holds is handed to the engine at the next round.
+type mailbox struct {
+	mu          sync.Mutex
+	messages    []*rpb.Message
+	proposals   []*proposal
+	reads       []*readRequest
+	unreachable []uint64
+	transfers   []uint64
+	removed     chan struct{} // set by RemoveGroup: the engine drops the group and closes it
+}
+
+// group is one replica. Fields below the mailbox are owned by the engine
+// goroutine; the atomics publish a summary for readers elsewhere.
+type group struct {
+	id GroupID
+	db *grocksdb.DB
+
+	box mailbox
+
+	rn        *raft.RawNode
+	store     *logStore
+	lastIndex uint64 // last log index durable in RocksDB
+	applied   uint64 // last applied index durable in RocksDB
+	isLeader  bool
+
+	pending     map[uint64]*proposal  // proposals this leader accepted, by id
+	readsFlight map[string]*readBatch // ReadIndex requests sent to raft, by request context
+	readsReady  []*readBatch          // read points known, waiting for applied ≥ index
+	nextReadCtx uint64
+
+	leader atomic.Uint64 // store id of the known leader, 0 if none
+	term   atomic.Uint64
+}
+
+// failWaiters ends every pending proposal and read with err. Called when
+// this replica stops being the leader or the group is removed.
+func (g *group) failWaiters(propErr, readErr error) {
+	for id, p := range g.pending {
+		p.done <- propErr
+		delete(g.pending, id)
+	}
+	for ctx, b := range g.readsFlight {
+		b.finish(readErr)
+		delete(g.readsFlight, ctx)
+	}
+	for _, b := range g.readsReady {
+		b.finish(readErr)
+	}
+	g.readsReady = nil
+}
+
+// completeReads releases the read batches whose read point is applied.
+func (g *group) completeReads() {
+	kept := g.readsReady[:0]
+	for _, b := range g.readsReady {
+		if b.index <= g.applied {
+			b.finish(nil)
+			continue
+		}
+		kept = append(kept, b)
+	}
+	g.readsReady = kept
+}

@@ -1,0 +1,263 @@
+package raftgroup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	rpb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/novagraph/novagraph/proto/raftmsgpb"
+)
+
+const (
+	// peerQueueSize bounds the messages waiting for one destination. Raft
+	// tolerates loss, so a full queue drops (and reports the peer
+	// unreachable) rather than blocking the engine round.
+	peerQueueSize = 4096
+	// maxBatch is the most messages sent in one MessageBatch.
+	maxBatch = 512
+)
+
+// Resolver maps a store id to the address of its storaged.
+type Resolver func(storeID uint64) (addr string, ok bool)
+
+// GRPCTransport sends raft messages over one long-lived gRPC stream per
+// destination store, batching the messages of every group bound there.
+type GRPCTransport struct {
+	storeID uint64
+	resolve Resolver
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	engine *Engine
+	peers  map[uint64]*peer
+	closed bool
+	stop   chan struct{}
+	wg     sync.WaitGroup
+}
+
+// NewGRPCTransport returns a transport for the store storeID. Attach the
+// engine with SetEngine before it sends anything.
+func NewGRPCTransport(storeID uint64, resolve Resolver, log *slog.Logger) *GRPCTransport {
+	return &GRPCTransport{
+		storeID: storeID,
+		resolve: resolve,
+		log:     log.With("component", "raft-transport"),
+		peers:   map[uint64]*peer{},
+		stop:    make(chan struct{}),
+	}
+}
+
+// SetEngine attaches the engine that receives unreachable reports.
+func (t *GRPCTransport) SetEngine(e *Engine) {
+	t.mu.Lock()
+	t.engine = e
+	t.mu.Unlock()
+}
+
+// peer is the queue and sender goroutine of one destination store.
+type peer struct {
+	to    uint64
+	queue chan *queued
+}
+
+type queued struct {
+	group GroupID
+	msg   *raftmsgpb.GroupMessage
+}
+
+// Send implements Transport.
+func (t *GRPCTransport) Send(msgs []Envelope) {
+	for _, env := range msgs {
+		to := env.Msg.GetTo()
+		data, err := proto.Marshal(env.Msg)
+		if err != nil {
+			t.log.Error("encoding raft message", "group", env.Group, "err", err)
+			continue
+		}
+		p := t.peer(to)
+		if p == nil {
+			return // closed
+		}
+		q := &queued{group: env.Group, msg: &raftmsgpb.GroupMessage{SpaceId: env.Group.Space, PartId: env.Group.Part, Message: data}}
+		select {
+		case p.queue <- q:
+		default:
+			t.unreachable(env.Group, to)
+		}
+	}
+}
+
+func (t *GRPCTransport) peer(to uint64) *peer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	p := t.peers[to]
+	if p == nil {
+		p = &peer{to: to, queue: make(chan *queued, peerQueueSize)}
+		t.peers[to] = p
+		t.wg.Add(1)
+		go t.runPeer(p)
+	}
+	return p
+}
+
+func (t *GRPCTransport) unreachable(g GroupID, to uint64) {
+	t.mu.Lock()
+	e := t.engine
+	t.mu.Unlock()
+	if e != nil {
+		e.ReportUnreachable(g, to)
+	}
+}
+
+// runPeer owns the stream to one store: it connects, sends batches, and on
+// any error reports the batch's groups unreachable and reconnects with
+// backoff. Messages are never retried: raft resends what matters.
+func (t *GRPCTransport) runPeer(p *peer) {
+	defer t.wg.Done()
+	backoff := 50 * time.Millisecond
+	for {
+		select {
+		case <-t.stop:
+			return
+		default:
+		}
+		err := t.stream(p)
+		if err == nil {
+			return // stopped
+		}
+		t.log.Debug("raft stream to store ended", "to", p.to, "err", err)
+		// Drain what queued up while the stream was down: those messages
+		// are lost, and raft must hear it.
+		t.dropQueued(p)
+		select {
+		case <-t.stop:
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, time.Second)
+	}
+}
+
+func (t *GRPCTransport) dropQueued(p *peer) {
+	for {
+		select {
+		case q := <-p.queue:
+			t.unreachable(q.group, p.to)
+		default:
+			return
+		}
+	}
+}
+
+// stream runs one stream until it fails (error) or the transport stops (nil).
+func (t *GRPCTransport) stream(p *peer) error {
+	addr, ok := t.resolve(p.to)
+	if !ok {
+		return fmt.Errorf("no address known for store %d", p.to)
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("dialing store %d at %s: %w", p.to, addr, err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stream, err := raftmsgpb.NewRaftServiceClient(conn).Send(ctx)
+	if err != nil {
+		return fmt.Errorf("opening raft stream to store %d at %s: %w", p.to, addr, err)
+	}
+	batch := &raftmsgpb.MessageBatch{FromStore: t.storeID, ToStore: p.to}
+	groups := make([]GroupID, 0, maxBatch)
+	for {
+		var first *queued
+		select {
+		case <-t.stop:
+			_, _ = stream.CloseAndRecv()
+			return nil
+		case first = <-p.queue:
+		}
+		batch.Messages = append(batch.Messages[:0], first.msg)
+		groups = append(groups[:0], first.group)
+	fill:
+		for len(batch.Messages) < maxBatch {
+			select {
+			case q := <-p.queue:
+				batch.Messages = append(batch.Messages, q.msg)
+				groups = append(groups, q.group)
+			default:
+				break fill
+			}
+		}
+		if err := stream.Send(batch); err != nil {
+			for _, g := range groups {
+				t.unreachable(g, p.to)
+			}
+			return fmt.Errorf("sending to store %d at %s: %w", p.to, addr, err)
+		}
+	}
+}
+
+// Close stops every sender goroutine.
+func (t *GRPCTransport) Close() {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.closed = true
+	close(t.stop)
+	t.mu.Unlock()
+	t.wg.Wait()
+}
+
+// Server is the receiving side: the RaftService implementation that hands
+// inbound messages to the engine.
+type Server struct {
+	raftmsgpb.UnimplementedRaftServiceServer
+	storeID uint64
+	engine  *Engine
+	log     *slog.Logger
+}
+
+// NewServer returns the RaftService of store storeID.
+func NewServer(storeID uint64, engine *Engine, log *slog.Logger) *Server {
+	return &Server{storeID: storeID, engine: engine, log: log.With("component", "raft-server")}
+}
+
+// Send implements RaftServiceServer.
+func (s *Server) Send(stream grpc.ClientStreamingServer[raftmsgpb.MessageBatch, raftmsgpb.BatchAck]) error {
+	for {
+		batch, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return stream.SendAndClose(&raftmsgpb.BatchAck{})
+		}
+		if err != nil {
+			return err
+		}
+		if batch.ToStore != s.storeID {
+			return fmt.Errorf("raft batch for store %d reached store %d", batch.ToStore, s.storeID)
+		}
+		for _, gm := range batch.Messages {
+			m := &rpb.Message{}
+			if err := proto.Unmarshal(gm.Message, m); err != nil {
+				s.log.Warn("dropping undecodable raft message", "from", batch.FromStore, "err", err)
+				continue
+			}
+			// A group not (yet) created here drops the message; raft will
+			// retry once the catalog has made the replica.
+			_ = s.engine.Step(GroupID{Space: gm.SpaceId, Part: gm.PartId}, m)
+		}
+	}
+}
