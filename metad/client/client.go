@@ -1,0 +1,371 @@
+// Package client is the catalog cache graphd and storaged keep: one
+// goroutine follows metad's WatchCatalog stream and swaps in an immutable
+// Snapshot per version, so readers never lock and never see a half-applied
+// change. It also wraps the catalog-writing RPCs so that a caller can use
+// what it just created at once.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/status"
+
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/metapb"
+)
+
+// Error is a call metad answered with a code other than SUCCEEDED.
+type Error struct {
+	Code commonpb.ErrorCode
+	Msg  string
+}
+
+func (e *Error) Error() string { return "metad: " + e.Code.String() + ": " + e.Msg }
+
+// CodeOf is the ErrorCode of err: SUCCEEDED for nil, the code of an *Error,
+// E_TIMEOUT for an expired or cancelled context and E_UNKNOWN otherwise
+// (metad unreachable, for instance).
+func CodeOf(err error) commonpb.ErrorCode {
+	var e *Error
+	switch {
+	case err == nil:
+		return commonpb.ErrorCode_SUCCEEDED
+	case errors.As(err, &e):
+		return e.Code
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return commonpb.ErrorCode_E_TIMEOUT
+	default:
+		return commonpb.ErrorCode_E_UNKNOWN
+	}
+}
+
+// ErrClosed is returned by waits on a closed Client.
+var ErrClosed = errors.New("meta client closed")
+
+// Watch reconnection backoff: quick enough to pick up a restarted metad in
+// well under a second, capped so an outage costs little.
+const (
+	minBackoff = 100 * time.Millisecond
+	maxBackoff = 3 * time.Second
+)
+
+// Client caches the catalog of the metad at one of addrs.
+type Client struct {
+	addrs []string
+	log   *slog.Logger
+	conns []*grpc.ClientConn
+	stubs []metapb.MetaServiceClient
+
+	// preferred is the index of the metad unary calls try first: the last
+	// one that answered.
+	preferred atomic.Int64
+
+	// snap is written only by the watch goroutine.
+	snap atomic.Pointer[Snapshot]
+
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when the watch goroutine has exited
+	closeOnce sync.Once
+}
+
+// New starts following the catalog of the metad processes at addrs
+// ("host:port"). It returns at once; the cache starts empty (version 0) and
+// WaitVersion(ctx, 1) waits for the first catalog.
+func New(addrs []string, logger *slog.Logger) *Client {
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Client{
+		log:    logger.With("component", "meta-client"),
+		cancel: cancel,
+		done:   make(chan struct{}),
+	}
+	c.snap.Store(newSnapshot(&metapb.Catalog{}))
+	for _, addr := range addrs {
+		conn, err := grpc.NewClient(addr,
+			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			// gRPC's default reconnect backoff grows to two minutes; a
+			// restarted metad must be picked up within about a second.
+			grpc.WithConnectParams(grpc.ConnectParams{
+				Backoff:           backoff.Config{BaseDelay: minBackoff, Multiplier: 1.6, Jitter: 0.2, MaxDelay: maxBackoff},
+				MinConnectTimeout: 2 * time.Second,
+			}),
+			// Pings detect a metad that vanished without closing the
+			// connection (host down, network partition).
+			grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 10 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}),
+			// Catalogs of many spaces with many partitions outgrow gRPC's
+			// 4 MiB default.
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20)),
+		)
+		if err != nil {
+			c.log.Error("ignoring unusable metad address", "addr", addr, "err", err)
+			continue
+		}
+		c.addrs = append(c.addrs, addr)
+		c.conns = append(c.conns, conn)
+		c.stubs = append(c.stubs, metapb.NewMetaServiceClient(conn))
+	}
+	go c.run(ctx)
+	return c
+}
+
+// Close stops following the catalog; the last snapshot stays readable.
+func (c *Client) Close() {
+	c.closeOnce.Do(func() {
+		c.cancel()
+		<-c.done
+		for _, conn := range c.conns {
+			_ = conn.Close()
+		}
+	})
+}
+
+// Catalog is the newest catalog snapshot.
+func (c *Client) Catalog() *Snapshot { return c.snap.Load() }
+
+// WaitVersion blocks until the cache holds a catalog of version ≥ v.
+func (c *Client) WaitVersion(ctx context.Context, v int64) error {
+	for {
+		s := c.snap.Load()
+		if s.Version() >= v {
+			return nil
+		}
+		select {
+		case <-s.next:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for catalog version %d (cache at %d): %w", v, s.Version(), ctx.Err())
+		case <-c.done:
+			return ErrClosed
+		}
+	}
+}
+
+// run owns the watch stream: it keeps one open to some metad, moving to the
+// next address whenever a stream fails, and installs every catalog it
+// receives. While no metad is reachable the last catalog stays in place.
+func (c *Client) run(ctx context.Context) {
+	defer close(c.done)
+	if len(c.stubs) == 0 {
+		c.log.Error("no usable metad address; the catalog will stay empty")
+		return
+	}
+	delay := minBackoff
+	for i := 0; ; i = (i + 1) % len(c.stubs) {
+		received, err := c.watch(ctx, i)
+		if ctx.Err() != nil {
+			return
+		}
+		if received {
+			delay = minBackoff
+		}
+		c.log.Warn("catalog watch ended; reconnecting", "metad", c.addrs[i], "err", err,
+			"version", c.Catalog().Version(), "retry_in", delay)
+		// Jitter keeps many clients from reconnecting to a restarted
+		// metad in lockstep.
+		select {
+		case <-time.After(delay/2 + rand.N(delay/2+1)):
+		case <-ctx.Done():
+			return
+		}
+		delay = min(2*delay, maxBackoff)
+	}
+}
+
+// watch follows one stream from metad i until it fails and reports whether
+// it received anything.
+func (c *Client) watch(ctx context.Context, i int) (bool, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := c.stubs[i].WatchCatalog(ctx, &metapb.WatchCatalogReq{KnownVersion: c.Catalog().Version()})
+	if err != nil {
+		return false, err
+	}
+	received := false
+	for {
+		cat, err := stream.Recv()
+		if err != nil {
+			return received, err
+		}
+		received = true
+		c.install(cat)
+	}
+}
+
+// install makes cat the current snapshot unless it is not newer, which
+// happens only when a metad whose catalog lags answers after one that did
+// not.
+func (c *Client) install(cat *metapb.Catalog) {
+	old := c.snap.Load()
+	if cat.GetVersion() <= old.Version() {
+		c.log.Debug("ignoring catalog that is not newer", "version", cat.GetVersion(), "have", old.Version())
+		return
+	}
+	c.snap.Store(newSnapshot(cat))
+	close(old.next)
+}
+
+// call runs fn against the preferred metad, and against the others in turn
+// while it cannot reach one. When none is reachable it tries again, with
+// backoff, until ctx ends, so that a call rides out a metad restart.
+// Only Unavailable is retried: the call then most likely never reached
+// metad (a write that did reach it answers E_EXISTED on the retry).
+func (c *Client) call(ctx context.Context, method string, fn func(metapb.MetaServiceClient) error) error {
+	n := len(c.stubs)
+	if n == 0 {
+		return fmt.Errorf("metad %s: no usable metad address", method)
+	}
+	delay := minBackoff
+	for {
+		start := int(c.preferred.Load())
+		var err error
+		for k := range n {
+			i := (start + k) % n
+			if err = fn(c.stubs[i]); err == nil {
+				c.preferred.Store(int64(i))
+				return nil
+			}
+			if status.Code(err) != codes.Unavailable || ctx.Err() != nil {
+				return fmt.Errorf("metad %s: %w", method, err)
+			}
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return fmt.Errorf("metad %s: no metad reachable (last error: %v): %w", method, err, ctx.Err())
+		}
+		delay = min(2*delay, maxBackoff)
+	}
+}
+
+func statusErr(s *metapb.Status) error {
+	if s.GetCode() == commonpb.ErrorCode_SUCCEEDED {
+		return nil
+	}
+	return &Error{Code: s.GetCode(), Msg: s.GetMessage()}
+}
+
+// await waits for the cache to reach the version a write returned. The write
+// is committed either way; the error says only that the cache lags.
+func (c *Client) await(ctx context.Context, what string, version int64) error {
+	if err := c.WaitVersion(ctx, version); err != nil {
+		return fmt.Errorf("%s committed at catalog version %d, but the cache has not caught up: %w", what, version, err)
+	}
+	return nil
+}
+
+// CreateSpace creates space (its space_id is assigned) and returns its id
+// and the catalog version that has it, once the cache has that version.
+func (c *Client) CreateSpace(ctx context.Context, space *metapb.SpaceDesc, ifNotExists bool) (int32, int64, error) {
+	var resp *metapb.CreateSpaceResp
+	err := c.call(ctx, "CreateSpace", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.CreateSpace(ctx, &metapb.CreateSpaceReq{Space: space, IfNotExists: ifNotExists})
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return resp.SpaceId, resp.Version, c.await(ctx, "CreateSpace", resp.Version)
+}
+
+// DropSpace drops the space and everything in it from the catalog.
+func (c *Client) DropSpace(ctx context.Context, name string, ifExists bool) (int64, error) {
+	var resp *metapb.DropSpaceResp
+	err := c.call(ctx, "DropSpace", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.DropSpace(ctx, &metapb.DropSpaceReq{Name: name, IfExists: ifExists})
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return resp.Version, c.await(ctx, "DropSpace", resp.Version)
+}
+
+// CreateSchema creates a tag (or, with req.IsEdge, an edge type) and returns
+// its id once the cache has it.
+func (c *Client) CreateSchema(ctx context.Context, req *metapb.CreateSchemaReq) (int32, int64, error) {
+	var resp *metapb.CreateSchemaResp
+	err := c.call(ctx, "CreateSchema", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.CreateSchema(ctx, req)
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return resp.Id, resp.Version, c.await(ctx, "CreateSchema", resp.Version)
+}
+
+// RegisterHost returns the store id of the host at addr, assigning one the
+// first time; the same address always gets the same id.
+func (c *Client) RegisterHost(ctx context.Context, addr *commonpb.HostAddr) (uint64, int64, error) {
+	var resp *metapb.RegisterHostResp
+	err := c.call(ctx, "RegisterHost", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.RegisterHost(ctx, &metapb.RegisterHostReq{Addr: addr})
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return resp.StoreId, resp.Version, c.await(ctx, "RegisterHost", resp.Version)
+}
+
+// Heartbeat keeps the host online and reports the partitions it leads. It
+// returns the catalog version after the heartbeat, but unlike the other
+// writes does not wait for the cache to reach it: a host's liveness must not
+// depend on the health of its watch stream. A caller that needs the cache to
+// show its own leaders can WaitVersion on the result.
+func (c *Client) Heartbeat(ctx context.Context, req *metapb.HeartbeatReq) (int64, error) {
+	var resp *metapb.HeartbeatResp
+	err := c.call(ctx, "Heartbeat", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.Heartbeat(ctx, req)
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return resp.Version, nil
+}
+
+// GetCatalog reads the catalog from metad directly, bypassing the cache.
+func (c *Client) GetCatalog(ctx context.Context) (*metapb.Catalog, error) {
+	var resp *metapb.GetCatalogResp
+	err := c.call(ctx, "GetCatalog", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.GetCatalog(ctx, &metapb.GetCatalogReq{})
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp.Catalog, nil
+}

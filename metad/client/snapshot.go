@@ -1,0 +1,213 @@
+package client
+
+import (
+	"net"
+	"strconv"
+
+	"github.com/novagraph/novagraph/proto/metapb"
+)
+
+// Snapshot is one immutable catalog version with lookup indexes. Everything
+// it returns (descriptors, slices, maps) is shared by all its readers and
+// must not be modified.
+type Snapshot struct {
+	cat *metapb.Catalog
+
+	spacesByName map[string]*metapb.SpaceDesc
+	spacesByID   map[int32]*metapb.SpaceDesc
+	tags         map[int32]*schemaIndex[*metapb.TagDesc]
+	edges        map[int32]*schemaIndex[*metapb.EdgeDesc]
+	parts        map[int32]map[int32][]uint64
+	storeParts   map[uint64]map[int32][]int32
+	hosts        map[uint64]*metapb.HostInfo
+	hostAddrs    map[uint64]string
+	leaders      map[partKey]uint64
+
+	// next is closed when a newer snapshot replaces this one.
+	next chan struct{}
+}
+
+type partKey struct{ space, part int32 }
+
+// schemaIndex indexes one space's tags or edge types.
+type schemaIndex[T any] struct {
+	list   []T
+	byName map[string]T
+	byID   map[int32]T
+}
+
+func newSchemaIndex[T any]() *schemaIndex[T] {
+	return &schemaIndex[T]{byName: map[string]T{}, byID: map[int32]T{}}
+}
+
+func (x *schemaIndex[T]) add(id int32, name string, v T) {
+	x.list = append(x.list, v)
+	x.byName[name] = v
+	x.byID[id] = v
+}
+
+// newSnapshot indexes cat, which it takes ownership of.
+func newSnapshot(cat *metapb.Catalog) *Snapshot {
+	s := &Snapshot{
+		cat:          cat,
+		spacesByName: make(map[string]*metapb.SpaceDesc, len(cat.GetSpaces())),
+		spacesByID:   make(map[int32]*metapb.SpaceDesc, len(cat.GetSpaces())),
+		tags:         map[int32]*schemaIndex[*metapb.TagDesc]{},
+		edges:        map[int32]*schemaIndex[*metapb.EdgeDesc]{},
+		parts:        make(map[int32]map[int32][]uint64, len(cat.GetParts())),
+		storeParts:   map[uint64]map[int32][]int32{},
+		hosts:        make(map[uint64]*metapb.HostInfo, len(cat.GetHosts())),
+		hostAddrs:    make(map[uint64]string, len(cat.GetHosts())),
+		leaders:      make(map[partKey]uint64, len(cat.GetLeaders())),
+		next:         make(chan struct{}),
+	}
+	for _, sp := range cat.GetSpaces() {
+		s.spacesByName[sp.Name] = sp
+		s.spacesByID[sp.SpaceId] = sp
+	}
+	for _, t := range cat.GetTags() {
+		x := s.tags[t.SpaceId]
+		if x == nil {
+			x = newSchemaIndex[*metapb.TagDesc]()
+			s.tags[t.SpaceId] = x
+		}
+		x.add(t.TagId, t.Name, t)
+	}
+	for _, e := range cat.GetEdges() {
+		x := s.edges[e.SpaceId]
+		if x == nil {
+			x = newSchemaIndex[*metapb.EdgeDesc]()
+			s.edges[e.SpaceId] = x
+		}
+		x.add(e.EdgeType, e.Name, e)
+	}
+	for space, sp := range cat.GetParts() {
+		m := make(map[int32][]uint64, len(sp.GetParts()))
+		for _, p := range sp.GetParts() {
+			m[p.PartId] = p.Replicas
+			for _, store := range p.Replicas {
+				bySpace := s.storeParts[store]
+				if bySpace == nil {
+					bySpace = map[int32][]int32{}
+					s.storeParts[store] = bySpace
+				}
+				bySpace[space] = append(bySpace[space], p.PartId)
+			}
+		}
+		s.parts[space] = m
+	}
+	for _, h := range cat.GetHosts() {
+		s.hosts[h.StoreId] = h
+		s.hostAddrs[h.StoreId] = net.JoinHostPort(h.GetAddr().GetHost(), strconv.Itoa(int(h.GetAddr().GetPort())))
+	}
+	for _, l := range cat.GetLeaders() {
+		s.leaders[partKey{l.SpaceId, l.PartId}] = l.StoreId
+	}
+	return s
+}
+
+// Version is the catalog version (the etcd revision it was read at); 0
+// before the first catalog arrived.
+func (s *Snapshot) Version() int64 { return s.cat.GetVersion() }
+
+// Changed is closed when a newer snapshot replaces this one, so a consumer
+// can react to catalog changes: wait on it, then read Client.Catalog again.
+func (s *Snapshot) Changed() <-chan struct{} { return s.next }
+
+// Catalog is the raw catalog message.
+func (s *Snapshot) Catalog() *metapb.Catalog { return s.cat }
+
+// Spaces lists every space, by id.
+func (s *Snapshot) Spaces() []*metapb.SpaceDesc { return s.cat.GetSpaces() }
+
+func (s *Snapshot) SpaceByName(name string) (*metapb.SpaceDesc, bool) {
+	sp, ok := s.spacesByName[name]
+	return sp, ok
+}
+
+func (s *Snapshot) SpaceByID(id int32) (*metapb.SpaceDesc, bool) {
+	sp, ok := s.spacesByID[id]
+	return sp, ok
+}
+
+// Tags lists the space's tags, by id.
+func (s *Snapshot) Tags(spaceID int32) []*metapb.TagDesc {
+	if x := s.tags[spaceID]; x != nil {
+		return x.list
+	}
+	return nil
+}
+
+func (s *Snapshot) TagByName(spaceID int32, name string) (*metapb.TagDesc, bool) {
+	if x := s.tags[spaceID]; x != nil {
+		t, ok := x.byName[name]
+		return t, ok
+	}
+	return nil, false
+}
+
+func (s *Snapshot) TagByID(spaceID, tagID int32) (*metapb.TagDesc, bool) {
+	if x := s.tags[spaceID]; x != nil {
+		t, ok := x.byID[tagID]
+		return t, ok
+	}
+	return nil, false
+}
+
+// Edges lists the space's edge types, by type.
+func (s *Snapshot) Edges(spaceID int32) []*metapb.EdgeDesc {
+	if x := s.edges[spaceID]; x != nil {
+		return x.list
+	}
+	return nil
+}
+
+func (s *Snapshot) EdgeByName(spaceID int32, name string) (*metapb.EdgeDesc, bool) {
+	if x := s.edges[spaceID]; x != nil {
+		e, ok := x.byName[name]
+		return e, ok
+	}
+	return nil, false
+}
+
+// EdgeByType finds an edge type by its id; a negative type (the in-edge copy
+// as stored) finds the same edge type.
+func (s *Snapshot) EdgeByType(spaceID, edgeType int32) (*metapb.EdgeDesc, bool) {
+	if edgeType < 0 {
+		edgeType = -edgeType
+	}
+	if x := s.edges[spaceID]; x != nil {
+		e, ok := x.byID[edgeType]
+		return e, ok
+	}
+	return nil, false
+}
+
+// Parts maps each partition of the space to its replicas' store ids (nil
+// for an unknown space).
+func (s *Snapshot) Parts(spaceID int32) map[int32][]uint64 { return s.parts[spaceID] }
+
+// PartsOnStore maps each space to the partitions with a replica on the
+// store, in partition order: what a storaged should be hosting.
+func (s *Snapshot) PartsOnStore(storeID uint64) map[int32][]int32 { return s.storeParts[storeID] }
+
+// Hosts lists every registered host, by store id.
+func (s *Snapshot) Hosts() []*metapb.HostInfo { return s.cat.GetHosts() }
+
+func (s *Snapshot) Host(storeID uint64) (*metapb.HostInfo, bool) {
+	h, ok := s.hosts[storeID]
+	return h, ok
+}
+
+// HostAddr is the store's "host:port".
+func (s *Snapshot) HostAddr(storeID uint64) (string, bool) {
+	a, ok := s.hostAddrs[storeID]
+	return a, ok
+}
+
+// Leader is the store the partition's leader last reported from, if any
+// live host has reported one.
+func (s *Snapshot) Leader(spaceID, partID int32) (uint64, bool) {
+	l, ok := s.leaders[partKey{spaceID, partID}]
+	return l, ok
+}
