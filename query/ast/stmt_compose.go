@@ -1,0 +1,47 @@
+package ast
+
+import "github.com/novagraph/novagraph/query/value"
+
+// PipeStmt is Left | Right: Right reads Left's result as $-. Pipes chain to
+// the left, so a | b | c is Pipe{Pipe{a, b}, c}. Both sides are GO, FETCH,
+// YIELD or another pipe. Pos is the position of the '|'.
+type PipeStmt struct {
+	Pos
+	Left, Right Statement
+}
+
+// AssignStmt is $Var = Stmt; later statements read the result as $Var.col.
+// Stmt is GO, FETCH, YIELD or a pipe of them.
+type AssignStmt struct {
+	Pos
+	Var  string // without the '$'
+	Stmt Statement
+}
+
+// ExplainStmt is EXPLAIN [FORMAT = "row" | "dot"] stmt, or PROFILE with the
+// same syntax: print the plan of Stmt (and, for PROFILE, run it and print
+// rows and time per plan node).
+type ExplainStmt struct {
+	Pos
+	Profile bool
+	Format  string // "row" or "dot", lower case; "" when not given
+	Stmt    Statement
+}
+
+func (*PipeStmt) stmtNode()    {}
+func (*AssignStmt) stmtNode()  {}
+func (*ExplainStmt) stmtNode() {}
+
+func (s *PipeStmt) String() string   { return s.Left.String() + " | " + s.Right.String() }
+func (s *AssignStmt) String() string { return "$" + s.Var + " = " + s.Stmt.String() }
+
+func (s *ExplainStmt) String() string {
+	verb := "EXPLAIN "
+	if s.Profile {
+		verb = "PROFILE "
+	}
+	if s.Format != "" {
+		verb += "FORMAT = " + value.Str(s.Format).String() + " "
+	}
+	return verb + s.Stmt.String()
+}

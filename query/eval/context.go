@@ -1,0 +1,89 @@
+// Package eval evaluates nGQL expressions against a row supplied by the
+// executor, and lists the properties an expression reads so that the planner
+// can ask storage for exactly those.
+package eval
+
+import (
+	"fmt"
+
+	"github.com/novagraph/novagraph/query/value"
+)
+
+// Reserved property names. Edges have the key fields _src, _dst, _rank and
+// _type (as storage's PropRef has them); vertices have _vid. They are
+// readable as e._src etc., and src(edge), dst(edge), rank(edge), type(edge),
+// id($^) and id($$) are evaluated through them.
+const (
+	PropSrc  = "_src"
+	PropDst  = "_dst"
+	PropRank = "_rank"
+	PropType = "_type"
+	PropVID  = "_vid"
+)
+
+// AnyEdge is the edge name under which src(edge) and friends ask for the
+// row's edge, whatever its type. AnyTag is the tag name under which id($^)
+// and id($$) ask for a vertex's id, which belongs to no tag.
+const (
+	AnyEdge = ""
+	AnyTag  = ""
+)
+
+// IsReservedProp reports whether name is one of the reserved key-field
+// properties, which storage returns without reading a property row.
+func IsReservedProp(name string) bool {
+	switch name {
+	case PropSrc, PropDst, PropRank, PropType, PropVID:
+		return true
+	}
+	return false
+}
+
+// Context supplies the values that an expression refers to, for one row.
+// The executor implements it; a missing property of an existing schema
+// should be NULL (e.g. edge.prop on a row whose edge is of another type, or
+// $$.tag.prop when the destination vertex has no such tag), while an
+// unknown name is an error.
+type Context interface {
+	// EdgeProp returns edge.prop for the row's edge. edge is AnyEdge for
+	// src/dst/rank/type(edge). prop may be reserved: _src and _dst are the
+	// edge's own stored endpoints (also when traversed in reverse), _rank
+	// its rank, and _type the name of its type as a STRING, which is what
+	// NebulaGraph's type(edge) returns.
+	EdgeProp(edge, prop string) (value.Value, error)
+	// SrcProp returns $^.tag.prop, a property of the vertex the step leaves
+	// from; tag is AnyTag and prop PropVID for id($^). In FETCH PROP ON
+	// tags the fetched vertex plays $^, so id(vertex) asks here too.
+	SrcProp(tag, prop string) (value.Value, error)
+	// DstProp returns $$.tag.prop, a property of the vertex the step
+	// reaches; tag is AnyTag and prop PropVID for id($$).
+	DstProp(tag, prop string) (value.Value, error)
+	// InputProp returns $-.col, a column of the piped-in row.
+	InputProp(col string) (value.Value, error)
+	// VarProp returns $variable.col, a column of the row of variable.
+	VarProp(variable, col string) (value.Value, error)
+}
+
+// noContext is the Context of constant expressions, such as INSERT values:
+// any reference to a row is an error.
+type noContext struct{}
+
+func (noContext) EdgeProp(edge, prop string) (value.Value, error) {
+	return value.Value{}, fmt.Errorf("edge property %s.%s is not available here", edge, prop)
+}
+
+func (noContext) SrcProp(tag, prop string) (value.Value, error) {
+	return value.Value{}, fmt.Errorf("$^.%s.%s is not available here", tag, prop)
+}
+
+func (noContext) DstProp(tag, prop string) (value.Value, error) {
+	return value.Value{}, fmt.Errorf("$$.%s.%s is not available here", tag, prop)
+}
+
+func (noContext) InputProp(col string) (value.Value, error) {
+	return value.Value{}, fmt.Errorf("$-.%s is not available here", col)
+}
+
+func (noContext) VarProp(variable, col string) (value.Value, error) {
+	return value.Value{}, fmt.Errorf("$%s.%s is not available here", variable, col)
+}

@@ -1,0 +1,92 @@
+package eval
+
+import (
+	"strings"
+
+	"github.com/novagraph/novagraph/query/ast"
+)
+
+// PropRef is one property read by an expression: Owner is the edge type or
+// tag it belongs to, or AnyEdge/AnyTag for the key fields read by src(edge),
+// id($$) and the like (see IsReservedProp).
+type PropRef struct {
+	Owner, Name string
+}
+
+// VarRef is one column of a variable, $Var.Col.
+type VarRef struct {
+	Var, Col string
+}
+
+// Props lists what a set of expressions reads from a row, each entry once,
+// in the order first met. The planner turns Edge, Src and Dst into storage
+// PropRefs and fetches destination vertices only if Dst names a tag.
+type Props struct {
+	Edge  []PropRef // edge.prop, and src/dst/rank/type(edge) as {AnyEdge, _src} etc.
+	Src   []PropRef // $^.tag.prop, and id($^) and id(vertex) as {AnyTag, _vid}
+	Dst   []PropRef // $$.tag.prop, and id($$) as {AnyTag, _vid}
+	Input []string  // $-.col
+	Var   []VarRef  // $var.col
+}
+
+// CollectProps returns the properties read by exprs; nil expressions are
+// skipped.
+func CollectProps(exprs ...ast.Expr) *Props {
+	ps := &Props{}
+	for _, e := range exprs {
+		ps.Collect(e)
+	}
+	return ps
+}
+
+// Collect adds the properties read by e.
+func (ps *Props) Collect(e ast.Expr) {
+	ast.Inspect(e, func(e ast.Expr) bool {
+		switch e := e.(type) {
+		case *ast.EdgePropExpr:
+			ps.Edge = addOnce(ps.Edge, PropRef{e.Edge, e.Prop})
+		case *ast.SrcPropExpr:
+			ps.Src = addOnce(ps.Src, PropRef{e.Tag, e.Prop})
+		case *ast.DstPropExpr:
+			ps.Dst = addOnce(ps.Dst, PropRef{e.Tag, e.Prop})
+		case *ast.InputPropExpr:
+			ps.Input = addOnce(ps.Input, e.Col)
+		case *ast.VarPropExpr:
+			ps.Var = addOnce(ps.Var, VarRef{e.Var, e.Col})
+		case *ast.FuncCall:
+			ps.collectCall(e)
+		}
+		return true
+	})
+}
+
+// collectCall records the key fields read by the special forms f(EDGE) and
+// id($^) / id($$), mirroring evalCall.
+func (ps *Props) collectCall(c *ast.FuncCall) {
+	if CheckCall(c) != nil {
+		return
+	}
+	name := strings.ToLower(c.Name)
+	if prop, ok := edgeFunctionProp(name); ok {
+		ps.Edge = addOnce(ps.Edge, PropRef{AnyEdge, prop})
+		return
+	}
+	if name == "id" {
+		if c.Args[0].(*ast.VertexExpr).Role == ast.DstVertex {
+			ps.Dst = addOnce(ps.Dst, PropRef{AnyTag, PropVID})
+		} else {
+			ps.Src = addOnce(ps.Src, PropRef{AnyTag, PropVID})
+		}
+	}
+}
+
+// addOnce appends x unless present; the lists are short, so a scan is
+// cheaper than a map.
+func addOnce[T comparable](list []T, x T) []T {
+	for _, y := range list {
+		if y == x {
+			return list
+		}
+	}
+	return append(list, x)
+}

@@ -1,0 +1,338 @@
+package parser
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/lexer"
+	"github.com/novagraph/novagraph/query/value"
+)
+
+// Expression grammar, loosest binding first (as NebulaGraph's grammar has
+// it; all binary operators associate to the left):
+//
+//	OR XOR
+//	AND
+//	NOT                                   prefix
+//	== != <> < <= > >= IN, NOT IN, CONTAINS, STARTS WITH, ENDS WITH, IS [NOT] NULL
+//	+ -
+//	* / %
+//	- + !                                 prefix
+//	.name [index]                         postfix
+//	literals, lists, (expr), calls, property references
+
+func (p *parser) parseExpr() ast.Expr {
+	p.enter()
+	defer p.leave()
+	return p.parseOr()
+}
+
+func (p *parser) parseOr() ast.Expr {
+	l := p.parseAnd()
+	for {
+		var op ast.BinaryOp
+		switch {
+		case p.is("OR"):
+			op = ast.OpOr
+		case p.is("XOR"):
+			op = ast.OpXor
+		default:
+			return l
+		}
+		pos := p.pos()
+		p.next()
+		l = &ast.BinaryExpr{Pos: pos, Op: op, L: l, R: p.parseAnd()}
+	}
+}
+
+func (p *parser) parseAnd() ast.Expr {
+	l := p.parseNot()
+	for p.is("AND") {
+		pos := p.pos()
+		p.next()
+		l = &ast.BinaryExpr{Pos: pos, Op: ast.OpAnd, L: l, R: p.parseNot()}
+	}
+	return l
+}
+
+func (p *parser) parseNot() ast.Expr {
+	if !p.is("NOT") {
+		return p.parseComparison()
+	}
+	pos := p.pos()
+	p.next()
+	p.enter()
+	defer p.leave()
+	return &ast.UnaryExpr{Pos: pos, Op: ast.OpNot, X: p.parseNot()}
+}
+
+func (p *parser) parseComparison() ast.Expr {
+	l := p.parseAdditive()
+	for {
+		pos := p.pos()
+		var op ast.BinaryOp
+		switch t := p.tok(); {
+		case t.Kind == lexer.Eq:
+			op = ast.OpEq
+		case t.Kind == lexer.Ne:
+			op = ast.OpNe
+		case t.Kind == lexer.Lt:
+			op = ast.OpLt
+		case t.Kind == lexer.Le:
+			op = ast.OpLe
+		case t.Kind == lexer.Gt:
+			op = ast.OpGt
+		case t.Kind == lexer.Ge:
+			op = ast.OpGe
+		case t.Is("IN"):
+			op = ast.OpIn
+		case t.Is("NOT") && p.peek(1).Is("IN"):
+			p.next()
+			op = ast.OpNotIn
+		case t.Is("CONTAINS"):
+			op = ast.OpContains
+		case t.Is("STARTS"):
+			p.next()
+			if !p.is("WITH") {
+				p.expected("WITH")
+			}
+			op = ast.OpStartsWith
+		case t.Is("ENDS"):
+			p.next()
+			if !p.is("WITH") {
+				p.expected("WITH")
+			}
+			op = ast.OpEndsWith
+		case t.Is("IS"):
+			p.next()
+			u := &ast.UnaryExpr{Pos: pos, Op: ast.OpIsNull, X: l}
+			if p.acceptKeyword("NOT") {
+				u.Op = ast.OpIsNotNull
+			}
+			p.expectKeyword("NULL")
+			l = u
+			continue
+		default:
+			return l
+		}
+		p.next()
+		l = &ast.BinaryExpr{Pos: pos, Op: op, L: l, R: p.parseAdditive()}
+	}
+}
+
+func (p *parser) parseAdditive() ast.Expr {
+	l := p.parseMultiplicative()
+	for {
+		var op ast.BinaryOp
+		switch p.tok().Kind {
+		case lexer.Plus:
+			op = ast.OpAdd
+		case lexer.Minus:
+			op = ast.OpSub
+		default:
+			return l
+		}
+		pos := p.pos()
+		p.next()
+		l = &ast.BinaryExpr{Pos: pos, Op: op, L: l, R: p.parseMultiplicative()}
+	}
+}
+
+func (p *parser) parseMultiplicative() ast.Expr {
+	l := p.parseUnary()
+	for {
+		var op ast.BinaryOp
+		switch p.tok().Kind {
+		case lexer.Star:
+			op = ast.OpMul
+		case lexer.Slash:
+			op = ast.OpDiv
+		case lexer.Percent:
+			op = ast.OpMod
+		default:
+			return l
+		}
+		pos := p.pos()
+		p.next()
+		l = &ast.BinaryExpr{Pos: pos, Op: op, L: l, R: p.parseUnary()}
+	}
+}
+
+func (p *parser) parseUnary() ast.Expr {
+	var op ast.UnaryOp
+	switch p.tok().Kind {
+	case lexer.Minus:
+		if k := p.peek(1).Kind; k == lexer.Int || k == lexer.Float {
+			return p.parseNumber()
+		}
+		op = ast.OpNeg
+	case lexer.Plus:
+		op = ast.OpPlus
+	case lexer.Bang:
+		op = ast.OpNot
+	default:
+		return p.parsePostfix()
+	}
+	pos := p.pos()
+	p.next()
+	p.enter()
+	defer p.leave()
+	return &ast.UnaryExpr{Pos: pos, Op: op, X: p.parseUnary()}
+}
+
+// parsePostfix parses a primary expression followed by any number of .name
+// and [index]. name.prop on a bare name is an edge property.
+func (p *parser) parsePostfix() ast.Expr {
+	x := p.parsePrimary()
+	for {
+		switch p.tok().Kind {
+		case lexer.Dot:
+			p.next()
+			name := p.nameAfterDot("a property name")
+			if l, ok := x.(*ast.LabelExpr); ok {
+				x = &ast.EdgePropExpr{Pos: l.Pos, Edge: l.Name, Prop: name}
+			} else {
+				x = &ast.AttributeExpr{Pos: x.Position(), X: x, Name: name}
+			}
+		case lexer.LBracket:
+			p.next()
+			x = &ast.SubscriptExpr{Pos: x.Position(), X: x, Index: p.parseExpr()}
+			p.expect(lexer.RBracket)
+		default:
+			return x
+		}
+	}
+}
+
+func (p *parser) parsePrimary() ast.Expr {
+	pos := p.pos()
+	switch t := p.tok(); t.Kind {
+	case lexer.Int, lexer.Float:
+		return p.parseNumber()
+	case lexer.String:
+		return p.parseString()
+	case lexer.LParen:
+		p.next()
+		x := p.parseExpr()
+		p.expect(lexer.RParen)
+		return x
+	case lexer.LBracket:
+		p.next()
+		l := &ast.ListExpr{Pos: pos, Items: []ast.Expr{}}
+		p.parseList(lexer.RBracket, func() { l.Items = append(l.Items, p.parseExpr()) })
+		return l
+	case lexer.SrcRef, lexer.DstRef:
+		p.next()
+		role := ast.SrcVertex
+		if t.Kind == lexer.DstRef {
+			role = ast.DstVertex
+		}
+		if !p.accept(lexer.Dot) {
+			return &ast.VertexExpr{Pos: pos, Role: role}
+		}
+		tag := p.nameAfterDot("a tag name")
+		p.expect(lexer.Dot)
+		prop := p.nameAfterDot("a property name")
+		if role == ast.DstVertex {
+			return &ast.DstPropExpr{Pos: pos, Tag: tag, Prop: prop}
+		}
+		return &ast.SrcPropExpr{Pos: pos, Tag: tag, Prop: prop}
+	case lexer.InputRef, lexer.Variable:
+		return p.parseRef()
+	case lexer.Ident:
+		switch {
+		case t.Is("TRUE"), t.Is("FALSE"):
+			p.next()
+			return &ast.Literal{Pos: pos, Value: value.Bool(t.Is("TRUE"))}
+		case t.Is("NULL"):
+			p.next()
+			return &ast.Literal{Pos: pos, Value: value.Null()}
+		case t.Is("EDGE"):
+			p.next()
+			return &ast.EdgeExpr{Pos: pos}
+		case t.Is("VERTEX"):
+			p.next()
+			return &ast.VertexExpr{Pos: pos, Role: ast.RowVertex}
+		case t.IsName():
+			p.next()
+			if p.at(lexer.LParen) {
+				return p.parseCall(pos, t.Value)
+			}
+			return &ast.LabelExpr{Pos: pos, Name: t.Value}
+		}
+	}
+	p.expected("an expression")
+	return nil
+}
+
+func (p *parser) parseCall(pos ast.Pos, name string) *ast.FuncCall {
+	c := &ast.FuncCall{Pos: pos, Name: name, Args: []ast.Expr{}}
+	p.expect(lexer.LParen)
+	p.parseList(lexer.RParen, func() { c.Args = append(c.Args, p.parseExpr()) })
+	return c
+}
+
+func (p *parser) parseString() *ast.Literal {
+	t := p.tok()
+	p.next()
+	return &ast.Literal{Pos: ast.Pos{Line: t.Line, Col: t.Col}, Value: value.Str(t.Value)}
+}
+
+// parseNumber parses an int or float literal, with the minus sign if the
+// current token is one. The sign is taken as part of the literal so that
+// -9223372036854775808 is valid though 9223372036854775808 is not.
+func (p *parser) parseNumber() *ast.Literal {
+	pos := p.pos()
+	neg := p.accept(lexer.Minus)
+	t := p.tok()
+	if t.Kind == lexer.Float {
+		f, err := strconv.ParseFloat(t.Text, 64)
+		if err != nil {
+			p.fail("float literal out of range")
+		}
+		p.next()
+		if neg {
+			f = -f
+		}
+		return &ast.Literal{Pos: pos, Value: value.Float(f)}
+	}
+	if t.Kind != lexer.Int {
+		p.expected("a number")
+	}
+	mag, err := parseUintText(t.Text)
+	limit := uint64(math.MaxInt64)
+	if neg {
+		limit++
+	}
+	if err != nil || mag > limit {
+		p.fail("integer literal out of range")
+	}
+	p.next()
+	n := int64(mag) // MinInt64 when mag is 2^63, which negates to itself
+	if neg {
+		n = -n
+	}
+	return &ast.Literal{Pos: pos, Value: value.Int(n)}
+}
+
+// parseUintText parses the text of an Int token: decimal, or hex after 0x.
+func parseUintText(text string) (uint64, error) {
+	if len(text) > 2 && (strings.HasPrefix(text, "0x") || strings.HasPrefix(text, "0X")) {
+		return strconv.ParseUint(text[2:], 16, 64)
+	}
+	return strconv.ParseUint(text, 10, 64)
+}
+
+// parseIntText parses the text of an Int token as a non-negative int64.
+func parseIntText(text string) (int64, error) {
+	u, err := parseUintText(text)
+	if err != nil {
+		return 0, err
+	}
+	if u > math.MaxInt64 {
+		return 0, strconv.ErrRange
+	}
+	return int64(u), nil
+}

@@ -1,0 +1,82 @@
+package parser
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzParse checks that Parse never panics, that every failure is a
+// *SyntaxError positioned inside the input and quoting text from it, and
+// that every success prints as text that parses back to the same text.
+//
+//	go test -fuzz=FuzzParse ./query/parser
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"CREATE SPACE IF NOT EXISTS s (partition_num=3, replica_factor=1, vid_type=FIXED_STRING(16))",
+		"DROP SPACE IF EXISTS s; USE s; SHOW SPACES; SHOW HOSTS; DESC SPACE s; DESCRIBE TAG t; DESCRIBE EDGE e",
+		`CREATE TAG IF NOT EXISTS t(p1 int, p2 string NULL, p3 fixed_string(10) NOT NULL DEFAULT "x" COMMENT 'c')`,
+		"CREATE EDGE e(since timestamp, w double)",
+		`INSERT VERTEX t1(a, b), t2(c) VALUES "v1":(1, "x", 2.5), "v2":(2, "y"), (NULL)`,
+		`INSERT EDGE e(a) VALUES 1->2@-1:(true), 0x10->-3:(false)`,
+		`FETCH PROP ON t1, t2 "a", "b" YIELD t1.a AS a, properties(vertex)`,
+		`FETCH PROP ON e "a"->"b"@1, "c"->"d" YIELD e.w, src(edge)`,
+		`$a = GO 2 TO 3 STEPS FROM "x" OVER knows REVERSELY WHERE knows.d > 1 AND $$.P.n IS NOT NULL YIELD DISTINCT dst(edge) AS id, id($$)`,
+		`GO FROM $a.id OVER * BIDIRECT YIELD $-.id, [1, 2][0] | YIELD DISTINCT $-.id WHERE $-.id IN [1]`,
+		"EXPLAIN FORMAT = \"dot\" GO FROM 1 OVER e YIELD -1 - -2 * (3 % 4) / 5.0e1",
+		"PROFILE GO FROM 1 OVER e YIELD \"str\\n\\u00e9\" + 'x' CONTAINS `q`.r",
+		"YIELD NOT a.b STARTS WITH 'x' XOR c.d ENDS WITH \"y\" OR !e.f",
+		"GO 1 STEPS FORM 1 OVER e",
+		"-- comment\n/* block */ # hash\n// slash\nYIELD 1;",
+		"YIELD \"unterminated",
+		"YIELD `a b`.c, $^.`x`.y, -9223372036854775808",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		stmts, err := Parse(src)
+		if err != nil {
+			checkSyntaxError(t, src, err)
+			return
+		}
+		var printed []string
+		for _, s := range stmts {
+			printed = append(printed, s.String())
+		}
+		text := strings.Join(printed, ";\n")
+		again, err := Parse(text)
+		if err != nil {
+			t.Fatalf("%q printed as %q, which does not parse: %v", src, text, err)
+		}
+		if len(again) != len(stmts) {
+			t.Fatalf("%q printed as %q: %d statements became %d", src, text, len(stmts), len(again))
+		}
+		for i, s := range again {
+			if s.String() != printed[i] {
+				t.Fatalf("%q: printing is not stable: %q then %q", src, printed[i], s.String())
+			}
+		}
+	})
+}
+
+func checkSyntaxError(t *testing.T, src string, err error) {
+	t.Helper()
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatalf("Parse(%q) failed with %T %v, want *SyntaxError", src, err, err)
+	}
+	lines := strings.Split(src, "\n")
+	if se.Line < 1 || se.Line > len(lines) {
+		t.Fatalf("Parse(%q): line %d outside 1..%d", src, se.Line, len(lines))
+	}
+	if n := utf8.RuneCountInString(lines[se.Line-1]); se.Col < 1 || se.Col > n+1 {
+		t.Fatalf("Parse(%q): column %d outside 1..%d of line %d", src, se.Col, n+1, se.Line)
+	}
+	if near := strings.TrimSuffix(se.Near, "..."); !strings.Contains(src, near) {
+		t.Fatalf("Parse(%q): near %q is not from the input", src, se.Near)
+	}
+	if se.Msg == "" {
+		t.Fatalf("Parse(%q): empty message", src)
+	}
+}

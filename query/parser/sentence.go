@@ -1,0 +1,108 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/lexer"
+)
+
+// parseSentence parses one statement between semicolons:
+//
+//	sentence := (EXPLAIN | PROFILE) [FORMAT = string] pipeline | pipeline
+//	pipeline := $var = query ('|' query)* | statement ('|' query)*
+func (p *parser) parseSentence() ast.Statement {
+	if p.is("EXPLAIN") || p.is("PROFILE") {
+		return p.parseExplain()
+	}
+	return p.parsePipeline()
+}
+
+func (p *parser) parseExplain() *ast.ExplainStmt {
+	s := &ast.ExplainStmt{Pos: p.pos(), Profile: p.is("PROFILE")}
+	p.next()
+	if p.acceptKeyword("FORMAT") {
+		p.expect(lexer.Assign)
+		t := p.tok()
+		format := strings.ToLower(t.Value)
+		if t.Kind != lexer.String || (format != "row" && format != "dot") {
+			p.expected(`"row" or "dot"`)
+		}
+		p.next()
+		s.Format = format
+	}
+	if p.is("EXPLAIN") || p.is("PROFILE") {
+		p.fail("EXPLAIN and PROFILE cannot be nested")
+	}
+	s.Stmt = p.parsePipeline()
+	return s
+}
+
+func (p *parser) parsePipeline() ast.Statement {
+	if p.at(lexer.Variable) && p.peek(1).Kind == lexer.Assign {
+		s := &ast.AssignStmt{Pos: p.pos(), Var: p.tok().Value}
+		p.next()
+		p.next()
+		s.Stmt = p.parsePipe(p.parseQuery())
+		return s
+	}
+	return p.parsePipe(p.parseStatement())
+}
+
+func (p *parser) parsePipe(left ast.Statement) ast.Statement {
+	for p.at(lexer.Pipe) {
+		if !isQuery(left) {
+			p.fail("only GO, FETCH and YIELD results can be piped")
+		}
+		pos := p.pos()
+		p.next()
+		left = &ast.PipeStmt{Pos: pos, Left: left, Right: p.parseQuery()}
+	}
+	return left
+}
+
+// isQuery reports whether s produces a result that can be piped or assigned.
+func isQuery(s ast.Statement) bool {
+	switch s.(type) {
+	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.YieldStmt, *ast.PipeStmt:
+		return true
+	}
+	return false
+}
+
+// parseQuery parses a statement that can be piped or assigned.
+func (p *parser) parseQuery() ast.Statement {
+	switch {
+	case p.is("GO"):
+		return p.parseGo()
+	case p.is("FETCH"):
+		return p.parseFetch()
+	case p.is("YIELD"):
+		return p.parseYieldStmt()
+	}
+	p.expected("GO, FETCH or YIELD")
+	return nil
+}
+
+func (p *parser) parseStatement() ast.Statement {
+	switch {
+	case p.is("GO"), p.is("FETCH"), p.is("YIELD"):
+		return p.parseQuery()
+	case p.is("CREATE"):
+		return p.parseCreate()
+	case p.is("DROP"):
+		return p.parseDropSpace()
+	case p.is("USE"):
+		pos := p.pos()
+		p.next()
+		return &ast.UseStmt{Pos: pos, Space: p.name("space name")}
+	case p.is("SHOW"):
+		return p.parseShow()
+	case p.is("DESCRIBE"), p.is("DESC"):
+		return p.parseDescribe()
+	case p.is("INSERT"):
+		return p.parseInsert()
+	}
+	p.expected("a statement")
+	return nil
+}

@@ -1,0 +1,247 @@
+package parser
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/lexer"
+)
+
+func (p *parser) parseCreate() ast.Statement {
+	pos := p.pos()
+	p.next()
+	switch {
+	case p.acceptKeyword("SPACE"):
+		return p.parseCreateSpace(pos)
+	case p.acceptKeyword("TAG"):
+		return p.parseCreateSchema(pos, ast.TagSchema)
+	case p.acceptKeyword("EDGE"):
+		return p.parseCreateSchema(pos, ast.EdgeSchema)
+	}
+	p.expected("SPACE, TAG or EDGE")
+	return nil
+}
+
+// ifNotExists consumes an optional IF NOT EXISTS.
+func (p *parser) ifNotExists() bool {
+	if !p.acceptKeyword("IF") {
+		return false
+	}
+	p.expectKeyword("NOT")
+	p.expectKeyword("EXISTS")
+	return true
+}
+
+// ifExists consumes an optional IF EXISTS.
+func (p *parser) ifExists() bool {
+	if !p.acceptKeyword("IF") {
+		return false
+	}
+	p.expectKeyword("EXISTS")
+	return true
+}
+
+// positiveInt consumes an integer literal in [1, MaxInt32] (the range of the
+// catalog's int32 fields), failing with "<what> must be ...".
+func (p *parser) positiveInt(what string) int {
+	return p.intInRange(what, 1, math.MaxInt32)
+}
+
+func (p *parser) intInRange(what string, lo, hi int64) int {
+	if !p.at(lexer.Int) {
+		p.expected(what)
+	}
+	n, err := parseIntText(p.tok().Text)
+	if err != nil || n < lo || n > hi {
+		p.fail(what + " must be an integer from " + strconv.FormatInt(lo, 10) + " to " + strconv.FormatInt(hi, 10))
+	}
+	p.next()
+	return int(n)
+}
+
+func (p *parser) parseCreateSpace(pos ast.Pos) *ast.CreateSpaceStmt {
+	s := &ast.CreateSpaceStmt{
+		Pos:           pos,
+		PartitionNum:  ast.DefaultPartitionNum,
+		ReplicaFactor: ast.DefaultReplicaFactor,
+		VIDType:       ast.VIDType{Kind: ast.VIDFixedString, Len: ast.DefaultVIDLen},
+	}
+	s.IfNotExists = p.ifNotExists()
+	s.Name = p.name("space name")
+	if !p.accept(lexer.LParen) {
+		return s
+	}
+	var seen []string
+	p.parseList(lexer.RParen, func() {
+		opt := strings.ToLower(p.tok().Value)
+		if p.tok().Kind != lexer.Ident || (opt != "partition_num" && opt != "replica_factor" && opt != "vid_type") {
+			p.expected("partition_num, replica_factor or vid_type")
+		}
+		for _, o := range seen {
+			if o == opt {
+				p.fail("duplicate option " + opt)
+			}
+		}
+		seen = append(seen, opt)
+		p.next()
+		p.expect(lexer.Assign)
+		switch opt {
+		case "partition_num":
+			s.PartitionNum = p.positiveInt("partition_num")
+		case "replica_factor":
+			s.ReplicaFactor = p.positiveInt("replica_factor")
+		case "vid_type":
+			s.VIDType = p.parseVIDType()
+		}
+	})
+	return s
+}
+
+// parseVIDType parses INT64 (or INT) or FIXED_STRING(N).
+func (p *parser) parseVIDType() ast.VIDType {
+	switch {
+	case p.acceptKeyword("INT64"), p.acceptKeyword("INT"):
+		return ast.VIDType{Kind: ast.VIDInt64}
+	case p.acceptKeyword("FIXED_STRING"):
+		p.expect(lexer.LParen)
+		n := p.positiveInt("FIXED_STRING length")
+		p.expect(lexer.RParen)
+		return ast.VIDType{Kind: ast.VIDFixedString, Len: n}
+	}
+	p.expected("INT64 or FIXED_STRING(N)")
+	return ast.VIDType{}
+}
+
+func (p *parser) parseDropSpace() *ast.DropSpaceStmt {
+	s := &ast.DropSpaceStmt{Pos: p.pos()}
+	p.next()
+	p.expectKeyword("SPACE")
+	s.IfExists = p.ifExists()
+	s.Name = p.name("space name")
+	return s
+}
+
+func (p *parser) parseShow() *ast.ShowStmt {
+	s := &ast.ShowStmt{Pos: p.pos()}
+	p.next()
+	switch {
+	case p.is("SPACES"):
+		s.Target = ast.ShowSpaces
+	case p.is("HOSTS"):
+		s.Target = ast.ShowHosts
+	case p.is("PARTS"):
+		s.Target = ast.ShowParts
+	case p.is("TAGS"):
+		s.Target = ast.ShowTags
+	case p.is("EDGES"):
+		s.Target = ast.ShowEdges
+	default:
+		p.expected("SPACES, HOSTS, PARTS, TAGS or EDGES")
+	}
+	p.next()
+	return s
+}
+
+func (p *parser) parseDescribe() *ast.DescribeStmt {
+	s := &ast.DescribeStmt{Pos: p.pos()}
+	p.next()
+	what := ""
+	switch {
+	case p.is("SPACE"):
+		s.Target, what = ast.DescribeSpace, "space name"
+	case p.is("TAG"):
+		s.Target, what = ast.DescribeTag, "tag name"
+	case p.is("EDGE"):
+		s.Target, what = ast.DescribeEdge, "edge name"
+	default:
+		p.expected("SPACE, TAG or EDGE")
+	}
+	p.next()
+	s.Name = p.name(what)
+	return s
+}
+
+func (p *parser) parseCreateSchema(pos ast.Pos, kind ast.SchemaKind) *ast.CreateSchemaStmt {
+	s := &ast.CreateSchemaStmt{Pos: pos, Kind: kind}
+	s.IfNotExists = p.ifNotExists()
+	if kind == ast.TagSchema {
+		s.Name = p.name("tag name")
+	} else {
+		s.Name = p.name("edge name")
+	}
+	p.expect(lexer.LParen)
+	p.parseList(lexer.RParen, func() { s.Props = append(s.Props, p.parsePropDef()) })
+	return s
+}
+
+// parsePropDef parses name type followed by NULL, NOT NULL, DEFAULT expr and
+// COMMENT 'text' in any order, each at most once.
+func (p *parser) parsePropDef() *ast.PropDef {
+	d := &ast.PropDef{Pos: p.pos(), Nullable: true}
+	d.Name = p.name("property name")
+	d.Type = p.parsePropType()
+	var sawNull, sawDefault, sawComment bool
+	once := func(seen *bool, what string) {
+		if *seen {
+			p.fail("duplicate " + what)
+		}
+		*seen = true
+	}
+	for {
+		switch {
+		case p.is("NULL"):
+			once(&sawNull, "NULL or NOT NULL")
+			p.next()
+		case p.is("NOT"):
+			once(&sawNull, "NULL or NOT NULL")
+			p.next()
+			p.expectKeyword("NULL")
+			d.Nullable = false
+		case p.is("DEFAULT"):
+			once(&sawDefault, "DEFAULT")
+			p.next()
+			d.Default = p.parseExpr()
+		case p.is("COMMENT"):
+			once(&sawComment, "COMMENT")
+			p.next()
+			if !p.at(lexer.String) {
+				p.expected("a string after COMMENT")
+			}
+			d.Comment = p.tok().Value
+			p.next()
+		default:
+			return d
+		}
+	}
+}
+
+// parsePropType parses a property type. The sized integer types all store
+// as INT64 and float as DOUBLE: the row codec has one integer and one
+// floating-point width.
+func (p *parser) parsePropType() ast.PropType {
+	var t ast.PropType
+	switch {
+	case p.is("INT"), p.is("INT64"), p.is("INT32"), p.is("INT16"), p.is("INT8"):
+		t.Kind = ast.PropInt64
+	case p.is("FLOAT"), p.is("DOUBLE"):
+		t.Kind = ast.PropDouble
+	case p.is("BOOL"):
+		t.Kind = ast.PropBool
+	case p.is("STRING"):
+		t.Kind = ast.PropString
+	case p.is("TIMESTAMP"):
+		t.Kind = ast.PropTimestamp
+	case p.is("FIXED_STRING"):
+		p.next()
+		p.expect(lexer.LParen)
+		t = ast.PropType{Kind: ast.PropFixedString, Len: p.positiveInt("FIXED_STRING length")}
+		p.expect(lexer.RParen)
+		return t
+	default:
+		p.expected("a property type (int, float, double, bool, string, fixed_string(N) or timestamp)")
+	}
+	p.next()
+	return t
+}

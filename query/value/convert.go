@@ -1,0 +1,135 @@
+package value
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/novagraph/novagraph/proto/commonpb"
+)
+
+// FromProto converts a wire value. A nil message, an unset oneof and an
+// explicit null all mean NULL.
+func FromProto(pv *commonpb.Value) Value {
+	if pv == nil {
+		return Value{}
+	}
+	switch x := pv.GetV().(type) {
+	case *commonpb.Value_BoolVal:
+		return Bool(x.BoolVal)
+	case *commonpb.Value_IntVal:
+		return Int(x.IntVal)
+	case *commonpb.Value_FloatVal:
+		return Float(x.FloatVal)
+	case *commonpb.Value_StrVal:
+		return Str(string(x.StrVal))
+	case *commonpb.Value_TimestampVal:
+		return Timestamp(x.TimestampVal)
+	case *commonpb.Value_ListVal:
+		items := make([]Value, len(x.ListVal.GetValues()))
+		for i, item := range x.ListVal.GetValues() {
+			items[i] = FromProto(item)
+		}
+		return List(items...)
+	}
+	return Value{}
+}
+
+// ToProto converts v to its wire form. NULL is sent as an explicit null so
+// that a receiver can tell it from a value that was never set.
+func (v Value) ToProto() *commonpb.Value {
+	switch v.kind {
+	case KindBool:
+		return &commonpb.Value{V: &commonpb.Value_BoolVal{BoolVal: v.i != 0}}
+	case KindInt:
+		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: v.i}}
+	case KindFloat:
+		return &commonpb.Value{V: &commonpb.Value_FloatVal{FloatVal: v.f}}
+	case KindString:
+		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: []byte(v.s)}}
+	case KindTimestamp:
+		return &commonpb.Value{V: &commonpb.Value_TimestampVal{TimestampVal: v.i}}
+	case KindList:
+		items := make([]*commonpb.Value, len(v.l))
+		for i, item := range v.l {
+			items[i] = item.ToProto()
+		}
+		return &commonpb.Value{V: &commonpb.Value_ListVal{ListVal: &commonpb.ValueList{Values: items}}}
+	}
+	return &commonpb.Value{V: &commonpb.Value_Null{Null: true}}
+}
+
+// FromGo converts a plain Go value, as the storage row codec produces it:
+// nil, bool, int64, float64 and string, plus the other sized ints and
+// float32, []byte (as a string), []any (as a list) and Value itself.
+func FromGo(x any) (Value, error) {
+	switch x := x.(type) {
+	case nil:
+		return Value{}, nil
+	case Value:
+		return x, nil
+	case bool:
+		return Bool(x), nil
+	case int64:
+		return Int(x), nil
+	case int:
+		return Int(int64(x)), nil
+	case int32:
+		return Int(int64(x)), nil
+	case int16:
+		return Int(int64(x)), nil
+	case int8:
+		return Int(int64(x)), nil
+	case uint32:
+		return Int(int64(x)), nil
+	case uint16:
+		return Int(int64(x)), nil
+	case uint8:
+		return Int(int64(x)), nil
+	case uint64:
+		if x > math.MaxInt64 {
+			return Value{}, fmt.Errorf("value: uint64 %d overflows INT", x)
+		}
+		return Int(int64(x)), nil
+	case float64:
+		return Float(x), nil
+	case float32:
+		return Float(float64(x)), nil
+	case string:
+		return Str(x), nil
+	case []byte:
+		return Str(string(x)), nil
+	case []any:
+		items := make([]Value, len(x))
+		for i, item := range x {
+			v, err := FromGo(item)
+			if err != nil {
+				return Value{}, err
+			}
+			items[i] = v
+		}
+		return List(items...), nil
+	}
+	return Value{}, fmt.Errorf("value: cannot convert Go %T", x)
+}
+
+// ToGo converts v to a plain Go value: nil, bool, int64 (also for
+// TIMESTAMP, which the row codec stores as int64), float64, string or []any.
+func (v Value) ToGo() any {
+	switch v.kind {
+	case KindBool:
+		return v.i != 0
+	case KindInt, KindTimestamp:
+		return v.i
+	case KindFloat:
+		return v.f
+	case KindString:
+		return v.s
+	case KindList:
+		items := make([]any, len(v.l))
+		for i, item := range v.l {
+			items[i] = item.ToGo()
+		}
+		return items
+	}
+	return nil
+}
