@@ -1,0 +1,120 @@
+package client
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/novagraph/novagraph/proto/commonpb"
+)
+
+// nullText is how NULL prints, as in NebulaGraph's console.
+const nullText = "__NULL__"
+
+// isNull treats the absent oneof and an explicit null alike, as the wire
+// contract says.
+func isNull(v *commonpb.Value) bool {
+	switch v.GetV().(type) {
+	case nil, *commonpb.Value_Null:
+		return true
+	}
+	return false
+}
+
+func toAny(v *commonpb.Value) any {
+	switch v := v.GetV().(type) {
+	case *commonpb.Value_BoolVal:
+		return v.BoolVal
+	case *commonpb.Value_IntVal:
+		return v.IntVal
+	case *commonpb.Value_FloatVal:
+		return v.FloatVal
+	case *commonpb.Value_StrVal:
+		return string(v.StrVal)
+	case *commonpb.Value_TimestampVal:
+		return v.TimestampVal
+	case *commonpb.Value_ListVal:
+		elems := v.ListVal.GetValues()
+		list := make([]any, len(elems))
+		for i, elem := range elems {
+			list[i] = toAny(elem)
+		}
+		return list
+	}
+	return nil
+}
+
+// typeName names the type of a cell for error messages.
+func typeName(v *commonpb.Value) string {
+	switch v.GetV().(type) {
+	case *commonpb.Value_BoolVal:
+		return "bool"
+	case *commonpb.Value_IntVal:
+		return "int"
+	case *commonpb.Value_FloatVal:
+		return "float"
+	case *commonpb.Value_StrVal:
+		return "string"
+	case *commonpb.Value_TimestampVal:
+		return "timestamp"
+	case *commonpb.Value_ListVal:
+		return "list"
+	}
+	return "NULL"
+}
+
+func (r Row) typeError(j int, want string) error {
+	if isNull(r.values[j]) {
+		return fmt.Errorf("column %d: %w", j, ErrNull)
+	}
+	return fmt.Errorf("column %d: %w: want %s, have %s", j, ErrType, want, typeName(r.values[j]))
+}
+
+// FormatValue renders a value as Row.Value returns it the way the console
+// prints it, stably across runs: nil as __NULL__, strings double-quoted
+// with Go escapes, floats in the shortest form that reads back exactly
+// (always with a '.' or an exponent, so 1.0 is not mistaken for an int),
+// lists as [a, b].
+func FormatValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return nullText
+	case string:
+		return strconv.Quote(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return formatFloat(v)
+	case bool:
+		return strconv.FormatBool(v)
+	case []any:
+		parts := make([]string, len(v))
+		for i, elem := range v {
+			parts[i] = FormatValue(elem)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}
+
+func formatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Inf"
+	case math.IsInf(f, -1):
+		return "-Inf"
+	}
+	// Plain notation for everyday magnitudes, exponent beyond them, where
+	// plain notation would print long runs of zeros.
+	if abs := math.Abs(f); f != 0 && (abs < 1e-6 || abs >= 1e21) {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}

@@ -1,0 +1,69 @@
+package console
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// options are the console's command-line flags.
+type options struct {
+	host        string
+	port        int
+	user        string
+	password    string
+	exec        string // -e: statements to run instead of a prompt
+	file        string // -f: a file of statements to run instead of a prompt
+	format      outputFormat
+	historyFile string // empty disables history
+}
+
+// parseOptions parses args (without the program name). It returns
+// flag.ErrHelp after printing the usage for -h.
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	var opts options
+	fs := flag.NewFlagSet("nova-console", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: nova-console [flags]\n\nThe interactive nGQL console of novagraph.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&opts.host, "addr", "127.0.0.1", "graphd host")
+	fs.IntVar(&opts.port, "port", 9669, "graphd port")
+	fs.StringVar(&opts.user, "u", "root", "user name")
+	fs.StringVar(&opts.password, "p", "nova", "password")
+	fs.StringVar(&opts.exec, "e", "", "run these statements (separated by ';') and exit, non-zero at the first failure")
+	fs.StringVar(&opts.file, "f", "", "run the statements in this file (each ended by ';') and exit, non-zero at the first failure")
+	format := fs.String("format", string(formatTable), "result format: table or csv")
+	fs.StringVar(&opts.historyFile, "history-file", defaultHistoryFile(), "interactive history file; empty disables history")
+
+	if err := fs.Parse(args); err != nil {
+		return opts, err
+	}
+	if fs.NArg() > 0 {
+		return opts, fmt.Errorf("unexpected arguments %q (statements go in -e)", fs.Args())
+	}
+	switch outputFormat(*format) {
+	case formatTable, formatCSV:
+		opts.format = outputFormat(*format)
+	default:
+		return opts, fmt.Errorf("-format %q: want table or csv", *format)
+	}
+	if opts.exec != "" && opts.file != "" {
+		return opts, errors.New("-e and -f are exclusive")
+	}
+	return opts, nil
+}
+
+// defaultHistoryFile is ~/.nova_history, or no history when there is no
+// home directory.
+func defaultHistoryFile() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".nova_history")
+}
