@@ -164,6 +164,15 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 	if err != nil {
 		return fmt.Errorf("%s: creating raft node: %w", id, err)
 	}
+	if !found && len(voters) > 0 && voters[0] == e.cfg.StoreID {
+		// The first replica of a new group campaigns at once instead of
+		// waiting out an election timeout, so a new space serves writes
+		// within a round trip (TiKV does the same). Others wait: if this
+		// store is down, an ordinary election follows.
+		if err := rn.Campaign(); err != nil {
+			return fmt.Errorf("%s: campaigning: %w", id, err)
+		}
+	}
 	lastIndex, _ := store.LastIndex()
 	g := &group{
 		id:          id,

@@ -1,0 +1,77 @@
+// Command storaged runs a novagraph storage daemon.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/novagraph/novagraph/internal/daemon"
+	"github.com/novagraph/novagraph/storaged"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "storaged:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("storaged", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: storaged [flags]\n\nHosts partition replicas of novagraph spaces (raft groups on RocksDB).\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	addr := fs.String("addr", "127.0.0.1:9779", "gRPC listen address for storage and raft traffic (also the address registered in metad)")
+	httpAddr := fs.String("http-addr", "127.0.0.1:19779", "HTTP address for /healthz and /metrics")
+	dataPaths := fs.String("data-path", "data/storage", "comma-separated data paths, one RocksDB instance each (one per disk)")
+	metaAddrs := fs.String("meta-addrs", "127.0.0.1:9559", "comma-separated metad addresses")
+	raftTick := fs.Duration("raft-tick", 100*time.Millisecond, "raft tick interval (election timeout is 10 ticks)")
+	log, err := daemon.ParseFlags(fs, args, "storaged")
+	if err != nil {
+		if err == flag.ErrHelp {
+			return nil
+		}
+		return err
+	}
+	ctx, stop := daemon.SignalContext()
+	defer stop()
+
+	srv := storaged.New(storaged.Config{
+		ListenAddr: *addr,
+		DataPaths:  splitList(*dataPaths),
+		MetaAddrs:  splitList(*metaAddrs),
+		RaftTick:   *raftTick,
+		Logger:     log,
+	})
+	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := srv.Start(startCtx); err != nil {
+		return err
+	}
+	reg := daemon.NewRegistry()
+	status, err := daemon.StartStatusServer(*httpAddr, reg, srv.Healthy, log)
+	if err != nil {
+		srv.Stop()
+		return err
+	}
+	<-ctx.Done()
+	log.Info("shutting down")
+	_ = status.Close()
+	srv.Stop()
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

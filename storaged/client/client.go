@@ -1,0 +1,324 @@
+// Package client is the partition-aware storage client used by graphd and
+// the importer: it groups work by partition leader, sends one request per
+// host concurrently, and retries the partitions whose leader moved.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+)
+
+// maxAttempts bounds the rounds spent chasing leaders for one call. With
+// the backoff below this covers a few election timeouts.
+const maxAttempts = 12
+
+// PartError is a partition that failed after the client's retries.
+type PartError struct {
+	Part int32
+	Code commonpb.ErrorCode
+	Msg  string
+}
+
+func (e *PartError) Error() string {
+	return fmt.Sprintf("partition %d: %s: %s", e.Part, e.Code, e.Msg)
+}
+
+// Client talks to storaged hosts. It is safe for concurrent use.
+type Client struct {
+	meta *metaclient.Client
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	conns   map[string]*grpc.ClientConn
+	leaders map[partKey]uint64 // learned from responses; wins over the catalog
+	retries int64
+}
+
+type partKey struct{ space, part int32 }
+
+// New returns a client that routes by the catalog in meta.
+func New(meta *metaclient.Client, log *slog.Logger) *Client {
+	return &Client{meta: meta, log: log, conns: map[string]*grpc.ClientConn{}, leaders: map[partKey]uint64{}}
+}
+
+// Close closes every connection.
+func (c *Client) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cc := range c.conns {
+		cc.Close()
+	}
+	c.conns = map[string]*grpc.ClientConn{}
+}
+
+// Retries is how many partition retries the client performed so far.
+func (c *Client) Retries() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.retries
+}
+
+func (c *Client) conn(addr string) (storagepb.StorageServiceClient, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cc := c.conns[addr]
+	if cc == nil {
+		var err error
+		cc, err = grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(256<<20)))
+		if err != nil {
+			return nil, fmt.Errorf("dialing storaged %s: %w", addr, err)
+		}
+		c.conns[addr] = cc
+	}
+	return storagepb.NewStorageServiceClient(cc), nil
+}
+
+// leaderGuess picks the store to send a partition to: the last leader a
+// response named, else the catalog's leader, else a replica chosen by the
+// attempt number so that retries walk the replicas.
+func (c *Client) leaderGuess(snap *metaclient.Snapshot, space, part int32, attempt int) (uint64, error) {
+	c.mu.Lock()
+	id, ok := c.leaders[partKey{space, part}]
+	c.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	if id, ok := snap.Leader(space, part); ok && attempt == 0 {
+		return id, nil
+	}
+	replicas := snap.Parts(space)[part]
+	if len(replicas) == 0 {
+		return 0, &PartError{Part: part, Code: commonpb.ErrorCode_E_PART_NOT_FOUND, Msg: fmt.Sprintf("space %d has no partition %d in the catalog", space, part)}
+	}
+	return replicas[attempt%len(replicas)], nil
+}
+
+func (c *Client) setLeader(space, part int32, store uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if store == 0 {
+		delete(c.leaders, partKey{space, part})
+		return
+	}
+	c.leaders[partKey{space, part}] = store
+}
+
+// hostCall sends the given partitions to one host and returns the
+// partitions that failed there. A transport error fails them all.
+type hostCall func(ctx context.Context, cli storagepb.StorageServiceClient, parts []int32) ([]*storagepb.PartResult, error)
+
+// fanOut routes parts to their leaders, calls each host once per round and
+// retries the partitions that report a leader change or an unreachable host.
+func (c *Client) fanOut(ctx context.Context, space int32, parts []int32, call hostCall) error {
+	remaining := parts
+	for attempt := 0; len(remaining) > 0; attempt++ {
+		if attempt > 0 {
+			c.mu.Lock()
+			c.retries += int64(len(remaining))
+			c.mu.Unlock()
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("storage request for %d partitions: %w", len(remaining), ctx.Err())
+			case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+			}
+		}
+		snap := c.meta.Catalog()
+		byHost := map[uint64][]int32{}
+		for _, p := range remaining {
+			store, err := c.leaderGuess(snap, space, p, attempt)
+			if err != nil {
+				return err
+			}
+			byHost[store] = append(byHost[store], p)
+		}
+		var mu sync.Mutex
+		var retry []int32
+		var fatal error
+		var wg sync.WaitGroup
+		for store, hostParts := range byHost {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				again, err := c.callHost(ctx, snap, space, store, hostParts, call)
+				mu.Lock()
+				defer mu.Unlock()
+				retry = append(retry, again...)
+				if err != nil && fatal == nil {
+					fatal = err
+				}
+			}()
+		}
+		wg.Wait()
+		if fatal != nil {
+			return fatal
+		}
+		remaining = retry
+		if len(remaining) > 0 && attempt+1 >= maxAttempts {
+			return fmt.Errorf("storage request: partitions %v still without a reachable leader after %d attempts", remaining, maxAttempts)
+		}
+	}
+	return nil
+}
+
+// callHost runs one host's share and classifies its failures into
+// partitions to retry and a permanent error.
+func (c *Client) callHost(ctx context.Context, snap *metaclient.Snapshot, space int32, store uint64, parts []int32, call hostCall) ([]int32, error) {
+	addr, ok := snap.HostAddr(store)
+	if !ok {
+		for _, p := range parts {
+			c.setLeader(space, p, 0)
+		}
+		return parts, nil
+	}
+	cli, err := c.conn(addr)
+	if err != nil {
+		return nil, err
+	}
+	failed, err := call(ctx, cli, parts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("storaged %s: %w", addr, ctx.Err())
+		}
+		// Unreachable host: forget it as leader and try other replicas.
+		c.log.Debug("storaged unreachable, retrying elsewhere", "addr", addr, "err", err)
+		for _, p := range parts {
+			c.setLeader(space, p, 0)
+		}
+		return parts, nil
+	}
+	var retry []int32
+	for _, f := range failed {
+		switch f.Code {
+		case commonpb.ErrorCode_E_LEADER_CHANGED, commonpb.ErrorCode_E_PART_NOT_FOUND:
+			c.setLeader(space, f.PartId, f.LeaderStoreId)
+			retry = append(retry, f.PartId)
+		case commonpb.ErrorCode_E_TIMEOUT:
+			if ctx.Err() != nil {
+				return nil, &PartError{Part: f.PartId, Code: f.Code, Msg: f.Message}
+			}
+			retry = append(retry, f.PartId)
+		default:
+			return nil, &PartError{Part: f.PartId, Code: f.Code, Msg: f.Message}
+		}
+	}
+	return retry, nil
+}
+
+func keys[V any](m map[int32]V) []int32 {
+	out := make([]int32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// AddVertices writes vertices, grouped by partition, and returns once every
+// partition acknowledged (applied through raft).
+func (c *Client) AddVertices(ctx context.Context, space int32, parts map[int32]*storagepb.VertexList) error {
+	return c.fanOut(ctx, space, keys(parts), func(ctx context.Context, cli storagepb.StorageServiceClient, ps []int32) ([]*storagepb.PartResult, error) {
+		req := &storagepb.AddVerticesReq{SpaceId: space, Parts: make(map[int32]*storagepb.VertexList, len(ps))}
+		for _, p := range ps {
+			req.Parts[p] = parts[p]
+		}
+		resp, err := cli.AddVertices(ctx, req)
+		return resp.GetFailedParts(), err
+	})
+}
+
+// AddEdges writes edge halves, grouped by the partition that stores each.
+func (c *Client) AddEdges(ctx context.Context, space int32, parts map[int32]*storagepb.EdgeList) error {
+	return c.fanOut(ctx, space, keys(parts), func(ctx context.Context, cli storagepb.StorageServiceClient, ps []int32) ([]*storagepb.PartResult, error) {
+		req := &storagepb.AddEdgesReq{SpaceId: space, Parts: make(map[int32]*storagepb.EdgeList, len(ps))}
+		for _, p := range ps {
+			req.Parts[p] = parts[p]
+		}
+		resp, err := cli.AddEdges(ctx, req)
+		return resp.GetFailedParts(), err
+	})
+}
+
+// GetNeighbors runs tmpl (everything but Parts) for the vids of each
+// partition and returns every vertex's neighbors.
+func (c *Client) GetNeighbors(ctx context.Context, tmpl *storagepb.GetNeighborsReq, parts map[int32]*storagepb.VidList) ([]*storagepb.VertexNeighbors, error) {
+	var mu sync.Mutex
+	var out []*storagepb.VertexNeighbors
+	err := c.fanOut(ctx, tmpl.SpaceId, keys(parts), func(ctx context.Context, cli storagepb.StorageServiceClient, ps []int32) ([]*storagepb.PartResult, error) {
+		req := &storagepb.GetNeighborsReq{
+			SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, EdgeTypes: tmpl.EdgeTypes,
+			VertexProps: tmpl.VertexProps, EdgeProps: tmpl.EdgeProps, LimitPerVertex: tmpl.LimitPerVertex, DstOnly: tmpl.DstOnly,
+			Parts: make(map[int32]*storagepb.VidList, len(ps)),
+		}
+		for _, p := range ps {
+			req.Parts[p] = parts[p]
+		}
+		resp, err := cli.GetNeighbors(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		out = append(out, resp.Vertices...)
+		mu.Unlock()
+		return resp.FailedParts, nil
+	})
+	return out, err
+}
+
+// GetProps reads properties of vertices or edges (tmpl without the parts).
+func (c *Client) GetProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList, edgeParts map[int32]*storagepb.EdgeKeyList) ([]*storagepb.PropRow, error) {
+	var mu sync.Mutex
+	var out []*storagepb.PropRow
+	all := keys(vertexParts)
+	all = append(all, keys(edgeParts)...)
+	err := c.fanOut(ctx, tmpl.SpaceId, all, func(ctx context.Context, cli storagepb.StorageServiceClient, ps []int32) ([]*storagepb.PartResult, error) {
+		req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props}
+		for _, p := range ps {
+			if vl, ok := vertexParts[p]; ok {
+				if req.VertexParts == nil {
+					req.VertexParts = map[int32]*storagepb.VidList{}
+				}
+				req.VertexParts[p] = vl
+			}
+			if el, ok := edgeParts[p]; ok {
+				if req.EdgeParts == nil {
+					req.EdgeParts = map[int32]*storagepb.EdgeKeyList{}
+				}
+				req.EdgeParts[p] = el
+			}
+		}
+		resp, err := cli.GetProps(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		out = append(out, resp.Rows...)
+		mu.Unlock()
+		return resp.FailedParts, nil
+	})
+	return out, err
+}
+
+// IsPartError reports whether err is a permanent partition error.
+func IsPartError(err error) (*PartError, bool) {
+	var pe *PartError
+	ok := errors.As(err, &pe)
+	return pe, ok
+}
+
+// AddrString formats a host address.
+func AddrString(a *commonpb.HostAddr) string {
+	return net.JoinHostPort(a.GetHost(), strconv.Itoa(int(a.GetPort())))
+}

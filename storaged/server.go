@@ -1,0 +1,386 @@
+// Package storaged is the storage daemon: it hosts partition replicas, each
+// a raft group (raftgroup) over one of its RocksDB instances, and serves the
+// StorageService and the raft transport on one gRPC port.
+package storaged
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+	"google.golang.org/grpc"
+
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/raftmsgpb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/raftgroup"
+)
+
+// Config configures a storaged.
+type Config struct {
+	ListenAddr        string   // gRPC for storage and raft, e.g. 127.0.0.1:9779 (port 0 in tests)
+	DataPaths         []string // one RocksDB per path
+	MetaAddrs         []string
+	RaftTick          time.Duration // default 100ms
+	HeartbeatInterval time.Duration // default 1s
+	Logger            *slog.Logger
+}
+
+// Server is one storaged.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	dbs     []*grocksdb.DB
+	meta    *metaclient.Client
+	storeID uint64
+	addr    string
+
+	engine    *raftgroup.Engine
+	transport *raftgroup.GRPCTransport
+	grpc      *grpc.Server
+	lis       net.Listener
+
+	mu      sync.Mutex
+	groupDB map[raftgroup.GroupID]*grocksdb.DB
+	healthy error
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New returns a storaged that is not yet started.
+func New(cfg Config) *Server {
+	if cfg.RaftTick == 0 {
+		cfg.RaftTick = 100 * time.Millisecond
+	}
+	if cfg.HeartbeatInterval == 0 {
+		cfg.HeartbeatInterval = time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{cfg: cfg, log: cfg.Logger, groupDB: map[raftgroup.GroupID]*grocksdb.DB{}, healthy: errors.New("starting")}
+}
+
+// Start opens the data paths, registers with metad and serves. It returns
+// once the store is registered and listening; partitions open as the
+// catalog assigns them.
+func (s *Server) Start(ctx context.Context) error {
+	if len(s.cfg.DataPaths) == 0 {
+		return errors.New("storaged: at least one --data-path is required")
+	}
+	for _, p := range s.cfg.DataPaths {
+		db, err := openDB(p)
+		if err != nil {
+			s.closeDBs()
+			return err
+		}
+		s.dbs = append(s.dbs, db)
+	}
+	lis, err := net.Listen("tcp", s.cfg.ListenAddr)
+	if err != nil {
+		s.closeDBs()
+		return fmt.Errorf("storaged: listening on %s: %w", s.cfg.ListenAddr, err)
+	}
+	s.lis = lis
+	s.addr = lis.Addr().String()
+	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log)
+	host, portStr, _ := net.SplitHostPort(s.addr)
+	port, _ := strconv.Atoi(portStr)
+	storeID, err := s.register(ctx, host, int32(port))
+	if err != nil {
+		s.meta.Close()
+		lis.Close()
+		s.closeDBs()
+		return err
+	}
+	s.storeID = storeID
+	s.log = s.log.With("store", storeID)
+
+	s.transport = raftgroup.NewGRPCTransport(storeID, func(id uint64) (string, bool) {
+		return s.meta.Catalog().HostAddr(id)
+	}, s.log)
+	s.engine = raftgroup.NewEngine(raftgroup.Config{
+		StoreID:      storeID,
+		TickInterval: s.cfg.RaftTick,
+		Transport:    s.transport,
+		Applier:      applier{},
+		Logger:       s.log,
+	})
+	s.transport.SetEngine(s.engine)
+	s.engine.Start()
+
+	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64 << 20))
+	storagepb.RegisterStorageServiceServer(s.grpc, &service{srv: s})
+	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, s.engine, s.log))
+	go func() {
+		if err := s.grpc.Serve(lis); err != nil {
+			s.log.Error("grpc server stopped", "err", err)
+		}
+	}()
+
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.wg.Add(2)
+	go s.reconcileLoop(runCtx)
+	go s.heartbeatLoop(runCtx)
+	s.mu.Lock()
+	s.healthy = nil
+	s.mu.Unlock()
+	s.log.Info("storaged started", "addr", s.addr, "data_paths", s.cfg.DataPaths)
+	return nil
+}
+
+// register retries until metad assigns this host its store id.
+func (s *Server) register(ctx context.Context, host string, port int32) (uint64, error) {
+	backoff := 100 * time.Millisecond
+	for {
+		id, _, err := s.meta.RegisterHost(ctx, &commonpb.HostAddr{Host: host, Port: port})
+		if err == nil {
+			return id, nil
+		}
+		s.log.Warn("registering with metad", "err", err)
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("storaged: registering with metad %v: %w", s.cfg.MetaAddrs, err)
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 2*time.Second)
+	}
+}
+
+// Addr is the gRPC address this store serves on.
+func (s *Server) Addr() string { return s.addr }
+
+// StoreID is the id metad assigned to this store.
+func (s *Server) StoreID() uint64 { return s.storeID }
+
+// Engine exposes the raft engine (tests and status pages).
+func (s *Server) Engine() *raftgroup.Engine { return s.engine }
+
+// Healthy reports whether the store serves.
+func (s *Server) Healthy() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.healthy
+}
+
+// Stop shuts the store down: stop serving, stop raft, close RocksDB.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	s.healthy = errors.New("stopping")
+	s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.wg.Wait()
+	if s.grpc != nil {
+		// Stop, not GracefulStop: raft streams never end by themselves.
+		s.grpc.Stop()
+	}
+	if s.transport != nil {
+		s.transport.Close()
+	}
+	if s.engine != nil {
+		s.engine.Stop()
+	}
+	if s.meta != nil {
+		s.meta.Close()
+	}
+	s.closeDBs()
+	s.log.Info("storaged stopped")
+}
+
+func (s *Server) closeDBs() {
+	for _, db := range s.dbs {
+		db.Close()
+	}
+	s.dbs = nil
+}
+
+func openDB(path string) (*grocksdb.DB, error) {
+	dir := filepath.Join(path, "rocksdb")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("storaged: creating data path %s: %w", dir, err)
+	}
+	opts := grocksdb.NewDefaultOptions()
+	defer opts.Destroy()
+	opts.SetCreateIfMissing(true)
+	bbto := grocksdb.NewDefaultBlockBasedTableOptions()
+	bbto.SetFilterPolicy(grocksdb.NewBloomFilter(10))
+	bbto.SetBlockCache(grocksdb.NewLRUCache(64 << 20))
+	opts.SetBlockBasedTableFactory(bbto)
+	db, err := grocksdb.OpenDb(opts, dir)
+	if err != nil {
+		return nil, fmt.Errorf("storaged: opening RocksDB at %s: %w", dir, err)
+	}
+	return db, nil
+}
+
+func (s *Server) dbOf(g raftgroup.GroupID) *grocksdb.DB {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.groupDB[g]
+}
+
+// chooseDB returns the RocksDB that holds the replica of g, or for a new
+// replica the one with the fewest replicas, so partitions spread over disks.
+func (s *Server) chooseDB(g raftgroup.GroupID) (*grocksdb.DB, error) {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	for _, db := range s.dbs {
+		v, err := db.GetBytes(ro, partition.RaftHardStateKey(g.Space, g.Part))
+		if err != nil {
+			return nil, fmt.Errorf("%s: probing data path: %w", g, err)
+		}
+		if v != nil {
+			return db, nil
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	counts := map[*grocksdb.DB]int{}
+	for _, db := range s.groupDB {
+		counts[db]++
+	}
+	best := s.dbs[0]
+	for _, db := range s.dbs[1:] {
+		if counts[db] < counts[best] {
+			best = db
+		}
+	}
+	return best, nil
+}
+
+// reconcileLoop makes the hosted replicas follow the catalog: open every
+// partition placed on this store, drop those of dropped spaces.
+func (s *Server) reconcileLoop(ctx context.Context) {
+	defer s.wg.Done()
+	var seen int64 = -1
+	for {
+		snap := s.meta.Catalog()
+		if snap.Version() != seen {
+			if err := s.reconcile(ctx, snap); err != nil {
+				s.log.Error("reconciling partitions with the catalog", "version", snap.Version(), "err", err)
+			} else {
+				seen = snap.Version()
+			}
+		}
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_ = s.meta.WaitVersion(wctx, snap.Version()+1)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+func (s *Server) reconcile(ctx context.Context, snap *metaclient.Snapshot) error {
+	want := map[raftgroup.GroupID][]uint64{}
+	for _, space := range snap.Spaces() {
+		for part, replicas := range snap.Parts(space.GetSpaceId()) {
+			if slices.Contains(replicas, s.storeID) {
+				want[raftgroup.GroupID{Space: space.GetSpaceId(), Part: part}] = replicas
+			}
+		}
+	}
+	var errs []error
+	for g, replicas := range want {
+		if s.dbOf(g) != nil {
+			continue
+		}
+		db, err := s.chooseDB(g)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := s.engine.AddGroup(g, db, replicas); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s.mu.Lock()
+		s.groupDB[g] = db
+		s.mu.Unlock()
+		s.log.Debug("opened partition replica", "group", g, "replicas", replicas)
+	}
+	for _, g := range s.engine.Groups() {
+		if _, ok := want[g]; ok {
+			continue
+		}
+		if _, spaceExists := snap.SpaceByID(g.Space); spaceExists {
+			// Still in the catalog but not placed here: membership changes
+			// (balance) handle this; never delete data on a placement we
+			// do not understand.
+			continue
+		}
+		if err := s.dropGroup(ctx, g); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// dropGroup removes a replica of a dropped space and deletes its key range.
+func (s *Server) dropGroup(ctx context.Context, g raftgroup.GroupID) error {
+	if err := s.engine.RemoveGroup(ctx, g); err != nil {
+		return fmt.Errorf("%s: stopping replica: %w", g, err)
+	}
+	db := s.dbOf(g)
+	s.mu.Lock()
+	delete(s.groupDB, g)
+	s.mu.Unlock()
+	if db == nil {
+		return nil
+	}
+	wb := grocksdb.NewWriteBatch()
+	defer wb.Destroy()
+	prefix := partition.PartPrefix(g.Space, g.Part)
+	wb.DeleteRange(prefix, partition.PrefixEnd(prefix))
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	if err := db.Write(wo, wb); err != nil {
+		return fmt.Errorf("%s: deleting data of dropped space: %w", g, err)
+	}
+	s.log.Info("dropped partition replica", "group", g)
+	return nil
+}
+
+// heartbeatLoop keeps this host's lease alive in metad and reports the
+// partitions it leads.
+func (s *Server) heartbeatLoop(ctx context.Context) {
+	defer s.wg.Done()
+	host, portStr, _ := net.SplitHostPort(s.addr)
+	port, _ := strconv.Atoi(portStr)
+	addr := &commonpb.HostAddr{Host: host, Port: int32(port)}
+	ticker := time.NewTicker(s.cfg.HeartbeatInterval)
+	defer ticker.Stop()
+	for {
+		var leaders []*metapb.LeaderInfo
+		for _, l := range s.engine.Leading() {
+			leaders = append(leaders, &metapb.LeaderInfo{SpaceId: l.Group.Space, PartId: l.Group.Part, StoreId: s.storeID, Term: l.Term})
+		}
+		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := s.meta.Heartbeat(hctx, &metapb.HeartbeatReq{StoreId: s.storeID, Addr: addr, Leaders: leaders})
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("heartbeat to metad failed", "err", err)
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
