@@ -1,0 +1,233 @@
+// Package graphd is the query daemon: it authenticates sessions and runs
+// their nGQL through query/exec against the catalog cache and the storage
+// client. It keeps no data of its own beyond sessions, so any number of
+// graphd can serve one cluster.
+package graphd
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/graphpb"
+	"github.com/novagraph/novagraph/query/exec"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
+)
+
+// Config configures a graphd.
+type Config struct {
+	ListenAddr   string // e.g. 127.0.0.1:9669 (port 0 in tests)
+	MetaAddrs    []string
+	RootPassword string        // password of user root
+	SessionIdle  time.Duration // sessions idle longer are closed; default 8h
+	QueryTimeout time.Duration // per statement; default 60s
+	Logger       *slog.Logger
+	Registry     *prometheus.Registry // optional
+}
+
+// Server is one graphd.
+type Server struct {
+	graphpb.UnimplementedGraphServiceServer
+	cfg      Config
+	log      *slog.Logger
+	meta     *metaclient.Client
+	storage  *storageclient.Client
+	executor *exec.Executor
+	grpc     *grpc.Server
+	lis      net.Listener
+	metrics  *metrics
+
+	nextSession atomic.Int64
+	mu          sync.Mutex
+	sessions    map[int64]*session
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// session is one authenticated client. Statements of one session run one at
+// a time (mu), as a console user expects: USE then a query.
+type session struct {
+	mu       sync.Mutex
+	id       int64
+	user     string
+	state    exec.SessionState
+	lastUsed time.Time
+}
+
+type metrics struct {
+	queries  *prometheus.CounterVec
+	latency  prometheus.Histogram
+	sessions prometheus.Gauge
+}
+
+func newMetrics(reg *prometheus.Registry) *metrics {
+	m := &metrics{
+		queries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "novagraph_graphd_queries_total", Help: "Statements executed, by result code.",
+		}, []string{"code"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "novagraph_graphd_query_seconds", Help: "Statement latency.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
+		}),
+		sessions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "novagraph_graphd_sessions", Help: "Open sessions."}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.queries, m.latency, m.sessions)
+	}
+	return m
+}
+
+// New returns a graphd that is not yet started.
+func New(cfg Config) *Server {
+	if cfg.SessionIdle == 0 {
+		cfg.SessionIdle = 8 * time.Hour
+	}
+	if cfg.QueryTimeout == 0 {
+		cfg.QueryTimeout = 60 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{cfg: cfg, log: cfg.Logger, sessions: map[int64]*session{}, stop: make(chan struct{}), metrics: newMetrics(cfg.Registry)}
+}
+
+// Start connects to metad and serves GraphService.
+func (s *Server) Start() error {
+	lis, err := net.Listen("tcp", s.cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("graphd: listening on %s: %w", s.cfg.ListenAddr, err)
+	}
+	s.lis = lis
+	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log)
+	s.storage = storageclient.New(s.meta, s.log)
+	s.executor = exec.New(s.meta, s.storage, s.log)
+	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.MaxSendMsgSize(256<<20))
+	graphpb.RegisterGraphServiceServer(s.grpc, s)
+	go func() {
+		if err := s.grpc.Serve(lis); err != nil {
+			s.log.Error("grpc server stopped", "err", err)
+		}
+	}()
+	s.wg.Add(1)
+	go s.reapSessions()
+	s.log.Info("graphd started", "addr", lis.Addr().String())
+	return nil
+}
+
+// Addr is the address graphd serves on.
+func (s *Server) Addr() string { return s.lis.Addr().String() }
+
+// Healthy reports whether graphd can serve: it needs a catalog.
+func (s *Server) Healthy() error {
+	if s.meta == nil || s.meta.Catalog().Version() == 0 {
+		return errors.New("no catalog from metad yet")
+	}
+	return nil
+}
+
+// Stop ends every session and stops serving.
+func (s *Server) Stop() {
+	close(s.stop)
+	s.wg.Wait()
+	if s.grpc != nil {
+		s.grpc.GracefulStop()
+	}
+	if s.storage != nil {
+		s.storage.Close()
+	}
+	if s.meta != nil {
+		s.meta.Close()
+	}
+	s.log.Info("graphd stopped")
+}
+
+func (s *Server) reapSessions() {
+	defer s.wg.Done()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-t.C:
+			s.mu.Lock()
+			for id, sess := range s.sessions {
+				if sess.mu.TryLock() {
+					idle := now.Sub(sess.lastUsed)
+					sess.mu.Unlock()
+					if idle > s.cfg.SessionIdle {
+						delete(s.sessions, id)
+					}
+				}
+			}
+			s.metrics.sessions.Set(float64(len(s.sessions)))
+			s.mu.Unlock()
+		}
+	}
+}
+
+// Authenticate implements GraphService. Only user root exists for now; its
+// password comes from the --password flag.
+func (s *Server) Authenticate(_ context.Context, req *graphpb.AuthReq) (*graphpb.AuthResp, error) {
+	userOK := subtle.ConstantTimeCompare([]byte(req.Username), []byte("root")) == 1
+	passOK := subtle.ConstantTimeCompare([]byte(req.Password), []byte(s.cfg.RootPassword)) == 1
+	if !userOK || !passOK {
+		return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT, Error: "bad username or password"}, nil
+	}
+	id := s.nextSession.Add(1)<<16 | time.Now().UnixNano()&0xffff
+	s.mu.Lock()
+	s.sessions[id] = &session{id: id, user: req.Username, lastUsed: time.Now()}
+	s.metrics.sessions.Set(float64(len(s.sessions)))
+	s.mu.Unlock()
+	return &graphpb.AuthResp{SessionId: id}, nil
+}
+
+// Signout implements GraphService.
+func (s *Server) Signout(_ context.Context, req *graphpb.SignoutReq) (*graphpb.SignoutResp, error) {
+	s.mu.Lock()
+	delete(s.sessions, req.SessionId)
+	s.metrics.sessions.Set(float64(len(s.sessions)))
+	s.mu.Unlock()
+	return &graphpb.SignoutResp{}, nil
+}
+
+// Execute implements GraphService.
+func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb.ExecuteResp, error) {
+	start := time.Now()
+	s.mu.Lock()
+	sess := s.sessions[req.SessionId]
+	s.mu.Unlock()
+	if sess == nil {
+		return &graphpb.ExecuteResp{Code: graphpb.QueryErrorCode_E_SESSION, Error: fmt.Sprintf("session %d not found (expired, or graphd restarted): sign in again", req.SessionId)}, nil
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.lastUsed = start
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	defer cancel()
+	data, err := s.executor.Execute(ctx, &sess.state, req.Stmt)
+	resp := &graphpb.ExecuteResp{Data: data, SpaceName: sess.state.SpaceName}
+	if err != nil {
+		resp.Code, resp.Error = exec.ErrorCode(err), err.Error()
+		resp.Data = nil
+	}
+	resp.LatencyUs = time.Since(start).Microseconds()
+	s.metrics.queries.WithLabelValues(resp.Code.String()).Inc()
+	s.metrics.latency.Observe(time.Since(start).Seconds())
+	if resp.Code != graphpb.QueryErrorCode_OK {
+		s.log.Debug("statement failed", "session", sess.id, "stmt", req.Stmt, "err", resp.Error)
+	}
+	return resp, nil
+}

@@ -1,0 +1,162 @@
+// Package exec validates, plans and executes parsed nGQL statements against
+// the catalog (metad/client) and storage (storaged/client).
+//
+// A statement runs in three steps: resolve names against one catalog
+// snapshot (so a statement sees one consistent catalog version), build a
+// plan that says what each storage round fetches, and run it. EXPLAIN
+// prints the plan without running it.
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/proto/graphpb"
+	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/parser"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
+)
+
+// Executor runs statements. It holds no per-session state; callers pass
+// their SessionState.
+type Executor struct {
+	meta    *metaclient.Client
+	storage *storageclient.Client
+	log     *slog.Logger
+}
+
+// SessionState is what a session carries between statements.
+type SessionState struct {
+	SpaceName string
+	SpaceID   int32
+}
+
+// New returns an executor over the given catalog cache and storage client.
+func New(meta *metaclient.Client, storage *storageclient.Client, log *slog.Logger) *Executor {
+	return &Executor{meta: meta, storage: storage, log: log}
+}
+
+// Error is a statement failure with the code the client sees.
+type Error struct {
+	Code graphpb.QueryErrorCode
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func semanticf(format string, args ...any) error {
+	return &Error{Code: graphpb.QueryErrorCode_E_SEMANTIC, Msg: fmt.Sprintf(format, args...)}
+}
+
+func execErrorf(format string, args ...any) error {
+	return &Error{Code: graphpb.QueryErrorCode_E_EXECUTION, Msg: fmt.Sprintf(format, args...)}
+}
+
+// at prefixes a semantic error with the position of the node it is about.
+func at(n ast.Node, format string, args ...any) error {
+	p := n.Position()
+	return semanticf("semantic error at line %d, column %d: %s", p.Line, p.Col, fmt.Sprintf(format, args...))
+}
+
+// ErrorCode maps an error returned by Execute to the client's code.
+func ErrorCode(err error) graphpb.QueryErrorCode {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	var se *parser.SyntaxError
+	if errors.As(err, &se) {
+		return graphpb.QueryErrorCode_E_SYNTAX
+	}
+	return graphpb.QueryErrorCode_E_EXECUTION
+}
+
+// Execute parses text and runs its statements in order; the result is the
+// last statement's. The first failing statement ends the run.
+func (x *Executor) Execute(ctx context.Context, sess *SessionState, text string) (*graphpb.DataSet, error) {
+	stmts, err := parser.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) == 0 {
+		return nil, nil
+	}
+	run := &runState{x: x, sess: sess, vars: map[string]*table{}}
+	var out *graphpb.DataSet
+	for _, st := range stmts {
+		res, err := run.statement(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		out = nil
+		if res != nil {
+			out = res.toDataSet()
+		}
+	}
+	return out, nil
+}
+
+// runState is one Execute call: statements of one request share variables.
+type runState struct {
+	x    *Executor
+	sess *SessionState
+	vars map[string]*table
+}
+
+func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, error) {
+	switch s := st.(type) {
+	case *ast.CreateSpaceStmt:
+		return nil, r.createSpace(ctx, s)
+	case *ast.DropSpaceStmt:
+		return nil, r.dropSpace(ctx, s)
+	case *ast.UseStmt:
+		return nil, r.use(s)
+	case *ast.ShowStmt:
+		return r.show(s)
+	case *ast.DescribeStmt:
+		return r.describe(s)
+	case *ast.CreateSchemaStmt:
+		return nil, r.createSchema(ctx, s)
+	case *ast.InsertVertexStmt:
+		return nil, r.insertVertices(ctx, s)
+	case *ast.InsertEdgeStmt:
+		return nil, r.insertEdges(ctx, s)
+	case *ast.ExplainStmt:
+		return r.explain(ctx, s)
+	case *ast.AssignStmt:
+		t, err := r.query(ctx, s.Stmt, nil)
+		if err != nil {
+			return nil, err
+		}
+		r.vars[s.Var] = t
+		return nil, nil
+	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.PipeStmt, *ast.YieldStmt:
+		return r.query(ctx, st, nil)
+	}
+	return nil, at(st, "%s is not supported yet", stmtName(st))
+}
+
+func stmtName(st ast.Statement) string {
+	s := st.String()
+	for i, c := range s {
+		if c == ' ' {
+			if j := i + 1 + indexSpace(s[i+1:]); j > i+1 && j < len(s) {
+				return s[:j]
+			}
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func indexSpace(s string) int {
+	for i, c := range s {
+		if c == ' ' {
+			return i
+		}
+	}
+	return len(s)
+}

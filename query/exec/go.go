@@ -1,0 +1,516 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/eval"
+	"github.com/novagraph/novagraph/query/value"
+)
+
+// goPlan is a validated GO statement: what each storage round asks for and
+// how result rows are built. EXPLAIN prints it; run executes it.
+type goPlan struct {
+	r       *runState
+	stmt    *ast.GoStmt
+	space   *metapb.SpaceDesc
+	version int64
+	vids    vidCodec
+	input   *table
+
+	edgeNames map[int32]string // unsigned edge type → name
+	edgeTypes []int32          // signed types sent to storage
+	columns   []*ast.YieldColumn
+
+	// Pushed into the final steps' GetNeighbors: properties of the vertex
+	// a step leaves from, and of the edge.
+	srcProps  []*storagepb.PropRef
+	srcIndex  map[string]int // "tag.prop" → position in srcProps
+	edgeProps []*storagepb.PropRef
+	edgeIndex map[string]int // "edge.prop" → position in edgeProps
+	// Fetched after the traversal, only if YIELD/WHERE read $$.tag.prop.
+	dstProps []*storagepb.PropRef
+	dstIndex map[string]int
+}
+
+func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
+	snap := r.x.meta.Catalog()
+	space, err := r.currentSpace(snap, s)
+	if err != nil {
+		return nil, err
+	}
+	if s.Steps.Min < 0 || s.Steps.Max < s.Steps.Min || s.Steps.Max < 1 {
+		return nil, at(s, "invalid step range %s", s.Steps)
+	}
+	p := &goPlan{
+		r: r, stmt: s, space: space, version: snap.Version(), vids: vidCodec{space}, input: input,
+		edgeNames: map[int32]string{}, srcIndex: map[string]int{}, edgeIndex: map[string]int{}, dstIndex: map[string]int{},
+	}
+	var over []*metapb.EdgeDesc
+	if s.Over.All {
+		over = snap.Edges(space.GetSpaceId())
+		if len(over) == 0 {
+			return nil, at(s.Over, "OVER *: space %q has no edge types", space.GetName())
+		}
+	} else {
+		for _, name := range s.Over.Edges {
+			e, ok := snap.EdgeByName(space.GetSpaceId(), name)
+			if !ok {
+				return nil, at(s.Over, "edge %q not found in space %q", name, space.GetName())
+			}
+			over = append(over, e)
+		}
+	}
+	byName := map[string]*metapb.EdgeDesc{}
+	for _, e := range over {
+		p.edgeNames[e.GetEdgeType()] = e.GetName()
+		byName[e.GetName()] = e
+		switch s.Over.Direction {
+		case ast.Reversely:
+			p.edgeTypes = append(p.edgeTypes, -e.GetEdgeType())
+		case ast.Bidirect:
+			p.edgeTypes = append(p.edgeTypes, e.GetEdgeType(), -e.GetEdgeType())
+		default:
+			p.edgeTypes = append(p.edgeTypes, e.GetEdgeType())
+		}
+	}
+
+	if s.Yield != nil {
+		p.columns = s.Yield.Columns
+	} else {
+		// NebulaGraph yields the destination id per edge type of OVER.
+		for _, e := range over {
+			p.columns = append(p.columns, &ast.YieldColumn{Pos: s.Pos, Expr: &ast.EdgePropExpr{Pos: s.Pos, Edge: e.GetName(), Prop: eval.PropDst}})
+		}
+	}
+	exprs := []ast.Expr{s.Where}
+	for _, c := range p.columns {
+		exprs = append(exprs, c.Expr)
+	}
+	props := eval.CollectProps(exprs...)
+	if err := r.checkRefs(s, props, input); err != nil {
+		return nil, err
+	}
+	if s.From.Ref != nil {
+		for _, ref := range props.Var {
+			if v, ok := s.From.Ref.(*ast.VarPropExpr); !ok || v.Var != ref.Var {
+				return nil, at(s, "$%s.%s can only be used when GO reads FROM $%s", ref.Var, ref.Col, ref.Var)
+			}
+		}
+	} else if len(props.Var) > 0 {
+		return nil, at(s, "$%s.%s can only be used when GO reads FROM $%s", props.Var[0].Var, props.Var[0].Col, props.Var[0].Var)
+	}
+	for _, ref := range props.Edge {
+		if ref.Owner == eval.AnyEdge || eval.IsReservedProp(ref.Name) {
+			if ref.Owner != eval.AnyEdge {
+				if _, ok := byName[ref.Owner]; !ok {
+					return nil, at(s, "edge %q is not in the OVER clause", ref.Owner)
+				}
+			}
+			continue // key fields come with every edge
+		}
+		e, ok := byName[ref.Owner]
+		if !ok {
+			if _, exists := snap.EdgeByName(space.GetSpaceId(), ref.Owner); exists {
+				return nil, at(s, "edge %q is not in the OVER clause", ref.Owner)
+			}
+			return nil, at(s, "edge %q not found in space %q", ref.Owner, space.GetName())
+		}
+		if !hasColumn(e.GetVersions(), ref.Name) {
+			return nil, at(s, "edge %q has no property %q", ref.Owner, ref.Name)
+		}
+		p.edgeIndex[ref.Owner+"."+ref.Name] = len(p.edgeProps)
+		p.edgeProps = append(p.edgeProps, &storagepb.PropRef{SchemaId: e.GetEdgeType(), Name: ref.Name})
+	}
+	resolveTags := func(refs []eval.PropRef, which string, index map[string]int, out *[]*storagepb.PropRef) error {
+		for _, ref := range refs {
+			if ref.Owner == eval.AnyTag {
+				continue // the vertex id
+			}
+			tag, ok := snap.TagByName(space.GetSpaceId(), ref.Owner)
+			if !ok {
+				return at(s, "%s.%s.%s: tag %q not found in space %q", which, ref.Owner, ref.Name, ref.Owner, space.GetName())
+			}
+			if !hasColumn(tag.GetVersions(), ref.Name) {
+				return at(s, "%s.%s.%s: tag %q has no property %q", which, ref.Owner, ref.Name, ref.Owner, ref.Name)
+			}
+			index[ref.Owner+"."+ref.Name] = len(*out)
+			*out = append(*out, &storagepb.PropRef{SchemaId: tag.GetTagId(), Name: ref.Name})
+		}
+		return nil
+	}
+	if err := resolveTags(props.Src, "$^", p.srcIndex, &p.srcProps); err != nil {
+		return nil, err
+	}
+	if err := resolveTags(props.Dst, "$$", p.dstIndex, &p.dstProps); err != nil {
+		return nil, err
+	}
+	for _, e := range exprs {
+		if err := checkCalls(e); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func hasColumn(versions []*metapb.Schema, name string) bool {
+	if len(versions) == 0 {
+		return false
+	}
+	for _, c := range versions[len(versions)-1].GetColumns() {
+		if c.GetName() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCalls rejects unknown functions before anything runs.
+func checkCalls(e ast.Expr) error {
+	var err error
+	ast.Inspect(e, func(x ast.Expr) bool {
+		if c, ok := x.(*ast.FuncCall); ok && err == nil {
+			if cerr := eval.CheckCall(c); cerr != nil {
+				err = at(c, "%v", cerr)
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+// goRow is one traversed edge of a result step.
+type goRow struct {
+	from      []byte
+	fromProps []*commonpb.Value
+	edge      *storagepb.NeighborEdge
+	origin    string // the start vid the path began at (for $-/$var joins)
+}
+
+// stageStat is one plan node's profile: rows out and time spent.
+type stageStat struct {
+	name string
+	info string
+	rows int
+	took time.Duration
+}
+
+// run executes the plan; stats, if not nil, receives a profile per stage.
+func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
+	record := func(name, info string, rows int, start time.Time) {
+		if stats != nil {
+			*stats = append(*stats, stageStat{name: name, info: info, rows: rows, took: time.Since(start)})
+		}
+	}
+	start := time.Now()
+	set, err := p.r.startVids(p.vids, p.stmt.From, p.input)
+	if err != nil {
+		return nil, err
+	}
+	record("Start", "", len(set.vids), start)
+
+	// origins maps each frontier vertex to the start vertices whose paths
+	// reach it; only tracked when result rows join back to input rows.
+	track := set.src != nil
+	var origins map[string][]string
+	if track {
+		origins = map[string][]string{}
+		for _, v := range set.vids {
+			origins[string(v)] = []string{string(v)}
+		}
+	}
+	frontier := set.vids
+	var rows []goRow
+	for step := 1; step <= p.stmt.Steps.Max && len(frontier) > 0; step++ {
+		final := step >= p.stmt.Steps.Min
+		start := time.Now()
+		req := &storagepb.GetNeighborsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, EdgeTypes: p.edgeTypes}
+		if final {
+			req.VertexProps, req.EdgeProps = p.srcProps, p.edgeProps
+		} else {
+			req.DstOnly = true
+		}
+		parts := map[int32]*storagepb.VidList{}
+		for _, v := range frontier {
+			pt := p.vids.part(v)
+			if parts[pt] == nil {
+				parts[pt] = &storagepb.VidList{}
+			}
+			parts[pt].Vids = append(parts[pt].Vids, v)
+		}
+		resp, err := p.r.x.storage.GetNeighbors(ctx, req, parts)
+		if err != nil {
+			return nil, storageError(fmt.Sprintf("GO step %d", step), err)
+		}
+		var next [][]byte
+		seen := map[string]bool{}
+		var nextOrigins map[string][]string
+		if track {
+			nextOrigins = map[string][]string{}
+		}
+		edges := 0
+		for _, vn := range resp {
+			for _, e := range vn.Edges {
+				edges++
+				if final {
+					if track {
+						for _, o := range origins[string(vn.Vid)] {
+							rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, origin: o})
+						}
+					} else {
+						rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e})
+					}
+				}
+				if step == p.stmt.Steps.Max {
+					continue
+				}
+				if !seen[string(e.Dst)] {
+					seen[string(e.Dst)] = true
+					next = append(next, e.Dst)
+				}
+				if track {
+					nextOrigins[string(e.Dst)] = mergeOrigins(nextOrigins[string(e.Dst)], origins[string(vn.Vid)])
+				}
+			}
+		}
+		record("GetNeighbors", fmt.Sprintf("step %d", step), edges, start)
+		frontier, origins = next, nextOrigins
+		if err := ctx.Err(); err != nil {
+			return nil, execErrorf("GO step %d: %v", step, err)
+		}
+	}
+
+	var dstVals map[string][]*commonpb.Value
+	if len(p.dstProps) > 0 && len(rows) > 0 {
+		start := time.Now()
+		if dstVals, err = p.fetchDst(ctx, rows); err != nil {
+			return nil, err
+		}
+		record("GetDstProps", "", len(dstVals), start)
+	}
+
+	start = time.Now()
+	out := newTable()
+	for _, c := range p.columns {
+		out.cols = append(out.cols, c.Name())
+	}
+	rc := &goRowContext{p: p, dst: dstVals}
+	rc.rowContext = rowContext{input: p.input, vars: p.r.vars}
+	for i := range rows {
+		rc.row = &rows[i]
+		if set.src != nil {
+			// One result row per input row its path started from.
+			for _, srcRow := range set.origins[rows[i].origin] {
+				rc.bindSource(set, srcRow)
+				if err := p.emit(rc, out); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if err := p.emit(rc, out); err != nil {
+			return nil, err
+		}
+	}
+	if p.stmt.Yield != nil && p.stmt.Yield.Distinct {
+		out.rows = distinctRows(out.rows)
+	}
+	record("Project", "", len(out.rows), start)
+	return out, nil
+}
+
+func mergeOrigins(have, add []string) []string {
+	for _, a := range add {
+		dup := false
+		for _, h := range have {
+			if h == a {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			have = append(have, a)
+		}
+	}
+	return have
+}
+
+func (p *goPlan) emit(rc *goRowContext, out *table) error {
+	ok, err := eval.Filter(rc, p.stmt.Where)
+	if err != nil {
+		return execErrorf("WHERE: %v", err)
+	}
+	if !ok {
+		return nil
+	}
+	row := make([]value.Value, len(p.columns))
+	for i, c := range p.columns {
+		if row[i], err = eval.Eval(rc, c.Expr); err != nil {
+			return execErrorf("YIELD %s: %v", c.Name(), err)
+		}
+	}
+	out.add(row...)
+	return nil
+}
+
+// fetchDst reads the $$ properties of every distinct destination.
+func (p *goPlan) fetchDst(ctx context.Context, rows []goRow) (map[string][]*commonpb.Value, error) {
+	parts := map[int32]*storagepb.VidList{}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		d := r.edge.Dst
+		if seen[string(d)] {
+			continue
+		}
+		seen[string(d)] = true
+		pt := p.vids.part(d)
+		if parts[pt] == nil {
+			parts[pt] = &storagepb.VidList{}
+		}
+		parts[pt].Vids = append(parts[pt].Vids, d)
+	}
+	req := &storagepb.GetPropsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, Props: p.dstProps}
+	res, err := p.r.x.storage.GetProps(ctx, req, parts, nil)
+	if err != nil {
+		return nil, storageError("GO fetching $$ properties", err)
+	}
+	out := make(map[string][]*commonpb.Value, len(res))
+	for _, row := range res {
+		out[string(row.Vid)] = row.Values
+	}
+	return out, nil
+}
+
+// goRowContext answers the expressions of one GO result row.
+type goRowContext struct {
+	rowContext
+	p   *goPlan
+	row *goRow
+	dst map[string][]*commonpb.Value
+}
+
+func (c *goRowContext) bindSource(set *startSet, srcRow int) {
+	if set.varName != "" {
+		c.varName, c.varRow = set.varName, set.src.rows[srcRow]
+		return
+	}
+	c.inputRow = set.src.rows[srcRow]
+}
+
+func (c *goRowContext) EdgeProp(edge, prop string) (value.Value, error) {
+	e := c.row.edge
+	abs := e.EdgeType
+	if abs < 0 {
+		abs = -abs
+	}
+	name := c.p.edgeNames[abs]
+	if edge != eval.AnyEdge && edge != name {
+		return value.Null(), nil // a property of another edge type of OVER
+	}
+	switch prop {
+	case eval.PropSrc, eval.PropDst:
+		// The edge's own stored endpoints: for an in-edge the vertex
+		// reached is its source.
+		src, dst := c.row.from, e.Dst
+		if e.EdgeType < 0 {
+			src, dst = e.Dst, c.row.from
+		}
+		if prop == eval.PropSrc {
+			return c.p.vids.decode(src), nil
+		}
+		return c.p.vids.decode(dst), nil
+	case eval.PropRank:
+		return value.Int(e.Rank), nil
+	case eval.PropType:
+		return value.Str(name), nil
+	}
+	i, ok := c.p.edgeIndex[edge+"."+prop]
+	if !ok || i >= len(e.Props) {
+		return value.Null(), fmt.Errorf("%s.%s was not fetched", edge, prop)
+	}
+	return value.FromProto(e.Props[i]), nil
+}
+
+func (c *goRowContext) SrcProp(tag, prop string) (value.Value, error) {
+	if tag == eval.AnyTag && prop == eval.PropVID {
+		return c.p.vids.decode(c.row.from), nil
+	}
+	i, ok := c.p.srcIndex[tag+"."+prop]
+	if !ok || i >= len(c.row.fromProps) {
+		return value.Null(), fmt.Errorf("$^.%s.%s was not fetched", tag, prop)
+	}
+	return value.FromProto(c.row.fromProps[i]), nil
+}
+
+func (c *goRowContext) DstProp(tag, prop string) (value.Value, error) {
+	if tag == eval.AnyTag && prop == eval.PropVID {
+		return c.p.vids.decode(c.row.edge.Dst), nil
+	}
+	i, ok := c.p.dstIndex[tag+"."+prop]
+	if !ok {
+		return value.Null(), fmt.Errorf("$$.%s.%s was not fetched", tag, prop)
+	}
+	vals, found := c.dst[string(c.row.edge.Dst)]
+	if !found || i >= len(vals) {
+		return value.Null(), nil // the destination has no vertex data
+	}
+	return value.FromProto(vals[i]), nil
+}
+
+// describe lists the plan's nodes for EXPLAIN, leaf first.
+func (p *goPlan) describe() []stageStat {
+	dir := "OUT"
+	switch p.stmt.Over.Direction {
+	case ast.Reversely:
+		dir = "IN"
+	case ast.Bidirect:
+		dir = "BOTH"
+	}
+	var names []string
+	for _, t := range p.edgeTypes {
+		abs := t
+		if abs < 0 {
+			abs = -abs
+		}
+		names = append(names, fmt.Sprintf("%s(%d)", p.edgeNames[abs], t))
+	}
+	nodes := []stageStat{{name: "Start", info: "from: " + p.stmt.From.String()}}
+	for step := 1; step <= p.stmt.Steps.Max; step++ {
+		info := fmt.Sprintf("step: %d, edges: [%s], direction: %s", step, strings.Join(names, ", "), dir)
+		if step < p.stmt.Steps.Min {
+			info += ", dstOnly: true"
+		} else {
+			info += fmt.Sprintf(", vertexProps: %s, edgeProps: %s", refsString(p.srcProps), refsString(p.edgeProps))
+		}
+		nodes = append(nodes, stageStat{name: "GetNeighbors", info: info})
+	}
+	if len(p.dstProps) > 0 {
+		nodes = append(nodes, stageStat{name: "GetDstProps", info: "props: " + refsString(p.dstProps)})
+	}
+	if p.stmt.Where != nil {
+		nodes = append(nodes, stageStat{name: "Filter", info: "condition: " + p.stmt.Where.String()})
+	}
+	var cols []string
+	for _, c := range p.columns {
+		cols = append(cols, c.String())
+	}
+	nodes = append(nodes, stageStat{name: "Project", info: "columns: [" + strings.Join(cols, ", ") + "]"})
+	if p.stmt.Yield != nil && p.stmt.Yield.Distinct {
+		nodes = append(nodes, stageStat{name: "Dedup"})
+	}
+	return nodes
+}
+
+func refsString(refs []*storagepb.PropRef) string {
+	parts := make([]string, len(refs))
+	for i, r := range refs {
+		parts[i] = fmt.Sprintf("%d.%s", r.SchemaId, r.Name)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

@@ -1,0 +1,228 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/eval"
+	"github.com/novagraph/novagraph/query/value"
+)
+
+// constant evaluates an expression that refers to no row.
+func constant(e ast.Expr) (value.Value, error) { return eval.Eval(nil, e) }
+
+// query runs a statement that produces rows. input is the table piped in
+// ($-), nil when there is none.
+func (r *runState) query(ctx context.Context, st ast.Statement, input *table) (*table, error) {
+	switch s := st.(type) {
+	case *ast.PipeStmt:
+		left, err := r.query(ctx, s.Left, input)
+		if err != nil {
+			return nil, err
+		}
+		return r.query(ctx, s.Right, left)
+	case *ast.GoStmt:
+		p, err := r.planGo(s, input)
+		if err != nil {
+			return nil, err
+		}
+		return p.run(ctx, nil)
+	case *ast.FetchVerticesStmt:
+		return r.fetchVertices(ctx, s, input)
+	case *ast.FetchEdgesStmt:
+		return r.fetchEdges(ctx, s, input)
+	case *ast.YieldStmt:
+		return r.yield(s, input)
+	}
+	return nil, at(st, "%s cannot be used here", stmtName(st))
+}
+
+// rowContext evaluates expressions over one row of an input table ($-) and
+// the session's variables ($var).
+type rowContext struct {
+	eval.Context
+	input    *table
+	inputRow []value.Value
+	vars     map[string]*table
+	varName  string        // the variable whose row varRow is, if any
+	varRow   []value.Value // set when rows come from a variable
+}
+
+func (c *rowContext) InputProp(col string) (value.Value, error) {
+	if c.input == nil {
+		return value.Null(), fmt.Errorf("$-.%s: no input is piped into this statement", col)
+	}
+	i := c.input.colIndex(col)
+	if i < 0 {
+		return value.Null(), fmt.Errorf("$-.%s: the input has no column %q (it has %v)", col, col, c.input.cols)
+	}
+	return c.inputRow[i], nil
+}
+
+func (c *rowContext) VarProp(v, col string) (value.Value, error) {
+	t, ok := c.vars[v]
+	if !ok {
+		return value.Null(), fmt.Errorf("$%s.%s: variable $%s is not defined", v, col, v)
+	}
+	i := t.colIndex(col)
+	if i < 0 {
+		return value.Null(), fmt.Errorf("$%s.%s: variable $%s has no column %q (it has %v)", v, col, v, col, t.cols)
+	}
+	if c.varName != v || c.varRow == nil {
+		return value.Null(), fmt.Errorf("$%s.%s can only be used in a statement that reads FROM $%s", v, col, v)
+	}
+	return c.varRow[i], nil
+}
+
+// checkRefs validates $-.col and $var.col references before anything runs.
+func (r *runState) checkRefs(n ast.Node, props *eval.Props, input *table) error {
+	for _, col := range props.Input {
+		if input == nil {
+			return at(n, "$-.%s: no input is piped into this statement", col)
+		}
+		if input.colIndex(col) < 0 {
+			return at(n, "$-.%s: the input has no column %q (it has %v)", col, col, input.cols)
+		}
+	}
+	for _, ref := range props.Var {
+		t, ok := r.vars[ref.Var]
+		if !ok {
+			return at(n, "variable $%s is not defined", ref.Var)
+		}
+		if t.colIndex(ref.Col) < 0 {
+			return at(n, "variable $%s has no column %q (it has %v)", ref.Var, ref.Col, t.cols)
+		}
+	}
+	return nil
+}
+
+// yield runs a standalone YIELD: once over constants, or once per input row.
+func (r *runState) yield(s *ast.YieldStmt, input *table) (*table, error) {
+	exprs := []ast.Expr{s.Where}
+	for _, c := range s.Yield.Columns {
+		exprs = append(exprs, c.Expr)
+	}
+	props := eval.CollectProps(exprs...)
+	if len(props.Edge)+len(props.Src)+len(props.Dst) > 0 {
+		return nil, at(s, "YIELD on its own cannot read edge or vertex properties")
+	}
+	if err := r.checkRefs(s, props, input); err != nil {
+		return nil, err
+	}
+	out := newTable()
+	for _, c := range s.Yield.Columns {
+		out.cols = append(out.cols, c.Name())
+	}
+	rows := [][]value.Value{nil}
+	if input != nil {
+		rows = input.rows
+	}
+	for _, in := range rows {
+		ctx := &rowContext{Context: constContext{}, input: input, inputRow: in, vars: r.vars}
+		ok, err := eval.Filter(ctx, s.Where)
+		if err != nil {
+			return nil, execErrorf("%v", err)
+		}
+		if !ok {
+			continue
+		}
+		row := make([]value.Value, len(s.Yield.Columns))
+		for i, c := range s.Yield.Columns {
+			if row[i], err = eval.Eval(ctx, c.Expr); err != nil {
+				return nil, execErrorf("%v", err)
+			}
+		}
+		out.add(row...)
+	}
+	if s.Yield.Distinct {
+		out.rows = distinctRows(out.rows)
+	}
+	return out, nil
+}
+
+// constContext rejects edge and vertex references (YIELD has none).
+type constContext struct{}
+
+func (constContext) EdgeProp(edge, prop string) (value.Value, error) {
+	return value.Null(), fmt.Errorf("%s.%s: no edge here", edge, prop)
+}
+func (constContext) SrcProp(tag, prop string) (value.Value, error) {
+	return value.Null(), fmt.Errorf("$^.%s.%s: no vertex here", tag, prop)
+}
+func (constContext) DstProp(tag, prop string) (value.Value, error) {
+	return value.Null(), fmt.Errorf("$$.%s.%s: no vertex here", tag, prop)
+}
+func (constContext) InputProp(col string) (value.Value, error) {
+	return value.Null(), fmt.Errorf("$-.%s: no input", col)
+}
+func (constContext) VarProp(v, col string) (value.Value, error) {
+	return value.Null(), fmt.Errorf("$%s.%s: no variable row", v, col)
+}
+
+// startVids evaluates a FROM / FETCH vertex source into the start vertices
+// and, for $-/$var sources, the table rows each start vertex came from.
+type startSet struct {
+	vids    [][]byte
+	origins map[string][]int // vid key → rows of src that produced it
+	src     *table           // the input or variable table, nil for literals
+	varName string
+}
+
+func (r *runState) startVids(vids vidCodec, from *ast.VertexSource, input *table) (*startSet, error) {
+	set := &startSet{}
+	seen := map[string]bool{}
+	add := func(b []byte) {
+		if !seen[string(b)] {
+			seen[string(b)] = true
+			set.vids = append(set.vids, b)
+		}
+	}
+	if from.Ref == nil {
+		for _, e := range from.VIDs {
+			v, err := constant(e)
+			if err != nil {
+				return nil, at(e, "%v", err)
+			}
+			b, err := vids.encode(v)
+			if err != nil {
+				return nil, at(e, "%v", err)
+			}
+			add(b)
+		}
+		return set, nil
+	}
+	var col string
+	switch ref := from.Ref.(type) {
+	case *ast.InputPropExpr:
+		if input == nil {
+			return nil, at(ref, "$-.%s: no input is piped into this statement", ref.Col)
+		}
+		set.src, col = input, ref.Col
+	case *ast.VarPropExpr:
+		t, ok := r.vars[ref.Var]
+		if !ok {
+			return nil, at(ref, "variable $%s is not defined", ref.Var)
+		}
+		set.src, col, set.varName = t, ref.Col, ref.Var
+	default:
+		return nil, at(from, "unsupported vertex source %s", from)
+	}
+	ci := set.src.colIndex(col)
+	if ci < 0 {
+		return nil, at(from.Ref, "%s: no column %q (columns are %v)", from.Ref, col, set.src.cols)
+	}
+	set.origins = map[string][]int{}
+	for i, row := range set.src.rows {
+		if row[ci].IsNull() {
+			continue
+		}
+		b, err := vids.encode(row[ci])
+		if err != nil {
+			return nil, at(from.Ref, "row %d: %v", i+1, err)
+		}
+		add(b)
+		set.origins[string(b)] = append(set.origins[string(b)], i)
+	}
+	return set, nil
+}
