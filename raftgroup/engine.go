@@ -68,6 +68,32 @@ type Engine struct {
 	done    chan struct{}
 	stopped atomic.Bool
 	failure error // set by the engine goroutine when a disk write failed
+
+	stats engineStats
+}
+
+// engineStats are cumulative counters, read by Stats.
+type engineStats struct {
+	rounds, batchWrites, syncs, groupsReady, entriesAppended, entriesApplied, messagesSent atomic.Uint64
+}
+
+// Stats is a snapshot of the engine's cumulative counters. GroupsReady per
+// round shows how many groups shared one batched write.
+type Stats struct {
+	Rounds, BatchWrites, Syncs, GroupsReady, EntriesAppended, EntriesApplied, MessagesSent uint64
+	Groups                                                                                 int
+}
+
+// Stats returns the engine's counters.
+func (e *Engine) Stats() Stats {
+	e.mu.Lock()
+	n := len(e.groups)
+	e.mu.Unlock()
+	return Stats{
+		Rounds: e.stats.rounds.Load(), BatchWrites: e.stats.batchWrites.Load(), Syncs: e.stats.syncs.Load(),
+		GroupsReady: e.stats.groupsReady.Load(), EntriesAppended: e.stats.entriesAppended.Load(),
+		EntriesApplied: e.stats.entriesApplied.Load(), MessagesSent: e.stats.messagesSent.Load(), Groups: n,
+	}
 }
 
 // NewEngine returns a stopped engine; call Start.
@@ -468,6 +494,8 @@ func (e *Engine) round(tick bool) error {
 	if len(readies) == 0 {
 		return nil
 	}
+	e.stats.rounds.Add(1)
+	e.stats.groupsReady.Add(uint64(len(readies)))
 
 	batches := map[*grocksdb.DB]*grocksdb.WriteBatch{}
 	mustSync := map[*grocksdb.DB]bool{}
@@ -497,6 +525,10 @@ func (e *Engine) round(tick bool) error {
 		if err := db.Write(opts, wb); err != nil {
 			return fmt.Errorf("writing raft round batch: %w", err)
 		}
+		e.stats.batchWrites.Add(1)
+		if mustSync[db] {
+			e.stats.syncs.Add(1)
+		}
 	}
 
 	var out []Envelope
@@ -516,6 +548,7 @@ func (e *Engine) round(tick bool) error {
 		}
 	}
 	if len(out) > 0 {
+		e.stats.messagesSent.Add(uint64(len(out)))
 		e.cfg.Transport.Send(out)
 	}
 	for _, r := range readies {
@@ -617,6 +650,7 @@ func (e *Engine) persistReady(wb *grocksdb.WriteBatch, r *readyGroup) error {
 			return err
 		}
 	}
+	e.stats.entriesAppended.Add(uint64(len(rd.Entries)))
 	r.applied = g.applied
 	for _, ent := range rd.CommittedEntries {
 		idx := ent.GetIndex()
@@ -649,6 +683,7 @@ func (e *Engine) persistReady(wb *grocksdb.WriteBatch, r *readyGroup) error {
 		r.applied = idx
 	}
 	if r.applied != g.applied {
+		e.stats.entriesApplied.Add(r.applied - g.applied)
 		putApplied(wb, g.id, r.applied)
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/linxGnu/grocksdb"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
 	metaclient "github.com/novagraph/novagraph/metad/client"
@@ -36,6 +37,7 @@ type Config struct {
 	RaftTick          time.Duration // default 100ms
 	HeartbeatInterval time.Duration // default 1s
 	Logger            *slog.Logger
+	Registry          prometheus.Registerer // optional: where metrics go
 }
 
 // Server is one storaged.
@@ -51,6 +53,8 @@ type Server struct {
 	transport *raftgroup.GRPCTransport
 	grpc      *grpc.Server
 	lis       net.Listener
+
+	metrics *metrics
 
 	mu      sync.Mutex
 	groupDB map[raftgroup.GroupID]*grocksdb.DB
@@ -71,7 +75,15 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, groupDB: map[raftgroup.GroupID]*grocksdb.DB{}, healthy: errors.New("starting")}
+	s := &Server{cfg: cfg, log: cfg.Logger, groupDB: map[raftgroup.GroupID]*grocksdb.DB{}, healthy: errors.New("starting"), metrics: newMetrics()}
+	if cfg.Registry != nil {
+		s.metrics.register(cfg.Registry, func() *raftgroup.Engine {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.engine
+		})
+	}
+	return s
 }
 
 // Start opens the data paths, registers with metad and serves. It returns
@@ -112,17 +124,20 @@ func (s *Server) Start(ctx context.Context) error {
 	s.transport = raftgroup.NewGRPCTransport(storeID, func(id uint64) (string, bool) {
 		return s.meta.Catalog().HostAddr(id)
 	}, s.log)
-	s.engine = raftgroup.NewEngine(raftgroup.Config{
+	engine := raftgroup.NewEngine(raftgroup.Config{
 		StoreID:      storeID,
 		TickInterval: s.cfg.RaftTick,
 		Transport:    s.transport,
 		Applier:      applier{},
 		Logger:       s.log,
 	})
-	s.transport.SetEngine(s.engine)
-	s.engine.Start()
+	s.mu.Lock()
+	s.engine = engine
+	s.mu.Unlock()
+	s.transport.SetEngine(engine)
+	engine.Start()
 
-	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64 << 20))
+	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor))
 	storagepb.RegisterStorageServiceServer(s.grpc, &service{srv: s})
 	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, s.engine, s.log))
 	go func() {

@@ -41,19 +41,20 @@ func run(args []string) error {
 	ctx, stop := daemon.SignalContext()
 	defer stop()
 
+	reg := daemon.NewRegistry()
 	srv := storaged.New(storaged.Config{
 		ListenAddr: *addr,
 		DataPaths:  splitList(*dataPaths),
 		MetaAddrs:  splitList(*metaAddrs),
 		RaftTick:   *raftTick,
 		Logger:     log,
+		Registry:   reg,
 	})
 	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if err := srv.Start(startCtx); err != nil {
 		return err
 	}
-	reg := daemon.NewRegistry()
 	status, err := daemon.StartStatusServer(*httpAddr, reg, srv.Healthy, log)
 	if err != nil {
 		srv.Stop()

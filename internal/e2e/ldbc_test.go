@@ -35,7 +35,7 @@ type knows struct {
 	creationDate int64
 }
 
-func readPipeCSV(t *testing.T, path string, fn func(fields []string)) {
+func readPipeCSV(t testing.TB, path string, fn func(fields []string)) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -57,7 +57,7 @@ func readPipeCSV(t *testing.T, path string, fn func(fields []string)) {
 	}
 }
 
-func loadLDBC(t *testing.T) ([]person, []knows) {
+func loadLDBC(t testing.TB) ([]person, []knows) {
 	t.Helper()
 	dir := filepath.Join(dataDir, "ldbc-sf0.1")
 	if _, err := os.Stat(dir); err != nil {
@@ -82,7 +82,7 @@ func loadLDBC(t *testing.T) ([]person, []knows) {
 	return persons, edges
 }
 
-func exec(t *testing.T, s *client.Session, stmt string) *client.ResultSet {
+func exec(t testing.TB, s *client.Session, stmt string) *client.ResultSet {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -104,7 +104,7 @@ func quote(s string) string { return strconv.Quote(s) }
 
 // insertLDBC loads persons and knows (both directions, as the data README
 // asks) through nGQL, in batches.
-func insertLDBC(t *testing.T, s *client.Session, persons []person, edges []knows) {
+func insertLDBC(t testing.TB, s *client.Session, persons []person, edges []knows) {
 	t.Helper()
 	const batch = 300
 	for i := 0; i < len(persons); i += batch {

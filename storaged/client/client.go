@@ -21,9 +21,14 @@ import (
 	"github.com/novagraph/novagraph/proto/storagepb"
 )
 
-// maxAttempts bounds the rounds spent chasing leaders for one call. With
-// the backoff below this covers a few election timeouts.
-const maxAttempts = 12
+// retryBudget bounds the time one call spends chasing leaders: several
+// election timeouts (1–2 s each at the default tick), so a call rides out a
+// failover instead of failing it to the user. The caller's deadline still
+// wins when it is shorter.
+const (
+	retryBudget = 15 * time.Second
+	maxBackoff  = 500 * time.Millisecond
+)
 
 // PartError is a partition that failed after the client's retries.
 type PartError struct {
@@ -125,15 +130,19 @@ type hostCall func(ctx context.Context, cli storagepb.StorageServiceClient, part
 // retries the partitions that report a leader change or an unreachable host.
 func (c *Client) fanOut(ctx context.Context, space int32, parts []int32, call hostCall) error {
 	remaining := parts
+	deadline := time.Now().Add(retryBudget)
 	for attempt := 0; len(remaining) > 0; attempt++ {
 		if attempt > 0 {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("storage request: partitions %v still without a reachable leader after %v (%d attempts)", remaining, retryBudget, attempt)
+			}
 			c.mu.Lock()
 			c.retries += int64(len(remaining))
 			c.mu.Unlock()
 			select {
 			case <-ctx.Done():
 				return fmt.Errorf("storage request for %d partitions: %w", len(remaining), ctx.Err())
-			case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+			case <-time.After(min(time.Duration(attempt)*50*time.Millisecond, maxBackoff)):
 			}
 		}
 		snap := c.meta.Catalog()
@@ -167,9 +176,6 @@ func (c *Client) fanOut(ctx context.Context, space int32, parts []int32, call ho
 			return fatal
 		}
 		remaining = retry
-		if len(remaining) > 0 && attempt+1 >= maxAttempts {
-			return fmt.Errorf("storage request: partitions %v still without a reachable leader after %d attempts", remaining, maxAttempts)
-		}
 	}
 	return nil
 }

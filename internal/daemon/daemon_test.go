@@ -1,0 +1,62 @@
+package daemon
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func newFlags() (*flag.FlagSet, *string, *int) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:1", "")
+	n := fs.Int("n", 1, "")
+	return fs, addr, n
+}
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestConfigFileAndFlagPrecedence(t *testing.T) {
+	p := writeConfig(t, "addr: 10.0.0.1:9\nn: 5\n")
+	fs, addr, n := newFlags()
+	if _, err := ParseFlags(fs, []string{"--config", p, "--n", "7"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if *addr != "10.0.0.1:9" {
+		t.Fatalf("addr from config: %q", *addr)
+	}
+	if *n != 7 {
+		t.Fatalf("command-line flag must win over the config file: n = %d", *n)
+	}
+}
+
+func TestConfigErrorsNameTheProblem(t *testing.T) {
+	cases := []struct{ config, want string }{
+		{"nope: 1\n", `unknown key "nope"`},
+		{"n: abc\n", `key "n"`},
+		{"addr: [\n", "c.yaml"},
+	}
+	for _, c := range cases {
+		fs, _, _ := newFlags()
+		_, err := ParseFlags(fs, []string{"--config", writeConfig(t, c.config)}, "test")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("config %q: err %v, want it to mention %q", c.config, err, c.want)
+		}
+	}
+	fs, _, _ := newFlags()
+	if _, err := ParseFlags(fs, []string{"stray"}, "test"); err == nil || !strings.Contains(err.Error(), "stray") {
+		t.Fatalf("stray argument: %v", err)
+	}
+	fs, _, _ = newFlags()
+	if _, err := ParseFlags(fs, []string{"--log-level", "loud"}, "test"); err == nil || !strings.Contains(err.Error(), "loud") {
+		t.Fatalf("bad log level: %v", err)
+	}
+}

@@ -1,0 +1,80 @@
+package storaged
+
+import (
+	"context"
+	"path"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+
+	"github.com/novagraph/novagraph/proto/storagepb"
+
+	"github.com/novagraph/novagraph/raftgroup"
+)
+
+// metrics are storaged's Prometheus series.
+type metrics struct {
+	rpcs        *prometheus.CounterVec // by method
+	failedParts *prometheus.CounterVec // by method and code
+	latency     *prometheus.HistogramVec
+}
+
+func newMetrics() *metrics {
+	return &metrics{
+		rpcs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "novagraph_storaged_rpcs_total", Help: "StorageService calls, by method.",
+		}, []string{"method"}),
+		failedParts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "novagraph_storaged_failed_parts_total", Help: "Partitions that failed in a StorageService call, by method and code.",
+		}, []string{"method", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "novagraph_storaged_rpc_seconds", Help: "StorageService call latency, by method.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
+		}, []string{"method"}),
+	}
+}
+
+// register adds the service metrics and the raft engine's counters to reg.
+func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.Engine) {
+	reg.MustRegister(m.rpcs, m.failedParts, m.latency)
+	counter := func(name, help string, get func(raftgroup.Stats) uint64) {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 {
+			if e := engine(); e != nil {
+				return float64(get(e.Stats()))
+			}
+			return 0
+		}))
+	}
+	counter("novagraph_raft_rounds_total", "Engine rounds that wrote at least one group.", func(s raftgroup.Stats) uint64 { return s.Rounds })
+	counter("novagraph_raft_batch_writes_total", "RocksDB write batches written by the raft engine.", func(s raftgroup.Stats) uint64 { return s.BatchWrites })
+	counter("novagraph_raft_syncs_total", "Synced raft batch writes.", func(s raftgroup.Stats) uint64 { return s.Syncs })
+	counter("novagraph_raft_group_readies_total", "Group Readies handled; divided by rounds, the groups sharing one write.", func(s raftgroup.Stats) uint64 { return s.GroupsReady })
+	counter("novagraph_raft_entries_appended_total", "Raft log entries appended.", func(s raftgroup.Stats) uint64 { return s.EntriesAppended })
+	counter("novagraph_raft_entries_applied_total", "Raft log entries applied.", func(s raftgroup.Stats) uint64 { return s.EntriesApplied })
+	counter("novagraph_raft_messages_sent_total", "Raft messages handed to the transport.", func(s raftgroup.Stats) uint64 { return s.MessagesSent })
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "novagraph_raft_groups", Help: "Raft groups (partition replicas) hosted."}, func() float64 {
+		if e := engine(); e != nil {
+			return float64(e.Stats().Groups)
+		}
+		return 0
+	}))
+}
+
+// interceptor counts StorageService calls and the partitions that failed in
+// them (a call succeeds at the RPC level even when some partitions fail).
+func (m *metrics) interceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	method := path.Base(info.FullMethod)
+	start := time.Now()
+	resp, err := handler(ctx, req)
+	m.rpcs.WithLabelValues(method).Inc()
+	m.latency.WithLabelValues(method).Observe(time.Since(start).Seconds())
+	if r, ok := resp.(interface {
+		GetFailedParts() []*storagepb.PartResult
+	}); ok {
+		for _, f := range r.GetFailedParts() {
+			m.failedParts.WithLabelValues(method, f.GetCode().String()).Inc()
+		}
+	}
+	return resp, err
+}
