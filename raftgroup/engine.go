@@ -48,6 +48,10 @@ type Config struct {
 	Transport      Transport
 	Applier        Applier
 	Logger         *slog.Logger
+	// SeparateWrites writes each group's Ready in a batch and sync of its
+	// own instead of one per round. It exists only so benchmarks can show
+	// what the shared write buys; never set it in production.
+	SeparateWrites bool
 }
 
 // Engine drives every raft group of one store. See doc.go for the round.
@@ -497,38 +501,8 @@ func (e *Engine) round(tick bool) error {
 	e.stats.rounds.Add(1)
 	e.stats.groupsReady.Add(uint64(len(readies)))
 
-	batches := map[*grocksdb.DB]*grocksdb.WriteBatch{}
-	mustSync := map[*grocksdb.DB]bool{}
-	defer func() {
-		for _, wb := range batches {
-			wb.Destroy()
-		}
-	}()
-	for _, r := range readies {
-		wb := batches[r.g.db]
-		if wb == nil {
-			wb = grocksdb.NewWriteBatch()
-			batches[r.g.db] = wb
-		}
-		if err := e.persistReady(wb, r); err != nil {
-			return err
-		}
-		if r.rd.MustSync {
-			mustSync[r.g.db] = true
-		}
-	}
-	for db, wb := range batches {
-		opts := e.writeOpts
-		if mustSync[db] {
-			opts = e.syncOpts
-		}
-		if err := db.Write(opts, wb); err != nil {
-			return fmt.Errorf("writing raft round batch: %w", err)
-		}
-		e.stats.batchWrites.Add(1)
-		if mustSync[db] {
-			e.stats.syncs.Add(1)
-		}
+	if err := e.writeReadies(readies); err != nil {
+		return err
 	}
 
 	var out []Envelope
@@ -561,6 +535,49 @@ func (e *Engine) round(tick bool) error {
 			case e.wake <- struct{}{}:
 			default:
 			}
+		}
+	}
+	return nil
+}
+
+// writeReadies persists the round's Readies: one batch and at most one
+// sync per RocksDB instance, whatever the number of groups.
+func (e *Engine) writeReadies(readies []*readyGroup) error {
+	type dbBatch struct {
+		db   *grocksdb.DB
+		wb   *grocksdb.WriteBatch
+		sync bool
+	}
+	var batches []*dbBatch
+	byDB := map[*grocksdb.DB]*dbBatch{}
+	defer func() {
+		for _, b := range batches {
+			b.wb.Destroy()
+		}
+	}()
+	for _, r := range readies {
+		b := byDB[r.g.db]
+		if b == nil || e.cfg.SeparateWrites {
+			b = &dbBatch{db: r.g.db, wb: grocksdb.NewWriteBatch()}
+			batches = append(batches, b)
+			byDB[r.g.db] = b
+		}
+		if err := e.persistReady(b.wb, r); err != nil {
+			return err
+		}
+		b.sync = b.sync || r.rd.MustSync
+	}
+	for _, b := range batches {
+		opts := e.writeOpts
+		if b.sync {
+			opts = e.syncOpts
+		}
+		if err := b.db.Write(opts, b.wb); err != nil {
+			return fmt.Errorf("writing raft round batch: %w", err)
+		}
+		e.stats.batchWrites.Add(1)
+		if b.sync {
+			e.stats.syncs.Add(1)
 		}
 	}
 	return nil

@@ -22,9 +22,16 @@ const (
 	// tolerates loss, so a full queue drops (and reports the peer
 	// unreachable) rather than blocking the engine round.
 	peerQueueSize = 4096
-	// maxBatch is the most messages sent in one MessageBatch.
-	maxBatch = 512
+	// defaultMaxBatch is the most messages sent in one MessageBatch.
+	defaultMaxBatch = 512
 )
+
+// TransportOptions tune a GRPCTransport.
+type TransportOptions struct {
+	// MaxBatch is the most messages per stream send (default 512). 1 turns
+	// batching off; only benchmarks do that, to show what batching buys.
+	MaxBatch int
+}
 
 // Resolver maps a store id to the address of its storaged.
 type Resolver func(storeID uint64) (addr string, ok bool)
@@ -32,9 +39,10 @@ type Resolver func(storeID uint64) (addr string, ok bool)
 // GRPCTransport sends raft messages over one long-lived gRPC stream per
 // destination store, batching the messages of every group bound there.
 type GRPCTransport struct {
-	storeID uint64
-	resolve Resolver
-	log     *slog.Logger
+	storeID  uint64
+	maxBatch int
+	resolve  Resolver
+	log      *slog.Logger
 
 	mu     sync.Mutex
 	engine *Engine
@@ -46,13 +54,17 @@ type GRPCTransport struct {
 
 // NewGRPCTransport returns a transport for the store storeID. Attach the
 // engine with SetEngine before it sends anything.
-func NewGRPCTransport(storeID uint64, resolve Resolver, log *slog.Logger) *GRPCTransport {
+func NewGRPCTransport(storeID uint64, resolve Resolver, log *slog.Logger, opts TransportOptions) *GRPCTransport {
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = defaultMaxBatch
+	}
 	return &GRPCTransport{
-		storeID: storeID,
-		resolve: resolve,
-		log:     log.With("component", "raft-transport"),
-		peers:   map[uint64]*peer{},
-		stop:    make(chan struct{}),
+		storeID:  storeID,
+		maxBatch: opts.MaxBatch,
+		resolve:  resolve,
+		log:      log.With("component", "raft-transport"),
+		peers:    map[uint64]*peer{},
+		stop:     make(chan struct{}),
 	}
 }
 
@@ -179,7 +191,7 @@ func (t *GRPCTransport) stream(p *peer) error {
 		return fmt.Errorf("opening raft stream to store %d at %s: %w", p.to, addr, err)
 	}
 	batch := &raftmsgpb.MessageBatch{FromStore: t.storeID, ToStore: p.to}
-	groups := make([]GroupID, 0, maxBatch)
+	groups := make([]GroupID, 0, t.maxBatch)
 	for {
 		var first *queued
 		select {
@@ -191,7 +203,7 @@ func (t *GRPCTransport) stream(p *peer) error {
 		batch.Messages = append(batch.Messages[:0], first.msg)
 		groups = append(groups[:0], first.group)
 	fill:
-		for len(batch.Messages) < maxBatch {
+		for len(batch.Messages) < t.maxBatch {
 			select {
 			case q := <-p.queue:
 				batch.Messages = append(batch.Messages, q.msg)

@@ -38,6 +38,9 @@ type Config struct {
 	HeartbeatInterval time.Duration // default 1s
 	Logger            *slog.Logger
 	Registry          prometheus.Registerer // optional: where metrics go
+	// WrapTransport, if set, wraps the raft transport: fault-injection tests
+	// use it to drop, delay, reorder and partition raft messages.
+	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
 }
 
 // Server is one storaged.
@@ -123,11 +126,15 @@ func (s *Server) Start(ctx context.Context) error {
 
 	s.transport = raftgroup.NewGRPCTransport(storeID, func(id uint64) (string, bool) {
 		return s.meta.Catalog().HostAddr(id)
-	}, s.log)
+	}, s.log, raftgroup.TransportOptions{})
+	var transport raftgroup.Transport = s.transport
+	if s.cfg.WrapTransport != nil {
+		transport = s.cfg.WrapTransport(storeID, transport)
+	}
 	engine := raftgroup.NewEngine(raftgroup.Config{
 		StoreID:      storeID,
 		TickInterval: s.cfg.RaftTick,
-		Transport:    s.transport,
+		Transport:    transport,
 		Applier:      applier{},
 		Logger:       s.log,
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/graphd"
 	"github.com/novagraph/novagraph/metad"
+	"github.com/novagraph/novagraph/raftgroup"
 	"github.com/novagraph/novagraph/storaged"
 )
 
@@ -25,6 +26,7 @@ const Password = "nova"
 // Cluster is an in-process cluster.
 type Cluster struct {
 	t      testing.TB
+	opts   Options
 	tick   time.Duration
 	dir    string
 	log    *slog.Logger
@@ -45,6 +47,8 @@ type Store struct {
 type Options struct {
 	Stores   int
 	RaftTick time.Duration // default 50ms: elections after 0.5–1s
+	// WrapTransport wraps each store's raft transport (fault injection).
+	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
 }
 
 // Start brings up a cluster and waits until every store is online.
@@ -58,7 +62,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 	if os.Getenv("NOVAGRAPH_TEST_LOG") != "" {
 		level = slog.LevelDebug
 	}
-	c := &Cluster{t: t, tick: opts.RaftTick, dir: dir, log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))}
+	c := &Cluster{t: t, opts: opts, tick: opts.RaftTick, dir: dir, log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))}
 	t.Cleanup(c.Close)
 
 	c.Meta = metad.New(metad.Config{
@@ -98,7 +102,7 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 	s := c.Stores[i]
 	srv := storaged.New(storaged.Config{
 		ListenAddr: s.addr, DataPaths: []string{s.dataDir}, MetaAddrs: []string{c.Meta.Addr()},
-		RaftTick: tick, HeartbeatInterval: 200 * time.Millisecond,
+		RaftTick: tick, HeartbeatInterval: 200 * time.Millisecond, WrapTransport: c.opts.WrapTransport,
 		Logger: c.log.With("daemon", "storaged", "slot", i),
 	})
 	if err := srv.Start(ctx); err != nil {
@@ -147,6 +151,9 @@ func (c *Cluster) waitOnline(ctx context.Context, n int) {
 	}
 	c.t.Fatalf("cluster: %d stores did not come online", n)
 }
+
+// MetaAddr is metad's address (for storage clients built by tests).
+func (c *Cluster) MetaAddr() string { return c.Meta.Addr() }
 
 // Session opens a root session on graphd.
 func (c *Cluster) Session() *client.Session {
