@@ -256,7 +256,8 @@ func ParseRaftLogKey(key []byte) (space, part int32, index uint64, err error) {
 //	0      8    space | part
 //	8      1    KindRaftState (0x11)
 //	9      1    0x01 hard state, 0x02 applied index, 0x03 conf state,
-//	            0x04 truncated log state (RaftTruncatedKey, key_raft_truncated.go)
+//	            0x04 truncated log state (RaftTruncatedKey, key_raft_more.go)
+//	            0x05 snapshot ingest pending (RaftSnapshotApplyKey, key_raft_more.go)
 //
 // The applied index is written in the same WriteBatch as the data it applied,
 // so after a crash it says exactly which entries the data reflects.

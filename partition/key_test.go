@@ -39,6 +39,7 @@ func TestKeyLayouts(t *testing.T) {
 		{"RaftAppliedKey", RaftAppliedKey(1, 2), "00000001 00000002 11 02"},
 		{"RaftConfStateKey", RaftConfStateKey(1, 2), "00000001 00000002 11 03"},
 		{"RaftTruncatedKey", RaftTruncatedKey(1, 2), "00000001 00000002 11 04"},
+		{"RaftSnapshotApplyKey", RaftSnapshotApplyKey(1, 2), "00000001 00000002 11 05"},
 	} {
 		if got, want := hex.EncodeToString(tc.key), strings.ReplaceAll(tc.want, " ", ""); got != want {
 			t.Errorf("%s = %s, want %s", tc.name, got, want)
@@ -171,6 +172,7 @@ func allKeys(rng *rand.Rand, space, part int32) (data, raft [][]byte) {
 		RaftAppliedKey(space, part),
 		RaftConfStateKey(space, part),
 		RaftTruncatedKey(space, part),
+		RaftSnapshotApplyKey(space, part),
 	}
 	return data, raft
 }

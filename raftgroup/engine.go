@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,8 @@ import (
 	"go.etcd.io/raft/v3"
 	rpb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/novagraph/novagraph/partition"
 )
 
 // Applier is the replicated state machine. Apply adds the effects of one
@@ -48,6 +51,16 @@ type Config struct {
 	Transport      Transport
 	Applier        Applier
 	Logger         *slog.Logger
+	// SnapshotTransport streams snapshots to followers that fell behind the
+	// truncated log. Without one, such followers cannot catch up.
+	SnapshotTransport SnapshotTransport
+	// MaxLogEntries triggers log truncation: once a group has applied this
+	// many entries past its truncation point, the log is cut back to
+	// LogCatchUpEntries entries behind the applied index, so followers that
+	// are only a little behind still catch up from the log. Defaults 10000
+	// and 2000; MaxLogEntries < 0 disables truncation.
+	MaxLogEntries     int
+	LogCatchUpEntries int
 	// SeparateWrites writes each group's Ready in a batch and sync of its
 	// own instead of one per round. It exists only so benchmarks can show
 	// what the shared write buys; never set it in production.
@@ -114,6 +127,15 @@ func NewEngine(cfg Config) *Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.MaxLogEntries == 0 {
+		cfg.MaxLogEntries = 10000
+	}
+	if cfg.LogCatchUpEntries == 0 {
+		cfg.LogCatchUpEntries = 2000
+	}
+	if cfg.LogCatchUpEntries < 0 {
+		cfg.LogCatchUpEntries = 0
+	}
 	e := &Engine{
 		cfg:       cfg,
 		log:       cfg.Logger.With("store", cfg.StoreID),
@@ -155,6 +177,9 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 	e.mu.Unlock()
 	if exists {
 		return nil
+	}
+	if err := repairSnapshot(db, id, e.syncOpts); err != nil {
+		return err
 	}
 	st, found, err := loadState(db, id)
 	if err != nil {
@@ -211,9 +236,12 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 		store:       store,
 		lastIndex:   lastIndex,
 		applied:     st.applied,
+		truncIdx:    st.truncIdx,
 		pending:     map[uint64]*proposal{},
 		readsFlight: map[string]*readBatch{},
+		incoming:    map[uint64]incomingSnapshot{},
 	}
+	store.snapshot = g.makeSnapshot
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, exists := e.groups[id]; exists {
@@ -461,6 +489,9 @@ type readyGroup struct {
 	results map[uint64]error // proposal id → apply result
 	wasLead bool
 	newLast uint64
+	// compactTo, if set, is where the in-memory log is truncated after the
+	// write that removed the same entries from RocksDB.
+	compactTo uint64
 }
 
 // round is one pass of the loop described in doc.go.
@@ -501,6 +532,13 @@ func (e *Engine) round(tick bool) error {
 	e.stats.rounds.Add(1)
 	e.stats.groupsReady.Add(uint64(len(readies)))
 
+	for _, r := range readies {
+		if !raft.IsEmptySnap(r.rd.Snapshot) {
+			if err := e.persistSnapshot(r); err != nil {
+				return err
+			}
+		}
+	}
 	if err := e.writeReadies(readies); err != nil {
 		return err
 	}
@@ -512,14 +550,13 @@ func (e *Engine) round(tick bool) error {
 		}
 		for _, m := range r.rd.Messages {
 			if m.GetType() == rpb.MessageType_MsgSnap {
-				// Logs are never truncated below what every replica has
-				// (doc.go), so no follower can need a snapshot yet.
-				e.log.Error("raft wants to send a snapshot, which this version does not support", "group", r.g.id, "to", m.GetTo())
-				r.g.rn.ReportSnapshot(m.GetTo(), raft.SnapshotFailure)
+				e.sendSnapshot(r.g, m)
 				continue
 			}
 			out = append(out, Envelope{Group: r.g.id, Msg: m})
 		}
+		r.g.releaseOutgoing()
+		r.g.dropStaleIncoming()
 	}
 	if len(out) > 0 {
 		e.stats.messagesSent.Add(uint64(len(out)))
@@ -583,15 +620,41 @@ func (e *Engine) writeReadies(readies []*readyGroup) error {
 	return nil
 }
 
+// sendSnapshot hands a MsgSnap and the RocksDB snapshot taken for it to the
+// snapshot transport.
+func (e *Engine) sendSnapshot(g *group, m *rpb.Message) {
+	idx := m.GetSnapshot().GetMetadata().GetIndex()
+	snap, ok := g.outgoing[idx]
+	if !ok || e.cfg.SnapshotTransport == nil {
+		e.log.Warn("cannot send snapshot", "group", g.id, "to", m.GetTo(), "index", idx, "have_transport", e.cfg.SnapshotTransport != nil)
+		g.rn.ReportSnapshot(m.GetTo(), raft.SnapshotFailure)
+		return
+	}
+	delete(g.outgoing, idx)
+	lower, upper := partition.DataRange(g.id.Space, g.id.Part)
+	e.cfg.SnapshotTransport.SendSnapshot(&SnapshotData{Group: g.id, DB: g.db, Snap: snap, Lower: lower, Upper: upper, Msg: m, engine: e})
+}
+
 // drainMailbox feeds a group's mailbox into its RawNode. It returns true if
 // the group was removed.
 func (e *Engine) drainMailbox(g *group) bool {
 	g.box.mu.Lock()
 	msgs, props, reads := g.box.messages, g.box.proposals, g.box.reads
 	unreachable, transfers, removed := g.box.unreachable, g.box.transfers, g.box.removed
+	snaps, reports := g.box.snapshots, g.box.snapshotReports
 	g.box.messages, g.box.proposals, g.box.reads = nil, nil, nil
 	g.box.unreachable, g.box.transfers = nil, nil
+	g.box.snapshots, g.box.snapshotReports = nil, nil
 	g.box.mu.Unlock()
+	for _, in := range snaps {
+		if old, ok := g.incoming[in.index]; ok && old.path != "" && old.path != in.path {
+			_ = os.Remove(old.path)
+		}
+		g.incoming[in.index] = in
+	}
+	for _, rep := range reports {
+		g.rn.ReportSnapshot(rep.to, rep.status)
+	}
 
 	if removed != nil {
 		err := fmt.Errorf("%s: %w", g.id, ErrGroupNotFound)
@@ -652,9 +715,6 @@ func (e *Engine) drainMailbox(g *group) bool {
 // index.
 func (e *Engine) persistReady(wb *grocksdb.WriteBatch, r *readyGroup) error {
 	g, rd := r.g, r.rd
-	if !raft.IsEmptySnap(rd.Snapshot) {
-		return fmt.Errorf("%s: received a snapshot, which this version does not support", g.id)
-	}
 	if err := appendEntries(wb, g.id, rd.Entries, g.lastIndex); err != nil {
 		return err
 	}
@@ -703,6 +763,32 @@ func (e *Engine) persistReady(wb *grocksdb.WriteBatch, r *readyGroup) error {
 		e.stats.entriesApplied.Add(r.applied - g.applied)
 		putApplied(wb, g.id, r.applied)
 	}
+	return e.truncateLog(wb, r)
+}
+
+// truncateLog cuts the log back once it grew MaxLogEntries past the
+// truncation point. Only entries already durable (and so in the in-memory
+// mirror, whose term lookup we need) and applied are cut.
+func (e *Engine) truncateLog(wb *grocksdb.WriteBatch, r *readyGroup) error {
+	g := r.g
+	if e.cfg.MaxLogEntries < 0 || r.applied < g.truncIdx+uint64(e.cfg.MaxLogEntries) {
+		return nil
+	}
+	upTo := min(r.applied, g.lastIndex)
+	if upTo <= g.truncIdx+uint64(e.cfg.LogCatchUpEntries) {
+		return nil
+	}
+	compactTo := upTo - uint64(e.cfg.LogCatchUpEntries)
+	if compactTo <= g.truncIdx {
+		return nil
+	}
+	term, err := g.store.Term(compactTo)
+	if err != nil {
+		return fmt.Errorf("%s: term of truncation point %d: %w", g.id, compactTo, err)
+	}
+	wb.DeleteRange(partition.RaftLogKey(g.id.Space, g.id.Part, g.truncIdx+1), partition.RaftLogKey(g.id.Space, g.id.Part, compactTo+1))
+	putTruncated(wb, g.id, compactTo, term)
+	r.compactTo = compactTo
 	return nil
 }
 
@@ -738,6 +824,12 @@ func (e *Engine) afterWrite(r *readyGroup) error {
 	}
 	g.lastIndex = r.newLast
 	g.applied = r.applied
+	if r.compactTo > g.truncIdx {
+		if err := g.store.Compact(r.compactTo); err != nil && !errors.Is(err, raft.ErrCompacted) {
+			return fmt.Errorf("%s: truncating in-memory log: %w", g.id, err)
+		}
+		g.truncIdx = r.compactTo
+	}
 	for pid, err := range r.results {
 		if p, ok := g.pending[pid]; ok {
 			p.done <- err

@@ -61,6 +61,7 @@ type testStore struct {
 	dir    string
 	db     *grocksdb.DB
 	engine *Engine
+	tweak  func(*Config) // adjusts the engine config before each start
 }
 
 func openTestDB(t *testing.T, dir string) *grocksdb.DB {
@@ -78,7 +79,11 @@ func openTestDB(t *testing.T, dir string) *grocksdb.DB {
 func (s *testStore) start(t *testing.T, net *memNetwork, groups []GroupID, voters []uint64) {
 	t.Helper()
 	s.db = openTestDB(t, s.dir)
-	s.engine = NewEngine(Config{StoreID: s.id, TickInterval: 10 * time.Millisecond, Transport: memTransport{net, s.id}, Applier: kvApplier{}})
+	cfg := Config{StoreID: s.id, TickInterval: 10 * time.Millisecond, Transport: memTransport{net, s.id}, Applier: kvApplier{}}
+	if s.tweak != nil {
+		s.tweak(&cfg)
+	}
+	s.engine = NewEngine(cfg)
 	for _, g := range groups {
 		if err := s.engine.AddGroup(g, s.db, voters); err != nil {
 			t.Fatal(err)

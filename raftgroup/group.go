@@ -47,13 +47,15 @@ func (b *readBatch) finish(err error) {
 // mailbox is the only part of a group that goroutines other than the engine
 // touch; everything it holds is handed to the engine at the next round.
 type mailbox struct {
-	mu          sync.Mutex
-	messages    []*rpb.Message
-	proposals   []*proposal
-	reads       []*readRequest
-	unreachable []uint64
-	transfers   []uint64
-	removed     chan struct{} // set by RemoveGroup: the engine drops the group and closes it
+	mu              sync.Mutex
+	messages        []*rpb.Message
+	proposals       []*proposal
+	reads           []*readRequest
+	unreachable     []uint64
+	transfers       []uint64
+	snapshots       []incomingSnapshot // received snapshot files, with their MsgSnap in messages
+	snapshotReports []snapshotReport
+	removed         chan struct{} // set by RemoveGroup: the engine drops the group and closes it
 }
 
 // group is one replica. Fields below the mailbox are owned by the engine
@@ -68,7 +70,11 @@ type group struct {
 	store     *logStore
 	lastIndex uint64 // last log index durable in RocksDB
 	applied   uint64 // last applied index durable in RocksDB
+	truncIdx  uint64 // last index removed from the log
 	isLeader  bool
+
+	outgoing map[uint64]*grocksdb.Snapshot // RocksDB snapshots taken for raft this round, by index
+	incoming map[uint64]incomingSnapshot   // received snapshot files waiting for raft, by index
 
 	pending     map[uint64]*proposal  // proposals this leader accepted, by id
 	readsFlight map[string]*readBatch // ReadIndex requests sent to raft, by request context

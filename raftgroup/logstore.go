@@ -25,7 +25,13 @@ const (
 type logStore struct {
 	*raft.MemoryStorage
 	confState *rpb.ConfState
+	snapshot  func() (*rpb.Snapshot, error) // the group's makeSnapshot
 }
+
+// Snapshot returns a snapshot at the applied index (see snapshot.go), not
+// MemoryStorage's, which only ever holds the truncated state it was built
+// from.
+func (s *logStore) Snapshot() (*rpb.Snapshot, error) { return s.snapshot() }
 
 func (s *logStore) InitialState() (*rpb.HardState, *rpb.ConfState, error) {
 	hs, _, err := s.MemoryStorage.InitialState()
@@ -162,10 +168,7 @@ func writeBootstrap(wb *grocksdb.WriteBatch, id GroupID, st persistedState) erro
 		return err
 	}
 	putApplied(wb, id, st.applied)
-	var trunc [16]byte
-	binary.BigEndian.PutUint64(trunc[:8], st.truncIdx)
-	binary.BigEndian.PutUint64(trunc[8:], st.truncTerm)
-	wb.Put(partition.RaftTruncatedKey(id.Space, id.Part), trunc[:])
+	putTruncated(wb, id, st.truncIdx, st.truncTerm)
 	wb.Put(partition.DataVersionKey(id.Space, id.Part), binary.BigEndian.AppendUint32(nil, partition.DataFormatVersion))
 	return nil
 }

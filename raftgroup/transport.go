@@ -44,12 +44,13 @@ type GRPCTransport struct {
 	resolve  Resolver
 	log      *slog.Logger
 
-	mu     sync.Mutex
-	engine *Engine
-	peers  map[uint64]*peer
-	closed bool
-	stop   chan struct{}
-	wg     sync.WaitGroup
+	mu        sync.Mutex
+	engine    *Engine
+	snapSlots chan struct{} // bounds concurrent snapshot sends
+	peers     map[uint64]*peer
+	closed    bool
+	stop      chan struct{}
+	wg        sync.WaitGroup
 }
 
 // NewGRPCTransport returns a transport for the store storeID. Attach the

@@ -38,6 +38,9 @@ type Config struct {
 	HeartbeatInterval time.Duration // default 1s
 	Logger            *slog.Logger
 	Registry          prometheus.Registerer // optional: where metrics go
+	// MaxLogEntries and LogCatchUpEntries set raft log truncation (see
+	// raftgroup.Config); zero means the engine's defaults.
+	MaxLogEntries, LogCatchUpEntries int
 	// WrapTransport, if set, wraps the raft transport: fault-injection tests
 	// use it to drop, delay, reorder and partition raft messages.
 	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
@@ -132,11 +135,14 @@ func (s *Server) Start(ctx context.Context) error {
 		transport = s.cfg.WrapTransport(storeID, transport)
 	}
 	engine := raftgroup.NewEngine(raftgroup.Config{
-		StoreID:      storeID,
-		TickInterval: s.cfg.RaftTick,
-		Transport:    transport,
-		Applier:      applier{},
-		Logger:       s.log,
+		StoreID:           storeID,
+		TickInterval:      s.cfg.RaftTick,
+		Transport:         transport,
+		SnapshotTransport: s.transport,
+		MaxLogEntries:     s.cfg.MaxLogEntries,
+		LogCatchUpEntries: s.cfg.LogCatchUpEntries,
+		Applier:           applier{},
+		Logger:            s.log,
 	})
 	s.mu.Lock()
 	s.engine = engine
@@ -146,7 +152,20 @@ func (s *Server) Start(ctx context.Context) error {
 
 	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor))
 	storagepb.RegisterStorageServiceServer(s.grpc, &service{srv: s})
-	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, s.engine, s.log))
+	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, engine, s.log))
+	// Received snapshots are staged next to the first data path's RocksDB,
+	// so ingesting them there is a move.
+	snaps, err := raftgroup.NewSnapshotServer(storeID, engine, filepath.Join(s.cfg.DataPaths[0], "snapshots"), s.log)
+	if err != nil {
+		s.grpc.Stop()
+		lis.Close()
+		s.transport.Close()
+		engine.Stop()
+		s.meta.Close()
+		s.closeDBs()
+		return err
+	}
+	raftmsgpb.RegisterRaftSnapshotServiceServer(s.grpc, snaps)
 	go func() {
 		if err := s.grpc.Serve(lis); err != nil {
 			s.log.Error("grpc server stopped", "err", err)

@@ -31,6 +31,8 @@ func run(args []string) error {
 	dataPaths := fs.String("data-path", "data/storage", "comma-separated data paths, one RocksDB instance each (one per disk)")
 	metaAddrs := fs.String("meta-addrs", "127.0.0.1:9559", "comma-separated metad addresses")
 	raftTick := fs.Duration("raft-tick", 100*time.Millisecond, "raft tick interval (election timeout is 10 ticks)")
+	maxLog := fs.Int("raft-max-log-entries", 10000, "truncate a partition's raft log once it holds this many applied entries (-1: never)")
+	catchUp := fs.Int("raft-log-catchup-entries", 2000, "entries kept behind the applied index when truncating, so slightly lagging followers catch up without a snapshot")
 	log, err := daemon.ParseFlags(fs, args, "storaged")
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -43,12 +45,13 @@ func run(args []string) error {
 
 	reg := daemon.NewRegistry()
 	srv := storaged.New(storaged.Config{
-		ListenAddr: *addr,
-		DataPaths:  splitList(*dataPaths),
-		MetaAddrs:  splitList(*metaAddrs),
-		RaftTick:   *raftTick,
-		Logger:     log,
-		Registry:   reg,
+		ListenAddr:    *addr,
+		DataPaths:     splitList(*dataPaths),
+		MetaAddrs:     splitList(*metaAddrs),
+		RaftTick:      *raftTick,
+		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp,
+		Logger:   log,
+		Registry: reg,
 	})
 	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

@@ -47,6 +47,9 @@ type Store struct {
 type Options struct {
 	Stores   int
 	RaftTick time.Duration // default 50ms: elections after 0.5–1s
+	// MaxLogEntries and LogCatchUpEntries set raft log truncation; tests
+	// set them small so restarted stores catch up by snapshot.
+	MaxLogEntries, LogCatchUpEntries int
 	// WrapTransport wraps each store's raft transport (fault injection).
 	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
 }
@@ -103,6 +106,7 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 	srv := storaged.New(storaged.Config{
 		ListenAddr: s.addr, DataPaths: []string{s.dataDir}, MetaAddrs: []string{c.Meta.Addr()},
 		RaftTick: tick, HeartbeatInterval: 200 * time.Millisecond, WrapTransport: c.opts.WrapTransport,
+		MaxLogEntries: c.opts.MaxLogEntries, LogCatchUpEntries: c.opts.LogCatchUpEntries,
 		Logger: c.log.With("daemon", "storaged", "slot", i),
 	})
 	if err := srv.Start(ctx); err != nil {

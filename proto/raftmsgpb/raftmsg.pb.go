@@ -180,6 +180,155 @@ func (*BatchAck) Descriptor() ([]byte, []int) {
 	return file_novagraph_raftmsg_proto_rawDescGZIP(), []int{2}
 }
 
+// SnapshotChunk is one message of a snapshot stream. The first chunk carries
+// the header; every chunk may carry key-value pairs of the partition's data
+// range in ascending key order; the last one has done set. A snapshot goes
+// on its own stream so a large transfer never delays heartbeats and appends
+// on the batched message stream.
+type SnapshotChunk struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Header        *SnapshotHeader        `protobuf:"bytes,1,opt,name=header,proto3" json:"header,omitempty"`
+	Keys          [][]byte               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`
+	Values        [][]byte               `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"` // parallel to keys
+	Done          bool                   `protobuf:"varint,4,opt,name=done,proto3" json:"done,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SnapshotChunk) Reset() {
+	*x = SnapshotChunk{}
+	mi := &file_novagraph_raftmsg_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotChunk) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotChunk) ProtoMessage() {}
+
+func (x *SnapshotChunk) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_raftmsg_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotChunk.ProtoReflect.Descriptor instead.
+func (*SnapshotChunk) Descriptor() ([]byte, []int) {
+	return file_novagraph_raftmsg_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SnapshotChunk) GetHeader() *SnapshotHeader {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+func (x *SnapshotChunk) GetKeys() [][]byte {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+func (x *SnapshotChunk) GetValues() [][]byte {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *SnapshotChunk) GetDone() bool {
+	if x != nil {
+		return x.Done
+	}
+	return false
+}
+
+type SnapshotHeader struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FromStore     uint64                 `protobuf:"varint,1,opt,name=from_store,json=fromStore,proto3" json:"from_store,omitempty"`
+	ToStore       uint64                 `protobuf:"varint,2,opt,name=to_store,json=toStore,proto3" json:"to_store,omitempty"`
+	SpaceId       int32                  `protobuf:"varint,3,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,4,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	Message       []byte                 `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"` // the marshalled raftpb.Message of type MsgSnap
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SnapshotHeader) Reset() {
+	*x = SnapshotHeader{}
+	mi := &file_novagraph_raftmsg_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotHeader) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotHeader) ProtoMessage() {}
+
+func (x *SnapshotHeader) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_raftmsg_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotHeader.ProtoReflect.Descriptor instead.
+func (*SnapshotHeader) Descriptor() ([]byte, []int) {
+	return file_novagraph_raftmsg_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *SnapshotHeader) GetFromStore() uint64 {
+	if x != nil {
+		return x.FromStore
+	}
+	return 0
+}
+
+func (x *SnapshotHeader) GetToStore() uint64 {
+	if x != nil {
+		return x.ToStore
+	}
+	return 0
+}
+
+func (x *SnapshotHeader) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *SnapshotHeader) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *SnapshotHeader) GetMessage() []byte {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
 var File_novagraph_raftmsg_proto protoreflect.FileDescriptor
 
 const file_novagraph_raftmsg_proto_rawDesc = "" +
@@ -195,9 +344,23 @@ const file_novagraph_raftmsg_proto_rawDesc = "" +
 	"\bto_store\x18\x02 \x01(\x04R\atoStore\x128\n" +
 	"\bmessages\x18\x03 \x03(\v2\x1c.novagraph.raft.GroupMessageR\bmessages\"\n" +
 	"\n" +
-	"\bBatchAck2O\n" +
+	"\bBatchAck\"\x87\x01\n" +
+	"\rSnapshotChunk\x126\n" +
+	"\x06header\x18\x01 \x01(\v2\x1e.novagraph.raft.SnapshotHeaderR\x06header\x12\x12\n" +
+	"\x04keys\x18\x02 \x03(\fR\x04keys\x12\x16\n" +
+	"\x06values\x18\x03 \x03(\fR\x06values\x12\x12\n" +
+	"\x04done\x18\x04 \x01(\bR\x04done\"\x98\x01\n" +
+	"\x0eSnapshotHeader\x12\x1d\n" +
+	"\n" +
+	"from_store\x18\x01 \x01(\x04R\tfromStore\x12\x19\n" +
+	"\bto_store\x18\x02 \x01(\x04R\atoStore\x12\x19\n" +
+	"\bspace_id\x18\x03 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x04 \x01(\x05R\x06partId\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\fR\amessage2O\n" +
 	"\vRaftService\x12@\n" +
-	"\x04Send\x12\x1c.novagraph.raft.MessageBatch\x1a\x18.novagraph.raft.BatchAck(\x01B0Z.github.com/novagraph/novagraph/proto/raftmsgpbb\x06proto3"
+	"\x04Send\x12\x1c.novagraph.raft.MessageBatch\x1a\x18.novagraph.raft.BatchAck(\x012\\\n" +
+	"\x13RaftSnapshotService\x12E\n" +
+	"\bSnapshot\x12\x1d.novagraph.raft.SnapshotChunk\x1a\x18.novagraph.raft.BatchAck(\x01B0Z.github.com/novagraph/novagraph/proto/raftmsgpbb\x06proto3"
 
 var (
 	file_novagraph_raftmsg_proto_rawDescOnce sync.Once
@@ -211,21 +374,26 @@ func file_novagraph_raftmsg_proto_rawDescGZIP() []byte {
 	return file_novagraph_raftmsg_proto_rawDescData
 }
 
-var file_novagraph_raftmsg_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_novagraph_raftmsg_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_novagraph_raftmsg_proto_goTypes = []any{
-	(*GroupMessage)(nil), // 0: novagraph.raft.GroupMessage
-	(*MessageBatch)(nil), // 1: novagraph.raft.MessageBatch
-	(*BatchAck)(nil),     // 2: novagraph.raft.BatchAck
+	(*GroupMessage)(nil),   // 0: novagraph.raft.GroupMessage
+	(*MessageBatch)(nil),   // 1: novagraph.raft.MessageBatch
+	(*BatchAck)(nil),       // 2: novagraph.raft.BatchAck
+	(*SnapshotChunk)(nil),  // 3: novagraph.raft.SnapshotChunk
+	(*SnapshotHeader)(nil), // 4: novagraph.raft.SnapshotHeader
 }
 var file_novagraph_raftmsg_proto_depIdxs = []int32{
 	0, // 0: novagraph.raft.MessageBatch.messages:type_name -> novagraph.raft.GroupMessage
-	1, // 1: novagraph.raft.RaftService.Send:input_type -> novagraph.raft.MessageBatch
-	2, // 2: novagraph.raft.RaftService.Send:output_type -> novagraph.raft.BatchAck
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	4, // 1: novagraph.raft.SnapshotChunk.header:type_name -> novagraph.raft.SnapshotHeader
+	1, // 2: novagraph.raft.RaftService.Send:input_type -> novagraph.raft.MessageBatch
+	3, // 3: novagraph.raft.RaftSnapshotService.Snapshot:input_type -> novagraph.raft.SnapshotChunk
+	2, // 4: novagraph.raft.RaftService.Send:output_type -> novagraph.raft.BatchAck
+	2, // 5: novagraph.raft.RaftSnapshotService.Snapshot:output_type -> novagraph.raft.BatchAck
+	4, // [4:6] is the sub-list for method output_type
+	2, // [2:4] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_raftmsg_proto_init() }
@@ -239,9 +407,9 @@ func file_novagraph_raftmsg_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_raftmsg_proto_rawDesc), len(file_novagraph_raftmsg_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   5,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_novagraph_raftmsg_proto_goTypes,
 		DependencyIndexes: file_novagraph_raftmsg_proto_depIdxs,

@@ -115,3 +115,98 @@ var RaftService_ServiceDesc = grpc.ServiceDesc{
 	},
 	Metadata: "novagraph/raftmsg.proto",
 }
+
+const (
+	RaftSnapshotService_Snapshot_FullMethodName = "/novagraph.raft.RaftSnapshotService/Snapshot"
+)
+
+// RaftSnapshotServiceClient is the client API for RaftSnapshotService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+type RaftSnapshotServiceClient interface {
+	Snapshot(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SnapshotChunk, BatchAck], error)
+}
+
+type raftSnapshotServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewRaftSnapshotServiceClient(cc grpc.ClientConnInterface) RaftSnapshotServiceClient {
+	return &raftSnapshotServiceClient{cc}
+}
+
+func (c *raftSnapshotServiceClient) Snapshot(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SnapshotChunk, BatchAck], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &RaftSnapshotService_ServiceDesc.Streams[0], RaftSnapshotService_Snapshot_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[SnapshotChunk, BatchAck]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type RaftSnapshotService_SnapshotClient = grpc.ClientStreamingClient[SnapshotChunk, BatchAck]
+
+// RaftSnapshotServiceServer is the server API for RaftSnapshotService service.
+// All implementations must embed UnimplementedRaftSnapshotServiceServer
+// for forward compatibility.
+type RaftSnapshotServiceServer interface {
+	Snapshot(grpc.ClientStreamingServer[SnapshotChunk, BatchAck]) error
+	mustEmbedUnimplementedRaftSnapshotServiceServer()
+}
+
+// UnimplementedRaftSnapshotServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedRaftSnapshotServiceServer struct{}
+
+func (UnimplementedRaftSnapshotServiceServer) Snapshot(grpc.ClientStreamingServer[SnapshotChunk, BatchAck]) error {
+	return status.Errorf(codes.Unimplemented, "method Snapshot not implemented")
+}
+func (UnimplementedRaftSnapshotServiceServer) mustEmbedUnimplementedRaftSnapshotServiceServer() {}
+func (UnimplementedRaftSnapshotServiceServer) testEmbeddedByValue()                             {}
+
+// UnsafeRaftSnapshotServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to RaftSnapshotServiceServer will
+// result in compilation errors.
+type UnsafeRaftSnapshotServiceServer interface {
+	mustEmbedUnimplementedRaftSnapshotServiceServer()
+}
+
+func RegisterRaftSnapshotServiceServer(s grpc.ServiceRegistrar, srv RaftSnapshotServiceServer) {
+	// If the following call pancis, it indicates UnimplementedRaftSnapshotServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&RaftSnapshotService_ServiceDesc, srv)
+}
+
+func _RaftSnapshotService_Snapshot_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(RaftSnapshotServiceServer).Snapshot(&grpc.GenericServerStream[SnapshotChunk, BatchAck]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type RaftSnapshotService_SnapshotServer = grpc.ClientStreamingServer[SnapshotChunk, BatchAck]
+
+// RaftSnapshotService_ServiceDesc is the grpc.ServiceDesc for RaftSnapshotService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var RaftSnapshotService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "novagraph.raft.RaftSnapshotService",
+	HandlerType: (*RaftSnapshotServiceServer)(nil),
+	Methods:     []grpc.MethodDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Snapshot",
+			Handler:       _RaftSnapshotService_Snapshot_Handler,
+			ClientStreams: true,
+		},
+	},
+	Metadata: "novagraph/raftmsg.proto",
+}

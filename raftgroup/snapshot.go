@@ -1,0 +1,244 @@
+package raftgroup
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/linxGnu/grocksdb"
+	"go.etcd.io/raft/v3"
+	rpb "go.etcd.io/raft/v3/raftpb"
+
+	"github.com/novagraph/novagraph/partition"
+)
+
+// Snapshots.
+//
+// A snapshot of a partition is its data range as of the applied index. The
+// leader does not keep snapshots around: when raft asks for one (a follower
+// fell behind the truncated log), the engine takes a RocksDB snapshot at
+// that moment, on the engine goroutine, before the round writes anything,
+// so the data is exactly the state at g.applied. The SnapshotTransport
+// streams the range from it on a separate stream and reports the outcome.
+//
+// The follower's receiver writes the stream into an SST file, then hands
+// the MsgSnap and the file to the engine. When raft emits the snapshot in a
+// Ready, the engine (1) writes, synced, the new raft state, a range deletion
+// of the old data and the raft log, and a marker naming the file; (2)
+// ingests the file; (3) clears the marker. A crash between (1) and (3) is
+// repaired on restart by redoing (2) from the marker, before the group
+// serves anything; redoing it is idempotent.
+
+// SnapshotData is a partition's data range at one applied index, read from a
+// RocksDB snapshot. The transport must call Release exactly once when it is
+// done with it.
+type SnapshotData struct {
+	Group  GroupID
+	DB     *grocksdb.DB
+	Snap   *grocksdb.Snapshot
+	Lower  []byte // inclusive
+	Upper  []byte // exclusive
+	Msg    *rpb.Message
+	engine *Engine
+}
+
+// Release frees the RocksDB snapshot and reports to raft whether the
+// follower received it.
+func (d *SnapshotData) Release(ok bool) {
+	d.DB.ReleaseSnapshot(d.Snap)
+	status := raft.SnapshotFailure
+	if ok {
+		status = raft.SnapshotFinish
+	}
+	d.engine.reportSnapshot(d.Group, d.Msg.GetTo(), status)
+}
+
+// SnapshotTransport streams snapshots to other stores. SendSnapshot must not
+// block; it owns data from then on.
+type SnapshotTransport interface {
+	SendSnapshot(data *SnapshotData)
+}
+
+// makeSnapshot is the logStore's Snapshot: metadata at the applied index
+// and a RocksDB snapshot of the data as of it. Called by raft on the engine
+// goroutine.
+func (g *group) makeSnapshot() (*rpb.Snapshot, error) {
+	term, err := g.store.Term(g.applied)
+	if err != nil {
+		return nil, raft.ErrSnapshotTemporarilyUnavailable
+	}
+	if g.outgoing == nil {
+		g.outgoing = map[uint64]*grocksdb.Snapshot{}
+	}
+	if _, ok := g.outgoing[g.applied]; !ok {
+		g.outgoing[g.applied] = g.db.NewSnapshot()
+	}
+	return &rpb.Snapshot{Metadata: &rpb.SnapshotMetadata{
+		Index: new(g.applied), Term: new(term), ConfState: g.store.confState,
+	}}, nil
+}
+
+// releaseOutgoing frees RocksDB snapshots that no message took.
+func (g *group) releaseOutgoing() {
+	for idx, s := range g.outgoing {
+		g.db.ReleaseSnapshot(s)
+		delete(g.outgoing, idx)
+	}
+}
+
+// incomingSnapshot is a received snapshot's data file, waiting for raft.
+type incomingSnapshot struct {
+	index uint64
+	path  string // "" when the partition had no data
+}
+
+// persistSnapshot installs a snapshot Ready'd by raft: the durable state
+// change with the marker, the ingest, then the marker's removal. It runs
+// before the round's shared batch, so entries that follow the snapshot in
+// the same Ready are applied after its data.
+func (e *Engine) persistSnapshot(r *readyGroup) error {
+	g, snap := r.g, r.rd.Snapshot
+	meta := snap.GetMetadata()
+	idx := meta.GetIndex()
+	in, ok := g.incoming[idx]
+	if !ok {
+		return fmt.Errorf("%s: raft installed snapshot %d but no data was received for it", g.id, idx)
+	}
+	delete(g.incoming, idx)
+
+	wb := grocksdb.NewWriteBatch()
+	defer wb.Destroy()
+	lower, upper := partition.DataRange(g.id.Space, g.id.Part)
+	wb.DeleteRange(lower, upper)
+	logPrefix := partition.KindPrefix(g.id.Space, g.id.Part, partition.KindRaftLog)
+	wb.DeleteRange(logPrefix, partition.PrefixEnd(logPrefix))
+	hs := r.rd.HardState
+	if raft.IsEmptyHardState(hs) {
+		prev, _, _ := g.store.InitialState()
+		hs = prev
+	}
+	if err := putHardState(wb, g.id, hs); err != nil {
+		return err
+	}
+	if err := putConfState(wb, g.id, meta.GetConfState()); err != nil {
+		return err
+	}
+	putApplied(wb, g.id, idx)
+	putTruncated(wb, g.id, idx, meta.GetTerm())
+	wb.Put(partition.RaftSnapshotApplyKey(g.id.Space, g.id.Part), []byte(in.path))
+	if err := g.db.Write(e.syncOpts, wb); err != nil {
+		return fmt.Errorf("%s: writing snapshot %d state: %w", g.id, idx, err)
+	}
+	if err := finishSnapshotIngest(g.db, g.id, in.path, e.syncOpts); err != nil {
+		return err
+	}
+	if err := g.store.ApplySnapshot(snap); err != nil && !errors.Is(err, raft.ErrSnapOutOfDate) {
+		return fmt.Errorf("%s: installing snapshot %d in memory: %w", g.id, idx, err)
+	}
+	g.store.confState = meta.GetConfState()
+	g.lastIndex, g.applied, g.truncIdx = idx, idx, idx
+	return nil
+}
+
+// finishSnapshotIngest ingests a received snapshot file into the cleared
+// range and removes the marker. It is also the restart repair: the range is
+// cleared again first, so repeating it after a crash changes nothing.
+func finishSnapshotIngest(db *grocksdb.DB, id GroupID, path string, sync *grocksdb.WriteOptions) error {
+	if path != "" {
+		if _, err := os.Stat(path); err == nil {
+			lower, upper := partition.DataRange(id.Space, id.Part)
+			wb := grocksdb.NewWriteBatch()
+			wb.DeleteRange(lower, upper)
+			err := db.Write(sync, wb)
+			wb.Destroy()
+			if err != nil {
+				return fmt.Errorf("%s: clearing range before ingest: %w", id, err)
+			}
+			opts := grocksdb.NewDefaultIngestExternalFileOptions()
+			opts.SetMoveFiles(true)
+			err = db.IngestExternalFile([]string{path}, opts)
+			opts.Destroy()
+			if err != nil {
+				return fmt.Errorf("%s: ingesting snapshot file %s: %w", id, path, err)
+			}
+			_ = os.Remove(path)
+		}
+		// A missing file was ingested (moved) before a crash.
+	}
+	wb := grocksdb.NewWriteBatch()
+	defer wb.Destroy()
+	wb.Delete(partition.RaftSnapshotApplyKey(id.Space, id.Part))
+	if err := db.Write(sync, wb); err != nil {
+		return fmt.Errorf("%s: clearing snapshot marker: %w", id, err)
+	}
+	return nil
+}
+
+// repairSnapshot finishes an interrupted snapshot install found at open.
+func repairSnapshot(db *grocksdb.DB, id GroupID, sync *grocksdb.WriteOptions) error {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	v, err := db.GetBytes(ro, partition.RaftSnapshotApplyKey(id.Space, id.Part))
+	if err != nil {
+		return fmt.Errorf("%s: reading snapshot marker: %w", id, err)
+	}
+	if v == nil {
+		return nil
+	}
+	return finishSnapshotIngest(db, id, string(v), sync)
+}
+
+func putTruncated(wb *grocksdb.WriteBatch, id GroupID, index, term uint64) {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], index)
+	binary.BigEndian.PutUint64(b[8:], term)
+	wb.Put(partition.RaftTruncatedKey(id.Space, id.Part), b[:])
+}
+
+// StepSnapshot hands a received MsgSnap to its group together with the SST
+// file holding its data ("" if the partition was empty). The engine owns
+// the file from then on.
+func (e *Engine) StepSnapshot(id GroupID, m *rpb.Message, path string) error {
+	g := e.group(id)
+	if g == nil {
+		if path != "" {
+			_ = os.Remove(path)
+		}
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
+	g.box.mu.Lock()
+	g.box.snapshots = append(g.box.snapshots, incomingSnapshot{index: m.GetSnapshot().GetMetadata().GetIndex(), path: path})
+	g.box.messages = append(g.box.messages, m)
+	g.box.mu.Unlock()
+	e.activate(id)
+	return nil
+}
+
+func (e *Engine) reportSnapshot(id GroupID, to uint64, status raft.SnapshotStatus) {
+	g := e.group(id)
+	if g == nil {
+		return
+	}
+	g.box.mu.Lock()
+	g.box.snapshotReports = append(g.box.snapshotReports, snapshotReport{to: to, status: status})
+	g.box.mu.Unlock()
+	e.activate(id)
+}
+
+type snapshotReport struct {
+	to     uint64
+	status raft.SnapshotStatus
+}
+
+// dropStaleIncoming removes received snapshot files raft will not install.
+func (g *group) dropStaleIncoming() {
+	for idx, in := range g.incoming {
+		if idx <= g.applied {
+			if in.path != "" {
+				_ = os.Remove(in.path)
+			}
+			delete(g.incoming, idx)
+		}
+	}
+}
