@@ -242,6 +242,7 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 		incoming:    map[uint64]incomingSnapshot{},
 	}
 	store.snapshot = g.makeSnapshot
+	g.conf.Store(st.confState)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, exists := e.groups[id]; exists {
@@ -641,7 +642,8 @@ func (e *Engine) drainMailbox(g *group) bool {
 	g.box.mu.Lock()
 	msgs, props, reads := g.box.messages, g.box.proposals, g.box.reads
 	unreachable, transfers, removed := g.box.unreachable, g.box.transfers, g.box.removed
-	snaps, reports := g.box.snapshots, g.box.snapshotReports
+	snaps, reports, inspections := g.box.snapshots, g.box.snapshotReports, g.box.inspections
+	g.box.inspections = nil
 	g.box.messages, g.box.proposals, g.box.reads = nil, nil, nil
 	g.box.unreachable, g.box.transfers = nil, nil
 	g.box.snapshots, g.box.snapshotReports = nil, nil
@@ -654,6 +656,9 @@ func (e *Engine) drainMailbox(g *group) bool {
 	}
 	for _, rep := range reports {
 		g.rn.ReportSnapshot(rep.to, rep.status)
+	}
+	for _, fn := range inspections {
+		fn(g)
 	}
 
 	if removed != nil {
@@ -689,7 +694,13 @@ func (e *Engine) drainMailbox(g *group) bool {
 			p.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
 			continue
 		}
-		if err := g.rn.Propose(p.data); err != nil {
+		var err error
+		if p.cc != nil {
+			err = g.rn.ProposeConfChange(p.cc)
+		} else {
+			err = g.rn.Propose(p.data)
+		}
+		if err != nil {
 			p.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
 			continue
 		}
@@ -756,6 +767,15 @@ func (e *Engine) persistReady(wb *grocksdb.WriteBatch, r *readyGroup) error {
 				return err
 			}
 			g.store.confState = cs
+			g.conf.Store(cs)
+			if pid, ok := confChangeContext(cc); ok {
+				if _, mine := g.pending[pid]; mine {
+					if r.results == nil {
+						r.results = map[uint64]error{}
+					}
+					r.results[pid] = nil
+				}
+			}
 		}
 		r.applied = idx
 	}

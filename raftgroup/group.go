@@ -23,7 +23,8 @@ func (g GroupID) String() string { return fmt.Sprintf("space %d part %d", g.Spac
 // or the reason it never will.
 type proposal struct {
 	id   uint64
-	data []byte // proposal id (8 bytes, big-endian) | command
+	data []byte            // proposal id (8 bytes, big-endian) | command
+	cc   *rpb.ConfChangeV2 // set for a membership change; Context holds the id
 	done chan error
 }
 
@@ -55,7 +56,8 @@ type mailbox struct {
 	transfers       []uint64
 	snapshots       []incomingSnapshot // received snapshot files, with their MsgSnap in messages
 	snapshotReports []snapshotReport
-	removed         chan struct{} // set by RemoveGroup: the engine drops the group and closes it
+	inspections     []func(*group) // run on the engine goroutine (Status)
+	removed         chan struct{}  // set by RemoveGroup: the engine drops the group and closes it
 }
 
 // group is one replica. Fields below the mailbox are owned by the engine
@@ -83,6 +85,7 @@ type group struct {
 
 	leader atomic.Uint64 // store id of the known leader, 0 if none
 	term   atomic.Uint64
+	conf   atomic.Pointer[rpb.ConfState] // applied configuration
 }
 
 // failWaiters ends every pending proposal and read with err. Called when

@@ -137,6 +137,7 @@ func (e *Engine) persistSnapshot(r *readyGroup) error {
 		return fmt.Errorf("%s: installing snapshot %d in memory: %w", g.id, idx, err)
 	}
 	g.store.confState = meta.GetConfState()
+	g.conf.Store(meta.GetConfState())
 	g.lastIndex, g.applied, g.truncIdx = idx, idx, idx
 	return nil
 }

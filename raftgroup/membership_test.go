@@ -1,0 +1,131 @@
+package raftgroup
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// Move a replica: store 4 joins empty as a learner, catches up (by
+// snapshot: the log was truncated), is promoted; store 1 is removed after
+// leadership moves off it; the group keeps committing without store 1.
+func TestMoveReplica(t *testing.T) {
+	net := newMemNetwork()
+	g := GroupID{6, 1}
+	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
+	stores := make([]*testStore, 4)
+	for i := range stores {
+		id := uint64(i + 1)
+		snaps.dirs[id] = t.TempDir()
+		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) {
+			c.SnapshotTransport = snaps
+			c.MaxLogEntries, c.LogCatchUpEntries = 20, 5
+		}}
+		voters := []uint64{1, 2, 3}
+		if id == 4 {
+			voters = nil // joins empty
+		}
+		stores[i].start(t, net, []GroupID{g}, voters)
+	}
+	defer func() {
+		for _, s := range stores {
+			if s.engine != nil {
+				s.stop(net)
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for k := uint64(0); k < 100; k++ {
+		if err := propose(ctx, stores, g, k, fmt.Sprintf("v%d", k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, _ := stores[3].engine.Members(g); len(m.Voters)+len(m.Learners) != 0 {
+		t.Fatalf("an empty joiner must know no members yet, has %+v", m)
+	}
+	leader := leaderOf(stores, g)
+	if err := leader.engine.AddReplica(ctx, g, 4); err != nil {
+		t.Fatalf("AddReplica: %v", err)
+	}
+	if got := stores[3].read(t, g, 99); got != "v99" {
+		t.Fatalf("new replica after catch-up: key 99 = %q", got)
+	}
+	// Remove store 1; if it leads, hand leadership to store 2 first.
+	leader = leaderOf(stores, g)
+	if leader.id == 1 {
+		if err := leader.engine.TransferLeadership(ctx, g, 2); err != nil {
+			t.Fatal(err)
+		}
+		for ctx.Err() == nil {
+			if leader = leaderOf(stores, g); leader != nil && leader.id != 1 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if err := leader.engine.RemoveReplica(ctx, g, 1); err != nil {
+		t.Fatalf("RemoveReplica: %v", err)
+	}
+	stores[0].stop(net)
+	stores[0].engine = nil
+	for k := uint64(100); k < 120; k++ {
+		if err := propose(ctx, stores, g, k, fmt.Sprintf("v%d", k)); err != nil {
+			t.Fatalf("propose %d after the move: %v", k, err)
+		}
+	}
+	want := []uint64{2, 3, 4}
+	for _, s := range stores[1:] {
+		for ctx.Err() == nil && s.read(t, g, 119) != "v119" {
+			time.Sleep(10 * time.Millisecond)
+		}
+		m, _ := s.engine.Members(g)
+		if !slices.Equal(m.Voters, want) || len(m.Learners) != 0 {
+			t.Fatalf("store %d: members %+v, want voters %v", s.id, m, want)
+		}
+		for k := uint64(0); k < 120; k++ {
+			if got := s.read(t, g, k); got != fmt.Sprintf("v%d", k) {
+				t.Fatalf("store %d key %d = %q", s.id, k, got)
+			}
+		}
+	}
+}
+
+func TestTransferLeadership(t *testing.T) {
+	net := newMemNetwork()
+	g := GroupID{8, 1}
+	stores := make([]*testStore, 3)
+	for i := range stores {
+		stores[i] = &testStore{id: uint64(i + 1), dir: t.TempDir()}
+		stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
+		defer stores[i].stop(net)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := propose(ctx, stores, g, 1, "x"); err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range []uint64{3, 2, 1} {
+		l := leaderOf(stores, g)
+		if l.id == to {
+			continue
+		}
+		if err := l.engine.TransferLeadership(ctx, g, to); err != nil {
+			t.Fatalf("transfer %d→%d: %v", l.id, to, err)
+		}
+		for ctx.Err() == nil {
+			if nl := leaderOf(stores, g); nl != nil && nl.id == to {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if nl := leaderOf(stores, g); nl == nil || nl.id != to {
+			t.Fatalf("leadership did not reach store %d", to)
+		}
+	}
+	if err := leaderOf(stores, g).engine.RemoveReplica(ctx, g, 1); err == nil {
+		t.Fatal("removing the leader itself must be refused")
+	}
+}
