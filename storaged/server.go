@@ -166,6 +166,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return err
 	}
 	raftmsgpb.RegisterRaftSnapshotServiceServer(s.grpc, snaps)
+	storagepb.RegisterStorageAdminServiceServer(s.grpc, &adminService{srv: s})
 	go func() {
 		if err := s.grpc.Serve(lis); err != nil {
 			s.log.Error("grpc server stopped", "err", err)
@@ -329,16 +330,27 @@ func (s *Server) reconcileLoop(ctx context.Context) {
 }
 
 func (s *Server) reconcile(ctx context.Context, snap *metaclient.Snapshot) error {
-	want := map[raftgroup.GroupID][]uint64{}
+	if snap.Version() == 0 {
+		return nil // no catalog yet: never act on an empty one
+	}
+	// voters is nil for a replica joining an existing group: it opens empty
+	// and the leader fills it (raftgroup/membership.go).
+	type wanted struct{ voters []uint64 }
+	want := map[raftgroup.GroupID]wanted{}
 	for _, space := range snap.Spaces() {
 		for part, replicas := range snap.Parts(space.GetSpaceId()) {
 			if slices.Contains(replicas, s.storeID) {
-				want[raftgroup.GroupID{Space: space.GetSpaceId(), Part: part}] = replicas
+				want[raftgroup.GroupID{Space: space.GetSpaceId(), Part: part}] = wanted{voters: replicas}
+			}
+		}
+		for part, learners := range snap.Learners(space.GetSpaceId()) {
+			if slices.Contains(learners, s.storeID) {
+				want[raftgroup.GroupID{Space: space.GetSpaceId(), Part: part}] = wanted{}
 			}
 		}
 	}
 	var errs []error
-	for g, replicas := range want {
+	for g, w := range want {
 		if s.dbOf(g) != nil {
 			continue
 		}
@@ -347,23 +359,21 @@ func (s *Server) reconcile(ctx context.Context, snap *metaclient.Snapshot) error
 			errs = append(errs, err)
 			continue
 		}
-		if err := s.engine.AddGroup(g, db, replicas); err != nil {
+		if err := s.engine.AddGroup(g, db, w.voters); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		s.mu.Lock()
 		s.groupDB[g] = db
 		s.mu.Unlock()
-		s.log.Debug("opened partition replica", "group", g, "replicas", replicas)
+		s.log.Debug("opened partition replica", "group", g, "voters", w.voters)
 	}
+	// A replica the catalog no longer lists is dropped: its space is gone,
+	// or a membership change removed it. The catalog drops a replica only
+	// after raft committed its removal (StorageAdminService), so no quorum
+	// can depend on it any more.
 	for _, g := range s.engine.Groups() {
 		if _, ok := want[g]; ok {
-			continue
-		}
-		if _, spaceExists := snap.SpaceByID(g.Space); spaceExists {
-			// Still in the catalog but not placed here: membership changes
-			// (balance) handle this; never delete data on a placement we
-			// do not understand.
 			continue
 		}
 		if err := s.dropGroup(ctx, g); err != nil {
@@ -395,6 +405,7 @@ func (s *Server) dropGroup(ctx context.Context, g raftgroup.GroupID) error {
 		return fmt.Errorf("%s: deleting data of dropped space: %w", g, err)
 	}
 	s.log.Info("dropped partition replica", "group", g)
+	// A store id can be added back later; the replica then starts empty.
 	return nil
 }
 

@@ -369,3 +369,20 @@ func (c *Client) GetCatalog(ctx context.Context) (*metapb.Catalog, error) {
 	}
 	return resp.Catalog, nil
 }
+
+// UpdatePartReplicas compare-and-sets a partition's replica and learner
+// lists and waits until this cache has the result.
+func (c *Client) UpdatePartReplicas(ctx context.Context, req *metapb.UpdatePartReplicasReq) (int64, error) {
+	var resp *metapb.UpdatePartReplicasResp
+	err := c.call(ctx, "UpdatePartReplicas", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.UpdatePartReplicas(ctx, req)
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return resp.Version, c.await(ctx, "UpdatePartReplicas", resp.Version)
+}

@@ -18,6 +18,7 @@ type Snapshot struct {
 	tags         map[int32]*schemaIndex[*metapb.TagDesc]
 	edges        map[int32]*schemaIndex[*metapb.EdgeDesc]
 	parts        map[int32]map[int32][]uint64
+	learners     map[int32]map[int32][]uint64
 	storeParts   map[uint64]map[int32][]int32
 	hosts        map[uint64]*metapb.HostInfo
 	hostAddrs    map[uint64]string
@@ -55,6 +56,7 @@ func newSnapshot(cat *metapb.Catalog) *Snapshot {
 		tags:         map[int32]*schemaIndex[*metapb.TagDesc]{},
 		edges:        map[int32]*schemaIndex[*metapb.EdgeDesc]{},
 		parts:        make(map[int32]map[int32][]uint64, len(cat.GetParts())),
+		learners:     map[int32]map[int32][]uint64{},
 		storeParts:   map[uint64]map[int32][]int32{},
 		hosts:        make(map[uint64]*metapb.HostInfo, len(cat.GetHosts())),
 		hostAddrs:    make(map[uint64]string, len(cat.GetHosts())),
@@ -85,6 +87,12 @@ func newSnapshot(cat *metapb.Catalog) *Snapshot {
 		m := make(map[int32][]uint64, len(sp.GetParts()))
 		for _, p := range sp.GetParts() {
 			m[p.PartId] = p.Replicas
+			if len(p.Learners) > 0 {
+				if s.learners[space] == nil {
+					s.learners[space] = map[int32][]uint64{}
+				}
+				s.learners[space][p.PartId] = p.Learners
+			}
 			for _, store := range p.Replicas {
 				bySpace := s.storeParts[store]
 				if bySpace == nil {
@@ -186,6 +194,10 @@ func (s *Snapshot) EdgeByType(spaceID, edgeType int32) (*metapb.EdgeDesc, bool) 
 // Parts maps each partition of the space to its replicas' store ids (nil
 // for an unknown space).
 func (s *Snapshot) Parts(spaceID int32) map[int32][]uint64 { return s.parts[spaceID] }
+
+// Learners maps each partition of the space that has stores joining it to
+// those stores (see metapb.PartAlloc.learners).
+func (s *Snapshot) Learners(spaceID int32) map[int32][]uint64 { return s.learners[spaceID] }
 
 // PartsOnStore maps each space to the partitions with a replica on the
 // store, in partition order: what a storaged should be hosting.

@@ -489,9 +489,12 @@ func (x *EdgeDesc) GetVersions() []*Schema {
 
 // PartAlloc: the replicas of one partition, as store ids.
 type PartAlloc struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PartId        int32                  `protobuf:"varint,1,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
-	Replicas      []uint64               `protobuf:"varint,2,rep,packed,name=replicas,proto3" json:"replicas,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	PartId   int32                  `protobuf:"varint,1,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	Replicas []uint64               `protobuf:"varint,2,rep,packed,name=replicas,proto3" json:"replicas,omitempty"`
+	// Stores being added: each opens an empty replica (no voters) that the
+	// leader fills as a raft learner, before it moves to replicas.
+	Learners      []uint64 `protobuf:"varint,3,rep,packed,name=learners,proto3" json:"learners,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -536,6 +539,13 @@ func (x *PartAlloc) GetPartId() int32 {
 func (x *PartAlloc) GetReplicas() []uint64 {
 	if x != nil {
 		return x.Replicas
+	}
+	return nil
+}
+
+func (x *PartAlloc) GetLearners() []uint64 {
+	if x != nil {
+		return x.Learners
 	}
 	return nil
 }
@@ -1435,6 +1445,145 @@ func (x *HeartbeatResp) GetVersion() int64 {
 	return 0
 }
 
+// UpdatePartReplicasReq replaces a partition's replica and learner lists,
+// if they still are what the caller last saw (a compare-and-set, so two
+// movers of one partition cannot lose each other's change).
+type UpdatePartReplicasReq struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId          int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId           int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	ExpectedReplicas []uint64               `protobuf:"varint,3,rep,packed,name=expected_replicas,json=expectedReplicas,proto3" json:"expected_replicas,omitempty"`
+	ExpectedLearners []uint64               `protobuf:"varint,4,rep,packed,name=expected_learners,json=expectedLearners,proto3" json:"expected_learners,omitempty"`
+	Replicas         []uint64               `protobuf:"varint,5,rep,packed,name=replicas,proto3" json:"replicas,omitempty"`
+	Learners         []uint64               `protobuf:"varint,6,rep,packed,name=learners,proto3" json:"learners,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *UpdatePartReplicasReq) Reset() {
+	*x = UpdatePartReplicasReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdatePartReplicasReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdatePartReplicasReq) ProtoMessage() {}
+
+func (x *UpdatePartReplicasReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdatePartReplicasReq.ProtoReflect.Descriptor instead.
+func (*UpdatePartReplicasReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *UpdatePartReplicasReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *UpdatePartReplicasReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *UpdatePartReplicasReq) GetExpectedReplicas() []uint64 {
+	if x != nil {
+		return x.ExpectedReplicas
+	}
+	return nil
+}
+
+func (x *UpdatePartReplicasReq) GetExpectedLearners() []uint64 {
+	if x != nil {
+		return x.ExpectedLearners
+	}
+	return nil
+}
+
+func (x *UpdatePartReplicasReq) GetReplicas() []uint64 {
+	if x != nil {
+		return x.Replicas
+	}
+	return nil
+}
+
+func (x *UpdatePartReplicasReq) GetLearners() []uint64 {
+	if x != nil {
+		return x.Learners
+	}
+	return nil
+}
+
+type UpdatePartReplicasResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdatePartReplicasResp) Reset() {
+	*x = UpdatePartReplicasResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdatePartReplicasResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdatePartReplicasResp) ProtoMessage() {}
+
+func (x *UpdatePartReplicasResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdatePartReplicasResp.ProtoReflect.Descriptor instead.
+func (*UpdatePartReplicasResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *UpdatePartReplicasResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *UpdatePartReplicasResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 type GetCatalogReq struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1443,7 +1592,7 @@ type GetCatalogReq struct {
 
 func (x *GetCatalogReq) Reset() {
 	*x = GetCatalogReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[21]
+	mi := &file_novagraph_meta_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1455,7 +1604,7 @@ func (x *GetCatalogReq) String() string {
 func (*GetCatalogReq) ProtoMessage() {}
 
 func (x *GetCatalogReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[21]
+	mi := &file_novagraph_meta_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1468,7 +1617,7 @@ func (x *GetCatalogReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCatalogReq.ProtoReflect.Descriptor instead.
 func (*GetCatalogReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{21}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{23}
 }
 
 type GetCatalogResp struct {
@@ -1481,7 +1630,7 @@ type GetCatalogResp struct {
 
 func (x *GetCatalogResp) Reset() {
 	*x = GetCatalogResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[22]
+	mi := &file_novagraph_meta_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1493,7 +1642,7 @@ func (x *GetCatalogResp) String() string {
 func (*GetCatalogResp) ProtoMessage() {}
 
 func (x *GetCatalogResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[22]
+	mi := &file_novagraph_meta_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1506,7 +1655,7 @@ func (x *GetCatalogResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCatalogResp.ProtoReflect.Descriptor instead.
 func (*GetCatalogResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{22}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetCatalogResp) GetStatus() *Status {
@@ -1532,7 +1681,7 @@ type WatchCatalogReq struct {
 
 func (x *WatchCatalogReq) Reset() {
 	*x = WatchCatalogReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[23]
+	mi := &file_novagraph_meta_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1544,7 +1693,7 @@ func (x *WatchCatalogReq) String() string {
 func (*WatchCatalogReq) ProtoMessage() {}
 
 func (x *WatchCatalogReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[23]
+	mi := &file_novagraph_meta_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1557,7 +1706,7 @@ func (x *WatchCatalogReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogReq.ProtoReflect.Descriptor instead.
 func (*WatchCatalogReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{23}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *WatchCatalogReq) GetKnownVersion() int64 {
@@ -1597,10 +1746,11 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x1b\n" +
 	"\tedge_type\x18\x02 \x01(\x05R\bedgeType\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x122\n" +
-	"\bversions\x18\x04 \x03(\v2\x16.novagraph.meta.SchemaR\bversions\"@\n" +
+	"\bversions\x18\x04 \x03(\v2\x16.novagraph.meta.SchemaR\bversions\"\\\n" +
 	"\tPartAlloc\x12\x17\n" +
 	"\apart_id\x18\x01 \x01(\x05R\x06partId\x12\x1a\n" +
-	"\breplicas\x18\x02 \x03(\x04R\breplicas\"\x99\x01\n" +
+	"\breplicas\x18\x02 \x03(\x04R\breplicas\x12\x1a\n" +
+	"\blearners\x18\x03 \x03(\x04R\blearners\"\x99\x01\n" +
 	"\bHostInfo\x12\x19\n" +
 	"\bstore_id\x18\x01 \x01(\x04R\astoreId\x12.\n" +
 	"\x04addr\x18\x02 \x01(\v2\x1a.novagraph.common.HostAddrR\x04addr\x12*\n" +
@@ -1665,6 +1815,16 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\aleaders\x18\x03 \x03(\v2\x1a.novagraph.meta.LeaderInfoR\aleaders\"Y\n" +
 	"\rHeartbeatResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"\xdd\x01\n" +
+	"\x15UpdatePartReplicasReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12+\n" +
+	"\x11expected_replicas\x18\x03 \x03(\x04R\x10expectedReplicas\x12+\n" +
+	"\x11expected_learners\x18\x04 \x03(\x04R\x10expectedLearners\x12\x1a\n" +
+	"\breplicas\x18\x05 \x03(\x04R\breplicas\x12\x1a\n" +
+	"\blearners\x18\x06 \x03(\x04R\blearners\"b\n" +
+	"\x16UpdatePartReplicasResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\"\x0f\n" +
 	"\rGetCatalogReq\"s\n" +
 	"\x0eGetCatalogResp\x12.\n" +
@@ -1685,7 +1845,7 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\aVidType\x12\x18\n" +
 	"\x14VID_TYPE_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tVID_INT64\x10\x01\x12\x14\n" +
-	"\x10VID_FIXED_STRING\x10\x022\xb0\x04\n" +
+	"\x10VID_FIXED_STRING\x10\x022\x95\x05\n" +
 	"\vMetaService\x12N\n" +
 	"\vCreateSpace\x12\x1e.novagraph.meta.CreateSpaceReq\x1a\x1f.novagraph.meta.CreateSpaceResp\x12H\n" +
 	"\tDropSpace\x12\x1c.novagraph.meta.DropSpaceReq\x1a\x1d.novagraph.meta.DropSpaceResp\x12Q\n" +
@@ -1693,7 +1853,8 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\fRegisterHost\x12\x1f.novagraph.meta.RegisterHostReq\x1a .novagraph.meta.RegisterHostResp\x12H\n" +
 	"\tHeartbeat\x12\x1c.novagraph.meta.HeartbeatReq\x1a\x1d.novagraph.meta.HeartbeatResp\x12K\n" +
 	"\n" +
-	"GetCatalog\x12\x1d.novagraph.meta.GetCatalogReq\x1a\x1e.novagraph.meta.GetCatalogResp\x12J\n" +
+	"GetCatalog\x12\x1d.novagraph.meta.GetCatalogReq\x1a\x1e.novagraph.meta.GetCatalogResp\x12c\n" +
+	"\x12UpdatePartReplicas\x12%.novagraph.meta.UpdatePartReplicasReq\x1a&.novagraph.meta.UpdatePartReplicasResp\x12J\n" +
 	"\fWatchCatalog\x12\x1f.novagraph.meta.WatchCatalogReq\x1a\x17.novagraph.meta.Catalog0\x01B-Z+github.com/novagraph/novagraph/proto/metapbb\x06proto3"
 
 var (
@@ -1709,87 +1870,92 @@ func file_novagraph_meta_proto_rawDescGZIP() []byte {
 }
 
 var file_novagraph_meta_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_novagraph_meta_proto_goTypes = []any{
-	(PropType)(0),             // 0: novagraph.meta.PropType
-	(VidType)(0),              // 1: novagraph.meta.VidType
-	(*ColumnDef)(nil),         // 2: novagraph.meta.ColumnDef
-	(*Schema)(nil),            // 3: novagraph.meta.Schema
-	(*SpaceDesc)(nil),         // 4: novagraph.meta.SpaceDesc
-	(*TagDesc)(nil),           // 5: novagraph.meta.TagDesc
-	(*EdgeDesc)(nil),          // 6: novagraph.meta.EdgeDesc
-	(*PartAlloc)(nil),         // 7: novagraph.meta.PartAlloc
-	(*HostInfo)(nil),          // 8: novagraph.meta.HostInfo
-	(*LeaderInfo)(nil),        // 9: novagraph.meta.LeaderInfo
-	(*Catalog)(nil),           // 10: novagraph.meta.Catalog
-	(*SpaceParts)(nil),        // 11: novagraph.meta.SpaceParts
-	(*Status)(nil),            // 12: novagraph.meta.Status
-	(*CreateSpaceReq)(nil),    // 13: novagraph.meta.CreateSpaceReq
-	(*CreateSpaceResp)(nil),   // 14: novagraph.meta.CreateSpaceResp
-	(*DropSpaceReq)(nil),      // 15: novagraph.meta.DropSpaceReq
-	(*DropSpaceResp)(nil),     // 16: novagraph.meta.DropSpaceResp
-	(*CreateSchemaReq)(nil),   // 17: novagraph.meta.CreateSchemaReq
-	(*CreateSchemaResp)(nil),  // 18: novagraph.meta.CreateSchemaResp
-	(*RegisterHostReq)(nil),   // 19: novagraph.meta.RegisterHostReq
-	(*RegisterHostResp)(nil),  // 20: novagraph.meta.RegisterHostResp
-	(*HeartbeatReq)(nil),      // 21: novagraph.meta.HeartbeatReq
-	(*HeartbeatResp)(nil),     // 22: novagraph.meta.HeartbeatResp
-	(*GetCatalogReq)(nil),     // 23: novagraph.meta.GetCatalogReq
-	(*GetCatalogResp)(nil),    // 24: novagraph.meta.GetCatalogResp
-	(*WatchCatalogReq)(nil),   // 25: novagraph.meta.WatchCatalogReq
-	nil,                       // 26: novagraph.meta.Catalog.PartsEntry
-	(*commonpb.Value)(nil),    // 27: novagraph.common.Value
-	(*commonpb.HostAddr)(nil), // 28: novagraph.common.HostAddr
-	(commonpb.ErrorCode)(0),   // 29: novagraph.common.ErrorCode
+	(PropType)(0),                  // 0: novagraph.meta.PropType
+	(VidType)(0),                   // 1: novagraph.meta.VidType
+	(*ColumnDef)(nil),              // 2: novagraph.meta.ColumnDef
+	(*Schema)(nil),                 // 3: novagraph.meta.Schema
+	(*SpaceDesc)(nil),              // 4: novagraph.meta.SpaceDesc
+	(*TagDesc)(nil),                // 5: novagraph.meta.TagDesc
+	(*EdgeDesc)(nil),               // 6: novagraph.meta.EdgeDesc
+	(*PartAlloc)(nil),              // 7: novagraph.meta.PartAlloc
+	(*HostInfo)(nil),               // 8: novagraph.meta.HostInfo
+	(*LeaderInfo)(nil),             // 9: novagraph.meta.LeaderInfo
+	(*Catalog)(nil),                // 10: novagraph.meta.Catalog
+	(*SpaceParts)(nil),             // 11: novagraph.meta.SpaceParts
+	(*Status)(nil),                 // 12: novagraph.meta.Status
+	(*CreateSpaceReq)(nil),         // 13: novagraph.meta.CreateSpaceReq
+	(*CreateSpaceResp)(nil),        // 14: novagraph.meta.CreateSpaceResp
+	(*DropSpaceReq)(nil),           // 15: novagraph.meta.DropSpaceReq
+	(*DropSpaceResp)(nil),          // 16: novagraph.meta.DropSpaceResp
+	(*CreateSchemaReq)(nil),        // 17: novagraph.meta.CreateSchemaReq
+	(*CreateSchemaResp)(nil),       // 18: novagraph.meta.CreateSchemaResp
+	(*RegisterHostReq)(nil),        // 19: novagraph.meta.RegisterHostReq
+	(*RegisterHostResp)(nil),       // 20: novagraph.meta.RegisterHostResp
+	(*HeartbeatReq)(nil),           // 21: novagraph.meta.HeartbeatReq
+	(*HeartbeatResp)(nil),          // 22: novagraph.meta.HeartbeatResp
+	(*UpdatePartReplicasReq)(nil),  // 23: novagraph.meta.UpdatePartReplicasReq
+	(*UpdatePartReplicasResp)(nil), // 24: novagraph.meta.UpdatePartReplicasResp
+	(*GetCatalogReq)(nil),          // 25: novagraph.meta.GetCatalogReq
+	(*GetCatalogResp)(nil),         // 26: novagraph.meta.GetCatalogResp
+	(*WatchCatalogReq)(nil),        // 27: novagraph.meta.WatchCatalogReq
+	nil,                            // 28: novagraph.meta.Catalog.PartsEntry
+	(*commonpb.Value)(nil),         // 29: novagraph.common.Value
+	(*commonpb.HostAddr)(nil),      // 30: novagraph.common.HostAddr
+	(commonpb.ErrorCode)(0),        // 31: novagraph.common.ErrorCode
 }
 var file_novagraph_meta_proto_depIdxs = []int32{
 	0,  // 0: novagraph.meta.ColumnDef.type:type_name -> novagraph.meta.PropType
-	27, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
+	29, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
 	2,  // 2: novagraph.meta.Schema.columns:type_name -> novagraph.meta.ColumnDef
 	1,  // 3: novagraph.meta.SpaceDesc.vid_type:type_name -> novagraph.meta.VidType
 	3,  // 4: novagraph.meta.TagDesc.versions:type_name -> novagraph.meta.Schema
 	3,  // 5: novagraph.meta.EdgeDesc.versions:type_name -> novagraph.meta.Schema
-	28, // 6: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
+	30, // 6: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
 	4,  // 7: novagraph.meta.Catalog.spaces:type_name -> novagraph.meta.SpaceDesc
 	5,  // 8: novagraph.meta.Catalog.tags:type_name -> novagraph.meta.TagDesc
 	6,  // 9: novagraph.meta.Catalog.edges:type_name -> novagraph.meta.EdgeDesc
-	26, // 10: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
+	28, // 10: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
 	8,  // 11: novagraph.meta.Catalog.hosts:type_name -> novagraph.meta.HostInfo
 	9,  // 12: novagraph.meta.Catalog.leaders:type_name -> novagraph.meta.LeaderInfo
 	7,  // 13: novagraph.meta.SpaceParts.parts:type_name -> novagraph.meta.PartAlloc
-	29, // 14: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
+	31, // 14: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
 	4,  // 15: novagraph.meta.CreateSpaceReq.space:type_name -> novagraph.meta.SpaceDesc
 	12, // 16: novagraph.meta.CreateSpaceResp.status:type_name -> novagraph.meta.Status
 	12, // 17: novagraph.meta.DropSpaceResp.status:type_name -> novagraph.meta.Status
 	2,  // 18: novagraph.meta.CreateSchemaReq.columns:type_name -> novagraph.meta.ColumnDef
 	12, // 19: novagraph.meta.CreateSchemaResp.status:type_name -> novagraph.meta.Status
-	28, // 20: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
+	30, // 20: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
 	12, // 21: novagraph.meta.RegisterHostResp.status:type_name -> novagraph.meta.Status
-	28, // 22: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
+	30, // 22: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
 	9,  // 23: novagraph.meta.HeartbeatReq.leaders:type_name -> novagraph.meta.LeaderInfo
 	12, // 24: novagraph.meta.HeartbeatResp.status:type_name -> novagraph.meta.Status
-	12, // 25: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
-	10, // 26: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
-	11, // 27: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
-	13, // 28: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
-	15, // 29: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
-	17, // 30: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
-	19, // 31: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
-	21, // 32: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
-	23, // 33: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
-	25, // 34: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
-	14, // 35: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
-	16, // 36: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
-	18, // 37: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
-	20, // 38: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
-	22, // 39: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
-	24, // 40: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
-	10, // 41: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
-	35, // [35:42] is the sub-list for method output_type
-	28, // [28:35] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	12, // 25: novagraph.meta.UpdatePartReplicasResp.status:type_name -> novagraph.meta.Status
+	12, // 26: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
+	10, // 27: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
+	11, // 28: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
+	13, // 29: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
+	15, // 30: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
+	17, // 31: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
+	19, // 32: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
+	21, // 33: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
+	25, // 34: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
+	23, // 35: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
+	27, // 36: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
+	14, // 37: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
+	16, // 38: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
+	18, // 39: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
+	20, // 40: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
+	22, // 41: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
+	26, // 42: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
+	24, // 43: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
+	10, // 44: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
+	37, // [37:45] is the sub-list for method output_type
+	29, // [29:37] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_meta_proto_init() }
@@ -1803,7 +1969,7 @@ func file_novagraph_meta_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_meta_proto_rawDesc), len(file_novagraph_meta_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   25,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,13 +22,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MetaService_CreateSpace_FullMethodName  = "/novagraph.meta.MetaService/CreateSpace"
-	MetaService_DropSpace_FullMethodName    = "/novagraph.meta.MetaService/DropSpace"
-	MetaService_CreateSchema_FullMethodName = "/novagraph.meta.MetaService/CreateSchema"
-	MetaService_RegisterHost_FullMethodName = "/novagraph.meta.MetaService/RegisterHost"
-	MetaService_Heartbeat_FullMethodName    = "/novagraph.meta.MetaService/Heartbeat"
-	MetaService_GetCatalog_FullMethodName   = "/novagraph.meta.MetaService/GetCatalog"
-	MetaService_WatchCatalog_FullMethodName = "/novagraph.meta.MetaService/WatchCatalog"
+	MetaService_CreateSpace_FullMethodName        = "/novagraph.meta.MetaService/CreateSpace"
+	MetaService_DropSpace_FullMethodName          = "/novagraph.meta.MetaService/DropSpace"
+	MetaService_CreateSchema_FullMethodName       = "/novagraph.meta.MetaService/CreateSchema"
+	MetaService_RegisterHost_FullMethodName       = "/novagraph.meta.MetaService/RegisterHost"
+	MetaService_Heartbeat_FullMethodName          = "/novagraph.meta.MetaService/Heartbeat"
+	MetaService_GetCatalog_FullMethodName         = "/novagraph.meta.MetaService/GetCatalog"
+	MetaService_UpdatePartReplicas_FullMethodName = "/novagraph.meta.MetaService/UpdatePartReplicas"
+	MetaService_WatchCatalog_FullMethodName       = "/novagraph.meta.MetaService/WatchCatalog"
 )
 
 // MetaServiceClient is the client API for MetaService service.
@@ -41,6 +42,7 @@ type MetaServiceClient interface {
 	RegisterHost(ctx context.Context, in *RegisterHostReq, opts ...grpc.CallOption) (*RegisterHostResp, error)
 	Heartbeat(ctx context.Context, in *HeartbeatReq, opts ...grpc.CallOption) (*HeartbeatResp, error)
 	GetCatalog(ctx context.Context, in *GetCatalogReq, opts ...grpc.CallOption) (*GetCatalogResp, error)
+	UpdatePartReplicas(ctx context.Context, in *UpdatePartReplicasReq, opts ...grpc.CallOption) (*UpdatePartReplicasResp, error)
 	// WatchCatalog sends the catalog whenever its version passes known_version,
 	// starting at once if it already has.
 	WatchCatalog(ctx context.Context, in *WatchCatalogReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Catalog], error)
@@ -114,6 +116,16 @@ func (c *metaServiceClient) GetCatalog(ctx context.Context, in *GetCatalogReq, o
 	return out, nil
 }
 
+func (c *metaServiceClient) UpdatePartReplicas(ctx context.Context, in *UpdatePartReplicasReq, opts ...grpc.CallOption) (*UpdatePartReplicasResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdatePartReplicasResp)
+	err := c.cc.Invoke(ctx, MetaService_UpdatePartReplicas_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *metaServiceClient) WatchCatalog(ctx context.Context, in *WatchCatalogReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Catalog], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &MetaService_ServiceDesc.Streams[0], MetaService_WatchCatalog_FullMethodName, cOpts...)
@@ -143,6 +155,7 @@ type MetaServiceServer interface {
 	RegisterHost(context.Context, *RegisterHostReq) (*RegisterHostResp, error)
 	Heartbeat(context.Context, *HeartbeatReq) (*HeartbeatResp, error)
 	GetCatalog(context.Context, *GetCatalogReq) (*GetCatalogResp, error)
+	UpdatePartReplicas(context.Context, *UpdatePartReplicasReq) (*UpdatePartReplicasResp, error)
 	// WatchCatalog sends the catalog whenever its version passes known_version,
 	// starting at once if it already has.
 	WatchCatalog(*WatchCatalogReq, grpc.ServerStreamingServer[Catalog]) error
@@ -173,6 +186,9 @@ func (UnimplementedMetaServiceServer) Heartbeat(context.Context, *HeartbeatReq) 
 }
 func (UnimplementedMetaServiceServer) GetCatalog(context.Context, *GetCatalogReq) (*GetCatalogResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetCatalog not implemented")
+}
+func (UnimplementedMetaServiceServer) UpdatePartReplicas(context.Context, *UpdatePartReplicasReq) (*UpdatePartReplicasResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method UpdatePartReplicas not implemented")
 }
 func (UnimplementedMetaServiceServer) WatchCatalog(*WatchCatalogReq, grpc.ServerStreamingServer[Catalog]) error {
 	return status.Errorf(codes.Unimplemented, "method WatchCatalog not implemented")
@@ -306,6 +322,24 @@ func _MetaService_GetCatalog_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MetaService_UpdatePartReplicas_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdatePartReplicasReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).UpdatePartReplicas(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_UpdatePartReplicas_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).UpdatePartReplicas(ctx, req.(*UpdatePartReplicasReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _MetaService_WatchCatalog_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(WatchCatalogReq)
 	if err := stream.RecvMsg(m); err != nil {
@@ -347,6 +381,10 @@ var MetaService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetCatalog",
 			Handler:    _MetaService_GetCatalog_Handler,
+		},
+		{
+			MethodName: "UpdatePartReplicas",
+			Handler:    _MetaService_UpdatePartReplicas_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1207,6 +1207,111 @@ func (x *GetPropsResp) GetRows() []*PropRow {
 	return nil
 }
 
+// PartPeerReq names one partition and one store for an admin operation.
+type PartPeerReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	StoreId       uint64                 `protobuf:"varint,3,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PartPeerReq) Reset() {
+	*x = PartPeerReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PartPeerReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PartPeerReq) ProtoMessage() {}
+
+func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PartPeerReq.ProtoReflect.Descriptor instead.
+func (*PartPeerReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *PartPeerReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *PartPeerReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *PartPeerReq) GetStoreId() uint64 {
+	if x != nil {
+		return x.StoreId
+	}
+	return 0
+}
+
+type AdminResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FailedParts   []*PartResult          `protobuf:"bytes,1,rep,name=failed_parts,json=failedParts,proto3" json:"failed_parts,omitempty"` // empty on success
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AdminResp) Reset() {
+	*x = AdminResp{}
+	mi := &file_novagraph_storage_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AdminResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AdminResp) ProtoMessage() {}
+
+func (x *AdminResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AdminResp.ProtoReflect.Descriptor instead.
+func (*AdminResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *AdminResp) GetFailedParts() []*PartResult {
+	if x != nil {
+		return x.FailedParts
+	}
+	return nil
+}
+
 var File_novagraph_storage_proto protoreflect.FileDescriptor
 
 const file_novagraph_storage_proto_rawDesc = "" +
@@ -1310,12 +1415,23 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x06values\x18\x03 \x03(\v2\x17.novagraph.common.ValueR\x06values\"\x80\x01\n" +
 	"\fGetPropsResp\x12@\n" +
 	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\x12.\n" +
-	"\x04rows\x18\x02 \x03(\v2\x1a.novagraph.storage.PropRowR\x04rows2\xce\x02\n" +
+	"\x04rows\x18\x02 \x03(\v2\x1a.novagraph.storage.PropRowR\x04rows\"\\\n" +
+	"\vPartPeerReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
+	"\bstore_id\x18\x03 \x01(\x04R\astoreId\"M\n" +
+	"\tAdminResp\x12@\n" +
+	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts2\xce\x02\n" +
 	"\x0eStorageService\x12M\n" +
 	"\vAddVertices\x12!.novagraph.storage.AddVerticesReq\x1a\x1b.novagraph.storage.ExecResp\x12G\n" +
 	"\bAddEdges\x12\x1e.novagraph.storage.AddEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12W\n" +
 	"\fGetNeighbors\x12\".novagraph.storage.GetNeighborsReq\x1a#.novagraph.storage.GetNeighborsResp\x12K\n" +
-	"\bGetProps\x12\x1e.novagraph.storage.GetPropsReq\x1a\x1f.novagraph.storage.GetPropsRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
+	"\bGetProps\x12\x1e.novagraph.storage.GetPropsReq\x1a\x1f.novagraph.storage.GetPropsResp2\x80\x02\n" +
+	"\x13StorageAdminService\x12J\n" +
+	"\n" +
+	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
+	"\rRemoveReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
+	"\x0eTransferLeader\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
 
 var (
 	file_novagraph_storage_proto_rawDescOnce sync.Once
@@ -1329,7 +1445,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),        // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),            // 1: novagraph.storage.NewTag
@@ -1351,58 +1467,67 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*GetPropsReq)(nil),       // 17: novagraph.storage.GetPropsReq
 	(*PropRow)(nil),           // 18: novagraph.storage.PropRow
 	(*GetPropsResp)(nil),      // 19: novagraph.storage.GetPropsResp
-	nil,                       // 20: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                       // 21: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                       // 22: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                       // 23: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                       // 24: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),   // 25: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil), // 26: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),    // 27: novagraph.common.Value
+	(*PartPeerReq)(nil),       // 20: novagraph.storage.PartPeerReq
+	(*AdminResp)(nil),         // 21: novagraph.storage.AdminResp
+	nil,                       // 22: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                       // 23: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                       // 24: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                       // 25: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                       // 26: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),   // 27: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil), // 28: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),    // 29: novagraph.common.Value
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	25, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	26, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	27, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	28, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,  // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,  // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,  // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	20, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	21, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	22, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	23, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
 	0,  // 7: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	22, // 8: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	24, // 8: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
 	10, // 9: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
 	10, // 10: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	27, // 11: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	27, // 12: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	29, // 11: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	29, // 12: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
 	12, // 13: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
 	0,  // 14: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
 	13, // 15: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
 	15, // 16: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	23, // 17: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	24, // 18: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	25, // 17: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	26, // 18: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
 	10, // 19: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
 	15, // 20: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	27, // 21: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	29, // 21: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
 	0,  // 22: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
 	18, // 23: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	4,  // 24: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
-	5,  // 25: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	9,  // 26: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	9,  // 27: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	16, // 28: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	6,  // 29: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
-	7,  // 30: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
-	11, // 31: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	17, // 32: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	8,  // 33: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	8,  // 34: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	14, // 35: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	19, // 36: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	33, // [33:37] is the sub-list for method output_type
-	29, // [29:33] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	0,  // 24: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
+	4,  // 25: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
+	5,  // 26: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
+	9,  // 27: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	9,  // 28: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	16, // 29: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	6,  // 30: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
+	7,  // 31: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
+	11, // 32: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	17, // 33: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	20, // 34: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	20, // 35: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	20, // 36: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	8,  // 37: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	8,  // 38: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	14, // 39: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	19, // 40: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	21, // 41: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	21, // 42: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	21, // 43: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	37, // [37:44] is the sub-list for method output_type
+	30, // [30:37] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_storage_proto_init() }
@@ -1416,9 +1541,9 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   27,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_novagraph_storage_proto_goTypes,
 		DependencyIndexes: file_novagraph_storage_proto_depIdxs,

@@ -237,3 +237,197 @@ var StorageService_ServiceDesc = grpc.ServiceDesc{
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "novagraph/storage.proto",
 }
+
+const (
+	StorageAdminService_AddReplica_FullMethodName     = "/novagraph.storage.StorageAdminService/AddReplica"
+	StorageAdminService_RemoveReplica_FullMethodName  = "/novagraph.storage.StorageAdminService/RemoveReplica"
+	StorageAdminService_TransferLeader_FullMethodName = "/novagraph.storage.StorageAdminService/TransferLeader"
+)
+
+// StorageAdminServiceClient is the client API for StorageAdminService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// StorageAdminService changes a partition's membership. Each call goes to
+// the partition's leader, which runs the raft side and updates the catalog
+// in metad to match.
+type StorageAdminServiceClient interface {
+	// AddReplica: catalog learner → raft learner → catch up → raft voter →
+	// catalog replica.
+	AddReplica(ctx context.Context, in *PartPeerReq, opts ...grpc.CallOption) (*AdminResp, error)
+	// RemoveReplica: raft removal, then catalog removal. Not the leader
+	// itself: transfer leadership first.
+	RemoveReplica(ctx context.Context, in *PartPeerReq, opts ...grpc.CallOption) (*AdminResp, error)
+	TransferLeader(ctx context.Context, in *PartPeerReq, opts ...grpc.CallOption) (*AdminResp, error)
+}
+
+type storageAdminServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewStorageAdminServiceClient(cc grpc.ClientConnInterface) StorageAdminServiceClient {
+	return &storageAdminServiceClient{cc}
+}
+
+func (c *storageAdminServiceClient) AddReplica(ctx context.Context, in *PartPeerReq, opts ...grpc.CallOption) (*AdminResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdminResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_AddReplica_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageAdminServiceClient) RemoveReplica(ctx context.Context, in *PartPeerReq, opts ...grpc.CallOption) (*AdminResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdminResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_RemoveReplica_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageAdminServiceClient) TransferLeader(ctx context.Context, in *PartPeerReq, opts ...grpc.CallOption) (*AdminResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdminResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_TransferLeader_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StorageAdminServiceServer is the server API for StorageAdminService service.
+// All implementations must embed UnimplementedStorageAdminServiceServer
+// for forward compatibility.
+//
+// StorageAdminService changes a partition's membership. Each call goes to
+// the partition's leader, which runs the raft side and updates the catalog
+// in metad to match.
+type StorageAdminServiceServer interface {
+	// AddReplica: catalog learner → raft learner → catch up → raft voter →
+	// catalog replica.
+	AddReplica(context.Context, *PartPeerReq) (*AdminResp, error)
+	// RemoveReplica: raft removal, then catalog removal. Not the leader
+	// itself: transfer leadership first.
+	RemoveReplica(context.Context, *PartPeerReq) (*AdminResp, error)
+	TransferLeader(context.Context, *PartPeerReq) (*AdminResp, error)
+	mustEmbedUnimplementedStorageAdminServiceServer()
+}
+
+// UnimplementedStorageAdminServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedStorageAdminServiceServer struct{}
+
+func (UnimplementedStorageAdminServiceServer) AddReplica(context.Context, *PartPeerReq) (*AdminResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AddReplica not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) RemoveReplica(context.Context, *PartPeerReq) (*AdminResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RemoveReplica not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) TransferLeader(context.Context, *PartPeerReq) (*AdminResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TransferLeader not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) mustEmbedUnimplementedStorageAdminServiceServer() {}
+func (UnimplementedStorageAdminServiceServer) testEmbeddedByValue()                             {}
+
+// UnsafeStorageAdminServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to StorageAdminServiceServer will
+// result in compilation errors.
+type UnsafeStorageAdminServiceServer interface {
+	mustEmbedUnimplementedStorageAdminServiceServer()
+}
+
+func RegisterStorageAdminServiceServer(s grpc.ServiceRegistrar, srv StorageAdminServiceServer) {
+	// If the following call pancis, it indicates UnimplementedStorageAdminServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&StorageAdminService_ServiceDesc, srv)
+}
+
+func _StorageAdminService_AddReplica_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PartPeerReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).AddReplica(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_AddReplica_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).AddReplica(ctx, req.(*PartPeerReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageAdminService_RemoveReplica_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PartPeerReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).RemoveReplica(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_RemoveReplica_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).RemoveReplica(ctx, req.(*PartPeerReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageAdminService_TransferLeader_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PartPeerReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).TransferLeader(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_TransferLeader_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).TransferLeader(ctx, req.(*PartPeerReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// StorageAdminService_ServiceDesc is the grpc.ServiceDesc for StorageAdminService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var StorageAdminService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "novagraph.storage.StorageAdminService",
+	HandlerType: (*StorageAdminServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "AddReplica",
+			Handler:    _StorageAdminService_AddReplica_Handler,
+		},
+		{
+			MethodName: "RemoveReplica",
+			Handler:    _StorageAdminService_RemoveReplica_Handler,
+		},
+		{
+			MethodName: "TransferLeader",
+			Handler:    _StorageAdminService_TransferLeader_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "novagraph/storage.proto",
+}

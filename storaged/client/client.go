@@ -76,7 +76,7 @@ func (c *Client) Retries() int64 {
 	return c.retries
 }
 
-func (c *Client) conn(addr string) (storagepb.StorageServiceClient, error) {
+func (c *Client) conn(addr string) (*grpc.ClientConn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cc := c.conns[addr]
@@ -89,7 +89,7 @@ func (c *Client) conn(addr string) (storagepb.StorageServiceClient, error) {
 		}
 		c.conns[addr] = cc
 	}
-	return storagepb.NewStorageServiceClient(cc), nil
+	return cc, nil
 }
 
 // leaderGuess picks the store to send a partition to: the last leader a
@@ -124,7 +124,7 @@ func (c *Client) setLeader(space, part int32, store uint64) {
 
 // hostCall sends the given partitions to one host and returns the
 // partitions that failed there. A transport error fails them all.
-type hostCall func(ctx context.Context, cli storagepb.StorageServiceClient, parts []int32) ([]*storagepb.PartResult, error)
+type hostCall func(ctx context.Context, conn grpc.ClientConnInterface, parts []int32) ([]*storagepb.PartResult, error)
 
 // fanOut routes parts to their leaders, calls each host once per round and
 // retries the partitions that report a leader change or an unreachable host.
@@ -190,11 +190,11 @@ func (c *Client) callHost(ctx context.Context, snap *metaclient.Snapshot, space 
 		}
 		return parts, nil
 	}
-	cli, err := c.conn(addr)
+	conn, err := c.conn(addr)
 	if err != nil {
 		return nil, err
 	}
-	failed, err := call(ctx, cli, parts)
+	failed, err := call(ctx, conn, parts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("storaged %s: %w", addr, ctx.Err())
@@ -235,7 +235,8 @@ func keys[V any](m map[int32]V) []int32 {
 // AddVertices writes vertices, grouped by partition, and returns once every
 // partition acknowledged (applied through raft).
 func (c *Client) AddVertices(ctx context.Context, space int32, parts map[int32]*storagepb.VertexList) error {
-	return c.fanOut(ctx, space, keys(parts), func(ctx context.Context, cli storagepb.StorageServiceClient, ps []int32) ([]*storagepb.PartResult, error) {
+	return c.fanOut(ctx, space, keys(parts), func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+		cli := storagepb.NewStorageServiceClient(conn)
 		req := &storagepb.AddVerticesReq{SpaceId: space, Parts: make(map[int32]*storagepb.VertexList, len(ps))}
 		for _, p := range ps {
 			req.Parts[p] = parts[p]
@@ -247,7 +248,8 @@ func (c *Client) AddVertices(ctx context.Context, space int32, parts map[int32]*
 
 // AddEdges writes edge halves, grouped by the partition that stores each.
 func (c *Client) AddEdges(ctx context.Context, space int32, parts map[int32]*storagepb.EdgeList) error {
-	return c.fanOut(ctx, space, keys(parts), func(ctx context.Context, cli storagepb.StorageServiceClient, ps []int32) ([]*storagepb.PartResult, error) {
+	return c.fanOut(ctx, space, keys(parts), func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+		cli := storagepb.NewStorageServiceClient(conn)
 		req := &storagepb.AddEdgesReq{SpaceId: space, Parts: make(map[int32]*storagepb.EdgeList, len(ps))}
 		for _, p := range ps {
 			req.Parts[p] = parts[p]
@@ -262,7 +264,8 @@ func (c *Client) AddEdges(ctx context.Context, space int32, parts map[int32]*sto
 func (c *Client) GetNeighbors(ctx context.Context, tmpl *storagepb.GetNeighborsReq, parts map[int32]*storagepb.VidList) ([]*storagepb.VertexNeighbors, error) {
 	var mu sync.Mutex
 	var out []*storagepb.VertexNeighbors
-	err := c.fanOut(ctx, tmpl.SpaceId, keys(parts), func(ctx context.Context, cli storagepb.StorageServiceClient, ps []int32) ([]*storagepb.PartResult, error) {
+	err := c.fanOut(ctx, tmpl.SpaceId, keys(parts), func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+		cli := storagepb.NewStorageServiceClient(conn)
 		req := &storagepb.GetNeighborsReq{
 			SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, EdgeTypes: tmpl.EdgeTypes,
 			VertexProps: tmpl.VertexProps, EdgeProps: tmpl.EdgeProps, LimitPerVertex: tmpl.LimitPerVertex, DstOnly: tmpl.DstOnly,
@@ -289,7 +292,8 @@ func (c *Client) GetProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vert
 	var out []*storagepb.PropRow
 	all := keys(vertexParts)
 	all = append(all, keys(edgeParts)...)
-	err := c.fanOut(ctx, tmpl.SpaceId, all, func(ctx context.Context, cli storagepb.StorageServiceClient, ps []int32) ([]*storagepb.PartResult, error) {
+	err := c.fanOut(ctx, tmpl.SpaceId, all, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+		cli := storagepb.NewStorageServiceClient(conn)
 		req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props}
 		for _, p := range ps {
 			if vl, ok := vertexParts[p]; ok {

@@ -1,0 +1,37 @@
+package client
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+
+	"github.com/novagraph/novagraph/proto/storagepb"
+)
+
+type adminMethod func(storagepb.StorageAdminServiceClient, context.Context, *storagepb.PartPeerReq, ...grpc.CallOption) (*storagepb.AdminResp, error)
+
+// admin runs one StorageAdminService call on the partition's leader,
+// following leader changes like every other call.
+func (c *Client) admin(ctx context.Context, space, part int32, store uint64, method adminMethod) error {
+	return c.fanOut(ctx, space, []int32{part}, func(ctx context.Context, conn grpc.ClientConnInterface, _ []int32) ([]*storagepb.PartResult, error) {
+		resp, err := method(storagepb.NewStorageAdminServiceClient(conn), ctx, &storagepb.PartPeerReq{SpaceId: space, PartId: part, StoreId: store})
+		return resp.GetFailedParts(), err
+	})
+}
+
+// AddReplica adds store to a partition (learner, catch-up, voter; the
+// catalog follows). The store must be registered and running.
+func (c *Client) AddReplica(ctx context.Context, space, part int32, store uint64) error {
+	return c.admin(ctx, space, part, store, storagepb.StorageAdminServiceClient.AddReplica)
+}
+
+// RemoveReplica removes store from a partition. It must not be the leader:
+// call TransferLeader first.
+func (c *Client) RemoveReplica(ctx context.Context, space, part int32, store uint64) error {
+	return c.admin(ctx, space, part, store, storagepb.StorageAdminServiceClient.RemoveReplica)
+}
+
+// TransferLeader moves a partition's leadership to store.
+func (c *Client) TransferLeader(ctx context.Context, space, part int32, store uint64) error {
+	return c.admin(ctx, space, part, store, storagepb.StorageAdminServiceClient.TransferLeader)
+}
