@@ -2,48 +2,67 @@
 // hosted by one storaged is a member of its own Raft group, and all the
 // groups of that storaged share one Engine.
 //
+// # Goroutines
+//
+// Two goroutines own all raft state of a store:
+//
+//   - The engine goroutine (Engine.run, round.go) owns every RawNode. Other
+//     goroutines never touch a RawNode; they leave work in a group's mailbox
+//     (proposals, reads, inbound messages, reports) and wake the engine.
+//   - The append writer (writer.go) owns every write of raft log entries,
+//     hard states, truncations and snapshot installs.
+//
+// The RawNodes run with raft's AsyncStorageWrites: a Ready hands log
+// writes to the writer as MsgStorageAppend messages, and the writer steps
+// the responses back once the write is durable. So an fsync never holds up
+// a tick, a heartbeat or a leader's append to its followers.
+//
 // # The round
 //
-// One goroutine (Engine.run) owns every RawNode. Other goroutines never touch
-// a RawNode; they leave work in a group's mailbox (proposals, read requests,
-// inbound messages, unreachable reports) and wake the engine. The engine then
-// runs a round:
+// Each round (on a tick, or when a mailbox got work) the engine:
 //
-//  1. Drain the mailboxes of the groups that were woken, and tick every group
-//     if the tick interval elapsed.
-//  2. Collect a Ready from each group that has one.
-//  3. Write, per RocksDB instance, ONE WriteBatch holding for every ready
-//     group: the new log entries (and the deletion of any conflicting tail),
-//     the hard state, the data of the committed entries as the state machine
-//     applies them, and the applied index. One write, one fsync for the whole
-//     round, however many groups took part.
-//  4. Only then send the round's messages (so a follower's vote or append
-//     acknowledgement never precedes its durable record), complete the
-//     proposals and reads the applied entries satisfy, and Advance.
+//  1. drains the woken mailboxes into their RawNodes, and ticks every group
+//     if the tick interval elapsed;
+//  2. takes each ready group's Ready and sends its network messages at once
+//     (raft withholds those that need the local write first: they are
+//     responses of the MsgStorageAppend);
+//  3. queues the MsgStorageAppends for the writer, which writes everything
+//     queued since its last write as ONE WriteBatch per RocksDB instance
+//     with ONE fsync, however many groups took part;
+//  4. applies the committed entries (MsgStorageApply, durable here by
+//     construction) in one batch per RocksDB instance that holds the data
+//     and the applied index together, and completes the proposals and
+//     reads they satisfy.
 //
 // Because the applied index is in the same atomic batch as the data it
 // applied, a crash can neither replay an entry (its effects and the index
-// that covers it land together) nor skip one.
+// that covers it land together) nor skip one. The apply batch is not
+// synced: losing it in a crash loses the applied index with it, and the
+// entries, durable in the log, are applied again.
 //
-// # Bootstrap and the log
+// # Bootstrap, the log and snapshots
 //
 // A new replica starts from a synthetic truncated state at index 5, term 5,
 // whose ConfState lists the initial voters (every replica of a partition is
-// created with the same list by the catalog), as TiKV does. Every replica
-// therefore starts identical, and no replica ever needs the entries below
-// index 6. The log of each group is kept in RocksDB under the partition's
-// raft-log keys and mirrored in a raft.MemoryStorage that the raft package
-// reads; the mirror is rebuilt from RocksDB on restart.
+// created with the same list by the catalog), as TiKV does. A replica added
+// later starts the same way with no voters and is filled by the leader. The
+// log of each group is kept in RocksDB under the partition's raft-log keys
+// and mirrored in a raft.MemoryStorage that the raft package reads; the
+// mirror is rebuilt from RocksDB on restart. The log is truncated behind
+// the applied index (Config.MaxLogEntries); a follower behind the
+// truncation point gets a snapshot (snapshot.go).
 //
 // # Invariants
 //
-//   - Only the engine goroutine calls into a RawNode or its MemoryStorage
-//     mutators.
-//   - Messages of a round are handed to the Transport only after that round's
-//     batch is durable.
-//   - group.applied is advanced only after the batch that contains the
-//     applied data is written; reads that wait for an applied index read
-//     RocksDB after that write, so they observe it.
+//   - Only the engine goroutine calls into a RawNode.
+//   - Log and hard-state writes of one group happen in the order raft
+//     queued them (the writer is FIFO).
+//   - A message that depends on a local write (a vote, a follower's append
+//     acknowledgement) leaves only after that write is durable.
+//   - Committed entries are applied only once durable locally (raft's rule
+//     under AsyncStorageWrites), on the engine goroutine, so the data in
+//     RocksDB always equals the state at g.applied between rounds; a
+//     leader's snapshot is taken at exactly that point.
 //   - A proposal is acknowledged only when its entry is applied on this
 //     replica.
 package raftgroup

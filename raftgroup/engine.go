@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -16,9 +15,6 @@ import (
 	"github.com/linxGnu/grocksdb"
 	"go.etcd.io/raft/v3"
 	rpb "go.etcd.io/raft/v3/raftpb"
-	"google.golang.org/protobuf/proto"
-
-	"github.com/novagraph/novagraph/partition"
 )
 
 // Applier is the replicated state machine. Apply adds the effects of one
@@ -86,7 +82,8 @@ type Engine struct {
 	stopped atomic.Bool
 	failure error // set by the engine goroutine when a disk write failed
 
-	stats engineStats
+	stats  engineStats
+	writer *appendWriter
 }
 
 // engineStats are cumulative counters, read by Stats.
@@ -148,6 +145,7 @@ func NewEngine(cfg Config) *Engine {
 		done:      make(chan struct{}),
 	}
 	e.raftLog = raftLogger{log: e.log}
+	e.writer = newAppendWriter(e)
 	e.syncOpts.SetSync(true)
 	// Proposal ids start at a random point so that an entry proposed before
 	// a restart can never be mistaken for one proposed after it.
@@ -158,7 +156,10 @@ func NewEngine(cfg Config) *Engine {
 }
 
 // Start runs the engine goroutine.
-func (e *Engine) Start() { go e.run() }
+func (e *Engine) Start() {
+	go e.writer.run()
+	go e.run()
+}
 
 // Stop ends the engine goroutine and fails every waiter. Groups stay on disk.
 func (e *Engine) Stop() {
@@ -215,6 +216,9 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 		// the leader using the hint in NotLeaderError.
 		DisableProposalForwarding: true,
 		Logger:                    e.raftLog,
+		// Log writes go to the append writer so that ticks, heartbeats and
+		// the leader's appends never wait for an fsync (writer.go).
+		AsyncStorageWrites: true,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: creating raft node: %w", id, err)
@@ -234,7 +238,7 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 		db:          db,
 		rn:          rn,
 		store:       store,
-		lastIndex:   lastIndex,
+		writtenLast: lastIndex,
 		applied:     st.applied,
 		truncIdx:    st.truncIdx,
 		pending:     map[uint64]*proposal{},
@@ -243,6 +247,7 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 	}
 	store.snapshot = g.makeSnapshot
 	g.conf.Store(st.confState)
+	g.store.confState = nil // InitialState was read; g.conf is the source from here on
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, exists := e.groups[id]; exists {
@@ -437,10 +442,18 @@ func (e *Engine) run() {
 	ticker := time.NewTicker(e.cfg.TickInterval)
 	defer ticker.Stop()
 	defer e.failAll()
+	defer func() {
+		close(e.writer.stop)
+		<-e.writer.done
+	}()
 	for {
 		tick := false
 		select {
 		case <-e.stop:
+			return
+		case err := <-e.writer.err:
+			e.failure = err
+			e.log.Error("raft engine stopped: log write failed", "err", err)
 			return
 		case <-ticker.C:
 			tick = true
@@ -480,401 +493,6 @@ func (e *Engine) failAll() {
 		}
 		g.box.mu.Unlock()
 	}
-}
-
-// readyGroup is a group with a Ready taken in this round.
-type readyGroup struct {
-	g       *group
-	rd      raft.Ready
-	applied uint64
-	results map[uint64]error // proposal id → apply result
-	wasLead bool
-	newLast uint64
-	// compactTo, if set, is where the in-memory log is truncated after the
-	// write that removed the same entries from RocksDB.
-	compactTo uint64
-}
-
-// round is one pass of the loop described in doc.go.
-func (e *Engine) round(tick bool) error {
-	e.mu.Lock()
-	var groups []*group
-	if tick {
-		groups = make([]*group, 0, len(e.groups))
-		for _, g := range e.groups {
-			groups = append(groups, g)
-		}
-	} else {
-		groups = make([]*group, 0, len(e.active))
-		for id := range e.active {
-			if g := e.groups[id]; g != nil {
-				groups = append(groups, g)
-			}
-		}
-	}
-	clear(e.active)
-	e.mu.Unlock()
-
-	var readies []*readyGroup
-	for _, g := range groups {
-		if e.drainMailbox(g) {
-			continue // removed
-		}
-		if tick {
-			g.rn.Tick()
-		}
-		if g.rn.HasReady() {
-			readies = append(readies, &readyGroup{g: g, rd: g.rn.Ready(), wasLead: g.isLeader})
-		}
-	}
-	if len(readies) == 0 {
-		return nil
-	}
-	e.stats.rounds.Add(1)
-	e.stats.groupsReady.Add(uint64(len(readies)))
-
-	for _, r := range readies {
-		if !raft.IsEmptySnap(r.rd.Snapshot) {
-			if err := e.persistSnapshot(r); err != nil {
-				return err
-			}
-		}
-	}
-	if err := e.writeReadies(readies); err != nil {
-		return err
-	}
-
-	var out []Envelope
-	for _, r := range readies {
-		if err := e.afterWrite(r); err != nil {
-			return err
-		}
-		for _, m := range r.rd.Messages {
-			if m.GetType() == rpb.MessageType_MsgSnap {
-				e.sendSnapshot(r.g, m)
-				continue
-			}
-			out = append(out, Envelope{Group: r.g.id, Msg: m})
-		}
-		r.g.releaseOutgoing()
-		r.g.dropStaleIncoming()
-	}
-	if len(out) > 0 {
-		e.stats.messagesSent.Add(uint64(len(out)))
-		e.cfg.Transport.Send(out)
-	}
-	for _, r := range readies {
-		r.g.rn.Advance(r.rd)
-		if r.g.rn.HasReady() {
-			e.mu.Lock()
-			e.active[r.g.id] = struct{}{}
-			e.mu.Unlock()
-			select {
-			case e.wake <- struct{}{}:
-			default:
-			}
-		}
-	}
-	return nil
-}
-
-// writeReadies persists the round's Readies: one batch and at most one
-// sync per RocksDB instance, whatever the number of groups.
-func (e *Engine) writeReadies(readies []*readyGroup) error {
-	type dbBatch struct {
-		db   *grocksdb.DB
-		wb   *grocksdb.WriteBatch
-		sync bool
-	}
-	var batches []*dbBatch
-	byDB := map[*grocksdb.DB]*dbBatch{}
-	defer func() {
-		for _, b := range batches {
-			b.wb.Destroy()
-		}
-	}()
-	for _, r := range readies {
-		b := byDB[r.g.db]
-		if b == nil || e.cfg.SeparateWrites {
-			b = &dbBatch{db: r.g.db, wb: grocksdb.NewWriteBatch()}
-			batches = append(batches, b)
-			byDB[r.g.db] = b
-		}
-		if err := e.persistReady(b.wb, r); err != nil {
-			return err
-		}
-		b.sync = b.sync || r.rd.MustSync
-	}
-	for _, b := range batches {
-		opts := e.writeOpts
-		if b.sync {
-			opts = e.syncOpts
-		}
-		if err := b.db.Write(opts, b.wb); err != nil {
-			return fmt.Errorf("writing raft round batch: %w", err)
-		}
-		e.stats.batchWrites.Add(1)
-		if b.sync {
-			e.stats.syncs.Add(1)
-		}
-	}
-	return nil
-}
-
-// sendSnapshot hands a MsgSnap and the RocksDB snapshot taken for it to the
-// snapshot transport.
-func (e *Engine) sendSnapshot(g *group, m *rpb.Message) {
-	idx := m.GetSnapshot().GetMetadata().GetIndex()
-	snap, ok := g.outgoing[idx]
-	if !ok || e.cfg.SnapshotTransport == nil {
-		e.log.Warn("cannot send snapshot", "group", g.id, "to", m.GetTo(), "index", idx, "have_transport", e.cfg.SnapshotTransport != nil)
-		g.rn.ReportSnapshot(m.GetTo(), raft.SnapshotFailure)
-		return
-	}
-	delete(g.outgoing, idx)
-	lower, upper := partition.DataRange(g.id.Space, g.id.Part)
-	e.cfg.SnapshotTransport.SendSnapshot(&SnapshotData{Group: g.id, DB: g.db, Snap: snap, Lower: lower, Upper: upper, Msg: m, engine: e})
-}
-
-// drainMailbox feeds a group's mailbox into its RawNode. It returns true if
-// the group was removed.
-func (e *Engine) drainMailbox(g *group) bool {
-	g.box.mu.Lock()
-	msgs, props, reads := g.box.messages, g.box.proposals, g.box.reads
-	unreachable, transfers, removed := g.box.unreachable, g.box.transfers, g.box.removed
-	snaps, reports, inspections := g.box.snapshots, g.box.snapshotReports, g.box.inspections
-	g.box.inspections = nil
-	g.box.messages, g.box.proposals, g.box.reads = nil, nil, nil
-	g.box.unreachable, g.box.transfers = nil, nil
-	g.box.snapshots, g.box.snapshotReports = nil, nil
-	g.box.mu.Unlock()
-	for _, in := range snaps {
-		if old, ok := g.incoming[in.index]; ok && old.path != "" && old.path != in.path {
-			_ = os.Remove(old.path)
-		}
-		g.incoming[in.index] = in
-	}
-	for _, rep := range reports {
-		g.rn.ReportSnapshot(rep.to, rep.status)
-	}
-	for _, fn := range inspections {
-		fn(g)
-	}
-
-	if removed != nil {
-		err := fmt.Errorf("%s: %w", g.id, ErrGroupNotFound)
-		g.failWaiters(err, err)
-		for _, p := range props {
-			p.done <- err
-		}
-		for _, r := range reads {
-			r.done <- err
-		}
-		e.mu.Lock()
-		delete(e.groups, g.id)
-		e.mu.Unlock()
-		close(removed)
-		return true
-	}
-	for _, m := range msgs {
-		if err := g.rn.Step(m); err != nil {
-			e.log.Debug("dropping raft message", "group", g.id, "type", m.GetType().String(), "from", m.GetFrom(), "err", err)
-		}
-	}
-	for _, to := range unreachable {
-		g.rn.ReportUnreachable(to)
-	}
-	for _, to := range transfers {
-		g.rn.TransferLeader(to)
-	}
-	status := g.rn.BasicStatus()
-	notLeader := status.RaftState != raft.StateLeader
-	for _, p := range props {
-		if notLeader {
-			p.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
-			continue
-		}
-		var err error
-		if p.cc != nil {
-			err = g.rn.ProposeConfChange(p.cc)
-		} else {
-			err = g.rn.Propose(p.data)
-		}
-		if err != nil {
-			p.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
-			continue
-		}
-		g.pending[p.id] = p
-	}
-	if len(reads) > 0 {
-		if notLeader {
-			for _, r := range reads {
-				r.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
-			}
-		} else {
-			g.nextReadCtx++
-			ctx := binary.BigEndian.AppendUint64(nil, g.nextReadCtx)
-			g.readsFlight[string(ctx)] = &readBatch{requests: reads}
-			g.rn.ReadIndex(ctx)
-		}
-	}
-	return false
-}
-
-// persistReady adds one group's Ready to the round's batch: log entries, hard
-// state, and the applied effects of its committed entries with the applied
-// index.
-func (e *Engine) persistReady(wb *grocksdb.WriteBatch, r *readyGroup) error {
-	g, rd := r.g, r.rd
-	if err := appendEntries(wb, g.id, rd.Entries, g.lastIndex); err != nil {
-		return err
-	}
-	r.newLast = g.lastIndex
-	if n := len(rd.Entries); n > 0 {
-		r.newLast = rd.Entries[n-1].GetIndex()
-	}
-	if !raft.IsEmptyHardState(rd.HardState) {
-		if err := putHardState(wb, g.id, rd.HardState); err != nil {
-			return err
-		}
-	}
-	e.stats.entriesAppended.Add(uint64(len(rd.Entries)))
-	r.applied = g.applied
-	for _, ent := range rd.CommittedEntries {
-		idx := ent.GetIndex()
-		if idx <= r.applied {
-			continue
-		}
-		switch ent.GetType() {
-		case rpb.EntryType_EntryNormal:
-			if len(ent.Data) >= 8 {
-				pid := binary.BigEndian.Uint64(ent.Data)
-				err := e.cfg.Applier.Apply(wb, g.id, idx, ent.Data[8:])
-				if _, mine := g.pending[pid]; mine {
-					if r.results == nil {
-						r.results = map[uint64]error{}
-					}
-					r.results[pid] = err
-				}
-			}
-		case rpb.EntryType_EntryConfChange, rpb.EntryType_EntryConfChangeV2:
-			cc, err := decodeConfChange(ent)
-			if err != nil {
-				return fmt.Errorf("%s: entry %d: %w", g.id, idx, err)
-			}
-			cs := g.rn.ApplyConfChange(cc)
-			if err := putConfState(wb, g.id, cs); err != nil {
-				return err
-			}
-			g.store.confState = cs
-			g.conf.Store(cs)
-			if pid, ok := confChangeContext(cc); ok {
-				if _, mine := g.pending[pid]; mine {
-					if r.results == nil {
-						r.results = map[uint64]error{}
-					}
-					r.results[pid] = nil
-				}
-			}
-		}
-		r.applied = idx
-	}
-	if r.applied != g.applied {
-		e.stats.entriesApplied.Add(r.applied - g.applied)
-		putApplied(wb, g.id, r.applied)
-	}
-	return e.truncateLog(wb, r)
-}
-
-// truncateLog cuts the log back once it grew MaxLogEntries past the
-// truncation point. Only entries already durable (and so in the in-memory
-// mirror, whose term lookup we need) and applied are cut.
-func (e *Engine) truncateLog(wb *grocksdb.WriteBatch, r *readyGroup) error {
-	g := r.g
-	if e.cfg.MaxLogEntries < 0 || r.applied < g.truncIdx+uint64(e.cfg.MaxLogEntries) {
-		return nil
-	}
-	upTo := min(r.applied, g.lastIndex)
-	if upTo <= g.truncIdx+uint64(e.cfg.LogCatchUpEntries) {
-		return nil
-	}
-	compactTo := upTo - uint64(e.cfg.LogCatchUpEntries)
-	if compactTo <= g.truncIdx {
-		return nil
-	}
-	term, err := g.store.Term(compactTo)
-	if err != nil {
-		return fmt.Errorf("%s: term of truncation point %d: %w", g.id, compactTo, err)
-	}
-	wb.DeleteRange(partition.RaftLogKey(g.id.Space, g.id.Part, g.truncIdx+1), partition.RaftLogKey(g.id.Space, g.id.Part, compactTo+1))
-	putTruncated(wb, g.id, compactTo, term)
-	r.compactTo = compactTo
-	return nil
-}
-
-func decodeConfChange(ent *rpb.Entry) (rpb.ConfChangeI, error) {
-	if ent.GetType() == rpb.EntryType_EntryConfChange {
-		var cc rpb.ConfChange
-		if err := proto.Unmarshal(ent.Data, &cc); err != nil {
-			return nil, fmt.Errorf("decoding conf change: %w", err)
-		}
-		return &cc, nil
-	}
-	var cc rpb.ConfChangeV2
-	if err := proto.Unmarshal(ent.Data, &cc); err != nil {
-		return nil, fmt.Errorf("decoding conf change v2: %w", err)
-	}
-	return &cc, nil
-}
-
-// afterWrite updates the in-memory mirror once the round's batch is durable
-// and releases the waiters it satisfies.
-func (e *Engine) afterWrite(r *readyGroup) error {
-	g, rd := r.g, r.rd
-	if len(rd.Entries) > 0 {
-		if err := g.store.Append(rd.Entries); err != nil {
-			return fmt.Errorf("%s: mirroring log: %w", g.id, err)
-		}
-	}
-	if !raft.IsEmptyHardState(rd.HardState) {
-		if err := g.store.SetHardState(rd.HardState); err != nil {
-			return fmt.Errorf("%s: mirroring hard state: %w", g.id, err)
-		}
-		g.term.Store(rd.HardState.GetTerm())
-	}
-	g.lastIndex = r.newLast
-	g.applied = r.applied
-	if r.compactTo > g.truncIdx {
-		if err := g.store.Compact(r.compactTo); err != nil && !errors.Is(err, raft.ErrCompacted) {
-			return fmt.Errorf("%s: truncating in-memory log: %w", g.id, err)
-		}
-		g.truncIdx = r.compactTo
-	}
-	for pid, err := range r.results {
-		if p, ok := g.pending[pid]; ok {
-			p.done <- err
-			delete(g.pending, pid)
-		}
-	}
-	if rd.SoftState != nil {
-		g.leader.Store(rd.SoftState.Lead)
-		g.isLeader = rd.SoftState.RaftState == raft.StateLeader
-		if r.wasLead && !g.isLeader {
-			notLeader := &NotLeaderError{Group: g.id, Leader: rd.SoftState.Lead}
-			g.failWaiters(fmt.Errorf("%s: %w", g.id, ErrAmbiguous), notLeader)
-		}
-	}
-	for _, rs := range rd.ReadStates {
-		b, ok := g.readsFlight[string(rs.RequestCtx)]
-		if !ok {
-			continue
-		}
-		delete(g.readsFlight, string(rs.RequestCtx))
-		b.index = rs.Index
-		g.readsReady = append(g.readsReady, b)
-	}
-	g.completeReads()
-	return nil
 }
 
 // errorsIsNotLeader reports whether err is a NotLeaderError and returns it.

@@ -57,6 +57,7 @@ type mailbox struct {
 	snapshots       []incomingSnapshot // received snapshot files, with their MsgSnap in messages
 	snapshotReports []snapshotReport
 	inspections     []func(*group) // run on the engine goroutine (Status)
+	installed       []uint64       // snapshot indexes the append writer installed
 	removed         chan struct{}  // set by RemoveGroup: the engine drops the group and closes it
 }
 
@@ -68,15 +69,19 @@ type group struct {
 
 	box mailbox
 
-	rn        *raft.RawNode
-	store     *logStore
-	lastIndex uint64 // last log index durable in RocksDB
-	applied   uint64 // last applied index durable in RocksDB
-	truncIdx  uint64 // last index removed from the log
-	isLeader  bool
+	rn       *raft.RawNode
+	store    *logStore
+	applied  uint64 // last applied index (written, not necessarily synced)
+	truncIdx uint64 // last index removed, or decided to be removed, from the log
+	isLeader bool
 
 	outgoing map[uint64]*grocksdb.Snapshot // RocksDB snapshots taken for raft this round, by index
-	incoming map[uint64]incomingSnapshot   // received snapshot files waiting for raft, by index
+
+	// Owned by the append writer.
+	writtenLast uint64 // last log index written to RocksDB
+
+	snapMu   sync.Mutex
+	incoming map[uint64]incomingSnapshot // received snapshot files waiting for raft, by index
 
 	pending     map[uint64]*proposal  // proposals this leader accepted, by id
 	readsFlight map[string]*readBatch // ReadIndex requests sent to raft, by request context

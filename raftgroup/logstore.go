@@ -216,3 +216,5 @@ func appendEntries(wb *grocksdb.WriteBatch, id GroupID, entries []*rpb.Entry, pr
 	}
 	return nil
 }
+
+func logKey(id GroupID, index uint64) []byte { return partition.RaftLogKey(id.Space, id.Part, index) }

@@ -23,8 +23,8 @@ import (
 // streams the range from it on a separate stream and reports the outcome.
 //
 // The follower's receiver writes the stream into an SST file, then hands
-// the MsgSnap and the file to the engine. When raft emits the snapshot in a
-// Ready, the engine (1) writes, synced, the new raft state, a range deletion
+// the MsgSnap and the file to the engine. When raft emits the snapshot (in
+// a MsgStorageAppend), the append writer (1) writes, synced, the new raft state, a range deletion
 // of the old data and the raft log, and a marker naming the file; (2)
 // ingests the file; (3) clears the marker. A crash between (1) and (3) is
 // repaired on restart by redoing (2) from the marker, before the group
@@ -75,7 +75,7 @@ func (g *group) makeSnapshot() (*rpb.Snapshot, error) {
 		g.outgoing[g.applied] = g.db.NewSnapshot()
 	}
 	return &rpb.Snapshot{Metadata: &rpb.SnapshotMetadata{
-		Index: new(g.applied), Term: new(term), ConfState: g.store.confState,
+		Index: new(g.applied), Term: new(term), ConfState: g.conf.Load(),
 	}}, nil
 }
 
@@ -93,28 +93,26 @@ type incomingSnapshot struct {
 	path  string // "" when the partition had no data
 }
 
-// persistSnapshot installs a snapshot Ready'd by raft: the durable state
-// change with the marker, the ingest, then the marker's removal. It runs
-// before the round's shared batch, so entries that follow the snapshot in
-// the same Ready are applied after its data.
-func (e *Engine) persistSnapshot(r *readyGroup) error {
-	g, snap := r.g, r.rd.Snapshot
+// installSnapshot installs a snapshot carried by a MsgStorageAppend, on
+// the append writer: the durable state change with the marker, the ingest,
+// the marker's removal, the memory mirror, and a note to the engine that
+// the data is now at the snapshot's index.
+func (e *Engine) installSnapshot(g *group, m *rpb.Message) error {
+	snap := m.GetSnapshot()
 	meta := snap.GetMetadata()
 	idx := meta.GetIndex()
-	in, ok := g.incoming[idx]
+	in, ok := g.takeIncoming(idx)
 	if !ok {
 		return fmt.Errorf("%s: raft installed snapshot %d but no data was received for it", g.id, idx)
 	}
-	delete(g.incoming, idx)
-
 	wb := grocksdb.NewWriteBatch()
 	defer wb.Destroy()
 	lower, upper := partition.DataRange(g.id.Space, g.id.Part)
 	wb.DeleteRange(lower, upper)
 	logPrefix := partition.KindPrefix(g.id.Space, g.id.Part, partition.KindRaftLog)
 	wb.DeleteRange(logPrefix, partition.PrefixEnd(logPrefix))
-	hs := r.rd.HardState
-	if raft.IsEmptyHardState(hs) {
+	hs := hardStateOf(m)
+	if hs == nil {
 		prev, _, _ := g.store.InitialState()
 		hs = prev
 	}
@@ -127,6 +125,9 @@ func (e *Engine) persistSnapshot(r *readyGroup) error {
 	putApplied(wb, g.id, idx)
 	putTruncated(wb, g.id, idx, meta.GetTerm())
 	wb.Put(partition.RaftSnapshotApplyKey(g.id.Space, g.id.Part), []byte(in.path))
+	if err := appendEntries(wb, g.id, m.GetEntries(), 0); err != nil {
+		return err
+	}
 	if err := g.db.Write(e.syncOpts, wb); err != nil {
 		return fmt.Errorf("%s: writing snapshot %d state: %w", g.id, idx, err)
 	}
@@ -136,9 +137,23 @@ func (e *Engine) persistSnapshot(r *readyGroup) error {
 	if err := g.store.ApplySnapshot(snap); err != nil && !errors.Is(err, raft.ErrSnapOutOfDate) {
 		return fmt.Errorf("%s: installing snapshot %d in memory: %w", g.id, idx, err)
 	}
-	g.store.confState = meta.GetConfState()
+	if len(m.GetEntries()) > 0 {
+		if err := g.store.Append(m.GetEntries()); err != nil {
+			return fmt.Errorf("%s: mirroring log after snapshot: %w", g.id, err)
+		}
+	}
+	if err := g.store.SetHardState(hs); err != nil {
+		return fmt.Errorf("%s: mirroring hard state: %w", g.id, err)
+	}
+	g.writtenLast = idx
+	if n := len(m.GetEntries()); n > 0 {
+		g.writtenLast = m.GetEntries()[n-1].GetIndex()
+	}
 	g.conf.Store(meta.GetConfState())
-	g.lastIndex, g.applied, g.truncIdx = idx, idx, idx
+	g.box.mu.Lock()
+	g.box.installed = append(g.box.installed, idx)
+	g.box.mu.Unlock()
+	e.activate(g.id)
 	return nil
 }
 
@@ -232,8 +247,35 @@ type snapshotReport struct {
 	status raft.SnapshotStatus
 }
 
-// dropStaleIncoming removes received snapshot files raft will not install.
+// addIncoming records received snapshot files (engine goroutine).
+func (g *group) addIncoming(snaps []incomingSnapshot) {
+	if len(snaps) == 0 {
+		return
+	}
+	g.snapMu.Lock()
+	defer g.snapMu.Unlock()
+	for _, in := range snaps {
+		if old, ok := g.incoming[in.index]; ok && old.path != "" && old.path != in.path {
+			_ = os.Remove(old.path)
+		}
+		g.incoming[in.index] = in
+	}
+}
+
+// takeIncoming hands a received snapshot's file to the writer installing it.
+func (g *group) takeIncoming(idx uint64) (incomingSnapshot, bool) {
+	g.snapMu.Lock()
+	defer g.snapMu.Unlock()
+	in, ok := g.incoming[idx]
+	delete(g.incoming, idx)
+	return in, ok
+}
+
+// dropStaleIncoming removes received snapshot files raft will not install
+// because the replica already applied past them.
 func (g *group) dropStaleIncoming() {
+	g.snapMu.Lock()
+	defer g.snapMu.Unlock()
 	for idx, in := range g.incoming {
 		if idx <= g.applied {
 			if in.path != "" {

@@ -1,0 +1,397 @@
+package raftgroup
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/linxGnu/grocksdb"
+	"go.etcd.io/raft/v3"
+	rpb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/novagraph/novagraph/partition"
+)
+
+// round is one pass of the engine loop (doc.go): feed mailboxes and ticks
+// into the RawNodes, take their Readies, send network messages at once,
+// queue log writes for the append writer, and apply committed entries.
+func (e *Engine) round(tick bool) error {
+	e.mu.Lock()
+	var groups []*group
+	if tick {
+		groups = make([]*group, 0, len(e.groups))
+		for _, g := range e.groups {
+			groups = append(groups, g)
+		}
+	} else {
+		groups = make([]*group, 0, len(e.active))
+		for id := range e.active {
+			if g := e.groups[id]; g != nil {
+				groups = append(groups, g)
+			}
+		}
+	}
+	clear(e.active)
+	e.mu.Unlock()
+
+	var out []Envelope
+	var appends []appendOp
+	var applies []*applyOp
+	readyGroups := 0
+	for _, g := range groups {
+		if e.drainMailbox(g) {
+			continue // removed
+		}
+		if tick {
+			g.rn.Tick()
+		}
+		if !g.rn.HasReady() {
+			continue
+		}
+		readyGroups++
+		rd := g.rn.Ready()
+		e.noteSoftState(g, rd)
+		for _, rs := range rd.ReadStates {
+			if b, ok := g.readsFlight[string(rs.RequestCtx)]; ok {
+				delete(g.readsFlight, string(rs.RequestCtx))
+				b.index = rs.Index
+				g.readsReady = append(g.readsReady, b)
+			}
+		}
+		for _, m := range rd.Messages {
+			switch m.GetTo() {
+			case raft.LocalAppendThread:
+				appends = append(appends, appendOp{g: g, msg: m})
+			case raft.LocalApplyThread:
+				applies = append(applies, &applyOp{g: g, msg: m})
+			default:
+				if m.GetType() == rpb.MessageType_MsgSnap {
+					e.sendSnapshot(g, m)
+					continue
+				}
+				out = append(out, Envelope{Group: g.id, Msg: m})
+			}
+		}
+		g.releaseOutgoing()
+	}
+	if readyGroups > 0 {
+		e.stats.rounds.Add(1)
+		e.stats.groupsReady.Add(uint64(readyGroups))
+	}
+	// Messages in Ready.Messages are safe to send before the local append
+	// is durable (raft holds back those that are not, as responses of the
+	// MsgStorageAppend), so heartbeats and appends never wait for a disk.
+	if len(out) > 0 {
+		e.stats.messagesSent.Add(uint64(len(out)))
+		e.cfg.Transport.Send(out)
+	}
+	if len(appends) > 0 {
+		e.writer.enqueue(appends)
+	}
+	if len(applies) > 0 {
+		if err := e.apply(applies); err != nil {
+			return err
+		}
+	}
+	for _, g := range groups {
+		g.completeReads()
+		if g.rn.HasReady() {
+			e.mu.Lock()
+			e.active[g.id] = struct{}{}
+			e.mu.Unlock()
+			select {
+			case e.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return nil
+}
+
+// noteSoftState publishes leadership changes and fails what a replica that
+// stopped leading can no longer complete.
+func (e *Engine) noteSoftState(g *group, rd raft.Ready) {
+	if !raft.IsEmptyHardState(rd.HardState) {
+		g.term.Store(rd.HardState.GetTerm())
+	}
+	if rd.SoftState == nil {
+		return
+	}
+	wasLeader := g.isLeader
+	g.leader.Store(rd.SoftState.Lead)
+	g.isLeader = rd.SoftState.RaftState == raft.StateLeader
+	if wasLeader && !g.isLeader {
+		notLeader := &NotLeaderError{Group: g.id, Leader: rd.SoftState.Lead}
+		g.failWaiters(fmt.Errorf("%s: %w", g.id, ErrAmbiguous), notLeader)
+	}
+}
+
+// applyOp is one MsgStorageApply: committed entries that are durable here.
+type applyOp struct {
+	g       *group
+	msg     *rpb.Message
+	applied uint64
+	results map[uint64]error // proposal id → apply result
+	trunc   *truncation
+}
+
+// apply applies committed entries on the engine goroutine, in one batch
+// per RocksDB instance holding the data and the applied index together.
+// The write is not synced: if it is lost in a crash, so is the applied
+// index that covers it, and the entries (durable in the log) are applied
+// again on restart.
+func (e *Engine) apply(ops []*applyOp) error {
+	type dbBatch struct {
+		db *grocksdb.DB
+		wb *grocksdb.WriteBatch
+	}
+	var batches []*dbBatch
+	byDB := map[*grocksdb.DB]*dbBatch{}
+	defer func() {
+		for _, b := range batches {
+			b.wb.Destroy()
+		}
+	}()
+	for _, op := range ops {
+		b := byDB[op.g.db]
+		if b == nil || e.cfg.SeparateWrites {
+			b = &dbBatch{db: op.g.db, wb: grocksdb.NewWriteBatch()}
+			batches = append(batches, b)
+			byDB[op.g.db] = b
+		}
+		if err := e.applyEntries(b.wb, op); err != nil {
+			return err
+		}
+	}
+	for _, b := range batches {
+		if err := b.db.Write(e.writeOpts, b.wb); err != nil {
+			return fmt.Errorf("writing applied entries: %w", err)
+		}
+		e.stats.batchWrites.Add(1)
+	}
+	var truncs []appendOp
+	for _, op := range ops {
+		g := op.g
+		if op.applied > g.applied {
+			e.stats.entriesApplied.Add(op.applied - g.applied)
+			g.applied = op.applied
+		}
+		for pid, err := range op.results {
+			if p, ok := g.pending[pid]; ok {
+				p.done <- err
+				delete(g.pending, pid)
+			}
+		}
+		for _, resp := range op.msg.GetResponses() {
+			if err := g.rn.Step(resp); err != nil {
+				return fmt.Errorf("%s: stepping apply response: %w", g.id, err)
+			}
+		}
+		if op.trunc != nil {
+			truncs = append(truncs, appendOp{g: g, trunc: op.trunc})
+		}
+		g.dropStaleIncoming()
+	}
+	if len(truncs) > 0 {
+		e.writer.enqueue(truncs)
+	}
+	return nil
+}
+
+// applyEntries adds one MsgStorageApply's entries to wb.
+func (e *Engine) applyEntries(wb *grocksdb.WriteBatch, op *applyOp) error {
+	g := op.g
+	op.applied = g.applied
+	for _, ent := range op.msg.GetEntries() {
+		idx := ent.GetIndex()
+		if idx <= op.applied {
+			continue
+		}
+		switch ent.GetType() {
+		case rpb.EntryType_EntryNormal:
+			if len(ent.Data) >= 8 {
+				pid := binary.BigEndian.Uint64(ent.Data)
+				err := e.cfg.Applier.Apply(wb, g.id, idx, ent.Data[8:])
+				if _, mine := g.pending[pid]; mine {
+					if op.results == nil {
+						op.results = map[uint64]error{}
+					}
+					op.results[pid] = err
+				}
+			}
+		case rpb.EntryType_EntryConfChange, rpb.EntryType_EntryConfChangeV2:
+			cc, err := decodeConfChange(ent)
+			if err != nil {
+				return fmt.Errorf("%s: entry %d: %w", g.id, idx, err)
+			}
+			cs := g.rn.ApplyConfChange(cc)
+			if err := putConfState(wb, g.id, cs); err != nil {
+				return err
+			}
+			g.conf.Store(cs)
+			if pid, ok := confChangeContext(cc); ok {
+				if _, mine := g.pending[pid]; mine {
+					if op.results == nil {
+						op.results = map[uint64]error{}
+					}
+					op.results[pid] = nil
+				}
+			}
+		}
+		op.applied = idx
+	}
+	if op.applied != g.applied {
+		putApplied(wb, g.id, op.applied)
+	}
+	op.trunc = e.truncation(g, op.applied)
+	return nil
+}
+
+// truncation decides whether the log should be cut back now that applied
+// reached this index. Applied entries are durable and mirrored in memory,
+// so the truncation point's term is known.
+func (e *Engine) truncation(g *group, applied uint64) *truncation {
+	if e.cfg.MaxLogEntries < 0 || applied < g.truncIdx+uint64(e.cfg.MaxLogEntries) {
+		return nil
+	}
+	if applied <= g.truncIdx+uint64(e.cfg.LogCatchUpEntries) {
+		return nil
+	}
+	compactTo := applied - uint64(e.cfg.LogCatchUpEntries)
+	term, err := g.store.Term(compactTo)
+	if err != nil {
+		return nil // already compacted (a snapshot moved past it)
+	}
+	from := g.truncIdx
+	g.truncIdx = compactTo
+	return &truncation{from: from, to: compactTo, term: term}
+}
+
+// truncation removes log entries (from, to] and records (to, term) as the
+// truncated state.
+type truncation struct {
+	from, to, term uint64
+}
+
+// sendSnapshot hands a MsgSnap and the RocksDB snapshot taken for it to the
+// snapshot transport.
+func (e *Engine) sendSnapshot(g *group, m *rpb.Message) {
+	idx := m.GetSnapshot().GetMetadata().GetIndex()
+	snap, ok := g.outgoing[idx]
+	if !ok || e.cfg.SnapshotTransport == nil {
+		e.log.Warn("cannot send snapshot", "group", g.id, "to", m.GetTo(), "index", idx, "have_transport", e.cfg.SnapshotTransport != nil)
+		g.rn.ReportSnapshot(m.GetTo(), raft.SnapshotFailure)
+		return
+	}
+	delete(g.outgoing, idx)
+	lower, upper := partition.DataRange(g.id.Space, g.id.Part)
+	e.cfg.SnapshotTransport.SendSnapshot(&SnapshotData{Group: g.id, DB: g.db, Snap: snap, Lower: lower, Upper: upper, Msg: m, engine: e})
+}
+
+func decodeConfChange(ent *rpb.Entry) (rpb.ConfChangeI, error) {
+	if ent.GetType() == rpb.EntryType_EntryConfChange {
+		var cc rpb.ConfChange
+		if err := proto.Unmarshal(ent.Data, &cc); err != nil {
+			return nil, fmt.Errorf("decoding conf change: %w", err)
+		}
+		return &cc, nil
+	}
+	var cc rpb.ConfChangeV2
+	if err := proto.Unmarshal(ent.Data, &cc); err != nil {
+		return nil, fmt.Errorf("decoding conf change v2: %w", err)
+	}
+	return &cc, nil
+}
+
+// drainMailbox feeds a group's mailbox into its RawNode. It returns true if
+// the group was removed.
+func (e *Engine) drainMailbox(g *group) bool {
+	g.box.mu.Lock()
+	msgs, props, reads := g.box.messages, g.box.proposals, g.box.reads
+	unreachable, transfers, removed := g.box.unreachable, g.box.transfers, g.box.removed
+	snaps, reports, inspections := g.box.snapshots, g.box.snapshotReports, g.box.inspections
+	installed := g.box.installed
+	g.box.inspections, g.box.installed = nil, nil
+	g.box.messages, g.box.proposals, g.box.reads = nil, nil, nil
+	g.box.unreachable, g.box.transfers = nil, nil
+	g.box.snapshots, g.box.snapshotReports = nil, nil
+	g.box.mu.Unlock()
+	g.addIncoming(snaps)
+	for _, idx := range installed {
+		// The append writer installed a snapshot: the data is at idx.
+		if idx > g.applied {
+			g.applied = idx
+		}
+		if idx > g.truncIdx {
+			g.truncIdx = idx
+		}
+	}
+	for _, rep := range reports {
+		g.rn.ReportSnapshot(rep.to, rep.status)
+	}
+	for _, fn := range inspections {
+		fn(g)
+	}
+
+	if removed != nil {
+		err := fmt.Errorf("%s: %w", g.id, ErrGroupNotFound)
+		g.failWaiters(err, err)
+		for _, p := range props {
+			p.done <- err
+		}
+		for _, r := range reads {
+			r.done <- err
+		}
+		e.mu.Lock()
+		delete(e.groups, g.id)
+		e.mu.Unlock()
+		g.releaseOutgoing()
+		// RemoveGroup returns once the writer has finished every write
+		// queued for the group, so the caller's range delete is final.
+		e.writer.enqueue([]appendOp{{g: g, barrier: removed}})
+		return true
+	}
+	for _, m := range msgs {
+		if err := g.rn.Step(m); err != nil {
+			e.log.Debug("dropping raft message", "group", g.id, "type", m.GetType().String(), "from", m.GetFrom(), "err", err)
+		}
+	}
+	for _, to := range unreachable {
+		g.rn.ReportUnreachable(to)
+	}
+	for _, to := range transfers {
+		g.rn.TransferLeader(to)
+	}
+	status := g.rn.BasicStatus()
+	notLeader := status.RaftState != raft.StateLeader
+	for _, p := range props {
+		if notLeader {
+			p.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
+			continue
+		}
+		var err error
+		if p.cc != nil {
+			err = g.rn.ProposeConfChange(p.cc)
+		} else {
+			err = g.rn.Propose(p.data)
+		}
+		if err != nil {
+			p.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
+			continue
+		}
+		g.pending[p.id] = p
+	}
+	if len(reads) > 0 {
+		if notLeader {
+			for _, r := range reads {
+				r.done <- &NotLeaderError{Group: g.id, Leader: status.Lead}
+			}
+		} else {
+			g.nextReadCtx++
+			ctx := binary.BigEndian.AppendUint64(nil, g.nextReadCtx)
+			g.readsFlight[string(ctx)] = &readBatch{requests: reads}
+			g.rn.ReadIndex(ctx)
+		}
+	}
+	return false
+}
