@@ -45,6 +45,7 @@ fmt:
 # The test command of the README and of .ci/run.
 test: vet
 	$(GO) test -race -timeout 40m ./...
+	$(GO) test -race -tags failpoints -run Failpoint -timeout 10m ./raftgroup
 
 test-short:
 	$(GO) test -short ./...

@@ -3,6 +3,7 @@ module github.com/novagraph/novagraph
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/chzyer/readline v1.5.1
 	github.com/jedib0t/go-pretty/v6 v6.8.3
@@ -11,6 +12,7 @@ require (
 	go.etcd.io/etcd/api/v3 v3.7.3
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.etcd.io/etcd/server/v3 v3.7.3
+	go.etcd.io/gofail v0.2.0
 	go.etcd.io/raft/v3 v3.7.0
 	go.uber.org/zap v1.27.1
 	google.golang.org/grpc v1.85.0

@@ -430,6 +430,17 @@ func (e *Engine) activate(id GroupID) {
 	}
 }
 
+// Failed returns the disk error that stopped the engine, or nil while it
+// runs (or after a clean Stop).
+func (e *Engine) Failed() error {
+	select {
+	case <-e.done:
+		return e.failure
+	default:
+		return nil
+	}
+}
+
 func (e *Engine) stopError() error {
 	if e.failure != nil {
 		return fmt.Errorf("%w: %w", ErrStopped, e.failure)

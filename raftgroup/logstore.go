@@ -84,6 +84,15 @@ func loadState(db *grocksdb.DB, id GroupID) (st persistedState, found bool, err 
 		return st, false, fmt.Errorf("%s: applied index record has %d bytes, want 8", id, len(appliedBytes))
 	}
 	st.applied = binary.BigEndian.Uint64(appliedBytes)
+	// Entries are applied once committed and durable, in an unsynced batch
+	// separate from the writer's hard-state writes, so after a crash the
+	// applied index can be ahead of the commit index in the hard state.
+	// Everything applied was committed, so the commit index may be raised
+	// to it (CockroachDB does the same); raft would otherwise refuse to
+	// start with applied > commit.
+	if st.applied > st.hardState.GetCommit() {
+		st.hardState.Commit = new(st.applied)
+	}
 	truncBytes, err := get(partition.RaftTruncatedKey(id.Space, id.Part))
 	if err != nil {
 		return st, false, err

@@ -163,11 +163,17 @@ func (e *Engine) apply(ops []*applyOp) error {
 			return err
 		}
 	}
+	if err := failpoint(fpBeforeApply); err != nil {
+		return err
+	}
 	for _, b := range batches {
 		if err := b.db.Write(e.writeOpts, b.wb); err != nil {
 			return fmt.Errorf("writing applied entries: %w", err)
 		}
 		e.stats.batchWrites.Add(1)
+	}
+	if err := failpoint(fpAfterApply); err != nil {
+		return err
 	}
 	var truncs []appendOp
 	for _, op := range ops {

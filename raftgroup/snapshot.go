@@ -131,6 +131,9 @@ func (e *Engine) installSnapshot(g *group, m *rpb.Message) error {
 	if err := g.db.Write(e.syncOpts, wb); err != nil {
 		return fmt.Errorf("%s: writing snapshot %d state: %w", g.id, idx, err)
 	}
+	if err := failpoint(fpBeforeSnapshotIngest); err != nil {
+		return err
+	}
 	if err := finishSnapshotIngest(g.db, g.id, in.path, e.syncOpts); err != nil {
 		return err
 	}
@@ -181,6 +184,9 @@ func finishSnapshotIngest(db *grocksdb.DB, id GroupID, path string, sync *grocks
 			_ = os.Remove(path)
 		}
 		// A missing file was ingested (moved) before a crash.
+	}
+	if err := failpoint(fpAfterSnapshotIngest); err != nil {
+		return err
 	}
 	wb := grocksdb.NewWriteBatch()
 	defer wb.Destroy()

@@ -150,6 +150,9 @@ func (w *appendWriter) writeRun(ops []appendOp) error {
 		// response to a write that nothing waits for.
 		b.sync = b.sync || len(m.GetResponses()) > 0
 	}
+	if err := failpoint(fpBeforeLogWrite); err != nil {
+		return err
+	}
 	for _, b := range batches {
 		opts := w.e.writeOpts
 		if b.sync {
@@ -162,6 +165,9 @@ func (w *appendWriter) writeRun(ops []appendOp) error {
 		if b.sync {
 			w.e.stats.syncs.Add(1)
 		}
+	}
+	if err := failpoint(fpAfterLogWrite); err != nil {
+		return err
 	}
 	for _, op := range ops {
 		g := op.g
