@@ -167,3 +167,43 @@ func TestFailpointApplyAndLogCrash(t *testing.T) {
 		})
 	}
 }
+
+// With every log write taking longer than an election timeout, leaders keep
+// their leadership: ticks and heartbeats do not wait for the disk (the
+// append writer is separate from the engine goroutine), so no follower
+// times out, and proposals still commit, slowly.
+func TestFailpointSlowDiskKeepsLeader(t *testing.T) {
+	net := newMemNetwork()
+	g := GroupID{13, 1}
+	stores := make([]*testStore, 3)
+	for i := range stores {
+		stores[i] = &testStore{id: uint64(i + 1), dir: t.TempDir()}
+		stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
+		defer stores[i].stop(net)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := propose(ctx, stores, g, 0, "x"); err != nil {
+		t.Fatal(err)
+	}
+	leader := leaderOf(stores, g)
+	_, term, _ := leader.engine.Leader(g)
+	// Election timeout is 10 ticks of 10ms; each write now takes 300ms.
+	off, err := enableFailpoint(fpBeforeLogWrite, `sleep(300)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer off()
+	for k := uint64(1); k <= 3; k++ {
+		if err := propose(ctx, stores, g, k, "slow"); err != nil {
+			t.Fatalf("proposal on a slow disk: %v", err)
+		}
+	}
+	off()
+	for _, s := range stores {
+		l, tm, _ := s.engine.Leader(g)
+		if l != leader.id || tm != term {
+			t.Fatalf("store %d sees leader %d term %d, want leader %d term %d: a slow disk cost the leadership", s.id, l, tm, leader.id, term)
+		}
+	}
+}
