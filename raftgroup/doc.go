@@ -4,13 +4,17 @@
 //
 // # Goroutines
 //
-// Two goroutines own all raft state of a store:
+// A few goroutines own all raft state of a store, however many groups it
+// hosts (no goroutine or timer per group):
 //
-//   - The engine goroutine (Engine.run, round.go) owns every RawNode. Other
-//     goroutines never touch a RawNode; they leave work in a group's mailbox
-//     (proposals, reads, inbound messages, reports) and wake the engine.
+//   - Workers (round.go; Config.Workers, default min(GOMAXPROCS, 8)). Each
+//     group is driven by one worker for its lifetime, which owns its
+//     RawNode. Other goroutines never touch a RawNode; they leave work in a
+//     group's mailbox (proposals, reads, inbound messages, reports) and
+//     mark the group active, which wakes its worker. A worker ticks all its
+//     groups on its tick and otherwise handles only the active ones.
 //   - The append writer (writer.go) owns every write of raft log entries,
-//     hard states, truncations and snapshot installs.
+//     hard states, truncations and snapshot installs, for all workers.
 //
 // The RawNodes run with raft's AsyncStorageWrites: a Ready hands log
 // writes to the writer as MsgStorageAppend messages, and the writer steps
@@ -19,7 +23,7 @@
 //
 // # The round
 //
-// Each round (on a tick, or when a mailbox got work) the engine:
+// Each round (on a tick, or when a mailbox got work) a worker:
 //
 //  1. drains the woken mailboxes into their RawNodes, and ticks every group
 //     if the tick interval elapsed;
@@ -54,13 +58,13 @@
 //
 // # Invariants
 //
-//   - Only the engine goroutine calls into a RawNode.
+//   - Only a group's worker calls into its RawNode.
 //   - Log and hard-state writes of one group happen in the order raft
 //     queued them (the writer is FIFO).
 //   - A message that depends on a local write (a vote, a follower's append
 //     acknowledgement) leaves only after that write is durable.
 //   - Committed entries are applied only once durable locally (raft's rule
-//     under AsyncStorageWrites), on the engine goroutine, so the data in
+//     under AsyncStorageWrites), on the group's worker, so the data in
 //     RocksDB always equals the state at g.applied between rounds; a
 //     leader's snapshot is taken at exactly that point.
 //   - A proposal is acknowledged only when its entry is applied on this

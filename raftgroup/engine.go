@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -44,9 +45,12 @@ type Config struct {
 	TickInterval   time.Duration // default 100ms
 	ElectionTicks  int           // default 10
 	HeartbeatTicks int           // default 1
-	Transport      Transport
-	Applier        Applier
-	Logger         *slog.Logger
+	// Workers is how many goroutines drive the groups (each group always on
+	// the same one); default min(GOMAXPROCS, 8).
+	Workers   int
+	Transport Transport
+	Applier   Applier
+	Logger    *slog.Logger
 	// SnapshotTransport streams snapshots to followers that fell behind the
 	// truncated log. Without one, such followers cannot catch up.
 	SnapshotTransport SnapshotTransport
@@ -74,13 +78,12 @@ type Engine struct {
 
 	mu     sync.Mutex
 	groups map[GroupID]*group
-	active map[GroupID]struct{} // groups whose mailbox has work
 
-	wake    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-	stopped atomic.Bool
-	failure error // set by the engine goroutine when a disk write failed
+	workers  []*worker
+	stop     chan struct{} // closed by halt
+	done     chan struct{} // closed once every goroutine of the engine exited
+	haltOnce sync.Once
+	failure  error // why the engine halted; nil for Stop. Written once, before stop closes.
 
 	stats  engineStats
 	writer *appendWriter
@@ -133,16 +136,20 @@ func NewEngine(cfg Config) *Engine {
 	if cfg.LogCatchUpEntries < 0 {
 		cfg.LogCatchUpEntries = 0
 	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = min(runtime.GOMAXPROCS(0), 8)
+	}
 	e := &Engine{
 		cfg:       cfg,
 		log:       cfg.Logger.With("store", cfg.StoreID),
 		writeOpts: grocksdb.NewDefaultWriteOptions(),
 		syncOpts:  grocksdb.NewDefaultWriteOptions(),
 		groups:    map[GroupID]*group{},
-		active:    map[GroupID]struct{}{},
-		wake:      make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
+	}
+	for i := 0; i < cfg.Workers; i++ {
+		e.workers = append(e.workers, &worker{e: e, active: map[GroupID]struct{}{}, wake: make(chan struct{}, 1)})
 	}
 	e.raftLog = raftLogger{log: e.log}
 	e.writer = newAppendWriter(e)
@@ -155,19 +162,52 @@ func NewEngine(cfg Config) *Engine {
 	return e
 }
 
-// Start runs the engine goroutine.
+// Start runs the workers and the append writer.
 func (e *Engine) Start() {
 	go e.writer.run()
-	go e.run()
+	var wg sync.WaitGroup
+	for _, w := range e.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run()
+		}()
+	}
+	go func() {
+		select {
+		case <-e.stop:
+		case err := <-e.writer.err:
+			e.log.Error("raft engine stopped: log write failed", "err", err)
+			e.halt(err)
+		}
+		wg.Wait()
+		close(e.writer.stop)
+		<-e.writer.done
+		e.failAll()
+		close(e.done)
+	}()
 }
 
-// Stop ends the engine goroutine and fails every waiter. Groups stay on disk.
+// Stop ends the engine's goroutines and fails every waiter. Groups stay on
+// disk.
 func (e *Engine) Stop() {
-	if e.stopped.Swap(true) {
-		return
-	}
-	close(e.stop)
+	e.halt(nil)
 	<-e.done
+}
+
+// halt stops every goroutine of the engine; err is why (nil for Stop). Only
+// the first call counts.
+func (e *Engine) halt(err error) {
+	e.haltOnce.Do(func() {
+		e.failure = err
+		close(e.stop)
+	})
+}
+
+// workerFor picks the worker that drives a group, always the same one.
+func (e *Engine) workerFor(id GroupID) *worker {
+	h := uint32(id.Space)*2654435761 ^ uint32(id.Part)*40503
+	return e.workers[int(h%uint32(len(e.workers)))]
 }
 
 // AddGroup opens the replica of id stored in db, or creates it with the
@@ -244,6 +284,7 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 		pending:     map[uint64]*proposal{},
 		readsFlight: map[string]*readBatch{},
 		incoming:    map[uint64]incomingSnapshot{},
+		w:           e.workerFor(id),
 	}
 	store.snapshot = g.makeSnapshot
 	g.conf.Store(st.confState)
@@ -254,6 +295,9 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 		return nil
 	}
 	e.groups[id] = g
+	g.w.mu.Lock()
+	g.w.groups = append(g.w.groups, g)
+	g.w.mu.Unlock()
 	return nil
 }
 
@@ -421,12 +465,8 @@ func (e *Engine) group(id GroupID) *group {
 }
 
 func (e *Engine) activate(id GroupID) {
-	e.mu.Lock()
-	e.active[id] = struct{}{}
-	e.mu.Unlock()
-	select {
-	case e.wake <- struct{}{}:
-	default:
+	if g := e.group(id); g != nil {
+		g.w.activate(id)
 	}
 }
 
@@ -446,38 +486,6 @@ func (e *Engine) stopError() error {
 		return fmt.Errorf("%w: %w", ErrStopped, e.failure)
 	}
 	return ErrStopped
-}
-
-func (e *Engine) run() {
-	defer close(e.done)
-	ticker := time.NewTicker(e.cfg.TickInterval)
-	defer ticker.Stop()
-	defer e.failAll()
-	defer func() {
-		close(e.writer.stop)
-		<-e.writer.done
-	}()
-	for {
-		tick := false
-		select {
-		case <-e.stop:
-			return
-		case err := <-e.writer.err:
-			e.failure = err
-			e.log.Error("raft engine stopped: log write failed", "err", err)
-			return
-		case <-ticker.C:
-			tick = true
-		case <-e.wake:
-		}
-		if err := e.round(tick); err != nil {
-			// A failed write leaves raft's in-memory state ahead of the
-			// disk; continuing could acknowledge what is not durable.
-			e.failure = err
-			e.log.Error("raft engine stopped: disk write failed", "err", err)
-			return
-		}
-	}
 }
 
 func (e *Engine) failAll() {

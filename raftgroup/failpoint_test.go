@@ -170,7 +170,7 @@ func TestFailpointApplyAndLogCrash(t *testing.T) {
 
 // With every log write taking longer than an election timeout, leaders keep
 // their leadership: ticks and heartbeats do not wait for the disk (the
-// append writer is separate from the engine goroutine), so no follower
+// append writer is separate from the workers), so no follower
 // times out, and proposals still commit, slowly.
 func TestFailpointSlowDiskKeepsLeader(t *testing.T) {
 	net := newMemNetwork()

@@ -56,7 +56,7 @@ type mailbox struct {
 	transfers       []uint64
 	snapshots       []incomingSnapshot // received snapshot files, with their MsgSnap in messages
 	snapshotReports []snapshotReport
-	inspections     []func(*group) // run on the engine goroutine (Status)
+	inspections     []func(*group) // run on the group's worker (Status)
 	installed       []uint64       // snapshot indexes the append writer installed
 	removed         chan struct{}  // set by RemoveGroup: the engine drops the group and closes it
 }
@@ -66,6 +66,7 @@ type mailbox struct {
 type group struct {
 	id GroupID
 	db *grocksdb.DB
+	w  *worker // the worker that drives this group
 
 	box mailbox
 

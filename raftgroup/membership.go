@@ -80,7 +80,7 @@ func (e *Engine) Members(id GroupID) (Members, bool) {
 	return membersOf(cs), true
 }
 
-// Status is a replica's raft status, read on the engine goroutine.
+// Status is a replica's raft status, read on the group's worker.
 type Status struct {
 	Leader  uint64
 	Term    uint64
@@ -104,7 +104,7 @@ func (e *Engine) Status(ctx context.Context, id GroupID) (Status, error) {
 	return st, err
 }
 
-// inspect runs fn on the engine goroutine with the group's state.
+// inspect runs fn on the group's worker with the group's state.
 func (e *Engine) inspect(ctx context.Context, id GroupID, fn func(*group)) error {
 	g := e.group(id)
 	if g == nil {

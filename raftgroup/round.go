@@ -3,6 +3,9 @@ package raftgroup
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/linxGnu/grocksdb"
 	"go.etcd.io/raft/v3"
@@ -12,27 +15,69 @@ import (
 	"github.com/novagraph/novagraph/partition"
 )
 
-// round is one pass of the engine loop (doc.go): feed mailboxes and ticks
+// worker drives a fixed share of the groups: one goroutine, its own tick
+// and its own set of woken groups. Groups never move between workers, so a
+// RawNode only ever runs on its worker's goroutine.
+type worker struct {
+	e *Engine
+
+	mu     sync.Mutex
+	groups []*group             // every group of this worker
+	active map[GroupID]struct{} // groups whose mailbox has work
+	wake   chan struct{}
+}
+
+func (w *worker) activate(id GroupID) {
+	w.mu.Lock()
+	w.active[id] = struct{}{}
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *worker) run() {
+	e := w.e
+	ticker := time.NewTicker(e.cfg.TickInterval)
+	defer ticker.Stop()
+	for {
+		tick := false
+		select {
+		case <-e.stop:
+			return
+		case <-ticker.C:
+			tick = true
+		case <-w.wake:
+		}
+		if err := e.round(w, tick); err != nil {
+			// A failed write leaves raft's in-memory state ahead of the
+			// disk; continuing could acknowledge what is not durable.
+			e.log.Error("raft engine stopped: disk write failed", "err", err)
+			e.halt(err)
+			return
+		}
+	}
+}
+
+// round is one pass of a worker's loop (doc.go): feed mailboxes and ticks
 // into the RawNodes, take their Readies, send network messages at once,
 // queue log writes for the append writer, and apply committed entries.
-func (e *Engine) round(tick bool) error {
-	e.mu.Lock()
+func (e *Engine) round(w *worker, tick bool) error {
+	w.mu.Lock()
 	var groups []*group
 	if tick {
-		groups = make([]*group, 0, len(e.groups))
-		for _, g := range e.groups {
-			groups = append(groups, g)
-		}
+		groups = append(groups, w.groups...)
 	} else {
-		groups = make([]*group, 0, len(e.active))
-		for id := range e.active {
-			if g := e.groups[id]; g != nil {
+		groups = make([]*group, 0, len(w.active))
+		for _, g := range w.groups {
+			if _, ok := w.active[g.id]; ok {
 				groups = append(groups, g)
 			}
 		}
 	}
-	clear(e.active)
-	e.mu.Unlock()
+	clear(w.active)
+	w.mu.Unlock()
 
 	var out []Envelope
 	var appends []appendOp
@@ -96,13 +141,7 @@ func (e *Engine) round(tick bool) error {
 	for _, g := range groups {
 		g.completeReads()
 		if g.rn.HasReady() {
-			e.mu.Lock()
-			e.active[g.id] = struct{}{}
-			e.mu.Unlock()
-			select {
-			case e.wake <- struct{}{}:
-			default:
-			}
+			w.activate(g.id)
 		}
 	}
 	return nil
@@ -135,7 +174,7 @@ type applyOp struct {
 	trunc   *truncation
 }
 
-// apply applies committed entries on the engine goroutine, in one batch
+// apply applies committed entries on the group's worker, in one batch
 // per RocksDB instance holding the data and the applied index together.
 // The write is not synced: if it is lost in a crash, so is the applied
 // index that covers it, and the entries (durable in the log) are applied
@@ -351,6 +390,9 @@ func (e *Engine) drainMailbox(g *group) bool {
 		e.mu.Lock()
 		delete(e.groups, g.id)
 		e.mu.Unlock()
+		g.w.mu.Lock()
+		g.w.groups = slices.DeleteFunc(g.w.groups, func(x *group) bool { return x == g })
+		g.w.mu.Unlock()
 		g.releaseOutgoing()
 		// RemoveGroup returns once the writer has finished every write
 		// queued for the group, so the caller's range delete is final.

@@ -18,7 +18,7 @@ import (
 // A snapshot of a partition is its data range as of the applied index. The
 // leader does not keep snapshots around: when raft asks for one (a follower
 // fell behind the truncated log), the engine takes a RocksDB snapshot at
-// that moment, on the engine goroutine, before the round writes anything,
+// that moment, on the group's worker, before the round writes anything,
 // so the data is exactly the state at g.applied. The SnapshotTransport
 // streams the range from it on a separate stream and reports the outcome.
 //
@@ -253,7 +253,7 @@ type snapshotReport struct {
 	status raft.SnapshotStatus
 }
 
-// addIncoming records received snapshot files (engine goroutine).
+// addIncoming records received snapshot files (the group's worker).
 func (g *group) addIncoming(snaps []incomingSnapshot) {
 	if len(snaps) == 0 {
 		return

@@ -17,7 +17,7 @@ import (
 // then learns the entries are stable) or over the transport (a follower's
 // MsgAppResp or vote, which must not leave before the write is durable).
 //
-// Because it runs beside the engine goroutine, a slow fsync delays only
+// Because it runs beside the workers, a slow fsync delays only
 // what depends on durability; ticks, heartbeats and the leader's appends
 // keep flowing.
 //
