@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -142,7 +143,18 @@ func (s *Server) Stop() {
 	close(s.stop)
 	s.wg.Wait()
 	if s.grpc != nil {
-		s.grpc.GracefulStop()
+		// Give running statements a moment, then cut them off: a statement
+		// must not keep the daemon from stopping.
+		stopped := make(chan struct{})
+		go func() {
+			s.grpc.GracefulStop()
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-time.After(5 * time.Second):
+			s.grpc.Stop()
+		}
 	}
 	if s.storage != nil {
 		s.storage.Close()
@@ -203,6 +215,18 @@ func (s *Server) Signout(_ context.Context, req *graphpb.SignoutReq) (*graphpb.S
 	return &graphpb.SignoutResp{}, nil
 }
 
+// execute runs one request, turning a panic in the executor into an error
+// for this statement instead of a crash of every session.
+func (s *Server) execute(ctx context.Context, sess *session, stmt string) (data *graphpb.DataSet, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("statement panicked", "session", sess.id, "stmt", stmt, "panic", r, "stack", string(debug.Stack()))
+			data, err = nil, &exec.Error{Code: graphpb.QueryErrorCode_E_EXECUTION, Msg: fmt.Sprintf("internal error while executing the statement: %v", r)}
+		}
+	}()
+	return s.executor.Execute(ctx, &sess.state, stmt)
+}
+
 // Execute implements GraphService.
 func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb.ExecuteResp, error) {
 	start := time.Now()
@@ -217,7 +241,7 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	sess.lastUsed = start
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	data, err := s.executor.Execute(ctx, &sess.state, req.Stmt)
+	data, err := s.execute(ctx, sess, req.Stmt)
 	resp := &graphpb.ExecuteResp{Data: data, SpaceName: sess.state.SpaceName}
 	if err != nil {
 		resp.Code, resp.Error = exec.ErrorCode(err), err.Error()

@@ -106,6 +106,15 @@ func TestStatements(t *testing.T) {
 	expectRows(t, s, `GO FROM "a" OVER e YIELD dst(edge) AS id | GO FROM $-.id OVER e YIELD $-.id, dst(edge)`, "b|c", "b|c", "c|a", "c|x")
 	expectRows(t, s, `$v = GO FROM "a" OVER e WHERE rank(edge) == 0 YIELD dst(edge) AS id; GO FROM $v.id OVER e YIELD $v.id, dst(edge)`, "b|c", "c|a", "c|x")
 	expectRows(t, s, `YIELD 1 + 2 AS three, "x"`, "3|x")
+	expectRows(t, s, `YIELD pow(-1, 9223372036854775807) AS p`, "-1")
+	expectRows(t, s, `$v = GO FROM "a" OVER e YIELD DISTINCT dst(edge) AS id; YIELD $v.id AS id`, "b", "c")
+	expectRows(t, s, `GO 0 STEPS FROM "a" OVER e YIELD dst(edge)`)
+	expectRows(t, s, `GO 0 TO 1 STEPS FROM "a" OVER e YIELD dst(edge)`, "b", "b", "c")
+	expectRows(t, s, `FETCH PROP ON person "a", "b" YIELD id(vertex), person.name`, "a|Ann", "b|Bob")
+	// edge._src/_dst/_type follow the traversal: from, reached, signed type;
+	// src(edge)/dst(edge) stay the stored endpoints.
+	expectRows(t, s, `GO FROM "c" OVER e REVERSELY YIELD e._src, e._dst, e._type < 0, src(edge), dst(edge)`, "c|a|true|a|c", "c|b|true|b|c")
+	expectRows(t, s, `GO FROM "c" OVER e REVERSELY`, "a", "b")
 	if got := rows(t, s, `EXPLAIN GO 2 STEPS FROM "a" OVER e YIELD $$.person.name`); len(got) < 4 {
 		t.Fatalf("EXPLAIN printed %d plan rows: %q", len(got), got)
 	}
@@ -125,8 +134,17 @@ func TestStatements(t *testing.T) {
 	expectError(t, s, `INSERT VERTEX person(age) VALUES "a":(1)`, graphpb.QueryErrorCode_E_SEMANTIC, `"name"`, "NOT NULL")
 	expectError(t, s, `INSERT VERTEX person(name) VALUES "a":(1)`, graphpb.QueryErrorCode_E_SEMANTIC, `"name"`, "string")
 	expectError(t, s, `INSERT VERTEX person(name) VALUES "waytoolongvid":("x")`, graphpb.QueryErrorCode_E_SEMANTIC, "waytoolongvid")
-	expectError(t, s, `INSERT EDGE e(note) VALUES "a"->"b":("toolong")`, graphpb.QueryErrorCode_E_SEMANTIC, "fixed_string(4)")
+	// A fixed_string value longer than its width is truncated, as in
+	// NebulaGraph, at a character boundary.
+	exec(t, s, `INSERT EDGE e(w, note) VALUES "d"->"q":(9, "toolong"), "d"->"r":(9, "héllo")`)
+	expectRows(t, s, `FETCH PROP ON e "d"->"q", "d"->"r" YIELD dst(edge), e.note`, "q|tool", "r|hél")
 	expectError(t, s, `GO FROM "a" OVER e YIELD nosuchfn(1)`, graphpb.QueryErrorCode_E_SEMANTIC, "nosuchfn")
+	expectError(t, s, `GO FROM "a" OVER e YIELD dst(edge) AS id | GO FROM "b" OVER e YIELD $-.id`, graphpb.QueryErrorCode_E_SEMANTIC, "FROM $-")
+	expectError(t, s, `GO FROM "a" OVER e YIELD dst(edge) AS id | FETCH PROP ON person "a" YIELD $-.id`, graphpb.QueryErrorCode_E_SEMANTIC, "FROM $-")
+	expectError(t, s, `GO FROM "a" OVER e YIELD e`, graphpb.QueryErrorCode_E_SEMANTIC, "invalid label")
+	expectError(t, s, `GO FROM "a" OVER e YIELD e.w AS x, dst(edge) AS x`, graphpb.QueryErrorCode_E_SEMANTIC, `duplicate column name "x"`)
+	expectError(t, s, `GO FROM "a" OVER e YIELD id(vertex)`, graphpb.QueryErrorCode_E_SEMANTIC, "VERTEX")
+	expectError(t, s, "YIELD "+strings.Repeat("1+", 6000)+"1", graphpb.QueryErrorCode_E_SYNTAX, "operators")
 	// The session and the server survive all of that.
 	expectRows(t, s, `GO FROM "a" OVER e WHERE rank(edge) == 1 YIELD e.w`, "2")
 

@@ -176,15 +176,9 @@ func fnPow(args []value.Value) (value.Value, error) {
 	b, bInt := args[0].IntVal()
 	e, eInt := args[1].IntVal()
 	if bInt && eInt && e >= 0 {
-		r := int64(1)
-		for ; e > 0; e-- {
-			next, err := value.Mul(value.Int(r), value.Int(b))
-			if err != nil {
-				break
-			}
-			r, _ = next.IntVal()
-		}
-		if e == 0 {
+		// Square and multiply: O(log e) steps whatever e is, so a huge
+		// exponent cannot pin a core. Overflow falls back to FLOAT.
+		if r, ok := powInt(b, e); ok {
 			return value.Int(r), nil
 		}
 	}
@@ -194,6 +188,43 @@ func fnPow(args []value.Value) (value.Value, error) {
 		return value.Value{}, fmt.Errorf("%w: pow() expects numbers, got %s and %s", value.ErrType, args[0].Kind(), args[1].Kind())
 	}
 	return value.Float(math.Pow(x, y)), nil
+}
+
+// powInt computes b**e for e >= 0, reporting false on int64 overflow.
+func powInt(b, e int64) (int64, bool) {
+	switch {
+	case b == 0:
+		if e == 0 {
+			return 1, true
+		}
+		return 0, true
+	case b == 1:
+		return 1, true
+	case b == -1:
+		if e%2 == 0 {
+			return 1, true
+		}
+		return -1, true
+	}
+	r := int64(1)
+	for e > 0 {
+		if e&1 == 1 {
+			next, err := value.Mul(value.Int(r), value.Int(b))
+			if err != nil {
+				return 0, false
+			}
+			r, _ = next.IntVal()
+		}
+		e >>= 1
+		if e > 0 {
+			sq, err := value.Mul(value.Int(b), value.Int(b))
+			if err != nil {
+				return 0, false
+			}
+			b, _ = sq.IntVal()
+		}
+	}
+	return r, true
 }
 
 func stringFn(f func(string) string) func([]value.Value) (value.Value, error) {

@@ -271,3 +271,38 @@ func TestIsReservedProp(t *testing.T) {
 		t.Errorf("ordinary names are not reserved")
 	}
 }
+
+func TestPowLargeExponentsAreFast(t *testing.T) {
+	cases := []struct {
+		src  string
+		want string
+	}{
+		{"pow(1, 9223372036854775807)", "1"},
+		{"pow(-1, 9223372036854775807)", "-1"},
+		{"pow(-1, 9223372036854775806)", "1"},
+		{"pow(0, 9223372036854775807)", "0"},
+		{"pow(0, 0)", "1"},
+		{"pow(2, 10)", "1024"},
+		{"pow(-3, 3)", "-27"},
+		{"pow(2, 62)", "4611686018427387904"},
+	}
+	for _, c := range cases {
+		e, err := parser.ParseExpr(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := Eval(nil, e)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		if v.String() != c.want {
+			t.Fatalf("%s = %s, want %s", c.src, v, c.want)
+		}
+	}
+	// Overflow becomes FLOAT rather than an error or a wrong INT.
+	e, _ := parser.ParseExpr("pow(2, 64)")
+	v, err := Eval(nil, e)
+	if err != nil || v.Kind() != value.KindFloat {
+		t.Fatalf("pow(2, 64) = %v (%v), want a FLOAT", v, err)
+	}
+}

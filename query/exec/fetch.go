@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -53,18 +54,30 @@ func (r *runState) fetchVertices(ctx context.Context, s *ast.FetchVerticesStmt, 
 		var exprs []ast.Expr
 		for _, c := range columns {
 			exprs = append(exprs, c.Expr)
-			if err := checkCalls(c.Expr); err != nil {
-				return nil, err
-			}
 		}
 		props := eval.CollectProps(exprs...)
-		if len(props.Src)+len(props.Dst) > 0 {
-			return nil, at(s, "FETCH PROP ON a tag reads tag.prop, not $^ or $$")
+		for _, ref := range props.Src {
+			// id(vertex) arrives as the source vertex's id.
+			if ref.Owner != eval.AnyTag || ref.Name != eval.PropVID {
+				return nil, at(s, "$^.%s.%s: FETCH PROP ON a tag reads tag.prop and id(vertex)", ref.Owner, ref.Name)
+			}
+		}
+		if len(props.Dst) > 0 {
+			return nil, at(s, "FETCH PROP ON a tag reads tag.prop and id(vertex), not $$")
 		}
 		if err := r.checkRefs(s, props, input); err != nil {
 			return nil, err
 		}
+		if err := checkSourceRefs(s, s.Vertices, props); err != nil {
+			return nil, err
+		}
+		if err := checkColumns(columns, exprs...); err != nil {
+			return nil, err
+		}
 		for _, ref := range props.Edge {
+			if ref.Owner == eval.AnyEdge {
+				return nil, at(s, "%s(edge) has no meaning in FETCH PROP ON a tag: there is no edge", strings.TrimPrefix(ref.Name, "_"))
+			}
 			if eval.IsReservedProp(ref.Name) {
 				continue
 			}
@@ -170,7 +183,10 @@ func (c *fetchContext) EdgeProp(owner, prop string) (value.Value, error) {
 		case eval.PropRank:
 			return value.Int(c.edge.Rank), nil
 		case eval.PropType:
-			return value.Str(c.edgeName), nil
+			if owner == eval.AnyEdge {
+				return value.Str(c.edgeName), nil // type(edge)
+			}
+			return value.Int(int64(c.edge.EdgeType)), nil // edge._type
 		}
 	} else if prop == eval.PropVID {
 		return c.vids.decode(c.vid), nil
@@ -221,12 +237,15 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 		var exprs []ast.Expr
 		for _, c := range columns {
 			exprs = append(exprs, c.Expr)
-			if err := checkCalls(c.Expr); err != nil {
-				return nil, err
-			}
 		}
 		props := eval.CollectProps(exprs...)
-		if err := r.checkRefs(s, props, input); err != nil {
+		if len(props.Src)+len(props.Dst) > 0 {
+			return nil, at(s, "FETCH PROP ON an edge reads edge.prop and src/dst/rank/type(edge), not vertices")
+		}
+		if len(props.Input)+len(props.Var) > 0 {
+			return nil, at(s, "FETCH PROP ON an edge cannot read $- or $var columns yet")
+		}
+		if err := checkColumns(columns, exprs...); err != nil {
 			return nil, err
 		}
 		for _, ref := range props.Edge {

@@ -45,7 +45,9 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Steps.Min < 0 || s.Steps.Max < s.Steps.Min || s.Steps.Max < 1 {
+	// GO 0 STEPS retrieves no edges (an empty result), and the rows of
+	// M TO N STEPS start at step max(M, 1), as in NebulaGraph.
+	if s.Steps.Min < 0 || s.Steps.Max < s.Steps.Min {
 		return nil, at(s, "invalid step range %s", s.Steps)
 	}
 	p := &goPlan{
@@ -97,14 +99,14 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 	if err := r.checkRefs(s, props, input); err != nil {
 		return nil, err
 	}
-	if s.From.Ref != nil {
-		for _, ref := range props.Var {
-			if v, ok := s.From.Ref.(*ast.VarPropExpr); !ok || v.Var != ref.Var {
-				return nil, at(s, "$%s.%s can only be used when GO reads FROM $%s", ref.Var, ref.Col, ref.Var)
-			}
-		}
-	} else if len(props.Var) > 0 {
-		return nil, at(s, "$%s.%s can only be used when GO reads FROM $%s", props.Var[0].Var, props.Var[0].Col, props.Var[0].Var)
+	if err := checkSourceRefs(s, s.From, props); err != nil {
+		return nil, err
+	}
+	if err := checkColumns(p.columns, exprs...); err != nil {
+		return nil, err
+	}
+	if err := rejectVertex(exprs...); err != nil {
+		return nil, err
 	}
 	for _, ref := range props.Edge {
 		if ref.Owner == eval.AnyEdge || eval.IsReservedProp(ref.Name) {
@@ -150,11 +152,6 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 	}
 	if err := resolveTags(props.Dst, "$$", p.dstIndex, &p.dstProps); err != nil {
 		return nil, err
-	}
-	for _, e := range exprs {
-		if err := checkCalls(e); err != nil {
-			return nil, err
-		}
 	}
 	return p, nil
 }
@@ -218,16 +215,19 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 	// origins maps each frontier vertex to the start vertices whose paths
 	// reach it; only tracked when result rows join back to input rows.
 	track := set.src != nil
-	var origins map[string][]string
+	var origins map[string]originSet
 	if track {
-		origins = map[string][]string{}
+		origins = map[string]originSet{}
 		for _, v := range set.vids {
-			origins[string(v)] = []string{string(v)}
+			origins[string(v)] = originSet{string(v): {}}
 		}
 	}
 	frontier := set.vids
 	var rows []goRow
 	for step := 1; step <= p.stmt.Steps.Max && len(frontier) > 0; step++ {
+		if err := ctx.Err(); err != nil {
+			return nil, execErrorf("GO step %d: %v", step, err)
+		}
 		final := step >= p.stmt.Steps.Min
 		start := time.Now()
 		req := &storagepb.GetNeighborsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, EdgeTypes: p.edgeTypes}
@@ -250,9 +250,9 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 		}
 		var next [][]byte
 		seen := map[string]bool{}
-		var nextOrigins map[string][]string
+		var nextOrigins map[string]originSet
 		if track {
-			nextOrigins = map[string][]string{}
+			nextOrigins = map[string]originSet{}
 		}
 		edges := 0
 		for _, vn := range resp {
@@ -260,7 +260,7 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 				edges++
 				if final {
 					if track {
-						for _, o := range origins[string(vn.Vid)] {
+						for o := range origins[string(vn.Vid)] {
 							rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, origin: o})
 						}
 					} else {
@@ -275,7 +275,14 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 					next = append(next, e.Dst)
 				}
 				if track {
-					nextOrigins[string(e.Dst)] = mergeOrigins(nextOrigins[string(e.Dst)], origins[string(vn.Vid)])
+					dst := nextOrigins[string(e.Dst)]
+					if dst == nil {
+						dst = originSet{}
+						nextOrigins[string(e.Dst)] = dst
+					}
+					for o := range origins[string(vn.Vid)] {
+						dst[o] = struct{}{}
+					}
 				}
 			}
 		}
@@ -303,6 +310,11 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 	rc := &goRowContext{p: p, dst: dstVals}
 	rc.rowContext = rowContext{input: p.input, vars: p.r.vars}
 	for i := range rows {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, execErrorf("GO: %v", err)
+			}
+		}
 		rc.row = &rows[i]
 		if set.src != nil {
 			// One result row per input row its path started from.
@@ -325,21 +337,8 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 	return out, nil
 }
 
-func mergeOrigins(have, add []string) []string {
-	for _, a := range add {
-		dup := false
-		for _, h := range have {
-			if h == a {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			have = append(have, a)
-		}
-	}
-	return have
-}
+// originSet is the start vertices whose paths reach a frontier vertex.
+type originSet map[string]struct{}
 
 func (p *goPlan) emit(rc *goRowContext, out *table) error {
 	ok, err := eval.Filter(rc, p.stmt.Where)
@@ -413,22 +412,38 @@ func (c *goRowContext) EdgeProp(edge, prop string) (value.Value, error) {
 	if edge != eval.AnyEdge && edge != name {
 		return value.Null(), nil // a property of another edge type of OVER
 	}
+	if edge == eval.AnyEdge {
+		// src(edge), dst(edge), rank(edge), type(edge): the edge's own
+		// stored endpoints (for an in-edge the vertex reached is its
+		// source) and its type's name.
+		switch prop {
+		case eval.PropSrc, eval.PropDst:
+			src, dst := c.row.from, e.Dst
+			if e.EdgeType < 0 {
+				src, dst = e.Dst, c.row.from
+			}
+			if prop == eval.PropSrc {
+				return c.p.vids.decode(src), nil
+			}
+			return c.p.vids.decode(dst), nil
+		case eval.PropRank:
+			return value.Int(e.Rank), nil
+		case eval.PropType:
+			return value.Str(name), nil
+		}
+	}
 	switch prop {
-	case eval.PropSrc, eval.PropDst:
-		// The edge's own stored endpoints: for an in-edge the vertex
-		// reached is its source.
-		src, dst := c.row.from, e.Dst
-		if e.EdgeType < 0 {
-			src, dst = e.Dst, c.row.from
-		}
-		if prop == eval.PropSrc {
-			return c.p.vids.decode(src), nil
-		}
-		return c.p.vids.decode(dst), nil
+	// edge._src, edge._dst and edge._type follow the traversal, as in
+	// NebulaGraph: _src is the vertex the step leaves from, _dst the vertex
+	// it reaches, _type the signed type (negative when followed in reverse).
+	case eval.PropSrc:
+		return c.p.vids.decode(c.row.from), nil
+	case eval.PropDst:
+		return c.p.vids.decode(e.Dst), nil
 	case eval.PropRank:
 		return value.Int(e.Rank), nil
 	case eval.PropType:
-		return value.Str(name), nil
+		return value.Int(int64(e.EdgeType)), nil
 	}
 	i, ok := c.p.edgeIndex[edge+"."+prop]
 	if !ok || i >= len(e.Props) {

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/novagraph/novagraph/internal/schema"
 	"github.com/novagraph/novagraph/partition"
@@ -48,8 +49,13 @@ func coerce(v value.Value, c *metapb.ColumnDef) (value.Value, error) {
 		if !ok {
 			return mismatch()
 		}
-		if len(s) > int(c.GetFixedLen()) {
-			return value.Null(), fmt.Errorf("property %q is %s, got a string of %d bytes", c.GetName(), propTypeString(c), len(s))
+		if n := int(c.GetFixedLen()); len(s) > n {
+			// NebulaGraph truncates a longer value; cut at a character
+			// boundary so the stored bytes stay valid UTF-8.
+			for n > 0 && !utf8.RuneStart(s[n]) {
+				n--
+			}
+			return value.Str(s[:n]), nil
 		}
 	case metapb.PropType_TIMESTAMP:
 		i, ok := v.IntVal()

@@ -50,8 +50,8 @@ type rowContext struct {
 }
 
 func (c *rowContext) InputProp(col string) (value.Value, error) {
-	if c.input == nil {
-		return value.Null(), fmt.Errorf("$-.%s: no input is piped into this statement", col)
+	if c.input == nil || c.inputRow == nil {
+		return value.Null(), fmt.Errorf("$-.%s: no input row here (use $- only when the statement reads FROM $-)", col)
 	}
 	i := c.input.colIndex(col)
 	if i < 0 {
@@ -110,16 +110,33 @@ func (r *runState) yield(s *ast.YieldStmt, input *table) (*table, error) {
 	if err := r.checkRefs(s, props, input); err != nil {
 		return nil, err
 	}
+	if err := checkColumns(s.Yield.Columns, exprs...); err != nil {
+		return nil, err
+	}
 	out := newTable()
 	for _, c := range s.Yield.Columns {
 		out.cols = append(out.cols, c.Name())
 	}
+	// YIELD runs once per input row, or once per row of the one variable it
+	// reads, or once.
 	rows := [][]value.Value{nil}
+	varName := ""
 	if input != nil {
 		rows = input.rows
+	} else if len(props.Var) > 0 {
+		varName = props.Var[0].Var
+		for _, ref := range props.Var {
+			if ref.Var != varName {
+				return nil, at(s, "YIELD reads both $%s and $%s: a standalone YIELD iterates over one variable", varName, ref.Var)
+			}
+		}
+		rows = r.vars[varName].rows
 	}
 	for _, in := range rows {
 		ctx := &rowContext{Context: constContext{}, input: input, inputRow: in, vars: r.vars}
+		if varName != "" {
+			ctx.inputRow, ctx.varName, ctx.varRow = nil, varName, in
+		}
 		ok, err := eval.Filter(ctx, s.Where)
 		if err != nil {
 			return nil, execErrorf("%v", err)
@@ -225,4 +242,71 @@ func (r *runState) startVids(vids vidCodec, from *ast.VertexSource, input *table
 		set.origins[string(b)] = append(set.origins[string(b)], i)
 	}
 	return set, nil
+}
+
+// checkColumns rejects, before anything runs, what NebulaGraph's validator
+// rejects: unknown functions, bare labels (a name that is not a property
+// reference), VERTEX outside FETCH, and duplicate column names.
+func checkColumns(cols []*ast.YieldColumn, exprs ...ast.Expr) error {
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if seen[c.Name()] {
+			return at(c, "duplicate column name %q", c.Name())
+		}
+		seen[c.Name()] = true
+	}
+	for _, e := range exprs {
+		if err := checkCalls(e); err != nil {
+			return err
+		}
+		var bad error
+		ast.Inspect(e, func(x ast.Expr) bool {
+			if l, ok := x.(*ast.LabelExpr); ok && bad == nil {
+				bad = at(l, "invalid label %q: name a property as edge.prop, $^.tag.prop, $$.tag.prop, $-.col or $var.col", l.Name)
+			}
+			return bad == nil
+		})
+		if bad != nil {
+			return bad
+		}
+	}
+	return nil
+}
+
+// rejectVertex rejects VERTEX (the FETCH row's vertex) in GO.
+func rejectVertex(exprs ...ast.Expr) error {
+	var bad error
+	for _, e := range exprs {
+		ast.Inspect(e, func(x ast.Expr) bool {
+			if v, ok := x.(*ast.VertexExpr); ok && v.Role == ast.RowVertex && bad == nil {
+				bad = at(v, "VERTEX is not defined in GO: use $^ or $$")
+			}
+			return bad == nil
+		})
+	}
+	return bad
+}
+
+// checkSourceRefs rejects $-.col and $var.col in a statement whose vertices
+// do not come from $- or that $var: there is no input row to read them from.
+func checkSourceRefs(n ast.Node, from *ast.VertexSource, props *eval.Props) error {
+	var fromInput bool
+	var fromVar string
+	if from != nil && from.Ref != nil {
+		switch ref := from.Ref.(type) {
+		case *ast.InputPropExpr:
+			fromInput = true
+		case *ast.VarPropExpr:
+			fromVar = ref.Var
+		}
+	}
+	if len(props.Input) > 0 && !fromInput {
+		return at(n, "$-.%s can only be used when the statement reads FROM $-", props.Input[0])
+	}
+	for _, ref := range props.Var {
+		if ref.Var != fromVar {
+			return at(n, "$%s.%s can only be used when the statement reads FROM $%s", ref.Var, ref.Col, ref.Var)
+		}
+	}
+	return nil
 }

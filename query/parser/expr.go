@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -24,9 +25,23 @@ import (
 //	literals, lists, (expr), calls, property references
 
 func (p *parser) parseExpr() ast.Expr {
+	if p.depth == 0 {
+		p.operators = 0
+	}
 	p.enter()
 	defer p.leave()
 	return p.parseOr()
+}
+
+// operator counts one binary operator of the current top-level expression.
+// A chain such as a+b+c+… nests to the left without recursing in the
+// parser, but evaluating and printing it recurses once per operator, so
+// its length is bounded like nesting is.
+func (p *parser) operator() {
+	p.operators++
+	if p.operators > maxOperators {
+		p.fail(fmt.Sprintf("expression has more than %d operators", maxOperators))
+	}
 }
 
 func (p *parser) parseOr() ast.Expr {
@@ -43,6 +58,7 @@ func (p *parser) parseOr() ast.Expr {
 		}
 		pos := p.pos()
 		p.next()
+		p.operator()
 		l = &ast.BinaryExpr{Pos: pos, Op: op, L: l, R: p.parseAnd()}
 	}
 }
@@ -52,6 +68,7 @@ func (p *parser) parseAnd() ast.Expr {
 	for p.is("AND") {
 		pos := p.pos()
 		p.next()
+		p.operator()
 		l = &ast.BinaryExpr{Pos: pos, Op: ast.OpAnd, L: l, R: p.parseNot()}
 	}
 	return l
@@ -118,6 +135,7 @@ func (p *parser) parseComparison() ast.Expr {
 			return l
 		}
 		p.next()
+		p.operator()
 		l = &ast.BinaryExpr{Pos: pos, Op: op, L: l, R: p.parseAdditive()}
 	}
 }
@@ -136,6 +154,7 @@ func (p *parser) parseAdditive() ast.Expr {
 		}
 		pos := p.pos()
 		p.next()
+		p.operator()
 		l = &ast.BinaryExpr{Pos: pos, Op: op, L: l, R: p.parseMultiplicative()}
 	}
 }
@@ -156,6 +175,7 @@ func (p *parser) parseMultiplicative() ast.Expr {
 		}
 		pos := p.pos()
 		p.next()
+		p.operator()
 		l = &ast.BinaryExpr{Pos: pos, Op: op, L: l, R: p.parseUnary()}
 	}
 }

@@ -16,6 +16,10 @@ import (
 // ten thousand '(' fails with an error instead of growing the stack.
 const maxDepth = 200
 
+// maxOperators bounds the binary operators of one expression (see
+// parser.operator).
+const maxOperators = 5000
+
 // nearLen caps the text quoted in SyntaxError.Near, in bytes.
 const nearLen = 40
 
@@ -54,10 +58,11 @@ func ParseExpr(src string) (e ast.Expr, err error) {
 // panicking with a bailout, which Parse and ParseExpr recover; any other
 // panic is a bug and is not recovered.
 type parser struct {
-	src   string
-	toks  []lexer.Token // ends with EOF or Illegal, see lexer.Tokenize
-	i     int           // index of the current token
-	depth int           // expression nesting, bounded by maxDepth
+	src       string
+	toks      []lexer.Token // ends with EOF or Illegal, see lexer.Tokenize
+	i         int           // index of the current token
+	depth     int           // expression nesting, bounded by maxDepth
+	operators int           // binary operators of the current top-level expression
 }
 
 type bailout struct{ err *SyntaxError }
