@@ -2,6 +2,7 @@ package metad
 
 import (
 	"fmt"
+	"slices"
 	"unicode"
 
 	"google.golang.org/protobuf/proto"
@@ -188,7 +189,7 @@ func placeParts(partNum, replicaFactor int32, hosts []uint64) []*metapb.PartAllo
 		for i := range replicaFactor {
 			replicas[i] = hosts[(int(p)+int(i))%n]
 		}
-		parts[p] = &metapb.PartAlloc{PartId: p + 1, Replicas: replicas}
+		parts[p] = &metapb.PartAlloc{PartId: p + 1, Replicas: replicas, InitialReplicas: slices.Clone(replicas)}
 	}
 	return parts
 }

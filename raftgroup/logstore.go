@@ -137,13 +137,15 @@ func loadState(db *grocksdb.DB, id GroupID) (st persistedState, found bool, err 
 // newLogStore builds the in-memory mirror from persisted state.
 func newLogStore(st persistedState) (*logStore, error) {
 	ms := raft.NewMemoryStorage()
-	snap := &rpb.Snapshot{Metadata: &rpb.SnapshotMetadata{
-		Index:     new(st.truncIdx),
-		Term:      new(st.truncTerm),
-		ConfState: st.confState,
-	}}
-	if err := ms.ApplySnapshot(snap); err != nil {
-		return nil, fmt.Errorf("restoring truncated state: %w", err)
+	if st.truncIdx > 0 {
+		snap := &rpb.Snapshot{Metadata: &rpb.SnapshotMetadata{
+			Index:     new(st.truncIdx),
+			Term:      new(st.truncTerm),
+			ConfState: st.confState,
+		}}
+		if err := ms.ApplySnapshot(snap); err != nil {
+			return nil, fmt.Errorf("restoring truncated state: %w", err)
+		}
 	}
 	if err := ms.SetHardState(st.hardState); err != nil {
 		return nil, fmt.Errorf("restoring hard state: %w", err)
@@ -157,8 +159,16 @@ func newLogStore(st persistedState) (*logStore, error) {
 }
 
 // bootstrapState is the state of a brand-new replica whose group starts
-// with the given voters.
+// with the given voters. With no voters the replica joins an existing
+// group: it starts uninitialized (index 0, empty log and configuration), so
+// no leader's log can match it and the leader must send a snapshot, which
+// carries the real configuration. (Starting a joiner at the synthetic index
+// 5 would let it take the leader's log from index 6 and apply conf changes
+// on top of an empty configuration.)
 func bootstrapState(voters []uint64) persistedState {
+	if len(voters) == 0 {
+		return persistedState{hardState: &rpb.HardState{}, confState: &rpb.ConfState{}}
+	}
 	return persistedState{
 		hardState: &rpb.HardState{Term: new(uint64(initialTerm)), Commit: new(uint64(initialIndex))},
 		confState: &rpb.ConfState{Voters: append([]uint64(nil), voters...)},

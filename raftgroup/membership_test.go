@@ -12,6 +12,14 @@ import (
 // snapshot: the log was truncated), is promoted; store 1 is removed after
 // leadership moves off it; the group keeps committing without store 1.
 func TestMoveReplica(t *testing.T) {
+	// With the leader's log truncated and with its whole log still there:
+	// a joiner must take a snapshot either way (it starts uninitialized).
+	for _, maxLog := range []int{20, 0} {
+		t.Run(fmt.Sprintf("maxLog=%d", maxLog), func(t *testing.T) { testMoveReplica(t, maxLog) })
+	}
+}
+
+func testMoveReplica(t *testing.T, maxLog int) {
 	net := newMemNetwork()
 	g := GroupID{6, 1}
 	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
@@ -21,7 +29,9 @@ func TestMoveReplica(t *testing.T) {
 		snaps.dirs[id] = t.TempDir()
 		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) {
 			c.SnapshotTransport = snaps
-			c.MaxLogEntries, c.LogCatchUpEntries = 20, 5
+			if maxLog > 0 {
+				c.MaxLogEntries, c.LogCatchUpEntries = maxLog, 5
+			}
 		}}
 		voters := []uint64{1, 2, 3}
 		if id == 4 {

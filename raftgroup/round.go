@@ -269,6 +269,12 @@ func (e *Engine) applyEntries(wb *grocksdb.WriteBatch, op *applyOp) error {
 			if err != nil {
 				return fmt.Errorf("%s: entry %d: %w", g.id, idx, err)
 			}
+			if cs := g.conf.Load(); cs == nil || len(cs.GetVoters()) == 0 {
+				// Only a replica that never got a configuration (not from
+				// bootstrap, not from a snapshot) could get here; applying
+				// a change to nothing would invent a group of its own.
+				return fmt.Errorf("%s: entry %d: conf change on a replica with no configuration", g.id, idx)
+			}
 			cs := g.rn.ApplyConfChange(cc)
 			if err := putConfState(wb, g.id, cs); err != nil {
 				return err

@@ -334,14 +334,25 @@ func (s *Server) reconcile(ctx context.Context, snap *metaclient.Snapshot) error
 		return nil // no catalog yet: never act on an empty one
 	}
 	// voters is nil for a replica joining an existing group: it opens empty
-	// and the leader fills it (raftgroup/membership.go).
+	// and the leader fills it by snapshot (raftgroup/membership.go). Only an
+	// initial replica of a partition that never had a leader bootstraps the
+	// group, with the initial voter list, so every bootstrap of one group
+	// is identical and nothing bootstraps over a group that already moved
+	// on.
 	type wanted struct{ voters []uint64 }
 	want := map[raftgroup.GroupID]wanted{}
 	for _, space := range snap.Spaces() {
-		for part, replicas := range snap.Parts(space.GetSpaceId()) {
-			if slices.Contains(replicas, s.storeID) {
-				want[raftgroup.GroupID{Space: space.GetSpaceId(), Part: part}] = wanted{voters: replicas}
+		sid := space.GetSpaceId()
+		initial := snap.InitialReplicas(sid)
+		for part, replicas := range snap.Parts(sid) {
+			if !slices.Contains(replicas, s.storeID) {
+				continue
 			}
+			w := wanted{}
+			if _, led := snap.Leader(sid, part); !led && slices.Contains(initial[part], s.storeID) {
+				w.voters = initial[part]
+			}
+			want[raftgroup.GroupID{Space: sid, Part: part}] = w
 		}
 		for part, learners := range snap.Learners(space.GetSpaceId()) {
 			if slices.Contains(learners, s.storeID) {

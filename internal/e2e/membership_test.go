@@ -25,7 +25,7 @@ func TestMoveReplica(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in-process cluster test")
 	}
-	c := testcluster.Start(t, testcluster.Options{Stores: 4, MaxLogEntries: 5, LogCatchUpEntries: 1})
+	c := testcluster.Start(t, testcluster.Options{Stores: 4})
 	s := c.Session()
 	defer s.Close()
 	exec(t, s, "CREATE SPACE m(partition_num=3, replica_factor=3, vid_type=INT64)")

@@ -19,6 +19,7 @@ type Snapshot struct {
 	edges        map[int32]*schemaIndex[*metapb.EdgeDesc]
 	parts        map[int32]map[int32][]uint64
 	learners     map[int32]map[int32][]uint64
+	initial      map[int32]map[int32][]uint64
 	storeParts   map[uint64]map[int32][]int32
 	hosts        map[uint64]*metapb.HostInfo
 	hostAddrs    map[uint64]string
@@ -57,6 +58,7 @@ func newSnapshot(cat *metapb.Catalog) *Snapshot {
 		edges:        map[int32]*schemaIndex[*metapb.EdgeDesc]{},
 		parts:        make(map[int32]map[int32][]uint64, len(cat.GetParts())),
 		learners:     map[int32]map[int32][]uint64{},
+		initial:      map[int32]map[int32][]uint64{},
 		storeParts:   map[uint64]map[int32][]int32{},
 		hosts:        make(map[uint64]*metapb.HostInfo, len(cat.GetHosts())),
 		hostAddrs:    make(map[uint64]string, len(cat.GetHosts())),
@@ -87,6 +89,12 @@ func newSnapshot(cat *metapb.Catalog) *Snapshot {
 		m := make(map[int32][]uint64, len(sp.GetParts()))
 		for _, p := range sp.GetParts() {
 			m[p.PartId] = p.Replicas
+			if len(p.InitialReplicas) > 0 {
+				if s.initial[space] == nil {
+					s.initial[space] = map[int32][]uint64{}
+				}
+				s.initial[space][p.PartId] = p.InitialReplicas
+			}
 			if len(p.Learners) > 0 {
 				if s.learners[space] == nil {
 					s.learners[space] = map[int32][]uint64{}
@@ -194,6 +202,10 @@ func (s *Snapshot) EdgeByType(spaceID, edgeType int32) (*metapb.EdgeDesc, bool) 
 // Parts maps each partition of the space to its replicas' store ids (nil
 // for an unknown space).
 func (s *Snapshot) Parts(spaceID int32) map[int32][]uint64 { return s.parts[spaceID] }
+
+// InitialReplicas maps each partition of the space to the replicas it was
+// created with (see metapb.PartAlloc.initial_replicas).
+func (s *Snapshot) InitialReplicas(spaceID int32) map[int32][]uint64 { return s.initial[spaceID] }
 
 // Learners maps each partition of the space that has stores joining it to
 // those stores (see metapb.PartAlloc.learners).

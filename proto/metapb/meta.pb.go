@@ -494,9 +494,14 @@ type PartAlloc struct {
 	Replicas []uint64               `protobuf:"varint,2,rep,packed,name=replicas,proto3" json:"replicas,omitempty"`
 	// Stores being added: each opens an empty replica (no voters) that the
 	// leader fills as a raft learner, before it moves to replicas.
-	Learners      []uint64 `protobuf:"varint,3,rep,packed,name=learners,proto3" json:"learners,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Learners []uint64 `protobuf:"varint,3,rep,packed,name=learners,proto3" json:"learners,omitempty"`
+	// The replicas the partition was created with; never changed. Only these
+	// may bootstrap the group (with exactly this voter list), and only before
+	// any leader was reported; every other new replica starts empty and is
+	// filled by a snapshot from the leader.
+	InitialReplicas []uint64 `protobuf:"varint,4,rep,packed,name=initial_replicas,json=initialReplicas,proto3" json:"initial_replicas,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *PartAlloc) Reset() {
@@ -546,6 +551,13 @@ func (x *PartAlloc) GetReplicas() []uint64 {
 func (x *PartAlloc) GetLearners() []uint64 {
 	if x != nil {
 		return x.Learners
+	}
+	return nil
+}
+
+func (x *PartAlloc) GetInitialReplicas() []uint64 {
+	if x != nil {
+		return x.InitialReplicas
 	}
 	return nil
 }
@@ -1746,11 +1758,12 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x1b\n" +
 	"\tedge_type\x18\x02 \x01(\x05R\bedgeType\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x122\n" +
-	"\bversions\x18\x04 \x03(\v2\x16.novagraph.meta.SchemaR\bversions\"\\\n" +
+	"\bversions\x18\x04 \x03(\v2\x16.novagraph.meta.SchemaR\bversions\"\x87\x01\n" +
 	"\tPartAlloc\x12\x17\n" +
 	"\apart_id\x18\x01 \x01(\x05R\x06partId\x12\x1a\n" +
 	"\breplicas\x18\x02 \x03(\x04R\breplicas\x12\x1a\n" +
-	"\blearners\x18\x03 \x03(\x04R\blearners\"\x99\x01\n" +
+	"\blearners\x18\x03 \x03(\x04R\blearners\x12)\n" +
+	"\x10initial_replicas\x18\x04 \x03(\x04R\x0finitialReplicas\"\x99\x01\n" +
 	"\bHostInfo\x12\x19\n" +
 	"\bstore_id\x18\x01 \x01(\x04R\astoreId\x12.\n" +
 	"\x04addr\x18\x02 \x01(\v2\x1a.novagraph.common.HostAddrR\x04addr\x12*\n" +
