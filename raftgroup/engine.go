@@ -340,6 +340,10 @@ func (e *Engine) Propose(ctx context.Context, id GroupID, cmd []byte) error {
 	copy(data[8:], cmd)
 	p := &proposal{id: pid, data: data, done: make(chan error, 1)}
 	g.box.mu.Lock()
+	if g.box.closed {
+		g.box.mu.Unlock()
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
 	g.box.proposals = append(g.box.proposals, p)
 	g.box.mu.Unlock()
 	e.activate(id)
@@ -347,7 +351,7 @@ func (e *Engine) Propose(ctx context.Context, id GroupID, cmd []byte) error {
 	case err := <-p.done:
 		return err
 	case <-ctx.Done():
-		return fmt.Errorf("%s: proposal outcome unknown: %w", id, ctx.Err())
+		return fmt.Errorf("%s: %w: %w", id, ErrAmbiguous, ctx.Err())
 	case <-e.done:
 		return e.stopError()
 	}
@@ -363,6 +367,10 @@ func (e *Engine) ReadIndex(ctx context.Context, id GroupID) error {
 	}
 	r := &readRequest{done: make(chan error, 1)}
 	g.box.mu.Lock()
+	if g.box.closed {
+		g.box.mu.Unlock()
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
 	g.box.reads = append(g.box.reads, r)
 	g.box.mu.Unlock()
 	e.activate(id)
@@ -383,6 +391,10 @@ func (e *Engine) Step(id GroupID, m *rpb.Message) error {
 		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
 	}
 	g.box.mu.Lock()
+	if g.box.closed {
+		g.box.mu.Unlock()
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
 	g.box.messages = append(g.box.messages, m)
 	g.box.mu.Unlock()
 	e.activate(id)
@@ -397,6 +409,10 @@ func (e *Engine) ReportUnreachable(id GroupID, to uint64) {
 		return
 	}
 	g.box.mu.Lock()
+	if g.box.closed {
+		g.box.mu.Unlock()
+		return
+	}
 	g.box.unreachable = append(g.box.unreachable, to)
 	g.box.mu.Unlock()
 	e.activate(id)
@@ -409,6 +425,10 @@ func (e *Engine) TransferLeader(id GroupID, to uint64) error {
 		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
 	}
 	g.box.mu.Lock()
+	if g.box.closed {
+		g.box.mu.Unlock()
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
 	g.box.transfers = append(g.box.transfers, to)
 	g.box.mu.Unlock()
 	e.activate(id)
@@ -498,7 +518,9 @@ func (e *Engine) failAll() {
 	err := e.stopError()
 	for _, g := range groups {
 		g.failWaiters(err, err)
+		g.leader.Store(0) // a stopped replica leads nothing
 		g.box.mu.Lock()
+		g.box.closed = true
 		for _, p := range g.box.proposals {
 			p.done <- err
 		}

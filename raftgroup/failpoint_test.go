@@ -139,6 +139,9 @@ func TestFailpointApplyAndLogCrash(t *testing.T) {
 			failed := waitFailed(t, ctx, stores)
 			pcancel()
 			<-proposing
+			if l := failed.engine.Leading(); len(l) != 0 {
+				t.Fatalf("a halted engine still claims to lead %v", l)
+			}
 			off()
 			crashAndRestart(t, net, failed, g)
 			// The group keeps working, and all replicas converge.

@@ -59,6 +59,10 @@ type mailbox struct {
 	inspections     []func(*group) // run on the group's worker (Status)
 	installed       []uint64       // snapshot indexes the append writer installed
 	removed         chan struct{}  // set by RemoveGroup: the engine drops the group and closes it
+	// closed is set once the group is removed or the engine stopped: after
+	// that nothing drains the mailbox, so whoever would add to it fails at
+	// once instead of waiting for an answer that never comes.
+	closed bool
 }
 
 // group is one replica. Fields below the mailbox are owned by the engine

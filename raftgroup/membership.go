@@ -33,6 +33,10 @@ func (e *Engine) ChangeMembership(ctx context.Context, id GroupID, cc *rpb.ConfC
 	cc.Context = binary.BigEndian.AppendUint64(nil, pid)
 	p := &proposal{id: pid, cc: cc, done: make(chan error, 1)}
 	g.box.mu.Lock()
+	if g.box.closed {
+		g.box.mu.Unlock()
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
 	g.box.proposals = append(g.box.proposals, p)
 	g.box.mu.Unlock()
 	e.activate(id)
@@ -112,6 +116,10 @@ func (e *Engine) inspect(ctx context.Context, id GroupID, fn func(*group)) error
 	}
 	done := make(chan struct{})
 	g.box.mu.Lock()
+	if g.box.closed {
+		g.box.mu.Unlock()
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
 	g.box.inspections = append(g.box.inspections, func(g *group) { fn(g); close(done) })
 	g.box.mu.Unlock()
 	e.activate(id)

@@ -358,6 +358,9 @@ func decodeConfChange(ent *rpb.Entry) (rpb.ConfChangeI, error) {
 // the group was removed.
 func (e *Engine) drainMailbox(g *group) bool {
 	g.box.mu.Lock()
+	if g.box.removed != nil {
+		g.box.closed = true
+	}
 	msgs, props, reads := g.box.messages, g.box.proposals, g.box.reads
 	unreachable, transfers, removed := g.box.unreachable, g.box.transfers, g.box.removed
 	snaps, reports, inspections := g.box.snapshots, g.box.snapshotReports, g.box.inspections

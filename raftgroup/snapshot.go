@@ -230,6 +230,13 @@ func (e *Engine) StepSnapshot(id GroupID, m *rpb.Message, path string) error {
 		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
 	}
 	g.box.mu.Lock()
+	if g.box.closed {
+		g.box.mu.Unlock()
+		if path != "" {
+			_ = os.Remove(path)
+		}
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
 	g.box.snapshots = append(g.box.snapshots, incomingSnapshot{index: m.GetSnapshot().GetMetadata().GetIndex(), path: path})
 	g.box.messages = append(g.box.messages, m)
 	g.box.mu.Unlock()
@@ -243,6 +250,10 @@ func (e *Engine) reportSnapshot(id GroupID, to uint64, status raft.SnapshotStatu
 		return
 	}
 	g.box.mu.Lock()
+	if g.box.closed {
+		g.box.mu.Unlock()
+		return
+	}
 	g.box.snapshotReports = append(g.box.snapshotReports, snapshotReport{to: to, status: status})
 	g.box.mu.Unlock()
 	e.activate(id)

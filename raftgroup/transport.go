@@ -24,6 +24,9 @@ const (
 	peerQueueSize = 4096
 	// defaultMaxBatch is the most messages sent in one MessageBatch.
 	defaultMaxBatch = 512
+	// maxBatchBytes bounds one MessageBatch well below the receiver's gRPC
+	// message limit (64 MiB), since a single append can be 1 MiB.
+	maxBatchBytes = 8 << 20
 )
 
 // TransportOptions tune a GRPCTransport.
@@ -203,12 +206,14 @@ func (t *GRPCTransport) stream(p *peer) error {
 		}
 		batch.Messages = append(batch.Messages[:0], first.msg)
 		groups = append(groups[:0], first.group)
+		size := len(first.msg.Message)
 	fill:
-		for len(batch.Messages) < t.maxBatch {
+		for len(batch.Messages) < t.maxBatch && size < maxBatchBytes {
 			select {
 			case q := <-p.queue:
 				batch.Messages = append(batch.Messages, q.msg)
 				groups = append(groups, q.group)
+				size += len(q.msg.Message)
 			default:
 				break fill
 			}

@@ -116,9 +116,11 @@ func (applier) Apply(wb *grocksdb.WriteBatch, g raftgroup.GroupID, index uint64,
 	if err != nil {
 		return fmt.Errorf("%s entry %d: %w", g, index, err)
 	}
-	prefix := partition.PartPrefix(g.Space, g.Part)
+	// Only keys a snapshot carries (partition.DataRange) may be written by
+	// the log, or replicas filled by snapshot would differ from the others.
+	lower, upper := partition.DataRange(g.Space, g.Part)
 	for _, op := range ops {
-		if !bytes.HasPrefix(op.key, prefix) || len(op.key) <= len(prefix) || op.key[len(prefix)] >= partition.KindRaftLog {
+		if bytes.Compare(op.key, lower) < 0 || bytes.Compare(op.key, upper) >= 0 {
 			return fmt.Errorf("%s entry %d: key %x is not a data key of this partition", g, index, op.key)
 		}
 	}

@@ -150,7 +150,9 @@ func (s *Server) Start(ctx context.Context) error {
 	s.transport.SetEngine(engine)
 	engine.Start()
 
-	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor))
+	// WaitForHandlers: Stop must not return while a handler still reads a
+	// RocksDB that Stop closes next.
+	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor), grpc.WaitForHandlers(true))
 	storagepb.RegisterStorageServiceServer(s.grpc, &service{srv: s})
 	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, engine, s.log))
 	// Received snapshots are staged next to the first data path's RocksDB,
@@ -212,10 +214,16 @@ func (s *Server) StoreID() uint64 { return s.storeID }
 // Engine exposes the raft engine (tests and status pages).
 func (s *Server) Engine() *raftgroup.Engine { return s.engine }
 
-// Healthy reports whether the store serves.
+// Healthy reports whether the store serves: started, not stopping, and its
+// raft engine not halted by a disk failure.
 func (s *Server) Healthy() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.healthy == nil && s.engine != nil {
+		if err := s.engine.Failed(); err != nil {
+			return fmt.Errorf("raft engine halted: %w", err)
+		}
+	}
 	return s.healthy
 }
 

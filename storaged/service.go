@@ -39,11 +39,15 @@ func (s *service) partError(snap *metaclient.Snapshot, part int32, err error) *s
 		pr.Code = partErr.code
 	case errors.Is(err, raftgroup.ErrGroupNotFound):
 		pr.Code = commonpb.ErrorCode_E_PART_NOT_FOUND
-	case errors.Is(err, raftgroup.ErrAmbiguous):
-		// The leader changed under an in-flight write. Every write this
-		// service accepts is a blind put or delete, so the client may
-		// retry it at the new leader whether or not it applied.
+	case errors.Is(err, raftgroup.ErrStopped):
+		// This store's engine halted (a disk failure): another replica
+		// must serve, so route the client away with no leader hint.
 		pr.Code = commonpb.ErrorCode_E_LEADER_CHANGED
+	case errors.Is(err, raftgroup.ErrAmbiguous):
+		// The leader changed under an in-flight write: it may still
+		// commit. Retrying it could apply it twice around another write,
+		// so the caller is told the outcome is unknown.
+		pr.Code = commonpb.ErrorCode_E_OUTCOME_UNKNOWN
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		pr.Code = commonpb.ErrorCode_E_TIMEOUT
 	}

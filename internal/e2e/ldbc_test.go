@@ -82,15 +82,24 @@ func loadLDBC(t testing.TB) ([]person, []knows) {
 	return persons, edges
 }
 
+// exec runs stmt and fails the test on error. A write whose outcome is
+// unknown (a leader changed under it; storage does not retry those itself)
+// is repeated, as a user would: these tests' writes are idempotent.
 func exec(t testing.TB, s *client.Session, stmt string) *client.ResultSet {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	rs, err := s.Execute(ctx, stmt)
-	if err != nil {
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		rs, err := s.Execute(ctx, stmt)
+		cancel()
+		if err == nil {
+			return rs
+		}
+		if attempt < 5 && strings.Contains(err.Error(), "E_OUTCOME_UNKNOWN") {
+			t.Logf("retrying after an unknown write outcome: %v", err)
+			continue
+		}
 		t.Fatalf("%s\n-> %v", truncate(stmt), err)
 	}
-	return rs
 }
 
 func truncate(s string) string {

@@ -42,7 +42,11 @@ const (
 	ErrorCode_E_CATALOG_STALE    ErrorCode = 11 // the receiver's catalog is older than the request needs
 	ErrorCode_E_TIMEOUT          ErrorCode = 12
 	ErrorCode_E_STORAGE          ErrorCode = 13 // RocksDB or Raft failure
-	ErrorCode_E_UNKNOWN          ErrorCode = 99
+	// A write was proposed but leadership changed (or the deadline passed)
+	// before it applied: it may or may not take effect. Not retried
+	// automatically, since a retry could apply it twice around another write.
+	ErrorCode_E_OUTCOME_UNKNOWN ErrorCode = 14
+	ErrorCode_E_UNKNOWN         ErrorCode = 99
 )
 
 // Enum value maps for ErrorCode.
@@ -62,6 +66,7 @@ var (
 		11: "E_CATALOG_STALE",
 		12: "E_TIMEOUT",
 		13: "E_STORAGE",
+		14: "E_OUTCOME_UNKNOWN",
 		99: "E_UNKNOWN",
 	}
 	ErrorCode_value = map[string]int32{
@@ -79,6 +84,7 @@ var (
 		"E_CATALOG_STALE":    11,
 		"E_TIMEOUT":          12,
 		"E_STORAGE":          13,
+		"E_OUTCOME_UNKNOWN":  14,
 		"E_UNKNOWN":          99,
 	}
 )
@@ -387,7 +393,7 @@ const file_novagraph_common_proto_rawDesc = "" +
 	"\x06values\x18\x01 \x03(\v2\x17.novagraph.common.ValueR\x06values\"2\n" +
 	"\bHostAddr\x12\x12\n" +
 	"\x04host\x18\x01 \x01(\tR\x04host\x12\x12\n" +
-	"\x04port\x18\x02 \x01(\x05R\x04port*\xa8\x02\n" +
+	"\x04port\x18\x02 \x01(\x05R\x04port*\xbf\x02\n" +
 	"\tErrorCode\x12\r\n" +
 	"\tSUCCEEDED\x10\x00\x12\x14\n" +
 	"\x10E_LEADER_CHANGED\x10\x01\x12\x14\n" +
@@ -404,7 +410,8 @@ const file_novagraph_common_proto_rawDesc = "" +
 	"\x12\x13\n" +
 	"\x0fE_CATALOG_STALE\x10\v\x12\r\n" +
 	"\tE_TIMEOUT\x10\f\x12\r\n" +
-	"\tE_STORAGE\x10\r\x12\r\n" +
+	"\tE_STORAGE\x10\r\x12\x15\n" +
+	"\x11E_OUTCOME_UNKNOWN\x10\x0e\x12\r\n" +
 	"\tE_UNKNOWN\x10cB/Z-github.com/novagraph/novagraph/proto/commonpbb\x06proto3"
 
 var (

@@ -13,7 +13,9 @@ type adminMethod func(storagepb.StorageAdminServiceClient, context.Context, *sto
 // admin runs one StorageAdminService call on the partition's leader,
 // following leader changes like every other call.
 func (c *Client) admin(ctx context.Context, space, part int32, store uint64, method adminMethod) error {
-	return c.fanOut(ctx, space, []int32{part}, func(ctx context.Context, conn grpc.ClientConnInterface, _ []int32) ([]*storagepb.PartResult, error) {
+	// Admin steps are idempotent (each checks the state it moves from), so
+	// they retry like reads.
+	return c.fanOut(ctx, space, []int32{part}, false, func(ctx context.Context, conn grpc.ClientConnInterface, _ []int32) ([]*storagepb.PartResult, error) {
 		resp, err := method(storagepb.NewStorageAdminServiceClient(conn), ctx, &storagepb.PartPeerReq{SpaceId: space, PartId: part, StoreId: store})
 		return resp.GetFailedParts(), err
 	})

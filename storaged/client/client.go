@@ -10,11 +10,14 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -128,7 +131,14 @@ type hostCall func(ctx context.Context, conn grpc.ClientConnInterface, parts []i
 
 // fanOut routes parts to their leaders, calls each host once per round and
 // retries the partitions that report a leader change or an unreachable host.
-func (c *Client) fanOut(ctx context.Context, space int32, parts []int32, call hostCall) error {
+//
+// write marks calls whose retry is only safe when the request certainly did
+// not take effect: a write is retried after a leader change (a follower
+// never proposes) or when its host could not be dialled, but not after a
+// timeout, an ambiguous leader change, or a connection lost mid-call —
+// applying it twice around another write would break linearizability, so
+// the caller learns the outcome is unknown.
+func (c *Client) fanOut(ctx context.Context, space int32, parts []int32, write bool, call hostCall) error {
 	remaining := parts
 	deadline := time.Now().Add(retryBudget)
 	for attempt := 0; len(remaining) > 0; attempt++ {
@@ -162,7 +172,7 @@ func (c *Client) fanOut(ctx context.Context, space int32, parts []int32, call ho
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				again, err := c.callHost(ctx, snap, space, store, hostParts, call)
+				again, err := c.callHost(ctx, snap, space, store, hostParts, write, call)
 				mu.Lock()
 				defer mu.Unlock()
 				retry = append(retry, again...)
@@ -182,7 +192,7 @@ func (c *Client) fanOut(ctx context.Context, space int32, parts []int32, call ho
 
 // callHost runs one host's share and classifies its failures into
 // partitions to retry and a permanent error.
-func (c *Client) callHost(ctx context.Context, snap *metaclient.Snapshot, space int32, store uint64, parts []int32, call hostCall) ([]int32, error) {
+func (c *Client) callHost(ctx context.Context, snap *metaclient.Snapshot, space int32, store uint64, parts []int32, write bool, call hostCall) ([]int32, error) {
 	addr, ok := snap.HostAddr(store)
 	if !ok {
 		for _, p := range parts {
@@ -199,6 +209,10 @@ func (c *Client) callHost(ctx context.Context, snap *metaclient.Snapshot, space 
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("storaged %s: %w", addr, ctx.Err())
 		}
+		if write && !notSent(err) {
+			return nil, &PartError{Part: parts[0], Code: commonpb.ErrorCode_E_OUTCOME_UNKNOWN,
+				Msg: fmt.Sprintf("connection to storaged %s failed during the write, which may or may not have applied: %v", addr, err)}
+		}
 		// Unreachable host: forget it as leader and try other replicas.
 		c.log.Debug("storaged unreachable, retrying elsewhere", "addr", addr, "err", err)
 		for _, p := range parts {
@@ -213,7 +227,7 @@ func (c *Client) callHost(ctx context.Context, snap *metaclient.Snapshot, space 
 			c.setLeader(space, f.PartId, f.LeaderStoreId)
 			retry = append(retry, f.PartId)
 		case commonpb.ErrorCode_E_TIMEOUT:
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || write {
 				return nil, &PartError{Part: f.PartId, Code: f.Code, Msg: f.Message}
 			}
 			retry = append(retry, f.PartId)
@@ -235,7 +249,7 @@ func keys[V any](m map[int32]V) []int32 {
 // AddVertices writes vertices, grouped by partition, and returns once every
 // partition acknowledged (applied through raft).
 func (c *Client) AddVertices(ctx context.Context, space int32, parts map[int32]*storagepb.VertexList) error {
-	return c.fanOut(ctx, space, keys(parts), func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+	return c.fanOut(ctx, space, keys(parts), true, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
 		cli := storagepb.NewStorageServiceClient(conn)
 		req := &storagepb.AddVerticesReq{SpaceId: space, Parts: make(map[int32]*storagepb.VertexList, len(ps))}
 		for _, p := range ps {
@@ -248,7 +262,7 @@ func (c *Client) AddVertices(ctx context.Context, space int32, parts map[int32]*
 
 // AddEdges writes edge halves, grouped by the partition that stores each.
 func (c *Client) AddEdges(ctx context.Context, space int32, parts map[int32]*storagepb.EdgeList) error {
-	return c.fanOut(ctx, space, keys(parts), func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+	return c.fanOut(ctx, space, keys(parts), true, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
 		cli := storagepb.NewStorageServiceClient(conn)
 		req := &storagepb.AddEdgesReq{SpaceId: space, Parts: make(map[int32]*storagepb.EdgeList, len(ps))}
 		for _, p := range ps {
@@ -264,7 +278,7 @@ func (c *Client) AddEdges(ctx context.Context, space int32, parts map[int32]*sto
 func (c *Client) GetNeighbors(ctx context.Context, tmpl *storagepb.GetNeighborsReq, parts map[int32]*storagepb.VidList) ([]*storagepb.VertexNeighbors, error) {
 	var mu sync.Mutex
 	var out []*storagepb.VertexNeighbors
-	err := c.fanOut(ctx, tmpl.SpaceId, keys(parts), func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+	err := c.fanOut(ctx, tmpl.SpaceId, keys(parts), false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
 		cli := storagepb.NewStorageServiceClient(conn)
 		req := &storagepb.GetNeighborsReq{
 			SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, EdgeTypes: tmpl.EdgeTypes,
@@ -292,7 +306,7 @@ func (c *Client) GetProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vert
 	var out []*storagepb.PropRow
 	all := keys(vertexParts)
 	all = append(all, keys(edgeParts)...)
-	err := c.fanOut(ctx, tmpl.SpaceId, all, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+	err := c.fanOut(ctx, tmpl.SpaceId, all, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
 		cli := storagepb.NewStorageServiceClient(conn)
 		req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props}
 		for _, p := range ps {
@@ -319,6 +333,17 @@ func (c *Client) GetProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vert
 		return resp.FailedParts, nil
 	})
 	return out, err
+}
+
+// notSent reports whether a call failed before its request could reach the
+// server: the connection could not be established.
+func notSent(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.Unavailable {
+		return false
+	}
+	msg := st.Message()
+	return strings.Contains(msg, "while dialing") || strings.Contains(msg, "connection refused") || strings.Contains(msg, "no such host")
 }
 
 // IsPartError reports whether err is a permanent partition error.
