@@ -71,7 +71,7 @@ func (t *GRPCTransport) streamSnapshot(d *SnapshotData) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("encoding MsgSnap: %w", err)
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), keepalive())
 	if err != nil {
 		return 0, fmt.Errorf("dialing store %d at %s: %w", to, addr, err)
 	}

@@ -12,6 +12,7 @@ import (
 	rpb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	grpckeepalive "google.golang.org/grpc/keepalive"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/novagraph/novagraph/proto/raftmsgpb"
@@ -183,7 +184,7 @@ func (t *GRPCTransport) stream(p *peer) error {
 	if !ok {
 		return fmt.Errorf("no address known for store %d", p.to)
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), keepalive())
 	if err != nil {
 		return fmt.Errorf("dialing store %d at %s: %w", p.to, addr, err)
 	}
@@ -225,6 +226,20 @@ func (t *GRPCTransport) stream(p *peer) error {
 			return fmt.Errorf("sending to store %d at %s: %w", p.to, addr, err)
 		}
 	}
+}
+
+// keepalive makes a stream to a peer that vanished without closing its
+// connection (power loss, a partition that drops packets) fail within
+// seconds instead of at TCP's timeout, so raft hears the peer is
+// unreachable and snapshot slots are not held by dead transfers.
+func keepalive() grpc.DialOption {
+	return grpc.WithKeepaliveParams(grpckeepalive.ClientParameters{Time: 5 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true})
+}
+
+// ServerKeepalive is the server side of keepalive: it admits the clients'
+// pings. storaged passes it to grpc.NewServer.
+func ServerKeepalive() grpc.ServerOption {
+	return grpc.KeepaliveEnforcementPolicy(grpckeepalive.EnforcementPolicy{MinTime: 2 * time.Second, PermitWithoutStream: true})
 }
 
 // Close stops every sender goroutine.

@@ -152,7 +152,7 @@ func (s *Server) Start(ctx context.Context) error {
 
 	// WaitForHandlers: Stop must not return while a handler still reads a
 	// RocksDB that Stop closes next.
-	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor), grpc.WaitForHandlers(true))
+	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor), grpc.WaitForHandlers(true), raftgroup.ServerKeepalive())
 	storagepb.RegisterStorageServiceServer(s.grpc, &service{srv: s})
 	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, engine, s.log))
 	// Received snapshots are staged next to the first data path's RocksDB,
