@@ -24,12 +24,12 @@ import (
 	"github.com/novagraph/novagraph/proto/storagepb"
 )
 
-// retryBudget bounds the time one call spends chasing leaders: several
+// retryBudget bounds the time one call spends chasing leaders: many
 // election timeouts (1–2 s each at the default tick), so a call rides out a
 // failover instead of failing it to the user. The caller's deadline still
 // wins when it is shorter.
 const (
-	retryBudget = 15 * time.Second
+	retryBudget = 30 * time.Second
 	maxBackoff  = 500 * time.Millisecond
 )
 
