@@ -131,14 +131,20 @@ func (s *Server) Start(ctx context.Context) error {
 		return s.meta.Catalog().HostAddr(id)
 	}, s.log, raftgroup.TransportOptions{})
 	var transport raftgroup.Transport = s.transport
+	var snapshots raftgroup.SnapshotTransport = s.transport
 	if s.cfg.WrapTransport != nil {
 		transport = s.cfg.WrapTransport(storeID, transport)
+		// A wrapper that also carries snapshots (the fault network) sees
+		// them too, so a partition cuts snapshot streams as well.
+		if st, ok := transport.(raftgroup.SnapshotTransport); ok {
+			snapshots = st
+		}
 	}
 	engine := raftgroup.NewEngine(raftgroup.Config{
 		StoreID:           storeID,
 		TickInterval:      s.cfg.RaftTick,
 		Transport:         transport,
-		SnapshotTransport: s.transport,
+		SnapshotTransport: snapshots,
 		MaxLogEntries:     s.cfg.MaxLogEntries,
 		LogCatchUpEntries: s.cfg.LogCatchUpEntries,
 		Applier:           applier{},
