@@ -88,6 +88,19 @@ func TestChaos3(t *testing.T) {
 	}
 }
 
+// TestChaosMembership interleaves replica moves and leader transfers with
+// the network and crash faults: four stores, three replicas per partition,
+// so every partition has a store to move to.
+func TestChaosMembership(t *testing.T) {
+	cfg := chaosConfig{stores: 4, replicas: 3, parts: 4, keys: 8, clients: 4,
+		faultTime: 5 * time.Second, quietTime: 500 * time.Millisecond, opTimeout: time.Second, raftTick: 25 * time.Millisecond,
+		replicaWait: 20 * time.Second,
+		kinds:       []faultKind{faultMove, faultTransfer, faultMove, faultPartition, faultCrash, faultIsolateLeader}}.withEnv(t)
+	for _, seed := range seeds(t, 5, 2) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { runChaos(t, seed, cfg, nil) })
+	}
+}
+
 // TestChaos5 is the five-replica variant: minorities of two, and a quorum
 // of three that survives two faulty stores.
 func TestChaos5(t *testing.T) {

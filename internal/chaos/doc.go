@@ -3,7 +3,9 @@
 // fault network (internal/faultnet), a workload of concurrent clients doing
 // register reads and writes through the storage client, and a seeded
 // nemesis that drops, delays, duplicates, partitions a minority, isolates
-// partition leaders, pauses stores and crashes and restarts them. The
+// partition leaders, pauses stores, crashes and restarts them, transfers
+// partition leadership and moves replicas between stores (add learner,
+// catch up, promote, remove: TestChaosMembership, on four stores). The
 // package has no code besides this documentation: everything is in _test.go
 // files.
 //

@@ -1,8 +1,11 @@
 package chaos
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"math/rand"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -10,7 +13,9 @@ import (
 
 	"github.com/novagraph/novagraph/internal/faultnet"
 	"github.com/novagraph/novagraph/internal/testcluster"
+	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/raftgroup"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
 // faultKind is one kind of fault the nemesis injects.
@@ -22,11 +27,13 @@ const (
 	faultIsolateLeader                  // the leader of a random partition cut off
 	faultPause                          // a store stops talking raft
 	faultCrash                          // a store stopped, then restarted on its data
+	faultTransfer                       // leadership of a partition moved to another replica
+	faultMove                           // a replica moved to a store without one (add learner, catch up, promote, remove)
 	numFaultKinds
 )
 
 func (k faultKind) String() string {
-	return [...]string{"flaky", "partition", "isolate-leader", "pause", "crash"}[k]
+	return [...]string{"flaky", "partition", "isolate-leader", "pause", "crash", "transfer-leader", "move-replica"}[k]
 }
 
 // step is one entry of the nemesis schedule: a fault held for a while,
@@ -107,11 +114,17 @@ type nemesis struct {
 	haltOnce sync.Once
 
 	err error // written by the nemesis goroutine, read after done
+
+	meta  *metaclient.Client    // for the membership faults
+	admin *storageclient.Client // runs them on partition leaders
 }
 
 func startNemesis(t *testing.T, c *testcluster.Cluster, net *faultnet.Network, ids []uint64, space, parts int32, steps []step, base time.Time) *nemesis {
 	n := &nemesis{t: t, c: c, net: net, ids: ids, space: space, parts: parts, steps: steps, base: base,
 		stop: make(chan struct{}), done: make(chan struct{})}
+	log := slog.New(slog.DiscardHandler)
+	n.meta = metaclient.New([]string{c.MetaAddr()}, log)
+	n.admin = storageclient.New(n.meta, log)
 	go n.run()
 	return n
 }
@@ -139,6 +152,8 @@ func (n *nemesis) sleep(d time.Duration) bool {
 
 func (n *nemesis) run() {
 	defer close(n.done)
+	defer n.meta.Close()
+	defer n.admin.Close()
 	// Whatever happens, leave a healed network and every store running:
 	// the checks after the faults need the whole cluster.
 	defer func() {
@@ -215,8 +230,64 @@ func (n *nemesis) inject(s step) bool {
 		}
 		n.logf("store %d restarted in %v", n.ids[slot], time.Since(start).Round(time.Millisecond))
 		return ok
+	case faultTransfer:
+		part := int32(pick.Intn(int(n.parts))) + 1
+		replicas := n.meta.Catalog().Parts(n.space)[part]
+		if len(replicas) == 0 {
+			return n.sleep(s.hold)
+		}
+		to := replicas[pick.Intn(len(replicas))]
+		n.logf("transferring leadership of partition %d to store %d", part, to)
+		n.membership(s.hold, func(ctx context.Context) error { return n.admin.TransferLeader(ctx, n.space, part, to) })
+		return n.sleep(s.hold)
+	case faultMove:
+		part := int32(pick.Intn(int(n.parts))) + 1
+		replicas := n.meta.Catalog().Parts(n.space)[part]
+		var spare []uint64
+		for _, id := range n.ids {
+			if !slices.Contains(replicas, id) {
+				spare = append(spare, id)
+			}
+		}
+		if len(spare) == 0 || len(replicas) == 0 {
+			n.logf("partition %d: no catalog yet, or a replica on every store: no move", part)
+			return n.sleep(s.hold)
+		}
+		to := spare[pick.Intn(len(spare))]
+		from := replicas[pick.Intn(len(replicas))]
+		n.logf("moving partition %d's replica from store %d to store %d", part, from, to)
+		n.membership(2*s.hold+5*time.Second, func(ctx context.Context) error {
+			if err := n.admin.AddReplica(ctx, n.space, part, to); err != nil {
+				return fmt.Errorf("adding: %w", err)
+			}
+			if leader := n.leaderOf(part); leader == from {
+				if err := n.admin.TransferLeader(ctx, n.space, part, to); err != nil {
+					return fmt.Errorf("moving leadership off the source: %w", err)
+				}
+			}
+			if err := n.admin.RemoveReplica(ctx, n.space, part, from); err != nil {
+				return fmt.Errorf("removing: %w", err)
+			}
+			return nil
+		})
+		return n.sleep(s.hold)
 	}
 	panic(fmt.Sprintf("unknown fault kind %d", s.kind))
+}
+
+// membership runs one admin operation within budget. It may fail under
+// the other faults (a leader moved, a quorum was cut off): that is
+// logged, not a test failure; what matters is that the checks still hold
+// afterwards, whatever state the change was left in.
+func (n *nemesis) membership(budget time.Duration, op func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	start := time.Now()
+	if err := op(ctx); err != nil {
+		n.logf("membership change failed after %v: %v", time.Since(start).Round(time.Millisecond), err)
+		return
+	}
+	n.logf("membership change done in %v", time.Since(start).Round(time.Millisecond))
 }
 
 // leaderOf asks the running stores who leads the partition and believes
