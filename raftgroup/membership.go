@@ -146,6 +146,68 @@ func (e *Engine) AddReplica(ctx context.Context, id GroupID, store uint64) error
 			return fmt.Errorf("adding store %d as learner: %w", store, err)
 		}
 	}
+	if err := e.waitCaughtUp(ctx, id, store); err != nil {
+		return err
+	}
+	cc := &rpb.ConfChangeV2{Changes: []*rpb.ConfChangeSingle{{Type: rpb.ConfChangeType_ConfChangeAddNode.Enum(), NodeId: new(store)}}}
+	if err := e.ChangeMembership(ctx, id, cc); err != nil {
+		return fmt.Errorf("promoting store %d: %w", store, err)
+	}
+	return nil
+}
+
+// ReplaceReplica moves a replica from store `from` to store `to` in one
+// membership change: `to` joins as a learner and catches up (as in
+// AddReplica), then a single ConfChangeV2 promotes it and removes `from`.
+// raft applies a change of two voters through joint consensus: both the
+// old and the new voter sets must agree until the group leaves the joint
+// configuration, which raft proposes by itself; ReplaceReplica returns once
+// it has. `from` must not be this replica (the leader).
+func (e *Engine) ReplaceReplica(ctx context.Context, id GroupID, from, to uint64) error {
+	if from == e.cfg.StoreID {
+		return fmt.Errorf("%s: store %d leads the group: transfer leadership before replacing it", id, from)
+	}
+	m, ok := e.Members(id)
+	if !ok {
+		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	}
+	if !m.Joint && slices.Contains(m.Voters, to) && !m.Has(from) {
+		return nil // already done
+	}
+	if !m.Joint {
+		if !slices.Contains(m.Learners, to) && !slices.Contains(m.Voters, to) {
+			cc := &rpb.ConfChangeV2{Changes: []*rpb.ConfChangeSingle{{Type: rpb.ConfChangeType_ConfChangeAddLearnerNode.Enum(), NodeId: new(to)}}}
+			if err := e.ChangeMembership(ctx, id, cc); err != nil {
+				return fmt.Errorf("adding store %d as learner: %w", to, err)
+			}
+		}
+		if err := e.waitCaughtUp(ctx, id, to); err != nil {
+			return err
+		}
+		cc := &rpb.ConfChangeV2{Changes: []*rpb.ConfChangeSingle{
+			{Type: rpb.ConfChangeType_ConfChangeAddNode.Enum(), NodeId: new(to)},
+			{Type: rpb.ConfChangeType_ConfChangeRemoveNode.Enum(), NodeId: new(from)},
+		}}
+		if err := e.ChangeMembership(ctx, id, cc); err != nil {
+			return fmt.Errorf("replacing store %d with %d: %w", from, to, err)
+		}
+	}
+	// raft leaves the joint configuration with an entry of its own.
+	for {
+		if m, ok := e.Members(id); ok && !m.Joint {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: still in a joint configuration: %w", id, ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// waitCaughtUp waits until store's log matches the leader's commit index
+// as of the call.
+func (e *Engine) waitCaughtUp(ctx context.Context, id GroupID, store uint64) error {
 	st, err := e.Status(ctx, id)
 	if err != nil {
 		return err
@@ -160,19 +222,14 @@ func (e *Engine) AddReplica(ctx context.Context, id GroupID, store uint64) error
 			return &NotLeaderError{Group: id, Leader: st.Leader}
 		}
 		if st.Match[store] >= target {
-			break
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s: learner %d stuck at %d, waiting for %d: %w", id, store, st.Match[store], target, ctx.Err())
+			return fmt.Errorf("%s: store %d stuck at %d, waiting for %d: %w", id, store, st.Match[store], target, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	cc := &rpb.ConfChangeV2{Changes: []*rpb.ConfChangeSingle{{Type: rpb.ConfChangeType_ConfChangeAddNode.Enum(), NodeId: new(store)}}}
-	if err := e.ChangeMembership(ctx, id, cc); err != nil {
-		return fmt.Errorf("promoting store %d: %w", store, err)
-	}
-	return nil
 }
 
 // RemoveReplica removes store from the group led by this replica. To remove

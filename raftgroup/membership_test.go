@@ -139,3 +139,63 @@ func TestTransferLeadership(t *testing.T) {
 		t.Fatal("removing the leader itself must be refused")
 	}
 }
+
+// ReplaceReplica swaps a voter for a new store in one joint-consensus
+// change, and the group ends in the simple configuration {2, 3, 4}.
+func TestReplaceReplicaJoint(t *testing.T) {
+	net := newMemNetwork()
+	g := GroupID{14, 1}
+	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
+	stores := make([]*testStore, 4)
+	for i := range stores {
+		id := uint64(i + 1)
+		snaps.dirs[id] = t.TempDir()
+		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) { c.SnapshotTransport = snaps }}
+		voters := []uint64{1, 2, 3}
+		if id == 4 {
+			voters = nil
+		}
+		stores[i].start(t, net, []GroupID{g}, voters)
+		defer stores[i].stop(net)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for k := uint64(0); k < 30; k++ {
+		if err := propose(ctx, stores, g, k, fmt.Sprintf("v%d", k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leader := leaderOf(stores, g)
+	if leader.id == 1 {
+		if err := leader.engine.TransferLeadership(ctx, g, 2); err != nil {
+			t.Fatal(err)
+		}
+		for ctx.Err() == nil {
+			if leader = leaderOf(stores, g); leader != nil && leader.id != 1 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if err := leader.engine.ReplaceReplica(ctx, g, 1, 4); err != nil {
+		t.Fatalf("ReplaceReplica: %v", err)
+	}
+	if err := leader.engine.ReplaceReplica(ctx, g, 1, 4); err != nil {
+		t.Fatalf("repeating a finished ReplaceReplica: %v", err)
+	}
+	if err := propose(ctx, stores[1:], g, 99, "after"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range stores[1:] {
+		for ctx.Err() == nil && s.read(t, g, 99) != "after" {
+			time.Sleep(10 * time.Millisecond)
+		}
+		m, _ := s.engine.Members(g)
+		if m.Joint || !slices.Equal(m.Voters, []uint64{2, 3, 4}) || len(m.Learners) != 0 {
+			t.Fatalf("store %d: members %+v after the replace", s.id, m)
+		}
+		if got := s.read(t, g, 29); got != "v29" {
+			t.Fatalf("store %d: key 29 = %q", s.id, got)
+		}
+	}
+}

@@ -145,3 +145,41 @@ func (a *adminService) TransferLeader(ctx context.Context, req *storagepb.PartPe
 	}
 	return &storagepb.AdminResp{}, nil
 }
+
+// ReplaceReplica implements StorageAdminService.
+func (a *adminService) ReplaceReplica(ctx context.Context, req *storagepb.PartMoveReq) (*storagepb.AdminResp, error) {
+	g := raftgroup.GroupID{Space: req.SpaceId, Part: req.PartId}
+	if err := a.replaceReplica(ctx, g, req.FromStore, req.ToStore); err != nil {
+		return a.fail(g, err), nil
+	}
+	return &storagepb.AdminResp{}, nil
+}
+
+func (a *adminService) replaceReplica(ctx context.Context, g raftgroup.GroupID, from, to uint64) error {
+	if err := a.requireLeader(g); err != nil {
+		return err
+	}
+	if _, ok := a.srv.meta.Catalog().HostAddr(to); !ok {
+		return &partitionError{code: commonpb.ErrorCode_E_NO_HOSTS, msg: fmt.Sprintf("store %d is not registered", to)}
+	}
+	// The new store opens an empty replica once the catalog lists it.
+	err := a.updateCatalog(ctx, g, func(replicas, learners []uint64) ([]uint64, []uint64) {
+		if slices.Contains(replicas, to) || slices.Contains(learners, to) {
+			return replicas, learners
+		}
+		return replicas, append(learners, to)
+	})
+	if err != nil {
+		return err
+	}
+	if err := a.srv.engine.ReplaceReplica(ctx, g, from, to); err != nil {
+		return err
+	}
+	return a.updateCatalog(ctx, g, func(replicas, learners []uint64) ([]uint64, []uint64) {
+		replicas = without(replicas, from)
+		if !slices.Contains(replicas, to) {
+			replicas = append(replicas, to)
+		}
+		return replicas, without(learners, to)
+	})
+}

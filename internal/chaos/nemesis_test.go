@@ -255,8 +255,19 @@ func (n *nemesis) inject(s step) bool {
 		}
 		to := spare[pick.Intn(len(spare))]
 		from := replicas[pick.Intn(len(replicas))]
-		n.logf("moving partition %d's replica from store %d to store %d", part, from, to)
+		joint := pick.Intn(2) == 0
+		n.logf("moving partition %d's replica from store %d to store %d (one joint change: %v)", part, from, to, joint)
 		n.membership(2*s.hold+5*time.Second, func(ctx context.Context) error {
+			if joint {
+				// One joint-consensus change, after moving leadership off
+				// the source (a leader cannot replace itself).
+				if leader := n.leaderOf(part); leader == from {
+					if err := n.admin.TransferLeader(ctx, n.space, part, replicas[(slices.Index(replicas, from)+1)%len(replicas)]); err != nil {
+						return fmt.Errorf("moving leadership off the source: %w", err)
+					}
+				}
+				return n.admin.ReplaceReplica(ctx, n.space, part, from, to)
+			}
 			if err := n.admin.AddReplica(ctx, n.space, part, to); err != nil {
 				return fmt.Errorf("adding: %w", err)
 			}

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/internal/oracle"
 	"github.com/novagraph/novagraph/internal/testcluster"
+	metaclient "github.com/novagraph/novagraph/metad/client"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 

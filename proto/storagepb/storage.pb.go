@@ -1268,6 +1268,75 @@ func (x *PartPeerReq) GetStoreId() uint64 {
 	return 0
 }
 
+// PartMoveReq moves one replica of a partition between stores.
+type PartMoveReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	FromStore     uint64                 `protobuf:"varint,3,opt,name=from_store,json=fromStore,proto3" json:"from_store,omitempty"`
+	ToStore       uint64                 `protobuf:"varint,4,opt,name=to_store,json=toStore,proto3" json:"to_store,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PartMoveReq) Reset() {
+	*x = PartMoveReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PartMoveReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PartMoveReq) ProtoMessage() {}
+
+func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PartMoveReq.ProtoReflect.Descriptor instead.
+func (*PartMoveReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *PartMoveReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *PartMoveReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *PartMoveReq) GetFromStore() uint64 {
+	if x != nil {
+		return x.FromStore
+	}
+	return 0
+}
+
+func (x *PartMoveReq) GetToStore() uint64 {
+	if x != nil {
+		return x.ToStore
+	}
+	return 0
+}
+
 type AdminResp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	FailedParts   []*PartResult          `protobuf:"bytes,1,rep,name=failed_parts,json=failedParts,proto3" json:"failed_parts,omitempty"` // empty on success
@@ -1277,7 +1346,7 @@ type AdminResp struct {
 
 func (x *AdminResp) Reset() {
 	*x = AdminResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1289,7 +1358,7 @@ func (x *AdminResp) String() string {
 func (*AdminResp) ProtoMessage() {}
 
 func (x *AdminResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1302,7 +1371,7 @@ func (x *AdminResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdminResp.ProtoReflect.Descriptor instead.
 func (*AdminResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *AdminResp) GetFailedParts() []*PartResult {
@@ -1419,19 +1488,26 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\vPartPeerReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
-	"\bstore_id\x18\x03 \x01(\x04R\astoreId\"M\n" +
+	"\bstore_id\x18\x03 \x01(\x04R\astoreId\"{\n" +
+	"\vPartMoveReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x1d\n" +
+	"\n" +
+	"from_store\x18\x03 \x01(\x04R\tfromStore\x12\x19\n" +
+	"\bto_store\x18\x04 \x01(\x04R\atoStore\"M\n" +
 	"\tAdminResp\x12@\n" +
 	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts2\xce\x02\n" +
 	"\x0eStorageService\x12M\n" +
 	"\vAddVertices\x12!.novagraph.storage.AddVerticesReq\x1a\x1b.novagraph.storage.ExecResp\x12G\n" +
 	"\bAddEdges\x12\x1e.novagraph.storage.AddEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12W\n" +
 	"\fGetNeighbors\x12\".novagraph.storage.GetNeighborsReq\x1a#.novagraph.storage.GetNeighborsResp\x12K\n" +
-	"\bGetProps\x12\x1e.novagraph.storage.GetPropsReq\x1a\x1f.novagraph.storage.GetPropsResp2\x80\x02\n" +
+	"\bGetProps\x12\x1e.novagraph.storage.GetPropsReq\x1a\x1f.novagraph.storage.GetPropsResp2\xd0\x02\n" +
 	"\x13StorageAdminService\x12J\n" +
 	"\n" +
 	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
 	"\rRemoveReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
-	"\x0eTransferLeader\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
+	"\x0eTransferLeader\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
+	"\x0eReplaceReplica\x12\x1e.novagraph.storage.PartMoveReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
 
 var (
 	file_novagraph_storage_proto_rawDescOnce sync.Once
@@ -1445,7 +1521,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),        // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),            // 1: novagraph.storage.NewTag
@@ -1468,39 +1544,40 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*PropRow)(nil),           // 18: novagraph.storage.PropRow
 	(*GetPropsResp)(nil),      // 19: novagraph.storage.GetPropsResp
 	(*PartPeerReq)(nil),       // 20: novagraph.storage.PartPeerReq
-	(*AdminResp)(nil),         // 21: novagraph.storage.AdminResp
-	nil,                       // 22: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                       // 23: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                       // 24: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                       // 25: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                       // 26: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),   // 27: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil), // 28: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),    // 29: novagraph.common.Value
+	(*PartMoveReq)(nil),       // 21: novagraph.storage.PartMoveReq
+	(*AdminResp)(nil),         // 22: novagraph.storage.AdminResp
+	nil,                       // 23: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                       // 24: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                       // 25: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                       // 26: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                       // 27: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),   // 28: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil), // 29: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),    // 30: novagraph.common.Value
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	27, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	28, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	28, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	29, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,  // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,  // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,  // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	22, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	23, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	23, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	24, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
 	0,  // 7: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	24, // 8: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	25, // 8: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
 	10, // 9: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
 	10, // 10: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	29, // 11: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	29, // 12: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	30, // 11: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	30, // 12: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
 	12, // 13: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
 	0,  // 14: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
 	13, // 15: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
 	15, // 16: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	25, // 17: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	26, // 18: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	26, // 17: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	27, // 18: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
 	10, // 19: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
 	15, // 20: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	29, // 21: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	30, // 21: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
 	0,  // 22: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
 	18, // 23: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
 	0,  // 24: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
@@ -1516,15 +1593,17 @@ var file_novagraph_storage_proto_depIdxs = []int32{
 	20, // 34: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
 	20, // 35: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
 	20, // 36: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	8,  // 37: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	8,  // 38: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	14, // 39: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	19, // 40: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	21, // 41: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	21, // 42: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	21, // 43: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	37, // [37:44] is the sub-list for method output_type
-	30, // [30:37] is the sub-list for method input_type
+	21, // 37: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	8,  // 38: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	8,  // 39: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	14, // 40: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	19, // 41: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	22, // 42: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	22, // 43: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	22, // 44: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	22, // 45: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	38, // [38:46] is the sub-list for method output_type
+	30, // [30:38] is the sub-list for method input_type
 	30, // [30:30] is the sub-list for extension type_name
 	30, // [30:30] is the sub-list for extension extendee
 	0,  // [0:30] is the sub-list for field type_name
@@ -1541,7 +1620,7 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -242,6 +242,7 @@ const (
 	StorageAdminService_AddReplica_FullMethodName     = "/novagraph.storage.StorageAdminService/AddReplica"
 	StorageAdminService_RemoveReplica_FullMethodName  = "/novagraph.storage.StorageAdminService/RemoveReplica"
 	StorageAdminService_TransferLeader_FullMethodName = "/novagraph.storage.StorageAdminService/TransferLeader"
+	StorageAdminService_ReplaceReplica_FullMethodName = "/novagraph.storage.StorageAdminService/ReplaceReplica"
 )
 
 // StorageAdminServiceClient is the client API for StorageAdminService service.
@@ -259,6 +260,10 @@ type StorageAdminServiceClient interface {
 	// itself: transfer leadership first.
 	RemoveReplica(ctx context.Context, in *PartPeerReq, opts ...grpc.CallOption) (*AdminResp, error)
 	TransferLeader(ctx context.Context, in *PartPeerReq, opts ...grpc.CallOption) (*AdminResp, error)
+	// ReplaceReplica: catalog learner → raft learner → catch up → one joint
+	// consensus change (promote to_store, remove from_store) → catalog.
+	// from_store must not be the leader.
+	ReplaceReplica(ctx context.Context, in *PartMoveReq, opts ...grpc.CallOption) (*AdminResp, error)
 }
 
 type storageAdminServiceClient struct {
@@ -299,6 +304,16 @@ func (c *storageAdminServiceClient) TransferLeader(ctx context.Context, in *Part
 	return out, nil
 }
 
+func (c *storageAdminServiceClient) ReplaceReplica(ctx context.Context, in *PartMoveReq, opts ...grpc.CallOption) (*AdminResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdminResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_ReplaceReplica_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StorageAdminServiceServer is the server API for StorageAdminService service.
 // All implementations must embed UnimplementedStorageAdminServiceServer
 // for forward compatibility.
@@ -314,6 +329,10 @@ type StorageAdminServiceServer interface {
 	// itself: transfer leadership first.
 	RemoveReplica(context.Context, *PartPeerReq) (*AdminResp, error)
 	TransferLeader(context.Context, *PartPeerReq) (*AdminResp, error)
+	// ReplaceReplica: catalog learner → raft learner → catch up → one joint
+	// consensus change (promote to_store, remove from_store) → catalog.
+	// from_store must not be the leader.
+	ReplaceReplica(context.Context, *PartMoveReq) (*AdminResp, error)
 	mustEmbedUnimplementedStorageAdminServiceServer()
 }
 
@@ -332,6 +351,9 @@ func (UnimplementedStorageAdminServiceServer) RemoveReplica(context.Context, *Pa
 }
 func (UnimplementedStorageAdminServiceServer) TransferLeader(context.Context, *PartPeerReq) (*AdminResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method TransferLeader not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) ReplaceReplica(context.Context, *PartMoveReq) (*AdminResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ReplaceReplica not implemented")
 }
 func (UnimplementedStorageAdminServiceServer) mustEmbedUnimplementedStorageAdminServiceServer() {}
 func (UnimplementedStorageAdminServiceServer) testEmbeddedByValue()                             {}
@@ -408,6 +430,24 @@ func _StorageAdminService_TransferLeader_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StorageAdminService_ReplaceReplica_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PartMoveReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).ReplaceReplica(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_ReplaceReplica_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).ReplaceReplica(ctx, req.(*PartMoveReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // StorageAdminService_ServiceDesc is the grpc.ServiceDesc for StorageAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -426,6 +466,10 @@ var StorageAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "TransferLeader",
 			Handler:    _StorageAdminService_TransferLeader_Handler,
+		},
+		{
+			MethodName: "ReplaceReplica",
+			Handler:    _StorageAdminService_ReplaceReplica_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

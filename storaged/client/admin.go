@@ -37,3 +37,12 @@ func (c *Client) RemoveReplica(ctx context.Context, space, part int32, store uin
 func (c *Client) TransferLeader(ctx context.Context, space, part int32, store uint64) error {
 	return c.admin(ctx, space, part, store, storagepb.StorageAdminServiceClient.TransferLeader)
 }
+
+// ReplaceReplica moves a partition's replica from one store to another in
+// one joint-consensus change. from must not lead the partition.
+func (c *Client) ReplaceReplica(ctx context.Context, space, part int32, from, to uint64) error {
+	return c.fanOut(ctx, space, []int32{part}, false, func(ctx context.Context, conn grpc.ClientConnInterface, _ []int32) ([]*storagepb.PartResult, error) {
+		resp, err := storagepb.NewStorageAdminServiceClient(conn).ReplaceReplica(ctx, &storagepb.PartMoveReq{SpaceId: space, PartId: part, FromStore: from, ToStore: to})
+		return resp.GetFailedParts(), err
+	})
+}
