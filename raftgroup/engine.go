@@ -61,6 +61,10 @@ type Config struct {
 	// and 2000; MaxLogEntries < 0 disables truncation.
 	MaxLogEntries     int
 	LogCatchUpEntries int
+	// MaxLogBytes also triggers truncation when the entries applied since
+	// the last one add up to this many bytes (default 64 MiB), so a few
+	// huge batches do not keep a big log around. < 0 disables it.
+	MaxLogBytes int64
 	// SeparateWrites writes each group's Ready in a batch and sync of its
 	// own instead of one per round. It exists only so benchmarks can show
 	// what the shared write buys; never set it in production.
@@ -135,6 +139,9 @@ func NewEngine(cfg Config) *Engine {
 	}
 	if cfg.LogCatchUpEntries < 0 {
 		cfg.LogCatchUpEntries = 0
+	}
+	if cfg.MaxLogBytes == 0 {
+		cfg.MaxLogBytes = 64 << 20
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = min(runtime.GOMAXPROCS(0), 8)

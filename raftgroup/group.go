@@ -78,6 +78,7 @@ type group struct {
 	store    *logStore
 	applied  uint64 // last applied index (written, not necessarily synced)
 	truncIdx uint64 // last index removed, or decided to be removed, from the log
+	logBytes int64  // bytes of entries applied since the last truncation
 	isLeader bool
 
 	outgoing map[uint64]*grocksdb.Snapshot // RocksDB snapshots taken for raft this round, by index

@@ -252,6 +252,7 @@ func (e *Engine) applyEntries(wb *grocksdb.WriteBatch, op *applyOp) error {
 		if idx <= op.applied {
 			continue
 		}
+		g.logBytes += int64(len(ent.Data))
 		switch ent.GetType() {
 		case rpb.EntryType_EntryNormal:
 			if len(ent.Data) >= 8 {
@@ -302,7 +303,9 @@ func (e *Engine) applyEntries(wb *grocksdb.WriteBatch, op *applyOp) error {
 // reached this index. Applied entries are durable and mirrored in memory,
 // so the truncation point's term is known.
 func (e *Engine) truncation(g *group, applied uint64) *truncation {
-	if e.cfg.MaxLogEntries < 0 || applied < g.truncIdx+uint64(e.cfg.MaxLogEntries) {
+	byCount := e.cfg.MaxLogEntries >= 0 && applied >= g.truncIdx+uint64(e.cfg.MaxLogEntries)
+	bySize := e.cfg.MaxLogBytes >= 0 && g.logBytes >= e.cfg.MaxLogBytes
+	if !byCount && !bySize {
 		return nil
 	}
 	if applied <= g.truncIdx+uint64(e.cfg.LogCatchUpEntries) {
@@ -315,6 +318,7 @@ func (e *Engine) truncation(g *group, applied uint64) *truncation {
 	}
 	from := g.truncIdx
 	g.truncIdx = compactTo
+	g.logBytes = 0
 	return &truncation{from: from, to: compactTo, term: term}
 }
 

@@ -212,3 +212,34 @@ func TestSnapshotIngestRepair(t *testing.T) {
 		ro.Destroy()
 	}
 }
+
+// The log is also cut by size: a few large entries trigger truncation long
+// before the entry count would.
+func TestLogTruncatedBySize(t *testing.T) {
+	net := newMemNetwork()
+	g := GroupID{15, 1}
+	stores := make([]*testStore, 3)
+	for i := range stores {
+		stores[i] = &testStore{id: uint64(i + 1), dir: t.TempDir(), tweak: func(c *Config) {
+			c.MaxLogEntries, c.LogCatchUpEntries, c.MaxLogBytes = -1, 1, 64<<10
+		}}
+		stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
+		defer stores[i].stop(net)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	big := string(make([]byte, 16<<10))
+	for k := uint64(0); k < 20; k++ {
+		if err := propose(ctx, stores, g, k, big); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range stores {
+		for ctx.Err() == nil && logEntryExists(t, s, g, 7) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if logEntryExists(t, s, g, 7) {
+			t.Fatalf("store %d kept entry 7 after 320 KiB of 16 KiB entries with MaxLogBytes=64 KiB", s.id)
+		}
+	}
+}

@@ -41,6 +41,7 @@ type Config struct {
 	// MaxLogEntries and LogCatchUpEntries set raft log truncation (see
 	// raftgroup.Config); zero means the engine's defaults.
 	MaxLogEntries, LogCatchUpEntries int
+	MaxLogBytes                      int64
 	// WrapTransport, if set, wraps the raft transport: fault-injection tests
 	// use it to drop, delay, reorder and partition raft messages.
 	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
@@ -147,6 +148,7 @@ func (s *Server) Start(ctx context.Context) error {
 		SnapshotTransport: snapshots,
 		MaxLogEntries:     s.cfg.MaxLogEntries,
 		LogCatchUpEntries: s.cfg.LogCatchUpEntries,
+		MaxLogBytes:       s.cfg.MaxLogBytes,
 		Applier:           applier{},
 		Logger:            s.log,
 	})

@@ -33,6 +33,7 @@ func run(args []string) error {
 	raftTick := fs.Duration("raft-tick", 100*time.Millisecond, "raft tick interval (election timeout is 10 ticks)")
 	maxLog := fs.Int("raft-max-log-entries", 10000, "truncate a partition's raft log once it holds this many applied entries (-1: never)")
 	catchUp := fs.Int("raft-log-catchup-entries", 2000, "entries kept behind the applied index when truncating, so slightly lagging followers catch up without a snapshot")
+	maxLogBytes := fs.Int64("raft-max-log-bytes", 64<<20, "also truncate once the entries applied since the last truncation reach this many bytes (-1: never)")
 	log, err := daemon.ParseFlags(fs, args, "storaged")
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -49,7 +50,7 @@ func run(args []string) error {
 		DataPaths:     splitList(*dataPaths),
 		MetaAddrs:     splitList(*metaAddrs),
 		RaftTick:      *raftTick,
-		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp,
+		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes,
 		Logger:   log,
 		Registry: reg,
 	})
