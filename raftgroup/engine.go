@@ -334,26 +334,37 @@ func (e *Engine) RemoveGroup(ctx context.Context, id GroupID) error {
 	}
 }
 
-// Propose replicates cmd through the group's log and returns once it is
-// applied on this replica, with the applier's result.
-func (e *Engine) Propose(ctx context.Context, id GroupID, cmd []byte) error {
+// post adds work to a group's mailbox with add (called under the mailbox
+// lock) and wakes the group's worker. It fails if the group is unknown or
+// its mailbox is closed (removed, or the engine stopped), so no caller
+// waits for an answer nobody will give.
+func (e *Engine) post(id GroupID, add func(*mailbox)) error {
 	g := e.group(id)
 	if g == nil {
 		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
 	}
-	pid := e.propIDs.Add(1)
-	data := make([]byte, 8+len(cmd))
-	binary.BigEndian.PutUint64(data, pid)
-	copy(data[8:], cmd)
-	p := &proposal{id: pid, data: data, done: make(chan error, 1)}
 	g.box.mu.Lock()
 	if g.box.closed {
 		g.box.mu.Unlock()
 		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
 	}
-	g.box.proposals = append(g.box.proposals, p)
+	add(&g.box)
 	g.box.mu.Unlock()
-	e.activate(id)
+	g.w.activate(id)
+	return nil
+}
+
+// Propose replicates cmd through the group's log and returns once it is
+// applied on this replica, with the applier's result.
+func (e *Engine) Propose(ctx context.Context, id GroupID, cmd []byte) error {
+	pid := e.propIDs.Add(1)
+	data := make([]byte, 8+len(cmd))
+	binary.BigEndian.PutUint64(data, pid)
+	copy(data[8:], cmd)
+	p := &proposal{id: pid, data: data, done: make(chan error, 1)}
+	if err := e.post(id, func(b *mailbox) { b.proposals = append(b.proposals, p) }); err != nil {
+		return err
+	}
 	select {
 	case err := <-p.done:
 		return err
@@ -368,19 +379,10 @@ func (e *Engine) Propose(ctx context.Context, id GroupID, cmd []byte) error {
 // linearizable read: its applied state includes every write acknowledged
 // before the call. Concurrent calls share one raft round trip.
 func (e *Engine) ReadIndex(ctx context.Context, id GroupID) error {
-	g := e.group(id)
-	if g == nil {
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
-	}
 	r := &readRequest{done: make(chan error, 1)}
-	g.box.mu.Lock()
-	if g.box.closed {
-		g.box.mu.Unlock()
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	if err := e.post(id, func(b *mailbox) { b.reads = append(b.reads, r) }); err != nil {
+		return err
 	}
-	g.box.reads = append(g.box.reads, r)
-	g.box.mu.Unlock()
-	e.activate(id)
 	select {
 	case err := <-r.done:
 		return err
@@ -393,53 +395,18 @@ func (e *Engine) ReadIndex(ctx context.Context, id GroupID) error {
 
 // Step hands a message received from another store to its group.
 func (e *Engine) Step(id GroupID, m *rpb.Message) error {
-	g := e.group(id)
-	if g == nil {
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
-	}
-	g.box.mu.Lock()
-	if g.box.closed {
-		g.box.mu.Unlock()
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
-	}
-	g.box.messages = append(g.box.messages, m)
-	g.box.mu.Unlock()
-	e.activate(id)
-	return nil
+	return e.post(id, func(b *mailbox) { b.messages = append(b.messages, m) })
 }
 
 // ReportUnreachable tells the group that a message to store `to` was lost,
 // so raft probes that follower instead of streaming appends into the void.
 func (e *Engine) ReportUnreachable(id GroupID, to uint64) {
-	g := e.group(id)
-	if g == nil {
-		return
-	}
-	g.box.mu.Lock()
-	if g.box.closed {
-		g.box.mu.Unlock()
-		return
-	}
-	g.box.unreachable = append(g.box.unreachable, to)
-	g.box.mu.Unlock()
-	e.activate(id)
+	_ = e.post(id, func(b *mailbox) { b.unreachable = append(b.unreachable, to) })
 }
 
 // TransferLeader asks the group's leader to hand leadership to store `to`.
 func (e *Engine) TransferLeader(id GroupID, to uint64) error {
-	g := e.group(id)
-	if g == nil {
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
-	}
-	g.box.mu.Lock()
-	if g.box.closed {
-		g.box.mu.Unlock()
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
-	}
-	g.box.transfers = append(g.box.transfers, to)
-	g.box.mu.Unlock()
-	e.activate(id)
-	return nil
+	return e.post(id, func(b *mailbox) { b.transfers = append(b.transfers, to) })
 }
 
 // Leader returns the store id of the leader this replica knows, and its term.

@@ -24,22 +24,13 @@ import (
 // ChangeMembership proposes cc on this replica, which must lead the group,
 // and returns once it is applied here.
 func (e *Engine) ChangeMembership(ctx context.Context, id GroupID, cc *rpb.ConfChangeV2) error {
-	g := e.group(id)
-	if g == nil {
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
-	}
 	pid := e.propIDs.Add(1)
 	cc = proto.Clone(cc).(*rpb.ConfChangeV2)
 	cc.Context = binary.BigEndian.AppendUint64(nil, pid)
 	p := &proposal{id: pid, cc: cc, done: make(chan error, 1)}
-	g.box.mu.Lock()
-	if g.box.closed {
-		g.box.mu.Unlock()
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	if err := e.post(id, func(b *mailbox) { b.proposals = append(b.proposals, p) }); err != nil {
+		return err
 	}
-	g.box.proposals = append(g.box.proposals, p)
-	g.box.mu.Unlock()
-	e.activate(id)
 	select {
 	case err := <-p.done:
 		return err
@@ -110,19 +101,12 @@ func (e *Engine) Status(ctx context.Context, id GroupID) (Status, error) {
 
 // inspect runs fn on the group's worker with the group's state.
 func (e *Engine) inspect(ctx context.Context, id GroupID, fn func(*group)) error {
-	g := e.group(id)
-	if g == nil {
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
-	}
 	done := make(chan struct{})
-	g.box.mu.Lock()
-	if g.box.closed {
-		g.box.mu.Unlock()
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	if err := e.post(id, func(b *mailbox) {
+		b.inspections = append(b.inspections, func(g *group) { fn(g); close(done) })
+	}); err != nil {
+		return err
 	}
-	g.box.inspections = append(g.box.inspections, func(g *group) { fn(g); close(done) })
-	g.box.mu.Unlock()
-	e.activate(id)
 	select {
 	case <-done:
 		return nil

@@ -222,41 +222,20 @@ func putTruncated(wb *grocksdb.WriteBatch, id GroupID, index, term uint64) {
 // file holding its data ("" if the partition was empty). The engine owns
 // the file from then on.
 func (e *Engine) StepSnapshot(id GroupID, m *rpb.Message, path string) error {
-	g := e.group(id)
-	if g == nil {
-		if path != "" {
-			_ = os.Remove(path)
-		}
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
+	err := e.post(id, func(b *mailbox) {
+		b.snapshots = append(b.snapshots, incomingSnapshot{index: m.GetSnapshot().GetMetadata().GetIndex(), path: path})
+		b.messages = append(b.messages, m)
+	})
+	if err != nil && path != "" {
+		_ = os.Remove(path)
 	}
-	g.box.mu.Lock()
-	if g.box.closed {
-		g.box.mu.Unlock()
-		if path != "" {
-			_ = os.Remove(path)
-		}
-		return fmt.Errorf("%s: %w", id, ErrGroupNotFound)
-	}
-	g.box.snapshots = append(g.box.snapshots, incomingSnapshot{index: m.GetSnapshot().GetMetadata().GetIndex(), path: path})
-	g.box.messages = append(g.box.messages, m)
-	g.box.mu.Unlock()
-	e.activate(id)
-	return nil
+	return err
 }
 
 func (e *Engine) reportSnapshot(id GroupID, to uint64, status raft.SnapshotStatus) {
-	g := e.group(id)
-	if g == nil {
-		return
-	}
-	g.box.mu.Lock()
-	if g.box.closed {
-		g.box.mu.Unlock()
-		return
-	}
-	g.box.snapshotReports = append(g.box.snapshotReports, snapshotReport{to: to, status: status})
-	g.box.mu.Unlock()
-	e.activate(id)
+	_ = e.post(id, func(b *mailbox) {
+		b.snapshotReports = append(b.snapshotReports, snapshotReport{to: to, status: status})
+	})
 }
 
 type snapshotReport struct {
