@@ -183,7 +183,7 @@ func TestReplaceReplicaJoint(t *testing.T) {
 	if err := leader.engine.ReplaceReplica(ctx, g, 1, 4); err != nil {
 		t.Fatalf("repeating a finished ReplaceReplica: %v", err)
 	}
-	if err := propose(ctx, stores[1:], g, 99, "after"); err != nil {
+	if err := propose(ctx, stores, g, 99, "after"); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range stores[1:] {
