@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/novagraph/novagraph/graphd"
@@ -41,12 +40,7 @@ func run(args []string) error {
 	ctx, stop := daemon.SignalContext()
 	defer stop()
 	reg := daemon.NewRegistry()
-	var metas []string
-	for _, a := range strings.Split(*metaAddrs, ",") {
-		if a = strings.TrimSpace(a); a != "" {
-			metas = append(metas, a)
-		}
-	}
+	metas := daemon.SplitList(*metaAddrs)
 	srv := graphd.New(graphd.Config{
 		ListenAddr: *addr, MetaAddrs: metas, RootPassword: *password,
 		QueryTimeout: *queryTimeout, SessionIdle: *sessionIdle, Logger: log, Registry: reg,

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/novagraph/novagraph/internal/daemon"
@@ -48,12 +47,7 @@ Flags:
 		return 2
 	}
 
-	var endpoints []string
-	for e := range strings.SplitSeq(*etcdEndpoints, ",") {
-		if e = strings.TrimSpace(e); e != "" {
-			endpoints = append(endpoints, e)
-		}
-	}
+	endpoints := daemon.SplitList(*etcdEndpoints)
 
 	ctx, stop := daemon.SignalContext()
 	defer stop()

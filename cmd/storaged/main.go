@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/novagraph/novagraph/internal/daemon"
@@ -47,8 +46,8 @@ func run(args []string) error {
 	reg := daemon.NewRegistry()
 	srv := storaged.New(storaged.Config{
 		ListenAddr:    *addr,
-		DataPaths:     splitList(*dataPaths),
-		MetaAddrs:     splitList(*metaAddrs),
+		DataPaths:     daemon.SplitList(*dataPaths),
+		MetaAddrs:     daemon.SplitList(*metaAddrs),
 		RaftTick:      *raftTick,
 		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes,
 		Logger:   log,
@@ -69,14 +68,4 @@ func run(args []string) error {
 	_ = status.Close()
 	srv.Stop()
 	return nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

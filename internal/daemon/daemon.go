@@ -91,6 +91,18 @@ func applyConfigFile(fs *flag.FlagSet, path string) error {
 	return nil
 }
 
+// SplitList splits a comma-separated flag value (addresses, paths) and
+// drops empty items, so "a, b," is [a b].
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // NewLogger returns a JSON logger tagged with the daemon's name.
 func NewLogger(w io.Writer, daemon string, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})).With("daemon", daemon)

@@ -60,3 +60,13 @@ func TestConfigErrorsNameTheProblem(t *testing.T) {
 		t.Fatalf("bad log level: %v", err)
 	}
 }
+
+func TestSplitList(t *testing.T) {
+	got := SplitList(" a:1, b:2,,c ,")
+	if strings.Join(got, "|") != "a:1|b:2|c" {
+		t.Fatalf("SplitList = %q", got)
+	}
+	if SplitList("") != nil {
+		t.Fatal("an empty flag must give no items")
+	}
+}
