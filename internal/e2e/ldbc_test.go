@@ -273,8 +273,10 @@ func TestLDBCGoMatchesReference(t *testing.T) {
 
 	// Restart it, then stop another store: quorum now needs the restarted
 	// one, so correct answers prove it caught up on what it missed.
-	t.Log("restarting store 3, stopping store 1")
+	t.Log("restarting store 3")
 	c.RestartStore(2)
+	waitCaughtUp(t, c, 1, 6, 2, 1) // space ldbc is the cluster's first space (id 1), 6 partitions
+	t.Log("store 3 caught up; stopping store 1")
 	c.StopStore(0)
 	checkGo(t, s, g, samples[:20])
 	t.Log("restarting store 1")
@@ -355,4 +357,27 @@ func checkIS3(t *testing.T, s *client.Session) {
 		t.Fatal("no IS3 validation cases found")
 	}
 	t.Logf("IS3: %d validation cases passed", cases)
+}
+
+// waitCaughtUp waits until store slot `slot` holds the same data as store
+// slot `ref` for every partition of the space (replicas apply
+// asynchronously; a restarted one catches up by log or snapshot).
+func waitCaughtUp(t *testing.T, c *testcluster.Cluster, space, parts int32, slot, ref int) {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		last = ""
+		for part := int32(1); part <= parts; part++ {
+			want, err1 := c.Stores[ref].Server.PartChecksum(space, part)
+			got, err2 := c.Stores[slot].Server.PartChecksum(space, part)
+			if err1 != nil || err2 != nil || got != want {
+				last = fmt.Sprintf("partition %d: %x vs %x (%v, %v)", part, got, want, err2, err1)
+				break
+			}
+		}
+		if last == "" {
+			return
+		}
+	}
+	t.Fatalf("store slot %d did not catch up: %s", slot, last)
 }
