@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/linxGnu/grocksdb"
+	"google.golang.org/grpc"
 
 	"github.com/novagraph/novagraph/internal/schema"
 	metaclient "github.com/novagraph/novagraph/metad/client"
@@ -260,16 +261,20 @@ func (d *propDecoder) readProp(row []byte, versions *schema.Versions, name strin
 	return schema.ValueToProto(v, typ), nil
 }
 
-// GetNeighbors implements StorageService.
-func (s *service) GetNeighbors(ctx context.Context, req *storagepb.GetNeighborsReq) (*storagepb.GetNeighborsResp, error) {
+// GetNeighbors implements StorageService. Each partition's result is sent
+// only after the partition finished without error, in batches of at most
+// max_edges_per_batch edges, so a client that retries failed partitions
+// never receives a partition twice.
+func (s *service) GetNeighbors(req *storagepb.GetNeighborsReq, stream grpc.ServerStreamingServer[storagepb.GetNeighborsResp]) error {
+	ctx := stream.Context()
 	parts := keysOf(req.Parts)
 	snap, space, err := s.spaceFor(ctx, req.SpaceId, req.CatalogVersion)
 	if err != nil {
-		return &storagepb.GetNeighborsResp{FailedParts: allFailed(snap, s, parts, err)}, nil
+		return stream.Send(&storagepb.GetNeighborsResp{FailedParts: allFailed(snap, s, parts, err)})
 	}
-	resp := &storagepb.GetNeighborsResp{}
-	var mu sync.Mutex
-	resp.FailedParts = s.forEachPart(snap, parts, func(part int32) error {
+	var sendMu sync.Mutex
+	var sendErr error
+	failed := s.forEachPart(snap, parts, func(part int32) error {
 		g := raftgroup.GroupID{Space: req.SpaceId, Part: part}
 		if err := s.srv.engine.ReadIndex(ctx, g); err != nil {
 			return err
@@ -282,12 +287,42 @@ func (s *service) GetNeighbors(ctx context.Context, req *storagepb.GetNeighborsR
 		if err != nil {
 			return err
 		}
-		mu.Lock()
-		resp.Vertices = append(resp.Vertices, out...)
-		mu.Unlock()
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		if sendErr == nil {
+			sendErr = sendNeighborBatches(stream, out, int(req.MaxEdgesPerBatch))
+		}
 		return nil
 	})
-	return resp, nil
+	if sendErr != nil {
+		return sendErr
+	}
+	return stream.Send(&storagepb.GetNeighborsResp{FailedParts: failed})
+}
+
+// defaultEdgesPerBatch bounds one GetNeighbors response message.
+const defaultEdgesPerBatch = 4096
+
+func sendNeighborBatches(stream grpc.ServerStreamingServer[storagepb.GetNeighborsResp], vs []*storagepb.VertexNeighbors, maxEdges int) error {
+	if maxEdges <= 0 {
+		maxEdges = defaultEdgesPerBatch
+	}
+	batch := &storagepb.GetNeighborsResp{}
+	n := 0
+	for _, v := range vs {
+		batch.Vertices = append(batch.Vertices, v)
+		n += len(v.Edges) + 1
+		if n >= maxEdges {
+			if err := stream.Send(batch); err != nil {
+				return err
+			}
+			batch, n = &storagepb.GetNeighborsResp{}, 0
+		}
+	}
+	if len(batch.Vertices) > 0 {
+		return stream.Send(batch)
+	}
+	return nil
 }
 
 func scanNeighbors(db *grocksdb.DB, dec *propDecoder, space *metapb.SpaceDesc, part int32, vids [][]byte, req *storagepb.GetNeighborsReq) ([]*storagepb.VertexNeighbors, error) {

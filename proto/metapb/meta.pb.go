@@ -135,6 +135,58 @@ func (VidType) EnumDescriptor() ([]byte, []int) {
 	return file_novagraph_meta_proto_rawDescGZIP(), []int{1}
 }
 
+type AlterSchemaOp_Kind int32
+
+const (
+	AlterSchemaOp_KIND_UNSPECIFIED AlterSchemaOp_Kind = 0
+	AlterSchemaOp_ADD              AlterSchemaOp_Kind = 1
+	AlterSchemaOp_DROP             AlterSchemaOp_Kind = 2
+	AlterSchemaOp_CHANGE           AlterSchemaOp_Kind = 3
+)
+
+// Enum value maps for AlterSchemaOp_Kind.
+var (
+	AlterSchemaOp_Kind_name = map[int32]string{
+		0: "KIND_UNSPECIFIED",
+		1: "ADD",
+		2: "DROP",
+		3: "CHANGE",
+	}
+	AlterSchemaOp_Kind_value = map[string]int32{
+		"KIND_UNSPECIFIED": 0,
+		"ADD":              1,
+		"DROP":             2,
+		"CHANGE":           3,
+	}
+)
+
+func (x AlterSchemaOp_Kind) Enum() *AlterSchemaOp_Kind {
+	p := new(AlterSchemaOp_Kind)
+	*p = x
+	return p
+}
+
+func (x AlterSchemaOp_Kind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (AlterSchemaOp_Kind) Descriptor() protoreflect.EnumDescriptor {
+	return file_novagraph_meta_proto_enumTypes[2].Descriptor()
+}
+
+func (AlterSchemaOp_Kind) Type() protoreflect.EnumType {
+	return &file_novagraph_meta_proto_enumTypes[2]
+}
+
+func (x AlterSchemaOp_Kind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use AlterSchemaOp_Kind.Descriptor instead.
+func (AlterSchemaOp_Kind) EnumDescriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{20, 0}
+}
+
 type ColumnDef struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -214,9 +266,14 @@ func (x *ColumnDef) GetDefaultValue() *commonpb.Value {
 // Schema is one version of a tag's or edge type's property list. Versions
 // start at 0 and only grow; rows carry the version they were written with.
 type Schema struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Version       int32                  `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	Columns       []*ColumnDef           `protobuf:"bytes,2,rep,name=columns,proto3" json:"columns,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Version int32                  `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Columns []*ColumnDef           `protobuf:"bytes,2,rep,name=columns,proto3" json:"columns,omitempty"`
+	// TTL: a row whose ttl_col (a TIMESTAMP or INT64 column, seconds since
+	// the epoch) is older than now - ttl_duration seconds is expired: reads
+	// skip it and compaction removes it. Both empty/0: no TTL.
+	TtlCol        string `protobuf:"bytes,3,opt,name=ttl_col,json=ttlCol,proto3" json:"ttl_col,omitempty"`
+	TtlDuration   int64  `protobuf:"varint,4,opt,name=ttl_duration,json=ttlDuration,proto3" json:"ttl_duration,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -263,6 +320,20 @@ func (x *Schema) GetColumns() []*ColumnDef {
 		return x.Columns
 	}
 	return nil
+}
+
+func (x *Schema) GetTtlCol() string {
+	if x != nil {
+		return x.TtlCol
+	}
+	return ""
+}
+
+func (x *Schema) GetTtlDuration() int64 {
+	if x != nil {
+		return x.TtlDuration
+	}
+	return 0
 }
 
 type SpaceDesc struct {
@@ -488,6 +559,147 @@ func (x *EdgeDesc) GetVersions() []*Schema {
 }
 
 // PartAlloc: the replicas of one partition, as store ids.
+// IndexField is one indexed property. STRING properties need a prefix
+// length (the index stores the first prefix_len bytes, padded); other types
+// have a fixed width and ignore it.
+type IndexField struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	PrefixLen     int32                  `protobuf:"varint,2,opt,name=prefix_len,json=prefixLen,proto3" json:"prefix_len,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexField) Reset() {
+	*x = IndexField{}
+	mi := &file_novagraph_meta_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexField) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexField) ProtoMessage() {}
+
+func (x *IndexField) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexField.ProtoReflect.Descriptor instead.
+func (*IndexField) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *IndexField) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *IndexField) GetPrefixLen() int32 {
+	if x != nil {
+		return x.PrefixLen
+	}
+	return 0
+}
+
+// IndexDesc is a native secondary index on one tag or edge type. Index ids
+// are unique in a space (their own sequence, not shared with tags/edges).
+type IndexDesc struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	IndexId       int32                  `protobuf:"varint,2,opt,name=index_id,json=indexId,proto3" json:"index_id,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	IsEdge        bool                   `protobuf:"varint,4,opt,name=is_edge,json=isEdge,proto3" json:"is_edge,omitempty"`
+	SchemaId      int32                  `protobuf:"varint,5,opt,name=schema_id,json=schemaId,proto3" json:"schema_id,omitempty"` // tag id or (positive) edge type
+	Fields        []*IndexField          `protobuf:"bytes,6,rep,name=fields,proto3" json:"fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexDesc) Reset() {
+	*x = IndexDesc{}
+	mi := &file_novagraph_meta_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexDesc) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexDesc) ProtoMessage() {}
+
+func (x *IndexDesc) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexDesc.ProtoReflect.Descriptor instead.
+func (*IndexDesc) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *IndexDesc) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *IndexDesc) GetIndexId() int32 {
+	if x != nil {
+		return x.IndexId
+	}
+	return 0
+}
+
+func (x *IndexDesc) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *IndexDesc) GetIsEdge() bool {
+	if x != nil {
+		return x.IsEdge
+	}
+	return false
+}
+
+func (x *IndexDesc) GetSchemaId() int32 {
+	if x != nil {
+		return x.SchemaId
+	}
+	return 0
+}
+
+func (x *IndexDesc) GetFields() []*IndexField {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
 type PartAlloc struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	PartId   int32                  `protobuf:"varint,1,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
@@ -506,7 +718,7 @@ type PartAlloc struct {
 
 func (x *PartAlloc) Reset() {
 	*x = PartAlloc{}
-	mi := &file_novagraph_meta_proto_msgTypes[5]
+	mi := &file_novagraph_meta_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -518,7 +730,7 @@ func (x *PartAlloc) String() string {
 func (*PartAlloc) ProtoMessage() {}
 
 func (x *PartAlloc) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[5]
+	mi := &file_novagraph_meta_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -531,7 +743,7 @@ func (x *PartAlloc) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartAlloc.ProtoReflect.Descriptor instead.
 func (*PartAlloc) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{5}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PartAlloc) GetPartId() int32 {
@@ -574,7 +786,7 @@ type HostInfo struct {
 
 func (x *HostInfo) Reset() {
 	*x = HostInfo{}
-	mi := &file_novagraph_meta_proto_msgTypes[6]
+	mi := &file_novagraph_meta_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -586,7 +798,7 @@ func (x *HostInfo) String() string {
 func (*HostInfo) ProtoMessage() {}
 
 func (x *HostInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[6]
+	mi := &file_novagraph_meta_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -599,7 +811,7 @@ func (x *HostInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostInfo.ProtoReflect.Descriptor instead.
 func (*HostInfo) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{6}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *HostInfo) GetStoreId() uint64 {
@@ -642,7 +854,7 @@ type LeaderInfo struct {
 
 func (x *LeaderInfo) Reset() {
 	*x = LeaderInfo{}
-	mi := &file_novagraph_meta_proto_msgTypes[7]
+	mi := &file_novagraph_meta_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -654,7 +866,7 @@ func (x *LeaderInfo) String() string {
 func (*LeaderInfo) ProtoMessage() {}
 
 func (x *LeaderInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[7]
+	mi := &file_novagraph_meta_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -667,7 +879,7 @@ func (x *LeaderInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderInfo.ProtoReflect.Descriptor instead.
 func (*LeaderInfo) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{7}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *LeaderInfo) GetSpaceId() int32 {
@@ -710,13 +922,14 @@ type Catalog struct {
 	Parts         map[int32]*SpaceParts `protobuf:"bytes,5,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	Hosts         []*HostInfo           `protobuf:"bytes,6,rep,name=hosts,proto3" json:"hosts,omitempty"`
 	Leaders       []*LeaderInfo         `protobuf:"bytes,7,rep,name=leaders,proto3" json:"leaders,omitempty"`
+	Indexes       []*IndexDesc          `protobuf:"bytes,8,rep,name=indexes,proto3" json:"indexes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Catalog) Reset() {
 	*x = Catalog{}
-	mi := &file_novagraph_meta_proto_msgTypes[8]
+	mi := &file_novagraph_meta_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -728,7 +941,7 @@ func (x *Catalog) String() string {
 func (*Catalog) ProtoMessage() {}
 
 func (x *Catalog) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[8]
+	mi := &file_novagraph_meta_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -741,7 +954,7 @@ func (x *Catalog) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Catalog.ProtoReflect.Descriptor instead.
 func (*Catalog) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{8}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Catalog) GetVersion() int64 {
@@ -793,6 +1006,13 @@ func (x *Catalog) GetLeaders() []*LeaderInfo {
 	return nil
 }
 
+func (x *Catalog) GetIndexes() []*IndexDesc {
+	if x != nil {
+		return x.Indexes
+	}
+	return nil
+}
+
 type SpaceParts struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Parts         []*PartAlloc           `protobuf:"bytes,1,rep,name=parts,proto3" json:"parts,omitempty"`
@@ -802,7 +1022,7 @@ type SpaceParts struct {
 
 func (x *SpaceParts) Reset() {
 	*x = SpaceParts{}
-	mi := &file_novagraph_meta_proto_msgTypes[9]
+	mi := &file_novagraph_meta_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -814,7 +1034,7 @@ func (x *SpaceParts) String() string {
 func (*SpaceParts) ProtoMessage() {}
 
 func (x *SpaceParts) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[9]
+	mi := &file_novagraph_meta_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -827,7 +1047,7 @@ func (x *SpaceParts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpaceParts.ProtoReflect.Descriptor instead.
 func (*SpaceParts) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{9}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SpaceParts) GetParts() []*PartAlloc {
@@ -847,7 +1067,7 @@ type Status struct {
 
 func (x *Status) Reset() {
 	*x = Status{}
-	mi := &file_novagraph_meta_proto_msgTypes[10]
+	mi := &file_novagraph_meta_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -859,7 +1079,7 @@ func (x *Status) String() string {
 func (*Status) ProtoMessage() {}
 
 func (x *Status) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[10]
+	mi := &file_novagraph_meta_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -872,7 +1092,7 @@ func (x *Status) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Status.ProtoReflect.Descriptor instead.
 func (*Status) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{10}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Status) GetCode() commonpb.ErrorCode {
@@ -899,7 +1119,7 @@ type CreateSpaceReq struct {
 
 func (x *CreateSpaceReq) Reset() {
 	*x = CreateSpaceReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[11]
+	mi := &file_novagraph_meta_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -911,7 +1131,7 @@ func (x *CreateSpaceReq) String() string {
 func (*CreateSpaceReq) ProtoMessage() {}
 
 func (x *CreateSpaceReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[11]
+	mi := &file_novagraph_meta_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -924,7 +1144,7 @@ func (x *CreateSpaceReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSpaceReq.ProtoReflect.Descriptor instead.
 func (*CreateSpaceReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{11}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateSpaceReq) GetSpace() *SpaceDesc {
@@ -952,7 +1172,7 @@ type CreateSpaceResp struct {
 
 func (x *CreateSpaceResp) Reset() {
 	*x = CreateSpaceResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[12]
+	mi := &file_novagraph_meta_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1184,7 @@ func (x *CreateSpaceResp) String() string {
 func (*CreateSpaceResp) ProtoMessage() {}
 
 func (x *CreateSpaceResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[12]
+	mi := &file_novagraph_meta_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1197,7 @@ func (x *CreateSpaceResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSpaceResp.ProtoReflect.Descriptor instead.
 func (*CreateSpaceResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{12}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateSpaceResp) GetStatus() *Status {
@@ -1011,7 +1231,7 @@ type DropSpaceReq struct {
 
 func (x *DropSpaceReq) Reset() {
 	*x = DropSpaceReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[13]
+	mi := &file_novagraph_meta_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1243,7 @@ func (x *DropSpaceReq) String() string {
 func (*DropSpaceReq) ProtoMessage() {}
 
 func (x *DropSpaceReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[13]
+	mi := &file_novagraph_meta_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,7 +1256,7 @@ func (x *DropSpaceReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropSpaceReq.ProtoReflect.Descriptor instead.
 func (*DropSpaceReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{13}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DropSpaceReq) GetName() string {
@@ -1063,7 +1283,7 @@ type DropSpaceResp struct {
 
 func (x *DropSpaceResp) Reset() {
 	*x = DropSpaceResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[14]
+	mi := &file_novagraph_meta_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1075,7 +1295,7 @@ func (x *DropSpaceResp) String() string {
 func (*DropSpaceResp) ProtoMessage() {}
 
 func (x *DropSpaceResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[14]
+	mi := &file_novagraph_meta_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1088,7 +1308,7 @@ func (x *DropSpaceResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropSpaceResp.ProtoReflect.Descriptor instead.
 func (*DropSpaceResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{14}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DropSpaceResp) GetStatus() *Status {
@@ -1112,13 +1332,15 @@ type CreateSchemaReq struct {
 	Columns       []*ColumnDef           `protobuf:"bytes,3,rep,name=columns,proto3" json:"columns,omitempty"`
 	IfNotExists   bool                   `protobuf:"varint,4,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"`
 	IsEdge        bool                   `protobuf:"varint,5,opt,name=is_edge,json=isEdge,proto3" json:"is_edge,omitempty"`
+	TtlCol        string                 `protobuf:"bytes,6,opt,name=ttl_col,json=ttlCol,proto3" json:"ttl_col,omitempty"`
+	TtlDuration   int64                  `protobuf:"varint,7,opt,name=ttl_duration,json=ttlDuration,proto3" json:"ttl_duration,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateSchemaReq) Reset() {
 	*x = CreateSchemaReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[15]
+	mi := &file_novagraph_meta_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1130,7 +1352,7 @@ func (x *CreateSchemaReq) String() string {
 func (*CreateSchemaReq) ProtoMessage() {}
 
 func (x *CreateSchemaReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[15]
+	mi := &file_novagraph_meta_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1143,7 +1365,7 @@ func (x *CreateSchemaReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSchemaReq.ProtoReflect.Descriptor instead.
 func (*CreateSchemaReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{15}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateSchemaReq) GetSpaceId() int32 {
@@ -1181,6 +1403,20 @@ func (x *CreateSchemaReq) GetIsEdge() bool {
 	return false
 }
 
+func (x *CreateSchemaReq) GetTtlCol() string {
+	if x != nil {
+		return x.TtlCol
+	}
+	return ""
+}
+
+func (x *CreateSchemaReq) GetTtlDuration() int64 {
+	if x != nil {
+		return x.TtlDuration
+	}
+	return 0
+}
+
 type CreateSchemaResp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
@@ -1192,7 +1428,7 @@ type CreateSchemaResp struct {
 
 func (x *CreateSchemaResp) Reset() {
 	*x = CreateSchemaResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[16]
+	mi := &file_novagraph_meta_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1440,7 @@ func (x *CreateSchemaResp) String() string {
 func (*CreateSchemaResp) ProtoMessage() {}
 
 func (x *CreateSchemaResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[16]
+	mi := &file_novagraph_meta_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1453,7 @@ func (x *CreateSchemaResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSchemaResp.ProtoReflect.Descriptor instead.
 func (*CreateSchemaResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{16}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateSchemaResp) GetStatus() *Status {
@@ -1241,6 +1477,597 @@ func (x *CreateSchemaResp) GetVersion() int64 {
 	return 0
 }
 
+// AlterSchemaReq appends a new schema version to a tag or edge type. Ops
+// apply in order to the latest version's columns; ttl is replaced when
+// set_ttl is true.
+type AlterSchemaReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	IsEdge        bool                   `protobuf:"varint,3,opt,name=is_edge,json=isEdge,proto3" json:"is_edge,omitempty"`
+	Ops           []*AlterSchemaOp       `protobuf:"bytes,4,rep,name=ops,proto3" json:"ops,omitempty"`
+	SetTtl        bool                   `protobuf:"varint,5,opt,name=set_ttl,json=setTtl,proto3" json:"set_ttl,omitempty"`
+	TtlCol        string                 `protobuf:"bytes,6,opt,name=ttl_col,json=ttlCol,proto3" json:"ttl_col,omitempty"`
+	TtlDuration   int64                  `protobuf:"varint,7,opt,name=ttl_duration,json=ttlDuration,proto3" json:"ttl_duration,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AlterSchemaReq) Reset() {
+	*x = AlterSchemaReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AlterSchemaReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AlterSchemaReq) ProtoMessage() {}
+
+func (x *AlterSchemaReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AlterSchemaReq.ProtoReflect.Descriptor instead.
+func (*AlterSchemaReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *AlterSchemaReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *AlterSchemaReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AlterSchemaReq) GetIsEdge() bool {
+	if x != nil {
+		return x.IsEdge
+	}
+	return false
+}
+
+func (x *AlterSchemaReq) GetOps() []*AlterSchemaOp {
+	if x != nil {
+		return x.Ops
+	}
+	return nil
+}
+
+func (x *AlterSchemaReq) GetSetTtl() bool {
+	if x != nil {
+		return x.SetTtl
+	}
+	return false
+}
+
+func (x *AlterSchemaReq) GetTtlCol() string {
+	if x != nil {
+		return x.TtlCol
+	}
+	return ""
+}
+
+func (x *AlterSchemaReq) GetTtlDuration() int64 {
+	if x != nil {
+		return x.TtlDuration
+	}
+	return 0
+}
+
+type AlterSchemaOp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          AlterSchemaOp_Kind     `protobuf:"varint,1,opt,name=kind,proto3,enum=novagraph.meta.AlterSchemaOp_Kind" json:"kind,omitempty"`
+	Columns       []*ColumnDef           `protobuf:"bytes,2,rep,name=columns,proto3" json:"columns,omitempty"` // ADD, CHANGE
+	Names         []string               `protobuf:"bytes,3,rep,name=names,proto3" json:"names,omitempty"`     // DROP
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AlterSchemaOp) Reset() {
+	*x = AlterSchemaOp{}
+	mi := &file_novagraph_meta_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AlterSchemaOp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AlterSchemaOp) ProtoMessage() {}
+
+func (x *AlterSchemaOp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AlterSchemaOp.ProtoReflect.Descriptor instead.
+func (*AlterSchemaOp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *AlterSchemaOp) GetKind() AlterSchemaOp_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return AlterSchemaOp_KIND_UNSPECIFIED
+}
+
+func (x *AlterSchemaOp) GetColumns() []*ColumnDef {
+	if x != nil {
+		return x.Columns
+	}
+	return nil
+}
+
+func (x *AlterSchemaOp) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+type AlterSchemaResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AlterSchemaResp) Reset() {
+	*x = AlterSchemaResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AlterSchemaResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AlterSchemaResp) ProtoMessage() {}
+
+func (x *AlterSchemaResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AlterSchemaResp.ProtoReflect.Descriptor instead.
+func (*AlterSchemaResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *AlterSchemaResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *AlterSchemaResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+type DropSchemaReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	IsEdge        bool                   `protobuf:"varint,3,opt,name=is_edge,json=isEdge,proto3" json:"is_edge,omitempty"`
+	IfExists      bool                   `protobuf:"varint,4,opt,name=if_exists,json=ifExists,proto3" json:"if_exists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropSchemaReq) Reset() {
+	*x = DropSchemaReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropSchemaReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropSchemaReq) ProtoMessage() {}
+
+func (x *DropSchemaReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropSchemaReq.ProtoReflect.Descriptor instead.
+func (*DropSchemaReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *DropSchemaReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *DropSchemaReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DropSchemaReq) GetIsEdge() bool {
+	if x != nil {
+		return x.IsEdge
+	}
+	return false
+}
+
+func (x *DropSchemaReq) GetIfExists() bool {
+	if x != nil {
+		return x.IfExists
+	}
+	return false
+}
+
+type DropSchemaResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropSchemaResp) Reset() {
+	*x = DropSchemaResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropSchemaResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropSchemaResp) ProtoMessage() {}
+
+func (x *DropSchemaResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropSchemaResp.ProtoReflect.Descriptor instead.
+func (*DropSchemaResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *DropSchemaResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *DropSchemaResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+type CreateIndexReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	IsEdge        bool                   `protobuf:"varint,3,opt,name=is_edge,json=isEdge,proto3" json:"is_edge,omitempty"`
+	SchemaName    string                 `protobuf:"bytes,4,opt,name=schema_name,json=schemaName,proto3" json:"schema_name,omitempty"`
+	Fields        []*IndexField          `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	IfNotExists   bool                   `protobuf:"varint,6,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateIndexReq) Reset() {
+	*x = CreateIndexReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateIndexReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateIndexReq) ProtoMessage() {}
+
+func (x *CreateIndexReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateIndexReq.ProtoReflect.Descriptor instead.
+func (*CreateIndexReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *CreateIndexReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *CreateIndexReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateIndexReq) GetIsEdge() bool {
+	if x != nil {
+		return x.IsEdge
+	}
+	return false
+}
+
+func (x *CreateIndexReq) GetSchemaName() string {
+	if x != nil {
+		return x.SchemaName
+	}
+	return ""
+}
+
+func (x *CreateIndexReq) GetFields() []*IndexField {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *CreateIndexReq) GetIfNotExists() bool {
+	if x != nil {
+		return x.IfNotExists
+	}
+	return false
+}
+
+type CreateIndexResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	IndexId       int32                  `protobuf:"varint,2,opt,name=index_id,json=indexId,proto3" json:"index_id,omitempty"`
+	Version       int64                  `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateIndexResp) Reset() {
+	*x = CreateIndexResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateIndexResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateIndexResp) ProtoMessage() {}
+
+func (x *CreateIndexResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateIndexResp.ProtoReflect.Descriptor instead.
+func (*CreateIndexResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *CreateIndexResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *CreateIndexResp) GetIndexId() int32 {
+	if x != nil {
+		return x.IndexId
+	}
+	return 0
+}
+
+func (x *CreateIndexResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+type DropIndexReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	IsEdge        bool                   `protobuf:"varint,3,opt,name=is_edge,json=isEdge,proto3" json:"is_edge,omitempty"`
+	IfExists      bool                   `protobuf:"varint,4,opt,name=if_exists,json=ifExists,proto3" json:"if_exists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropIndexReq) Reset() {
+	*x = DropIndexReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropIndexReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropIndexReq) ProtoMessage() {}
+
+func (x *DropIndexReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropIndexReq.ProtoReflect.Descriptor instead.
+func (*DropIndexReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *DropIndexReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *DropIndexReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DropIndexReq) GetIsEdge() bool {
+	if x != nil {
+		return x.IsEdge
+	}
+	return false
+}
+
+func (x *DropIndexReq) GetIfExists() bool {
+	if x != nil {
+		return x.IfExists
+	}
+	return false
+}
+
+type DropIndexResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropIndexResp) Reset() {
+	*x = DropIndexResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropIndexResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropIndexResp) ProtoMessage() {}
+
+func (x *DropIndexResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropIndexResp.ProtoReflect.Descriptor instead.
+func (*DropIndexResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *DropIndexResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *DropIndexResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 type RegisterHostReq struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Addr          *commonpb.HostAddr     `protobuf:"bytes,1,opt,name=addr,proto3" json:"addr,omitempty"`
@@ -1250,7 +2077,7 @@ type RegisterHostReq struct {
 
 func (x *RegisterHostReq) Reset() {
 	*x = RegisterHostReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[17]
+	mi := &file_novagraph_meta_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +2089,7 @@ func (x *RegisterHostReq) String() string {
 func (*RegisterHostReq) ProtoMessage() {}
 
 func (x *RegisterHostReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[17]
+	mi := &file_novagraph_meta_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +2102,7 @@ func (x *RegisterHostReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterHostReq.ProtoReflect.Descriptor instead.
 func (*RegisterHostReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{17}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RegisterHostReq) GetAddr() *commonpb.HostAddr {
@@ -1296,7 +2123,7 @@ type RegisterHostResp struct {
 
 func (x *RegisterHostResp) Reset() {
 	*x = RegisterHostResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[18]
+	mi := &file_novagraph_meta_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1308,7 +2135,7 @@ func (x *RegisterHostResp) String() string {
 func (*RegisterHostResp) ProtoMessage() {}
 
 func (x *RegisterHostResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[18]
+	mi := &file_novagraph_meta_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1321,7 +2148,7 @@ func (x *RegisterHostResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterHostResp.ProtoReflect.Descriptor instead.
 func (*RegisterHostResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{18}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RegisterHostResp) GetStatus() *Status {
@@ -1356,7 +2183,7 @@ type HeartbeatReq struct {
 
 func (x *HeartbeatReq) Reset() {
 	*x = HeartbeatReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[19]
+	mi := &file_novagraph_meta_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1368,7 +2195,7 @@ func (x *HeartbeatReq) String() string {
 func (*HeartbeatReq) ProtoMessage() {}
 
 func (x *HeartbeatReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[19]
+	mi := &file_novagraph_meta_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1381,7 +2208,7 @@ func (x *HeartbeatReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatReq.ProtoReflect.Descriptor instead.
 func (*HeartbeatReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{19}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *HeartbeatReq) GetStoreId() uint64 {
@@ -1415,7 +2242,7 @@ type HeartbeatResp struct {
 
 func (x *HeartbeatResp) Reset() {
 	*x = HeartbeatResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[20]
+	mi := &file_novagraph_meta_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +2254,7 @@ func (x *HeartbeatResp) String() string {
 func (*HeartbeatResp) ProtoMessage() {}
 
 func (x *HeartbeatResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[20]
+	mi := &file_novagraph_meta_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +2267,7 @@ func (x *HeartbeatResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResp.ProtoReflect.Descriptor instead.
 func (*HeartbeatResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{20}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *HeartbeatResp) GetStatus() *Status {
@@ -1474,7 +2301,7 @@ type UpdatePartReplicasReq struct {
 
 func (x *UpdatePartReplicasReq) Reset() {
 	*x = UpdatePartReplicasReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[21]
+	mi := &file_novagraph_meta_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1486,7 +2313,7 @@ func (x *UpdatePartReplicasReq) String() string {
 func (*UpdatePartReplicasReq) ProtoMessage() {}
 
 func (x *UpdatePartReplicasReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[21]
+	mi := &file_novagraph_meta_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1499,7 +2326,7 @@ func (x *UpdatePartReplicasReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePartReplicasReq.ProtoReflect.Descriptor instead.
 func (*UpdatePartReplicasReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{21}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UpdatePartReplicasReq) GetSpaceId() int32 {
@@ -1554,7 +2381,7 @@ type UpdatePartReplicasResp struct {
 
 func (x *UpdatePartReplicasResp) Reset() {
 	*x = UpdatePartReplicasResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[22]
+	mi := &file_novagraph_meta_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1566,7 +2393,7 @@ func (x *UpdatePartReplicasResp) String() string {
 func (*UpdatePartReplicasResp) ProtoMessage() {}
 
 func (x *UpdatePartReplicasResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[22]
+	mi := &file_novagraph_meta_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1579,7 +2406,7 @@ func (x *UpdatePartReplicasResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePartReplicasResp.ProtoReflect.Descriptor instead.
 func (*UpdatePartReplicasResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{22}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *UpdatePartReplicasResp) GetStatus() *Status {
@@ -1604,7 +2431,7 @@ type GetCatalogReq struct {
 
 func (x *GetCatalogReq) Reset() {
 	*x = GetCatalogReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[23]
+	mi := &file_novagraph_meta_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1616,7 +2443,7 @@ func (x *GetCatalogReq) String() string {
 func (*GetCatalogReq) ProtoMessage() {}
 
 func (x *GetCatalogReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[23]
+	mi := &file_novagraph_meta_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1629,7 +2456,7 @@ func (x *GetCatalogReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCatalogReq.ProtoReflect.Descriptor instead.
 func (*GetCatalogReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{23}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{34}
 }
 
 type GetCatalogResp struct {
@@ -1642,7 +2469,7 @@ type GetCatalogResp struct {
 
 func (x *GetCatalogResp) Reset() {
 	*x = GetCatalogResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[24]
+	mi := &file_novagraph_meta_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1654,7 +2481,7 @@ func (x *GetCatalogResp) String() string {
 func (*GetCatalogResp) ProtoMessage() {}
 
 func (x *GetCatalogResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[24]
+	mi := &file_novagraph_meta_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1667,7 +2494,7 @@ func (x *GetCatalogResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCatalogResp.ProtoReflect.Descriptor instead.
 func (*GetCatalogResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{24}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetCatalogResp) GetStatus() *Status {
@@ -1693,7 +2520,7 @@ type WatchCatalogReq struct {
 
 func (x *WatchCatalogReq) Reset() {
 	*x = WatchCatalogReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[25]
+	mi := &file_novagraph_meta_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1705,7 +2532,7 @@ func (x *WatchCatalogReq) String() string {
 func (*WatchCatalogReq) ProtoMessage() {}
 
 func (x *WatchCatalogReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[25]
+	mi := &file_novagraph_meta_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1718,7 +2545,7 @@ func (x *WatchCatalogReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogReq.ProtoReflect.Descriptor instead.
 func (*WatchCatalogReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{25}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *WatchCatalogReq) GetKnownVersion() int64 {
@@ -1738,10 +2565,12 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x04type\x18\x02 \x01(\x0e2\x18.novagraph.meta.PropTypeR\x04type\x12\x1b\n" +
 	"\tfixed_len\x18\x03 \x01(\x05R\bfixedLen\x12\x1a\n" +
 	"\bnullable\x18\x04 \x01(\bR\bnullable\x12<\n" +
-	"\rdefault_value\x18\x05 \x01(\v2\x17.novagraph.common.ValueR\fdefaultValue\"W\n" +
+	"\rdefault_value\x18\x05 \x01(\v2\x17.novagraph.common.ValueR\fdefaultValue\"\x93\x01\n" +
 	"\x06Schema\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x05R\aversion\x123\n" +
-	"\acolumns\x18\x02 \x03(\v2\x19.novagraph.meta.ColumnDefR\acolumns\"\xd3\x01\n" +
+	"\acolumns\x18\x02 \x03(\v2\x19.novagraph.meta.ColumnDefR\acolumns\x12\x17\n" +
+	"\attl_col\x18\x03 \x01(\tR\x06ttlCol\x12!\n" +
+	"\fttl_duration\x18\x04 \x01(\x03R\vttlDuration\"\xd3\x01\n" +
 	"\tSpaceDesc\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12#\n" +
@@ -1758,7 +2587,19 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x1b\n" +
 	"\tedge_type\x18\x02 \x01(\x05R\bedgeType\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x122\n" +
-	"\bversions\x18\x04 \x03(\v2\x16.novagraph.meta.SchemaR\bversions\"\x87\x01\n" +
+	"\bversions\x18\x04 \x03(\v2\x16.novagraph.meta.SchemaR\bversions\"?\n" +
+	"\n" +
+	"IndexField\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"prefix_len\x18\x02 \x01(\x05R\tprefixLen\"\xbf\x01\n" +
+	"\tIndexDesc\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x19\n" +
+	"\bindex_id\x18\x02 \x01(\x05R\aindexId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x17\n" +
+	"\ais_edge\x18\x04 \x01(\bR\x06isEdge\x12\x1b\n" +
+	"\tschema_id\x18\x05 \x01(\x05R\bschemaId\x122\n" +
+	"\x06fields\x18\x06 \x03(\v2\x1a.novagraph.meta.IndexFieldR\x06fields\"\x87\x01\n" +
 	"\tPartAlloc\x12\x17\n" +
 	"\apart_id\x18\x01 \x01(\x05R\x06partId\x12\x1a\n" +
 	"\breplicas\x18\x02 \x03(\x04R\breplicas\x12\x1a\n" +
@@ -1774,7 +2615,7 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
 	"\bstore_id\x18\x03 \x01(\x04R\astoreId\x12\x12\n" +
-	"\x04term\x18\x04 \x01(\x04R\x04term\"\xa9\x03\n" +
+	"\x04term\x18\x04 \x01(\x04R\x04term\"\xde\x03\n" +
 	"\aCatalog\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x121\n" +
 	"\x06spaces\x18\x02 \x03(\v2\x19.novagraph.meta.SpaceDescR\x06spaces\x12+\n" +
@@ -1782,7 +2623,8 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x05edges\x18\x04 \x03(\v2\x18.novagraph.meta.EdgeDescR\x05edges\x128\n" +
 	"\x05parts\x18\x05 \x03(\v2\".novagraph.meta.Catalog.PartsEntryR\x05parts\x12.\n" +
 	"\x05hosts\x18\x06 \x03(\v2\x18.novagraph.meta.HostInfoR\x05hosts\x124\n" +
-	"\aleaders\x18\a \x03(\v2\x1a.novagraph.meta.LeaderInfoR\aleaders\x1aT\n" +
+	"\aleaders\x18\a \x03(\v2\x1a.novagraph.meta.LeaderInfoR\aleaders\x123\n" +
+	"\aindexes\x18\b \x03(\v2\x19.novagraph.meta.IndexDescR\aindexes\x1aT\n" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x120\n" +
@@ -1805,17 +2647,68 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\tif_exists\x18\x02 \x01(\bR\bifExists\"Y\n" +
 	"\rDropSpaceResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion\"\xb2\x01\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"\xee\x01\n" +
 	"\x0fCreateSchemaReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +
 	"\acolumns\x18\x03 \x03(\v2\x19.novagraph.meta.ColumnDefR\acolumns\x12\"\n" +
 	"\rif_not_exists\x18\x04 \x01(\bR\vifNotExists\x12\x17\n" +
-	"\ais_edge\x18\x05 \x01(\bR\x06isEdge\"l\n" +
+	"\ais_edge\x18\x05 \x01(\bR\x06isEdge\x12\x17\n" +
+	"\attl_col\x18\x06 \x01(\tR\x06ttlCol\x12!\n" +
+	"\fttl_duration\x18\a \x01(\x03R\vttlDuration\"l\n" +
 	"\x10CreateSchemaResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\x05R\x02id\x12\x18\n" +
-	"\aversion\x18\x03 \x01(\x03R\aversion\"A\n" +
+	"\aversion\x18\x03 \x01(\x03R\aversion\"\xde\x01\n" +
+	"\x0eAlterSchemaReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x17\n" +
+	"\ais_edge\x18\x03 \x01(\bR\x06isEdge\x12/\n" +
+	"\x03ops\x18\x04 \x03(\v2\x1d.novagraph.meta.AlterSchemaOpR\x03ops\x12\x17\n" +
+	"\aset_ttl\x18\x05 \x01(\bR\x06setTtl\x12\x17\n" +
+	"\attl_col\x18\x06 \x01(\tR\x06ttlCol\x12!\n" +
+	"\fttl_duration\x18\a \x01(\x03R\vttlDuration\"\xcf\x01\n" +
+	"\rAlterSchemaOp\x126\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\".novagraph.meta.AlterSchemaOp.KindR\x04kind\x123\n" +
+	"\acolumns\x18\x02 \x03(\v2\x19.novagraph.meta.ColumnDefR\acolumns\x12\x14\n" +
+	"\x05names\x18\x03 \x03(\tR\x05names\";\n" +
+	"\x04Kind\x12\x14\n" +
+	"\x10KIND_UNSPECIFIED\x10\x00\x12\a\n" +
+	"\x03ADD\x10\x01\x12\b\n" +
+	"\x04DROP\x10\x02\x12\n" +
+	"\n" +
+	"\x06CHANGE\x10\x03\"[\n" +
+	"\x0fAlterSchemaResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"t\n" +
+	"\rDropSchemaReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x17\n" +
+	"\ais_edge\x18\x03 \x01(\bR\x06isEdge\x12\x1b\n" +
+	"\tif_exists\x18\x04 \x01(\bR\bifExists\"Z\n" +
+	"\x0eDropSchemaResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"\xd1\x01\n" +
+	"\x0eCreateIndexReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x17\n" +
+	"\ais_edge\x18\x03 \x01(\bR\x06isEdge\x12\x1f\n" +
+	"\vschema_name\x18\x04 \x01(\tR\n" +
+	"schemaName\x122\n" +
+	"\x06fields\x18\x05 \x03(\v2\x1a.novagraph.meta.IndexFieldR\x06fields\x12\"\n" +
+	"\rif_not_exists\x18\x06 \x01(\bR\vifNotExists\"v\n" +
+	"\x0fCreateIndexResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x19\n" +
+	"\bindex_id\x18\x02 \x01(\x05R\aindexId\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\x03R\aversion\"s\n" +
+	"\fDropIndexReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x17\n" +
+	"\ais_edge\x18\x03 \x01(\bR\x06isEdge\x12\x1b\n" +
+	"\tif_exists\x18\x04 \x01(\bR\bifExists\"Y\n" +
+	"\rDropIndexResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"A\n" +
 	"\x0fRegisterHostReq\x12.\n" +
 	"\x04addr\x18\x01 \x01(\v2\x1a.novagraph.common.HostAddrR\x04addr\"w\n" +
 	"\x10RegisterHostResp\x12.\n" +
@@ -1858,11 +2751,16 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\aVidType\x12\x18\n" +
 	"\x14VID_TYPE_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tVID_INT64\x10\x01\x12\x14\n" +
-	"\x10VID_FIXED_STRING\x10\x022\x95\x05\n" +
+	"\x10VID_FIXED_STRING\x10\x022\xcc\a\n" +
 	"\vMetaService\x12N\n" +
 	"\vCreateSpace\x12\x1e.novagraph.meta.CreateSpaceReq\x1a\x1f.novagraph.meta.CreateSpaceResp\x12H\n" +
 	"\tDropSpace\x12\x1c.novagraph.meta.DropSpaceReq\x1a\x1d.novagraph.meta.DropSpaceResp\x12Q\n" +
-	"\fCreateSchema\x12\x1f.novagraph.meta.CreateSchemaReq\x1a .novagraph.meta.CreateSchemaResp\x12Q\n" +
+	"\fCreateSchema\x12\x1f.novagraph.meta.CreateSchemaReq\x1a .novagraph.meta.CreateSchemaResp\x12N\n" +
+	"\vAlterSchema\x12\x1e.novagraph.meta.AlterSchemaReq\x1a\x1f.novagraph.meta.AlterSchemaResp\x12K\n" +
+	"\n" +
+	"DropSchema\x12\x1d.novagraph.meta.DropSchemaReq\x1a\x1e.novagraph.meta.DropSchemaResp\x12N\n" +
+	"\vCreateIndex\x12\x1e.novagraph.meta.CreateIndexReq\x1a\x1f.novagraph.meta.CreateIndexResp\x12H\n" +
+	"\tDropIndex\x12\x1c.novagraph.meta.DropIndexReq\x1a\x1d.novagraph.meta.DropIndexResp\x12Q\n" +
 	"\fRegisterHost\x12\x1f.novagraph.meta.RegisterHostReq\x1a .novagraph.meta.RegisterHostResp\x12H\n" +
 	"\tHeartbeat\x12\x1c.novagraph.meta.HeartbeatReq\x1a\x1d.novagraph.meta.HeartbeatResp\x12K\n" +
 	"\n" +
@@ -1882,93 +2780,123 @@ func file_novagraph_meta_proto_rawDescGZIP() []byte {
 	return file_novagraph_meta_proto_rawDescData
 }
 
-var file_novagraph_meta_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_novagraph_meta_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_novagraph_meta_proto_goTypes = []any{
 	(PropType)(0),                  // 0: novagraph.meta.PropType
 	(VidType)(0),                   // 1: novagraph.meta.VidType
-	(*ColumnDef)(nil),              // 2: novagraph.meta.ColumnDef
-	(*Schema)(nil),                 // 3: novagraph.meta.Schema
-	(*SpaceDesc)(nil),              // 4: novagraph.meta.SpaceDesc
-	(*TagDesc)(nil),                // 5: novagraph.meta.TagDesc
-	(*EdgeDesc)(nil),               // 6: novagraph.meta.EdgeDesc
-	(*PartAlloc)(nil),              // 7: novagraph.meta.PartAlloc
-	(*HostInfo)(nil),               // 8: novagraph.meta.HostInfo
-	(*LeaderInfo)(nil),             // 9: novagraph.meta.LeaderInfo
-	(*Catalog)(nil),                // 10: novagraph.meta.Catalog
-	(*SpaceParts)(nil),             // 11: novagraph.meta.SpaceParts
-	(*Status)(nil),                 // 12: novagraph.meta.Status
-	(*CreateSpaceReq)(nil),         // 13: novagraph.meta.CreateSpaceReq
-	(*CreateSpaceResp)(nil),        // 14: novagraph.meta.CreateSpaceResp
-	(*DropSpaceReq)(nil),           // 15: novagraph.meta.DropSpaceReq
-	(*DropSpaceResp)(nil),          // 16: novagraph.meta.DropSpaceResp
-	(*CreateSchemaReq)(nil),        // 17: novagraph.meta.CreateSchemaReq
-	(*CreateSchemaResp)(nil),       // 18: novagraph.meta.CreateSchemaResp
-	(*RegisterHostReq)(nil),        // 19: novagraph.meta.RegisterHostReq
-	(*RegisterHostResp)(nil),       // 20: novagraph.meta.RegisterHostResp
-	(*HeartbeatReq)(nil),           // 21: novagraph.meta.HeartbeatReq
-	(*HeartbeatResp)(nil),          // 22: novagraph.meta.HeartbeatResp
-	(*UpdatePartReplicasReq)(nil),  // 23: novagraph.meta.UpdatePartReplicasReq
-	(*UpdatePartReplicasResp)(nil), // 24: novagraph.meta.UpdatePartReplicasResp
-	(*GetCatalogReq)(nil),          // 25: novagraph.meta.GetCatalogReq
-	(*GetCatalogResp)(nil),         // 26: novagraph.meta.GetCatalogResp
-	(*WatchCatalogReq)(nil),        // 27: novagraph.meta.WatchCatalogReq
-	nil,                            // 28: novagraph.meta.Catalog.PartsEntry
-	(*commonpb.Value)(nil),         // 29: novagraph.common.Value
-	(*commonpb.HostAddr)(nil),      // 30: novagraph.common.HostAddr
-	(commonpb.ErrorCode)(0),        // 31: novagraph.common.ErrorCode
+	(AlterSchemaOp_Kind)(0),        // 2: novagraph.meta.AlterSchemaOp.Kind
+	(*ColumnDef)(nil),              // 3: novagraph.meta.ColumnDef
+	(*Schema)(nil),                 // 4: novagraph.meta.Schema
+	(*SpaceDesc)(nil),              // 5: novagraph.meta.SpaceDesc
+	(*TagDesc)(nil),                // 6: novagraph.meta.TagDesc
+	(*EdgeDesc)(nil),               // 7: novagraph.meta.EdgeDesc
+	(*IndexField)(nil),             // 8: novagraph.meta.IndexField
+	(*IndexDesc)(nil),              // 9: novagraph.meta.IndexDesc
+	(*PartAlloc)(nil),              // 10: novagraph.meta.PartAlloc
+	(*HostInfo)(nil),               // 11: novagraph.meta.HostInfo
+	(*LeaderInfo)(nil),             // 12: novagraph.meta.LeaderInfo
+	(*Catalog)(nil),                // 13: novagraph.meta.Catalog
+	(*SpaceParts)(nil),             // 14: novagraph.meta.SpaceParts
+	(*Status)(nil),                 // 15: novagraph.meta.Status
+	(*CreateSpaceReq)(nil),         // 16: novagraph.meta.CreateSpaceReq
+	(*CreateSpaceResp)(nil),        // 17: novagraph.meta.CreateSpaceResp
+	(*DropSpaceReq)(nil),           // 18: novagraph.meta.DropSpaceReq
+	(*DropSpaceResp)(nil),          // 19: novagraph.meta.DropSpaceResp
+	(*CreateSchemaReq)(nil),        // 20: novagraph.meta.CreateSchemaReq
+	(*CreateSchemaResp)(nil),       // 21: novagraph.meta.CreateSchemaResp
+	(*AlterSchemaReq)(nil),         // 22: novagraph.meta.AlterSchemaReq
+	(*AlterSchemaOp)(nil),          // 23: novagraph.meta.AlterSchemaOp
+	(*AlterSchemaResp)(nil),        // 24: novagraph.meta.AlterSchemaResp
+	(*DropSchemaReq)(nil),          // 25: novagraph.meta.DropSchemaReq
+	(*DropSchemaResp)(nil),         // 26: novagraph.meta.DropSchemaResp
+	(*CreateIndexReq)(nil),         // 27: novagraph.meta.CreateIndexReq
+	(*CreateIndexResp)(nil),        // 28: novagraph.meta.CreateIndexResp
+	(*DropIndexReq)(nil),           // 29: novagraph.meta.DropIndexReq
+	(*DropIndexResp)(nil),          // 30: novagraph.meta.DropIndexResp
+	(*RegisterHostReq)(nil),        // 31: novagraph.meta.RegisterHostReq
+	(*RegisterHostResp)(nil),       // 32: novagraph.meta.RegisterHostResp
+	(*HeartbeatReq)(nil),           // 33: novagraph.meta.HeartbeatReq
+	(*HeartbeatResp)(nil),          // 34: novagraph.meta.HeartbeatResp
+	(*UpdatePartReplicasReq)(nil),  // 35: novagraph.meta.UpdatePartReplicasReq
+	(*UpdatePartReplicasResp)(nil), // 36: novagraph.meta.UpdatePartReplicasResp
+	(*GetCatalogReq)(nil),          // 37: novagraph.meta.GetCatalogReq
+	(*GetCatalogResp)(nil),         // 38: novagraph.meta.GetCatalogResp
+	(*WatchCatalogReq)(nil),        // 39: novagraph.meta.WatchCatalogReq
+	nil,                            // 40: novagraph.meta.Catalog.PartsEntry
+	(*commonpb.Value)(nil),         // 41: novagraph.common.Value
+	(*commonpb.HostAddr)(nil),      // 42: novagraph.common.HostAddr
+	(commonpb.ErrorCode)(0),        // 43: novagraph.common.ErrorCode
 }
 var file_novagraph_meta_proto_depIdxs = []int32{
 	0,  // 0: novagraph.meta.ColumnDef.type:type_name -> novagraph.meta.PropType
-	29, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
-	2,  // 2: novagraph.meta.Schema.columns:type_name -> novagraph.meta.ColumnDef
+	41, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
+	3,  // 2: novagraph.meta.Schema.columns:type_name -> novagraph.meta.ColumnDef
 	1,  // 3: novagraph.meta.SpaceDesc.vid_type:type_name -> novagraph.meta.VidType
-	3,  // 4: novagraph.meta.TagDesc.versions:type_name -> novagraph.meta.Schema
-	3,  // 5: novagraph.meta.EdgeDesc.versions:type_name -> novagraph.meta.Schema
-	30, // 6: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
-	4,  // 7: novagraph.meta.Catalog.spaces:type_name -> novagraph.meta.SpaceDesc
-	5,  // 8: novagraph.meta.Catalog.tags:type_name -> novagraph.meta.TagDesc
-	6,  // 9: novagraph.meta.Catalog.edges:type_name -> novagraph.meta.EdgeDesc
-	28, // 10: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
-	8,  // 11: novagraph.meta.Catalog.hosts:type_name -> novagraph.meta.HostInfo
-	9,  // 12: novagraph.meta.Catalog.leaders:type_name -> novagraph.meta.LeaderInfo
-	7,  // 13: novagraph.meta.SpaceParts.parts:type_name -> novagraph.meta.PartAlloc
-	31, // 14: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
-	4,  // 15: novagraph.meta.CreateSpaceReq.space:type_name -> novagraph.meta.SpaceDesc
-	12, // 16: novagraph.meta.CreateSpaceResp.status:type_name -> novagraph.meta.Status
-	12, // 17: novagraph.meta.DropSpaceResp.status:type_name -> novagraph.meta.Status
-	2,  // 18: novagraph.meta.CreateSchemaReq.columns:type_name -> novagraph.meta.ColumnDef
-	12, // 19: novagraph.meta.CreateSchemaResp.status:type_name -> novagraph.meta.Status
-	30, // 20: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
-	12, // 21: novagraph.meta.RegisterHostResp.status:type_name -> novagraph.meta.Status
-	30, // 22: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
-	9,  // 23: novagraph.meta.HeartbeatReq.leaders:type_name -> novagraph.meta.LeaderInfo
-	12, // 24: novagraph.meta.HeartbeatResp.status:type_name -> novagraph.meta.Status
-	12, // 25: novagraph.meta.UpdatePartReplicasResp.status:type_name -> novagraph.meta.Status
-	12, // 26: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
-	10, // 27: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
-	11, // 28: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
-	13, // 29: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
-	15, // 30: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
-	17, // 31: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
-	19, // 32: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
-	21, // 33: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
-	25, // 34: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
-	23, // 35: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
-	27, // 36: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
-	14, // 37: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
-	16, // 38: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
-	18, // 39: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
-	20, // 40: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
-	22, // 41: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
-	26, // 42: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
-	24, // 43: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
-	10, // 44: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
-	37, // [37:45] is the sub-list for method output_type
-	29, // [29:37] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	4,  // 4: novagraph.meta.TagDesc.versions:type_name -> novagraph.meta.Schema
+	4,  // 5: novagraph.meta.EdgeDesc.versions:type_name -> novagraph.meta.Schema
+	8,  // 6: novagraph.meta.IndexDesc.fields:type_name -> novagraph.meta.IndexField
+	42, // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
+	5,  // 8: novagraph.meta.Catalog.spaces:type_name -> novagraph.meta.SpaceDesc
+	6,  // 9: novagraph.meta.Catalog.tags:type_name -> novagraph.meta.TagDesc
+	7,  // 10: novagraph.meta.Catalog.edges:type_name -> novagraph.meta.EdgeDesc
+	40, // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
+	11, // 12: novagraph.meta.Catalog.hosts:type_name -> novagraph.meta.HostInfo
+	12, // 13: novagraph.meta.Catalog.leaders:type_name -> novagraph.meta.LeaderInfo
+	9,  // 14: novagraph.meta.Catalog.indexes:type_name -> novagraph.meta.IndexDesc
+	10, // 15: novagraph.meta.SpaceParts.parts:type_name -> novagraph.meta.PartAlloc
+	43, // 16: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
+	5,  // 17: novagraph.meta.CreateSpaceReq.space:type_name -> novagraph.meta.SpaceDesc
+	15, // 18: novagraph.meta.CreateSpaceResp.status:type_name -> novagraph.meta.Status
+	15, // 19: novagraph.meta.DropSpaceResp.status:type_name -> novagraph.meta.Status
+	3,  // 20: novagraph.meta.CreateSchemaReq.columns:type_name -> novagraph.meta.ColumnDef
+	15, // 21: novagraph.meta.CreateSchemaResp.status:type_name -> novagraph.meta.Status
+	23, // 22: novagraph.meta.AlterSchemaReq.ops:type_name -> novagraph.meta.AlterSchemaOp
+	2,  // 23: novagraph.meta.AlterSchemaOp.kind:type_name -> novagraph.meta.AlterSchemaOp.Kind
+	3,  // 24: novagraph.meta.AlterSchemaOp.columns:type_name -> novagraph.meta.ColumnDef
+	15, // 25: novagraph.meta.AlterSchemaResp.status:type_name -> novagraph.meta.Status
+	15, // 26: novagraph.meta.DropSchemaResp.status:type_name -> novagraph.meta.Status
+	8,  // 27: novagraph.meta.CreateIndexReq.fields:type_name -> novagraph.meta.IndexField
+	15, // 28: novagraph.meta.CreateIndexResp.status:type_name -> novagraph.meta.Status
+	15, // 29: novagraph.meta.DropIndexResp.status:type_name -> novagraph.meta.Status
+	42, // 30: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
+	15, // 31: novagraph.meta.RegisterHostResp.status:type_name -> novagraph.meta.Status
+	42, // 32: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
+	12, // 33: novagraph.meta.HeartbeatReq.leaders:type_name -> novagraph.meta.LeaderInfo
+	15, // 34: novagraph.meta.HeartbeatResp.status:type_name -> novagraph.meta.Status
+	15, // 35: novagraph.meta.UpdatePartReplicasResp.status:type_name -> novagraph.meta.Status
+	15, // 36: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
+	13, // 37: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
+	14, // 38: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
+	16, // 39: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
+	18, // 40: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
+	20, // 41: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
+	22, // 42: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
+	25, // 43: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
+	27, // 44: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
+	29, // 45: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
+	31, // 46: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
+	33, // 47: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
+	37, // 48: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
+	35, // 49: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
+	39, // 50: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
+	17, // 51: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
+	19, // 52: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
+	21, // 53: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
+	24, // 54: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
+	26, // 55: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
+	28, // 56: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
+	30, // 57: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
+	32, // 58: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
+	34, // 59: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
+	38, // 60: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
+	36, // 61: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
+	13, // 62: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
+	51, // [51:63] is the sub-list for method output_type
+	39, // [39:51] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_meta_proto_init() }
@@ -1981,8 +2909,8 @@ func file_novagraph_meta_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_meta_proto_rawDesc), len(file_novagraph_meta_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   27,
+			NumEnums:      3,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

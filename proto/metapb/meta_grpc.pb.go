@@ -25,6 +25,10 @@ const (
 	MetaService_CreateSpace_FullMethodName        = "/novagraph.meta.MetaService/CreateSpace"
 	MetaService_DropSpace_FullMethodName          = "/novagraph.meta.MetaService/DropSpace"
 	MetaService_CreateSchema_FullMethodName       = "/novagraph.meta.MetaService/CreateSchema"
+	MetaService_AlterSchema_FullMethodName        = "/novagraph.meta.MetaService/AlterSchema"
+	MetaService_DropSchema_FullMethodName         = "/novagraph.meta.MetaService/DropSchema"
+	MetaService_CreateIndex_FullMethodName        = "/novagraph.meta.MetaService/CreateIndex"
+	MetaService_DropIndex_FullMethodName          = "/novagraph.meta.MetaService/DropIndex"
 	MetaService_RegisterHost_FullMethodName       = "/novagraph.meta.MetaService/RegisterHost"
 	MetaService_Heartbeat_FullMethodName          = "/novagraph.meta.MetaService/Heartbeat"
 	MetaService_GetCatalog_FullMethodName         = "/novagraph.meta.MetaService/GetCatalog"
@@ -39,6 +43,10 @@ type MetaServiceClient interface {
 	CreateSpace(ctx context.Context, in *CreateSpaceReq, opts ...grpc.CallOption) (*CreateSpaceResp, error)
 	DropSpace(ctx context.Context, in *DropSpaceReq, opts ...grpc.CallOption) (*DropSpaceResp, error)
 	CreateSchema(ctx context.Context, in *CreateSchemaReq, opts ...grpc.CallOption) (*CreateSchemaResp, error)
+	AlterSchema(ctx context.Context, in *AlterSchemaReq, opts ...grpc.CallOption) (*AlterSchemaResp, error)
+	DropSchema(ctx context.Context, in *DropSchemaReq, opts ...grpc.CallOption) (*DropSchemaResp, error)
+	CreateIndex(ctx context.Context, in *CreateIndexReq, opts ...grpc.CallOption) (*CreateIndexResp, error)
+	DropIndex(ctx context.Context, in *DropIndexReq, opts ...grpc.CallOption) (*DropIndexResp, error)
 	RegisterHost(ctx context.Context, in *RegisterHostReq, opts ...grpc.CallOption) (*RegisterHostResp, error)
 	Heartbeat(ctx context.Context, in *HeartbeatReq, opts ...grpc.CallOption) (*HeartbeatResp, error)
 	GetCatalog(ctx context.Context, in *GetCatalogReq, opts ...grpc.CallOption) (*GetCatalogResp, error)
@@ -80,6 +88,46 @@ func (c *metaServiceClient) CreateSchema(ctx context.Context, in *CreateSchemaRe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateSchemaResp)
 	err := c.cc.Invoke(ctx, MetaService_CreateSchema_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) AlterSchema(ctx context.Context, in *AlterSchemaReq, opts ...grpc.CallOption) (*AlterSchemaResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AlterSchemaResp)
+	err := c.cc.Invoke(ctx, MetaService_AlterSchema_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) DropSchema(ctx context.Context, in *DropSchemaReq, opts ...grpc.CallOption) (*DropSchemaResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DropSchemaResp)
+	err := c.cc.Invoke(ctx, MetaService_DropSchema_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) CreateIndex(ctx context.Context, in *CreateIndexReq, opts ...grpc.CallOption) (*CreateIndexResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateIndexResp)
+	err := c.cc.Invoke(ctx, MetaService_CreateIndex_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) DropIndex(ctx context.Context, in *DropIndexReq, opts ...grpc.CallOption) (*DropIndexResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DropIndexResp)
+	err := c.cc.Invoke(ctx, MetaService_DropIndex_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +200,10 @@ type MetaServiceServer interface {
 	CreateSpace(context.Context, *CreateSpaceReq) (*CreateSpaceResp, error)
 	DropSpace(context.Context, *DropSpaceReq) (*DropSpaceResp, error)
 	CreateSchema(context.Context, *CreateSchemaReq) (*CreateSchemaResp, error)
+	AlterSchema(context.Context, *AlterSchemaReq) (*AlterSchemaResp, error)
+	DropSchema(context.Context, *DropSchemaReq) (*DropSchemaResp, error)
+	CreateIndex(context.Context, *CreateIndexReq) (*CreateIndexResp, error)
+	DropIndex(context.Context, *DropIndexReq) (*DropIndexResp, error)
 	RegisterHost(context.Context, *RegisterHostReq) (*RegisterHostResp, error)
 	Heartbeat(context.Context, *HeartbeatReq) (*HeartbeatResp, error)
 	GetCatalog(context.Context, *GetCatalogReq) (*GetCatalogResp, error)
@@ -177,6 +229,18 @@ func (UnimplementedMetaServiceServer) DropSpace(context.Context, *DropSpaceReq) 
 }
 func (UnimplementedMetaServiceServer) CreateSchema(context.Context, *CreateSchemaReq) (*CreateSchemaResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method CreateSchema not implemented")
+}
+func (UnimplementedMetaServiceServer) AlterSchema(context.Context, *AlterSchemaReq) (*AlterSchemaResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AlterSchema not implemented")
+}
+func (UnimplementedMetaServiceServer) DropSchema(context.Context, *DropSchemaReq) (*DropSchemaResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DropSchema not implemented")
+}
+func (UnimplementedMetaServiceServer) CreateIndex(context.Context, *CreateIndexReq) (*CreateIndexResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CreateIndex not implemented")
+}
+func (UnimplementedMetaServiceServer) DropIndex(context.Context, *DropIndexReq) (*DropIndexResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DropIndex not implemented")
 }
 func (UnimplementedMetaServiceServer) RegisterHost(context.Context, *RegisterHostReq) (*RegisterHostResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method RegisterHost not implemented")
@@ -264,6 +328,78 @@ func _MetaService_CreateSchema_Handler(srv interface{}, ctx context.Context, dec
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(MetaServiceServer).CreateSchema(ctx, req.(*CreateSchemaReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_AlterSchema_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AlterSchemaReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).AlterSchema(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_AlterSchema_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).AlterSchema(ctx, req.(*AlterSchemaReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_DropSchema_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DropSchemaReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).DropSchema(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_DropSchema_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).DropSchema(ctx, req.(*DropSchemaReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_CreateIndex_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateIndexReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).CreateIndex(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_CreateIndex_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).CreateIndex(ctx, req.(*CreateIndexReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_DropIndex_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DropIndexReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).DropIndex(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_DropIndex_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).DropIndex(ctx, req.(*DropIndexReq))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -369,6 +505,22 @@ var MetaService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateSchema",
 			Handler:    _MetaService_CreateSchema_Handler,
+		},
+		{
+			MethodName: "AlterSchema",
+			Handler:    _MetaService_AlterSchema_Handler,
+		},
+		{
+			MethodName: "DropSchema",
+			Handler:    _MetaService_DropSchema_Handler,
+		},
+		{
+			MethodName: "CreateIndex",
+			Handler:    _MetaService_CreateIndex_Handler,
+		},
+		{
+			MethodName: "DropIndex",
+			Handler:    _MetaService_DropIndex_Handler,
 		},
 		{
 			MethodName: "RegisterHost",

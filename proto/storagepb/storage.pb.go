@@ -12,6 +12,7 @@ package storagepb
 
 import (
 	commonpb "github.com/novagraph/novagraph/proto/commonpb"
+	metapb "github.com/novagraph/novagraph/proto/metapb"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -376,11 +377,13 @@ func (x *EdgeList) GetEdges() []*NewEdge {
 }
 
 type AddVerticesReq struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
-	Parts         map[int32]*VertexList  `protobuf:"bytes,2,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Parts          map[int32]*VertexList  `protobuf:"bytes,2,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	CatalogVersion int64                  `protobuf:"varint,3,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
+	IfNotExists    bool                   `protobuf:"varint,4,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"` // keep an existing tag row instead of overwriting it
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *AddVerticesReq) Reset() {
@@ -427,12 +430,32 @@ func (x *AddVerticesReq) GetParts() map[int32]*VertexList {
 	return nil
 }
 
+func (x *AddVerticesReq) GetCatalogVersion() int64 {
+	if x != nil {
+		return x.CatalogVersion
+	}
+	return 0
+}
+
+func (x *AddVerticesReq) GetIfNotExists() bool {
+	if x != nil {
+		return x.IfNotExists
+	}
+	return false
+}
+
+// AddEdgesReq carries out-edges only (edge_type > 0), each sent to its
+// source's partition. That partition owns the edge: it writes the out-edge
+// and, in the same raft entry, an intent for the in-edge, which it then
+// mirrors into the destination's partition (storaged/pair.go).
 type AddEdgesReq struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
-	Parts         map[int32]*EdgeList    `protobuf:"bytes,2,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Parts          map[int32]*EdgeList    `protobuf:"bytes,2,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	CatalogVersion int64                  `protobuf:"varint,3,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
+	IfNotExists    bool                   `protobuf:"varint,4,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *AddEdgesReq) Reset() {
@@ -479,6 +502,444 @@ func (x *AddEdgesReq) GetParts() map[int32]*EdgeList {
 	return nil
 }
 
+func (x *AddEdgesReq) GetCatalogVersion() int64 {
+	if x != nil {
+		return x.CatalogVersion
+	}
+	return 0
+}
+
+func (x *AddEdgesReq) GetIfNotExists() bool {
+	if x != nil {
+		return x.IfNotExists
+	}
+	return false
+}
+
+type DeleteVerticesReq struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	CatalogVersion int64                  `protobuf:"varint,2,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
+	Parts          map[int32]*VidList     `protobuf:"bytes,3,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *DeleteVerticesReq) Reset() {
+	*x = DeleteVerticesReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteVerticesReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteVerticesReq) ProtoMessage() {}
+
+func (x *DeleteVerticesReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteVerticesReq.ProtoReflect.Descriptor instead.
+func (*DeleteVerticesReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *DeleteVerticesReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *DeleteVerticesReq) GetCatalogVersion() int64 {
+	if x != nil {
+		return x.CatalogVersion
+	}
+	return 0
+}
+
+func (x *DeleteVerticesReq) GetParts() map[int32]*VidList {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+// DeleteTagsReq removes tags from vertices; empty tag_ids removes them all.
+type DeleteTagsReq struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	CatalogVersion int64                  `protobuf:"varint,2,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
+	Parts          map[int32]*VidList     `protobuf:"bytes,3,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	TagIds         []int32                `protobuf:"varint,4,rep,packed,name=tag_ids,json=tagIds,proto3" json:"tag_ids,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *DeleteTagsReq) Reset() {
+	*x = DeleteTagsReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteTagsReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteTagsReq) ProtoMessage() {}
+
+func (x *DeleteTagsReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteTagsReq.ProtoReflect.Descriptor instead.
+func (*DeleteTagsReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *DeleteTagsReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *DeleteTagsReq) GetCatalogVersion() int64 {
+	if x != nil {
+		return x.CatalogVersion
+	}
+	return 0
+}
+
+func (x *DeleteTagsReq) GetParts() map[int32]*VidList {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+func (x *DeleteTagsReq) GetTagIds() []int32 {
+	if x != nil {
+		return x.TagIds
+	}
+	return nil
+}
+
+// DeleteEdgesReq removes edges, each addressed by its out-edge key
+// (edge_type > 0) and sent to its source's partition.
+type DeleteEdgesReq struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	CatalogVersion int64                  `protobuf:"varint,2,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
+	Parts          map[int32]*EdgeKeyList `protobuf:"bytes,3,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *DeleteEdgesReq) Reset() {
+	*x = DeleteEdgesReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteEdgesReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteEdgesReq) ProtoMessage() {}
+
+func (x *DeleteEdgesReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteEdgesReq.ProtoReflect.Descriptor instead.
+func (*DeleteEdgesReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *DeleteEdgesReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *DeleteEdgesReq) GetCatalogVersion() int64 {
+	if x != nil {
+		return x.CatalogVersion
+	}
+	return 0
+}
+
+func (x *DeleteEdgesReq) GetParts() map[int32]*EdgeKeyList {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+// UpdatedProp assigns one property an nGQL expression (query/parser syntax,
+// evaluated against the row as it is when the raft entry applies).
+type UpdatedProp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Expr          string                 `protobuf:"bytes,2,opt,name=expr,proto3" json:"expr,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdatedProp) Reset() {
+	*x = UpdatedProp{}
+	mi := &file_novagraph_storage_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdatedProp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdatedProp) ProtoMessage() {}
+
+func (x *UpdatedProp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdatedProp.ProtoReflect.Descriptor instead.
+func (*UpdatedProp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *UpdatedProp) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UpdatedProp) GetExpr() string {
+	if x != nil {
+		return x.Expr
+	}
+	return ""
+}
+
+// UpdateReq is UPDATE/UPSERT of one vertex tag or one edge, evaluated
+// atomically inside the raft apply: read the row, test `when`, compute the
+// new values, write row and indexes, evaluate `yield` on the new row.
+type UpdateReq struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	CatalogVersion int64                  `protobuf:"varint,2,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
+	PartId         int32                  `protobuf:"varint,3,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	Vid            []byte                 `protobuf:"bytes,4,opt,name=vid,proto3" json:"vid,omitempty"` // vertex update
+	TagId          int32                  `protobuf:"varint,5,opt,name=tag_id,json=tagId,proto3" json:"tag_id,omitempty"`
+	Edge           *EdgeKey               `protobuf:"bytes,6,opt,name=edge,proto3" json:"edge,omitempty"` // edge update (out-edge key, edge_type > 0)
+	Set            []*UpdatedProp         `protobuf:"bytes,7,rep,name=set,proto3" json:"set,omitempty"`
+	When           string                 `protobuf:"bytes,8,opt,name=when,proto3" json:"when,omitempty"` // "" : always
+	Yield          []string               `protobuf:"bytes,9,rep,name=yield,proto3" json:"yield,omitempty"`
+	Insertable     bool                   `protobuf:"varint,10,opt,name=insertable,proto3" json:"insertable,omitempty"` // UPSERT: create the row when absent
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *UpdateReq) Reset() {
+	*x = UpdateReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateReq) ProtoMessage() {}
+
+func (x *UpdateReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateReq.ProtoReflect.Descriptor instead.
+func (*UpdateReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *UpdateReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *UpdateReq) GetCatalogVersion() int64 {
+	if x != nil {
+		return x.CatalogVersion
+	}
+	return 0
+}
+
+func (x *UpdateReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *UpdateReq) GetVid() []byte {
+	if x != nil {
+		return x.Vid
+	}
+	return nil
+}
+
+func (x *UpdateReq) GetTagId() int32 {
+	if x != nil {
+		return x.TagId
+	}
+	return 0
+}
+
+func (x *UpdateReq) GetEdge() *EdgeKey {
+	if x != nil {
+		return x.Edge
+	}
+	return nil
+}
+
+func (x *UpdateReq) GetSet() []*UpdatedProp {
+	if x != nil {
+		return x.Set
+	}
+	return nil
+}
+
+func (x *UpdateReq) GetWhen() string {
+	if x != nil {
+		return x.When
+	}
+	return ""
+}
+
+func (x *UpdateReq) GetYield() []string {
+	if x != nil {
+		return x.Yield
+	}
+	return nil
+}
+
+func (x *UpdateReq) GetInsertable() bool {
+	if x != nil {
+		return x.Insertable
+	}
+	return false
+}
+
+type UpdateResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Result        *PartResult            `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`    // unset: success
+	Updated       bool                   `protobuf:"varint,2,opt,name=updated,proto3" json:"updated,omitempty"` // false: WHEN was false, or the row is absent (UPDATE)
+	YieldValues   []*commonpb.Value      `protobuf:"bytes,3,rep,name=yield_values,json=yieldValues,proto3" json:"yield_values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateResp) Reset() {
+	*x = UpdateResp{}
+	mi := &file_novagraph_storage_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateResp) ProtoMessage() {}
+
+func (x *UpdateResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateResp.ProtoReflect.Descriptor instead.
+func (*UpdateResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *UpdateResp) GetResult() *PartResult {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *UpdateResp) GetUpdated() bool {
+	if x != nil {
+		return x.Updated
+	}
+	return false
+}
+
+func (x *UpdateResp) GetYieldValues() []*commonpb.Value {
+	if x != nil {
+		return x.YieldValues
+	}
+	return nil
+}
+
 type ExecResp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	FailedParts   []*PartResult          `protobuf:"bytes,1,rep,name=failed_parts,json=failedParts,proto3" json:"failed_parts,omitempty"`
@@ -488,7 +949,7 @@ type ExecResp struct {
 
 func (x *ExecResp) Reset() {
 	*x = ExecResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[8]
+	mi := &file_novagraph_storage_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -500,7 +961,7 @@ func (x *ExecResp) String() string {
 func (*ExecResp) ProtoMessage() {}
 
 func (x *ExecResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[8]
+	mi := &file_novagraph_storage_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -513,12 +974,615 @@ func (x *ExecResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecResp.ProtoReflect.Descriptor instead.
 func (*ExecResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{8}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ExecResp) GetFailedParts() []*PartResult {
 	if x != nil {
 		return x.FailedParts
+	}
+	return nil
+}
+
+// Command is what one raft entry of a partition carries (storaged/apply.go).
+// It is logical: replicas read their own state while applying it, so the
+// entry must carry everything else the apply depends on, as the leader saw it
+// when proposing: schemas, indexes and the clock. A replica never consults its
+// own catalog cache while applying, or replicas with different cache
+// versions would diverge.
+type Command struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tags          []*metapb.TagDesc      `protobuf:"bytes,1,rep,name=tags,proto3" json:"tags,omitempty"`
+	Edges         []*metapb.EdgeDesc     `protobuf:"bytes,2,rep,name=edges,proto3" json:"edges,omitempty"`
+	Indexes       []*metapb.IndexDesc    `protobuf:"bytes,3,rep,name=indexes,proto3" json:"indexes,omitempty"`
+	Now           int64                  `protobuf:"varint,4,opt,name=now,proto3" json:"now,omitempty"` // leader's clock, seconds
+	Mutations     []*Mutation            `protobuf:"bytes,5,rep,name=mutations,proto3" json:"mutations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Command) Reset() {
+	*x = Command{}
+	mi := &file_novagraph_storage_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Command) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Command) ProtoMessage() {}
+
+func (x *Command) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Command.ProtoReflect.Descriptor instead.
+func (*Command) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *Command) GetTags() []*metapb.TagDesc {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *Command) GetEdges() []*metapb.EdgeDesc {
+	if x != nil {
+		return x.Edges
+	}
+	return nil
+}
+
+func (x *Command) GetIndexes() []*metapb.IndexDesc {
+	if x != nil {
+		return x.Indexes
+	}
+	return nil
+}
+
+func (x *Command) GetNow() int64 {
+	if x != nil {
+		return x.Now
+	}
+	return 0
+}
+
+func (x *Command) GetMutations() []*Mutation {
+	if x != nil {
+		return x.Mutations
+	}
+	return nil
+}
+
+type Mutation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Op:
+	//
+	//	*Mutation_PutVertex
+	//	*Mutation_DeleteVertex
+	//	*Mutation_DeleteTags
+	//	*Mutation_PutEdge
+	//	*Mutation_DeleteEdge
+	//	*Mutation_MirrorEdge
+	//	*Mutation_Update
+	//	*Mutation_ResolveIntent
+	//	*Mutation_RebuildIndex
+	Op            isMutation_Op `protobuf_oneof:"op"`
+	IfNotExists   bool          `protobuf:"varint,10,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Mutation) Reset() {
+	*x = Mutation{}
+	mi := &file_novagraph_storage_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Mutation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Mutation) ProtoMessage() {}
+
+func (x *Mutation) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Mutation.ProtoReflect.Descriptor instead.
+func (*Mutation) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *Mutation) GetOp() isMutation_Op {
+	if x != nil {
+		return x.Op
+	}
+	return nil
+}
+
+func (x *Mutation) GetPutVertex() *NewVertex {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_PutVertex); ok {
+			return x.PutVertex
+		}
+	}
+	return nil
+}
+
+func (x *Mutation) GetDeleteVertex() []byte {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_DeleteVertex); ok {
+			return x.DeleteVertex
+		}
+	}
+	return nil
+}
+
+func (x *Mutation) GetDeleteTags() *DeleteTagsOp {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_DeleteTags); ok {
+			return x.DeleteTags
+		}
+	}
+	return nil
+}
+
+func (x *Mutation) GetPutEdge() *NewEdge {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_PutEdge); ok {
+			return x.PutEdge
+		}
+	}
+	return nil
+}
+
+func (x *Mutation) GetDeleteEdge() *EdgeKey {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_DeleteEdge); ok {
+			return x.DeleteEdge
+		}
+	}
+	return nil
+}
+
+func (x *Mutation) GetMirrorEdge() *MirrorEdge {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_MirrorEdge); ok {
+			return x.MirrorEdge
+		}
+	}
+	return nil
+}
+
+func (x *Mutation) GetUpdate() *UpdateReq {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_Update); ok {
+			return x.Update
+		}
+	}
+	return nil
+}
+
+func (x *Mutation) GetResolveIntent() uint64 {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_ResolveIntent); ok {
+			return x.ResolveIntent
+		}
+	}
+	return 0
+}
+
+func (x *Mutation) GetRebuildIndex() *RebuildIndexOp {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_RebuildIndex); ok {
+			return x.RebuildIndex
+		}
+	}
+	return nil
+}
+
+func (x *Mutation) GetIfNotExists() bool {
+	if x != nil {
+		return x.IfNotExists
+	}
+	return false
+}
+
+type isMutation_Op interface {
+	isMutation_Op()
+}
+
+type Mutation_PutVertex struct {
+	PutVertex *NewVertex `protobuf:"bytes,1,opt,name=put_vertex,json=putVertex,proto3,oneof"` // bool if_not_exists in flags
+}
+
+type Mutation_DeleteVertex struct {
+	DeleteVertex []byte `protobuf:"bytes,2,opt,name=delete_vertex,json=deleteVertex,proto3,oneof"` // vid
+}
+
+type Mutation_DeleteTags struct {
+	DeleteTags *DeleteTagsOp `protobuf:"bytes,3,opt,name=delete_tags,json=deleteTags,proto3,oneof"`
+}
+
+type Mutation_PutEdge struct {
+	PutEdge *NewEdge `protobuf:"bytes,4,opt,name=put_edge,json=putEdge,proto3,oneof"` // out-edge, at the source's partition
+}
+
+type Mutation_DeleteEdge struct {
+	DeleteEdge *EdgeKey `protobuf:"bytes,5,opt,name=delete_edge,json=deleteEdge,proto3,oneof"` // out-edge key, at the source's partition
+}
+
+type Mutation_MirrorEdge struct {
+	MirrorEdge *MirrorEdge `protobuf:"bytes,6,opt,name=mirror_edge,json=mirrorEdge,proto3,oneof"` // in-edge, at the destination's partition
+}
+
+type Mutation_Update struct {
+	Update *UpdateReq `protobuf:"bytes,7,opt,name=update,proto3,oneof"`
+}
+
+type Mutation_ResolveIntent struct {
+	ResolveIntent uint64 `protobuf:"varint,8,opt,name=resolve_intent,json=resolveIntent,proto3,oneof"` // intent id, once its mirror applied
+}
+
+type Mutation_RebuildIndex struct {
+	RebuildIndex *RebuildIndexOp `protobuf:"bytes,9,opt,name=rebuild_index,json=rebuildIndex,proto3,oneof"`
+}
+
+func (*Mutation_PutVertex) isMutation_Op() {}
+
+func (*Mutation_DeleteVertex) isMutation_Op() {}
+
+func (*Mutation_DeleteTags) isMutation_Op() {}
+
+func (*Mutation_PutEdge) isMutation_Op() {}
+
+func (*Mutation_DeleteEdge) isMutation_Op() {}
+
+func (*Mutation_MirrorEdge) isMutation_Op() {}
+
+func (*Mutation_Update) isMutation_Op() {}
+
+func (*Mutation_ResolveIntent) isMutation_Op() {}
+
+func (*Mutation_RebuildIndex) isMutation_Op() {}
+
+type DeleteTagsOp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vid           []byte                 `protobuf:"bytes,1,opt,name=vid,proto3" json:"vid,omitempty"`
+	TagIds        []int32                `protobuf:"varint,2,rep,packed,name=tag_ids,json=tagIds,proto3" json:"tag_ids,omitempty"` // empty: all
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteTagsOp) Reset() {
+	*x = DeleteTagsOp{}
+	mi := &file_novagraph_storage_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteTagsOp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteTagsOp) ProtoMessage() {}
+
+func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteTagsOp.ProtoReflect.Descriptor instead.
+func (*DeleteTagsOp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *DeleteTagsOp) GetVid() []byte {
+	if x != nil {
+		return x.Vid
+	}
+	return nil
+}
+
+func (x *DeleteTagsOp) GetTagIds() []int32 {
+	if x != nil {
+		return x.TagIds
+	}
+	return nil
+}
+
+// MirrorEdge sets the in-edge of one edge to what its out-edge was at
+// `version` (the raft index of the owning partition's entry). Applied only if
+// version is newer than the in-edge's, so a late or repeated mirror never
+// undoes a newer one.
+type MirrorEdge struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           *EdgeKey               `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"` // the in-edge key as stored: src = stored-under vid (the edge's dst), edge_type < 0
+	Row           []byte                 `protobuf:"bytes,2,opt,name=row,proto3" json:"row,omitempty"`
+	Deleted       bool                   `protobuf:"varint,3,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	Version       uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
+	OwnerPart     int32                  `protobuf:"varint,5,opt,name=owner_part,json=ownerPart,proto3" json:"owner_part,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MirrorEdge) Reset() {
+	*x = MirrorEdge{}
+	mi := &file_novagraph_storage_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MirrorEdge) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MirrorEdge) ProtoMessage() {}
+
+func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MirrorEdge.ProtoReflect.Descriptor instead.
+func (*MirrorEdge) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *MirrorEdge) GetKey() *EdgeKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *MirrorEdge) GetRow() []byte {
+	if x != nil {
+		return x.Row
+	}
+	return nil
+}
+
+func (x *MirrorEdge) GetDeleted() bool {
+	if x != nil {
+		return x.Deleted
+	}
+	return false
+}
+
+func (x *MirrorEdge) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *MirrorEdge) GetOwnerPart() int32 {
+	if x != nil {
+		return x.OwnerPart
+	}
+	return 0
+}
+
+// RebuildIndexOp rebuilds one chunk of an index inside the apply, from
+// `cursor` (empty: the first chunk, which also clears the index). The
+// result of the apply is the next cursor (empty: done).
+type RebuildIndexOp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	IndexId       int32                  `protobuf:"varint,1,opt,name=index_id,json=indexId,proto3" json:"index_id,omitempty"`
+	Cursor        []byte                 `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	Limit         int32                  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RebuildIndexOp) Reset() {
+	*x = RebuildIndexOp{}
+	mi := &file_novagraph_storage_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RebuildIndexOp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RebuildIndexOp) ProtoMessage() {}
+
+func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RebuildIndexOp.ProtoReflect.Descriptor instead.
+func (*RebuildIndexOp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *RebuildIndexOp) GetIndexId() int32 {
+	if x != nil {
+		return x.IndexId
+	}
+	return 0
+}
+
+func (x *RebuildIndexOp) GetCursor() []byte {
+	if x != nil {
+		return x.Cursor
+	}
+	return nil
+}
+
+func (x *RebuildIndexOp) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// MirrorEdgesReq is storaged to storaged: the owner of edges asks the
+// destinations' partitions to mirror their in-edges.
+type MirrorEdgesReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	Edges         []*MirrorEdge          `protobuf:"bytes,3,rep,name=edges,proto3" json:"edges,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MirrorEdgesReq) Reset() {
+	*x = MirrorEdgesReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MirrorEdgesReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MirrorEdgesReq) ProtoMessage() {}
+
+func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MirrorEdgesReq.ProtoReflect.Descriptor instead.
+func (*MirrorEdgesReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *MirrorEdgesReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *MirrorEdgesReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *MirrorEdgesReq) GetEdges() []*MirrorEdge {
+	if x != nil {
+		return x.Edges
+	}
+	return nil
+}
+
+// Intent is the value of an intent key (partition.IntentKey): a change the
+// owning partition promised to make in another partition.
+type Intent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TargetPart    int32                  `protobuf:"varint,1,opt,name=target_part,json=targetPart,proto3" json:"target_part,omitempty"`
+	Mirror        *MirrorEdge            `protobuf:"bytes,2,opt,name=mirror,proto3" json:"mirror,omitempty"`                                    // mirror this in-edge, or
+	ForwardDelete *EdgeKey               `protobuf:"bytes,3,opt,name=forward_delete,json=forwardDelete,proto3" json:"forward_delete,omitempty"` // ask the edge's owner to delete it (DELETE VERTEX of a destination)
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Intent) Reset() {
+	*x = Intent{}
+	mi := &file_novagraph_storage_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Intent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Intent) ProtoMessage() {}
+
+func (x *Intent) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Intent.ProtoReflect.Descriptor instead.
+func (*Intent) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Intent) GetTargetPart() int32 {
+	if x != nil {
+		return x.TargetPart
+	}
+	return 0
+}
+
+func (x *Intent) GetMirror() *MirrorEdge {
+	if x != nil {
+		return x.Mirror
+	}
+	return nil
+}
+
+func (x *Intent) GetForwardDelete() *EdgeKey {
+	if x != nil {
+		return x.ForwardDelete
 	}
 	return nil
 }
@@ -532,7 +1596,7 @@ type VidList struct {
 
 func (x *VidList) Reset() {
 	*x = VidList{}
-	mi := &file_novagraph_storage_proto_msgTypes[9]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -544,7 +1608,7 @@ func (x *VidList) String() string {
 func (*VidList) ProtoMessage() {}
 
 func (x *VidList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[9]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -557,7 +1621,7 @@ func (x *VidList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VidList.ProtoReflect.Descriptor instead.
 func (*VidList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{9}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *VidList) GetVids() [][]byte {
@@ -580,7 +1644,7 @@ type PropRef struct {
 
 func (x *PropRef) Reset() {
 	*x = PropRef{}
-	mi := &file_novagraph_storage_proto_msgTypes[10]
+	mi := &file_novagraph_storage_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -592,7 +1656,7 @@ func (x *PropRef) String() string {
 func (*PropRef) ProtoMessage() {}
 
 func (x *PropRef) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[10]
+	mi := &file_novagraph_storage_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -605,7 +1669,7 @@ func (x *PropRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRef.ProtoReflect.Descriptor instead.
 func (*PropRef) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{10}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *PropRef) GetSchemaId() int32 {
@@ -634,13 +1698,25 @@ type GetNeighborsReq struct {
 	EdgeProps      []*PropRef         `protobuf:"bytes,6,rep,name=edge_props,json=edgeProps,proto3" json:"edge_props,omitempty"`                   // schema_id is the unsigned edge type
 	LimitPerVertex int64              `protobuf:"varint,7,opt,name=limit_per_vertex,json=limitPerVertex,proto3" json:"limit_per_vertex,omitempty"` // 0: no limit
 	DstOnly        bool               `protobuf:"varint,8,opt,name=dst_only,json=dstOnly,proto3" json:"dst_only,omitempty"`                        // no props: dst of each edge only
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// filter is an nGQL boolean expression over the edge's properties
+	// (edge.prop, _src/_dst/_rank/_type) and the source vertex's ($^.tag.prop):
+	// only edges for which it is true are returned or counted.
+	Filter string `protobuf:"bytes,9,opt,name=filter,proto3" json:"filter,omitempty"`
+	// sample_per_vertex > 0: keep a uniform random sample of that many of
+	// each vertex's (filtered) edges instead of the first limit_per_vertex.
+	SamplePerVertex int64 `protobuf:"varint,10,opt,name=sample_per_vertex,json=samplePerVertex,proto3" json:"sample_per_vertex,omitempty"`
+	CountOnly       bool  `protobuf:"varint,11,opt,name=count_only,json=countOnly,proto3" json:"count_only,omitempty"`    // per vertex, the number of edges only
+	DedupDst        bool  `protobuf:"varint,12,opt,name=dedup_dst,json=dedupDst,proto3" json:"dedup_dst,omitempty"`       // each dst once per partition
+	WithDegree      bool  `protobuf:"varint,13,opt,name=with_degree,json=withDegree,proto3" json:"with_degree,omitempty"` // stored degree per edge type
+	// max_edges_per_batch bounds one streamed response (default 4096).
+	MaxEdgesPerBatch int32 `protobuf:"varint,14,opt,name=max_edges_per_batch,json=maxEdgesPerBatch,proto3" json:"max_edges_per_batch,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *GetNeighborsReq) Reset() {
 	*x = GetNeighborsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[11]
+	mi := &file_novagraph_storage_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -652,7 +1728,7 @@ func (x *GetNeighborsReq) String() string {
 func (*GetNeighborsReq) ProtoMessage() {}
 
 func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[11]
+	mi := &file_novagraph_storage_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -665,7 +1741,7 @@ func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsReq.ProtoReflect.Descriptor instead.
 func (*GetNeighborsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{11}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetNeighborsReq) GetSpaceId() int32 {
@@ -724,6 +1800,48 @@ func (x *GetNeighborsReq) GetDstOnly() bool {
 	return false
 }
 
+func (x *GetNeighborsReq) GetFilter() string {
+	if x != nil {
+		return x.Filter
+	}
+	return ""
+}
+
+func (x *GetNeighborsReq) GetSamplePerVertex() int64 {
+	if x != nil {
+		return x.SamplePerVertex
+	}
+	return 0
+}
+
+func (x *GetNeighborsReq) GetCountOnly() bool {
+	if x != nil {
+		return x.CountOnly
+	}
+	return false
+}
+
+func (x *GetNeighborsReq) GetDedupDst() bool {
+	if x != nil {
+		return x.DedupDst
+	}
+	return false
+}
+
+func (x *GetNeighborsReq) GetWithDegree() bool {
+	if x != nil {
+		return x.WithDegree
+	}
+	return false
+}
+
+func (x *GetNeighborsReq) GetMaxEdgesPerBatch() int32 {
+	if x != nil {
+		return x.MaxEdgesPerBatch
+	}
+	return 0
+}
+
 type NeighborEdge struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	EdgeType      int32                  `protobuf:"varint,1,opt,name=edge_type,json=edgeType,proto3" json:"edge_type,omitempty"` // signed, as stored
@@ -736,7 +1854,7 @@ type NeighborEdge struct {
 
 func (x *NeighborEdge) Reset() {
 	*x = NeighborEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[12]
+	mi := &file_novagraph_storage_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -748,7 +1866,7 @@ func (x *NeighborEdge) String() string {
 func (*NeighborEdge) ProtoMessage() {}
 
 func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[12]
+	mi := &file_novagraph_storage_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -761,7 +1879,7 @@ func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborEdge.ProtoReflect.Descriptor instead.
 func (*NeighborEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{12}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *NeighborEdge) GetEdgeType() int32 {
@@ -797,13 +1915,15 @@ type VertexNeighbors struct {
 	Vid           []byte                 `protobuf:"bytes,1,opt,name=vid,proto3" json:"vid,omitempty"`
 	Props         []*commonpb.Value      `protobuf:"bytes,2,rep,name=props,proto3" json:"props,omitempty"` // parallel to vertex_props; NULL if absent
 	Edges         []*NeighborEdge        `protobuf:"bytes,3,rep,name=edges,proto3" json:"edges,omitempty"`
+	Count         int64                  `protobuf:"varint,4,opt,name=count,proto3" json:"count,omitempty"`            // count_only
+	Degrees       []int64                `protobuf:"varint,5,rep,packed,name=degrees,proto3" json:"degrees,omitempty"` // with_degree: parallel to edge_types
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *VertexNeighbors) Reset() {
 	*x = VertexNeighbors{}
-	mi := &file_novagraph_storage_proto_msgTypes[13]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -815,7 +1935,7 @@ func (x *VertexNeighbors) String() string {
 func (*VertexNeighbors) ProtoMessage() {}
 
 func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[13]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -828,7 +1948,7 @@ func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexNeighbors.ProtoReflect.Descriptor instead.
 func (*VertexNeighbors) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{13}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *VertexNeighbors) GetVid() []byte {
@@ -852,6 +1972,20 @@ func (x *VertexNeighbors) GetEdges() []*NeighborEdge {
 	return nil
 }
 
+func (x *VertexNeighbors) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *VertexNeighbors) GetDegrees() []int64 {
+	if x != nil {
+		return x.Degrees
+	}
+	return nil
+}
+
 type GetNeighborsResp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	FailedParts   []*PartResult          `protobuf:"bytes,1,rep,name=failed_parts,json=failedParts,proto3" json:"failed_parts,omitempty"`
@@ -862,7 +1996,7 @@ type GetNeighborsResp struct {
 
 func (x *GetNeighborsResp) Reset() {
 	*x = GetNeighborsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[14]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -874,7 +2008,7 @@ func (x *GetNeighborsResp) String() string {
 func (*GetNeighborsResp) ProtoMessage() {}
 
 func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[14]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -887,7 +2021,7 @@ func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsResp.ProtoReflect.Descriptor instead.
 func (*GetNeighborsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{14}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetNeighborsResp) GetFailedParts() []*PartResult {
@@ -916,7 +2050,7 @@ type EdgeKey struct {
 
 func (x *EdgeKey) Reset() {
 	*x = EdgeKey{}
-	mi := &file_novagraph_storage_proto_msgTypes[15]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -928,7 +2062,7 @@ func (x *EdgeKey) String() string {
 func (*EdgeKey) ProtoMessage() {}
 
 func (x *EdgeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[15]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -941,7 +2075,7 @@ func (x *EdgeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKey.ProtoReflect.Descriptor instead.
 func (*EdgeKey) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{15}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *EdgeKey) GetSrc() []byte {
@@ -981,7 +2115,7 @@ type EdgeKeyList struct {
 
 func (x *EdgeKeyList) Reset() {
 	*x = EdgeKeyList{}
-	mi := &file_novagraph_storage_proto_msgTypes[16]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -993,7 +2127,7 @@ func (x *EdgeKeyList) String() string {
 func (*EdgeKeyList) ProtoMessage() {}
 
 func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[16]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1006,7 +2140,7 @@ func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKeyList.ProtoReflect.Descriptor instead.
 func (*EdgeKeyList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{16}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *EdgeKeyList) GetKeys() []*EdgeKey {
@@ -1030,7 +2164,7 @@ type GetPropsReq struct {
 
 func (x *GetPropsReq) Reset() {
 	*x = GetPropsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[17]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1042,7 +2176,7 @@ func (x *GetPropsReq) String() string {
 func (*GetPropsReq) ProtoMessage() {}
 
 func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[17]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1055,7 +2189,7 @@ func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsReq.ProtoReflect.Descriptor instead.
 func (*GetPropsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{17}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetPropsReq) GetSpaceId() int32 {
@@ -1104,7 +2238,7 @@ type PropRow struct {
 
 func (x *PropRow) Reset() {
 	*x = PropRow{}
-	mi := &file_novagraph_storage_proto_msgTypes[18]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1116,7 +2250,7 @@ func (x *PropRow) String() string {
 func (*PropRow) ProtoMessage() {}
 
 func (x *PropRow) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[18]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1129,7 +2263,7 @@ func (x *PropRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRow.ProtoReflect.Descriptor instead.
 func (*PropRow) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{18}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PropRow) GetVid() []byte {
@@ -1165,7 +2299,7 @@ type GetPropsResp struct {
 
 func (x *GetPropsResp) Reset() {
 	*x = GetPropsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[19]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1177,7 +2311,7 @@ func (x *GetPropsResp) String() string {
 func (*GetPropsResp) ProtoMessage() {}
 
 func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[19]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1190,7 +2324,7 @@ func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsResp.ProtoReflect.Descriptor instead.
 func (*GetPropsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{19}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetPropsResp) GetFailedParts() []*PartResult {
@@ -1201,6 +2335,401 @@ func (x *GetPropsResp) GetFailedParts() []*PartResult {
 }
 
 func (x *GetPropsResp) GetRows() []*PropRow {
+	if x != nil {
+		return x.Rows
+	}
+	return nil
+}
+
+// ScanReq reads one partition in key order from cursor (empty: the start)
+// on its leader. For ScanVertex, props name tag properties (schema_id = tag
+// id; "_tag" gives the tag id); for ScanEdge, edge properties, and only
+// out-edges are returned.
+type ScanReq struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	CatalogVersion int64                  `protobuf:"varint,2,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
+	PartId         int32                  `protobuf:"varint,3,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	Cursor         []byte                 `protobuf:"bytes,4,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	Limit          int32                  `protobuf:"varint,5,opt,name=limit,proto3" json:"limit,omitempty"` // rows per call, default 1000
+	Props          []*PropRef             `protobuf:"bytes,6,rep,name=props,proto3" json:"props,omitempty"`
+	SchemaIds      []int32                `protobuf:"varint,7,rep,packed,name=schema_ids,json=schemaIds,proto3" json:"schema_ids,omitempty"` // only these tags / edge types; empty: all
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ScanReq) Reset() {
+	*x = ScanReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScanReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScanReq) ProtoMessage() {}
+
+func (x *ScanReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScanReq.ProtoReflect.Descriptor instead.
+func (*ScanReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ScanReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *ScanReq) GetCatalogVersion() int64 {
+	if x != nil {
+		return x.CatalogVersion
+	}
+	return 0
+}
+
+func (x *ScanReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *ScanReq) GetCursor() []byte {
+	if x != nil {
+		return x.Cursor
+	}
+	return nil
+}
+
+func (x *ScanReq) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ScanReq) GetProps() []*PropRef {
+	if x != nil {
+		return x.Props
+	}
+	return nil
+}
+
+func (x *ScanReq) GetSchemaIds() []int32 {
+	if x != nil {
+		return x.SchemaIds
+	}
+	return nil
+}
+
+type ScanResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Result        *PartResult            `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"` // unset: success
+	Rows          []*PropRow             `protobuf:"bytes,2,rep,name=rows,proto3" json:"rows,omitempty"`
+	NextCursor    []byte                 `protobuf:"bytes,3,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"` // empty: the partition is exhausted
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScanResp) Reset() {
+	*x = ScanResp{}
+	mi := &file_novagraph_storage_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScanResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScanResp) ProtoMessage() {}
+
+func (x *ScanResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScanResp.ProtoReflect.Descriptor instead.
+func (*ScanResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ScanResp) GetResult() *PartResult {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *ScanResp) GetRows() []*PropRow {
+	if x != nil {
+		return x.Rows
+	}
+	return nil
+}
+
+func (x *ScanResp) GetNextCursor() []byte {
+	if x != nil {
+		return x.NextCursor
+	}
+	return nil
+}
+
+// IndexColumnHint restricts one index column: equality, or a range with
+// open ends where begin/end are unset. Hints apply to a prefix of the
+// index's columns: equalities first, at most one range, last.
+type IndexColumnHint struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Column        string                 `protobuf:"bytes,1,opt,name=column,proto3" json:"column,omitempty"`
+	Eq            *commonpb.Value        `protobuf:"bytes,2,opt,name=eq,proto3" json:"eq,omitempty"`
+	Begin         *commonpb.Value        `protobuf:"bytes,3,opt,name=begin,proto3" json:"begin,omitempty"`
+	BeginIncl     bool                   `protobuf:"varint,4,opt,name=begin_incl,json=beginIncl,proto3" json:"begin_incl,omitempty"`
+	End           *commonpb.Value        `protobuf:"bytes,5,opt,name=end,proto3" json:"end,omitempty"`
+	EndIncl       bool                   `protobuf:"varint,6,opt,name=end_incl,json=endIncl,proto3" json:"end_incl,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexColumnHint) Reset() {
+	*x = IndexColumnHint{}
+	mi := &file_novagraph_storage_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexColumnHint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexColumnHint) ProtoMessage() {}
+
+func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexColumnHint.ProtoReflect.Descriptor instead.
+func (*IndexColumnHint) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *IndexColumnHint) GetColumn() string {
+	if x != nil {
+		return x.Column
+	}
+	return ""
+}
+
+func (x *IndexColumnHint) GetEq() *commonpb.Value {
+	if x != nil {
+		return x.Eq
+	}
+	return nil
+}
+
+func (x *IndexColumnHint) GetBegin() *commonpb.Value {
+	if x != nil {
+		return x.Begin
+	}
+	return nil
+}
+
+func (x *IndexColumnHint) GetBeginIncl() bool {
+	if x != nil {
+		return x.BeginIncl
+	}
+	return false
+}
+
+func (x *IndexColumnHint) GetEnd() *commonpb.Value {
+	if x != nil {
+		return x.End
+	}
+	return nil
+}
+
+func (x *IndexColumnHint) GetEndIncl() bool {
+	if x != nil {
+		return x.EndIncl
+	}
+	return false
+}
+
+type LookupIndexReq struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	CatalogVersion int64                  `protobuf:"varint,2,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
+	Parts          []int32                `protobuf:"varint,3,rep,packed,name=parts,proto3" json:"parts,omitempty"`
+	IndexId        int32                  `protobuf:"varint,4,opt,name=index_id,json=indexId,proto3" json:"index_id,omitempty"`
+	Hints          []*IndexColumnHint     `protobuf:"bytes,5,rep,name=hints,proto3" json:"hints,omitempty"`
+	Props          []*PropRef             `protobuf:"bytes,6,rep,name=props,proto3" json:"props,omitempty"`   // returned per row
+	Filter         string                 `protobuf:"bytes,7,opt,name=filter,proto3" json:"filter,omitempty"` // residual nGQL filter on the row's props
+	Limit          int64                  `protobuf:"varint,8,opt,name=limit,proto3" json:"limit,omitempty"`  // per partition, 0: none
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *LookupIndexReq) Reset() {
+	*x = LookupIndexReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LookupIndexReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LookupIndexReq) ProtoMessage() {}
+
+func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LookupIndexReq.ProtoReflect.Descriptor instead.
+func (*LookupIndexReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *LookupIndexReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *LookupIndexReq) GetCatalogVersion() int64 {
+	if x != nil {
+		return x.CatalogVersion
+	}
+	return 0
+}
+
+func (x *LookupIndexReq) GetParts() []int32 {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+func (x *LookupIndexReq) GetIndexId() int32 {
+	if x != nil {
+		return x.IndexId
+	}
+	return 0
+}
+
+func (x *LookupIndexReq) GetHints() []*IndexColumnHint {
+	if x != nil {
+		return x.Hints
+	}
+	return nil
+}
+
+func (x *LookupIndexReq) GetProps() []*PropRef {
+	if x != nil {
+		return x.Props
+	}
+	return nil
+}
+
+func (x *LookupIndexReq) GetFilter() string {
+	if x != nil {
+		return x.Filter
+	}
+	return ""
+}
+
+func (x *LookupIndexReq) GetLimit() int64 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type LookupIndexResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FailedParts   []*PartResult          `protobuf:"bytes,1,rep,name=failed_parts,json=failedParts,proto3" json:"failed_parts,omitempty"`
+	Rows          []*PropRow             `protobuf:"bytes,2,rep,name=rows,proto3" json:"rows,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LookupIndexResp) Reset() {
+	*x = LookupIndexResp{}
+	mi := &file_novagraph_storage_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LookupIndexResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LookupIndexResp) ProtoMessage() {}
+
+func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LookupIndexResp.ProtoReflect.Descriptor instead.
+func (*LookupIndexResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *LookupIndexResp) GetFailedParts() []*PartResult {
+	if x != nil {
+		return x.FailedParts
+	}
+	return nil
+}
+
+func (x *LookupIndexResp) GetRows() []*PropRow {
 	if x != nil {
 		return x.Rows
 	}
@@ -1219,7 +2748,7 @@ type PartPeerReq struct {
 
 func (x *PartPeerReq) Reset() {
 	*x = PartPeerReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[20]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +2760,7 @@ func (x *PartPeerReq) String() string {
 func (*PartPeerReq) ProtoMessage() {}
 
 func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[20]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +2773,7 @@ func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartPeerReq.ProtoReflect.Descriptor instead.
 func (*PartPeerReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *PartPeerReq) GetSpaceId() int32 {
@@ -1281,7 +2810,7 @@ type PartMoveReq struct {
 
 func (x *PartMoveReq) Reset() {
 	*x = PartMoveReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1293,7 +2822,7 @@ func (x *PartMoveReq) String() string {
 func (*PartMoveReq) ProtoMessage() {}
 
 func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1306,7 +2835,7 @@ func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartMoveReq.ProtoReflect.Descriptor instead.
 func (*PartMoveReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *PartMoveReq) GetSpaceId() int32 {
@@ -1346,7 +2875,7 @@ type AdminResp struct {
 
 func (x *AdminResp) Reset() {
 	*x = AdminResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[22]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1358,7 +2887,7 @@ func (x *AdminResp) String() string {
 func (*AdminResp) ProtoMessage() {}
 
 func (x *AdminResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[22]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1371,7 +2900,7 @@ func (x *AdminResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdminResp.ProtoReflect.Descriptor instead.
 func (*AdminResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AdminResp) GetFailedParts() []*PartResult {
@@ -1381,11 +2910,79 @@ func (x *AdminResp) GetFailedParts() []*PartResult {
 	return nil
 }
 
+type RebuildIndexReq struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId         int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	IndexId        int32                  `protobuf:"varint,3,opt,name=index_id,json=indexId,proto3" json:"index_id,omitempty"`
+	CatalogVersion int64                  `protobuf:"varint,4,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *RebuildIndexReq) Reset() {
+	*x = RebuildIndexReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RebuildIndexReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RebuildIndexReq) ProtoMessage() {}
+
+func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RebuildIndexReq.ProtoReflect.Descriptor instead.
+func (*RebuildIndexReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *RebuildIndexReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *RebuildIndexReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *RebuildIndexReq) GetIndexId() int32 {
+	if x != nil {
+		return x.IndexId
+	}
+	return 0
+}
+
+func (x *RebuildIndexReq) GetCatalogVersion() int64 {
+	if x != nil {
+		return x.CatalogVersion
+	}
+	return 0
+}
+
 var File_novagraph_storage_proto protoreflect.FileDescriptor
 
 const file_novagraph_storage_proto_rawDesc = "" +
 	"\n" +
-	"\x17novagraph/storage.proto\x12\x11novagraph.storage\x1a\x16novagraph/common.proto\"\xcc\x01\n" +
+	"\x17novagraph/storage.proto\x12\x11novagraph.storage\x1a\x16novagraph/common.proto\x1a\x14novagraph/meta.proto\"\xcc\x01\n" +
 	"\n" +
 	"PartResult\x12\x17\n" +
 	"\apart_id\x18\x01 \x01(\x05R\x06partId\x12/\n" +
@@ -1409,28 +3006,126 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"VertexList\x128\n" +
 	"\bvertices\x18\x01 \x03(\v2\x1c.novagraph.storage.NewVertexR\bvertices\"<\n" +
 	"\bEdgeList\x120\n" +
-	"\x05edges\x18\x01 \x03(\v2\x1a.novagraph.storage.NewEdgeR\x05edges\"\xc8\x01\n" +
+	"\x05edges\x18\x01 \x03(\v2\x1a.novagraph.storage.NewEdgeR\x05edges\"\x95\x02\n" +
 	"\x0eAddVerticesReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12B\n" +
-	"\x05parts\x18\x02 \x03(\v2,.novagraph.storage.AddVerticesReq.PartsEntryR\x05parts\x1aW\n" +
+	"\x05parts\x18\x02 \x03(\v2,.novagraph.storage.AddVerticesReq.PartsEntryR\x05parts\x12'\n" +
+	"\x0fcatalog_version\x18\x03 \x01(\x03R\x0ecatalogVersion\x12\"\n" +
+	"\rif_not_exists\x18\x04 \x01(\bR\vifNotExists\x1aW\n" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x123\n" +
-	"\x05value\x18\x02 \x01(\v2\x1d.novagraph.storage.VertexListR\x05value:\x028\x01\"\xc0\x01\n" +
+	"\x05value\x18\x02 \x01(\v2\x1d.novagraph.storage.VertexListR\x05value:\x028\x01\"\x8d\x02\n" +
 	"\vAddEdgesReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12?\n" +
-	"\x05parts\x18\x02 \x03(\v2).novagraph.storage.AddEdgesReq.PartsEntryR\x05parts\x1aU\n" +
+	"\x05parts\x18\x02 \x03(\v2).novagraph.storage.AddEdgesReq.PartsEntryR\x05parts\x12'\n" +
+	"\x0fcatalog_version\x18\x03 \x01(\x03R\x0ecatalogVersion\x12\"\n" +
+	"\rif_not_exists\x18\x04 \x01(\bR\vifNotExists\x1aU\n" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x121\n" +
-	"\x05value\x18\x02 \x01(\v2\x1b.novagraph.storage.EdgeListR\x05value:\x028\x01\"L\n" +
+	"\x05value\x18\x02 \x01(\v2\x1b.novagraph.storage.EdgeListR\x05value:\x028\x01\"\xf4\x01\n" +
+	"\x11DeleteVerticesReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
+	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12E\n" +
+	"\x05parts\x18\x03 \x03(\v2/.novagraph.storage.DeleteVerticesReq.PartsEntryR\x05parts\x1aT\n" +
+	"\n" +
+	"PartsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x120\n" +
+	"\x05value\x18\x02 \x01(\v2\x1a.novagraph.storage.VidListR\x05value:\x028\x01\"\x85\x02\n" +
+	"\rDeleteTagsReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
+	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12A\n" +
+	"\x05parts\x18\x03 \x03(\v2+.novagraph.storage.DeleteTagsReq.PartsEntryR\x05parts\x12\x17\n" +
+	"\atag_ids\x18\x04 \x03(\x05R\x06tagIds\x1aT\n" +
+	"\n" +
+	"PartsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x120\n" +
+	"\x05value\x18\x02 \x01(\v2\x1a.novagraph.storage.VidListR\x05value:\x028\x01\"\xf2\x01\n" +
+	"\x0eDeleteEdgesReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
+	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12B\n" +
+	"\x05parts\x18\x03 \x03(\v2,.novagraph.storage.DeleteEdgesReq.PartsEntryR\x05parts\x1aX\n" +
+	"\n" +
+	"PartsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x124\n" +
+	"\x05value\x18\x02 \x01(\v2\x1e.novagraph.storage.EdgeKeyListR\x05value:\x028\x01\"5\n" +
+	"\vUpdatedProp\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04expr\x18\x02 \x01(\tR\x04expr\"\xbd\x02\n" +
+	"\tUpdateReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
+	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12\x17\n" +
+	"\apart_id\x18\x03 \x01(\x05R\x06partId\x12\x10\n" +
+	"\x03vid\x18\x04 \x01(\fR\x03vid\x12\x15\n" +
+	"\x06tag_id\x18\x05 \x01(\x05R\x05tagId\x12.\n" +
+	"\x04edge\x18\x06 \x01(\v2\x1a.novagraph.storage.EdgeKeyR\x04edge\x120\n" +
+	"\x03set\x18\a \x03(\v2\x1e.novagraph.storage.UpdatedPropR\x03set\x12\x12\n" +
+	"\x04when\x18\b \x01(\tR\x04when\x12\x14\n" +
+	"\x05yield\x18\t \x03(\tR\x05yield\x12\x1e\n" +
+	"\n" +
+	"insertable\x18\n" +
+	" \x01(\bR\n" +
+	"insertable\"\x99\x01\n" +
+	"\n" +
+	"UpdateResp\x125\n" +
+	"\x06result\x18\x01 \x01(\v2\x1d.novagraph.storage.PartResultR\x06result\x12\x18\n" +
+	"\aupdated\x18\x02 \x01(\bR\aupdated\x12:\n" +
+	"\fyield_values\x18\x03 \x03(\v2\x17.novagraph.common.ValueR\vyieldValues\"L\n" +
 	"\bExecResp\x12@\n" +
-	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"\x1d\n" +
+	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"\xe8\x01\n" +
+	"\aCommand\x12+\n" +
+	"\x04tags\x18\x01 \x03(\v2\x17.novagraph.meta.TagDescR\x04tags\x12.\n" +
+	"\x05edges\x18\x02 \x03(\v2\x18.novagraph.meta.EdgeDescR\x05edges\x123\n" +
+	"\aindexes\x18\x03 \x03(\v2\x19.novagraph.meta.IndexDescR\aindexes\x12\x10\n" +
+	"\x03now\x18\x04 \x01(\x03R\x03now\x129\n" +
+	"\tmutations\x18\x05 \x03(\v2\x1b.novagraph.storage.MutationR\tmutations\"\xc3\x04\n" +
+	"\bMutation\x12=\n" +
+	"\n" +
+	"put_vertex\x18\x01 \x01(\v2\x1c.novagraph.storage.NewVertexH\x00R\tputVertex\x12%\n" +
+	"\rdelete_vertex\x18\x02 \x01(\fH\x00R\fdeleteVertex\x12B\n" +
+	"\vdelete_tags\x18\x03 \x01(\v2\x1f.novagraph.storage.DeleteTagsOpH\x00R\n" +
+	"deleteTags\x127\n" +
+	"\bput_edge\x18\x04 \x01(\v2\x1a.novagraph.storage.NewEdgeH\x00R\aputEdge\x12=\n" +
+	"\vdelete_edge\x18\x05 \x01(\v2\x1a.novagraph.storage.EdgeKeyH\x00R\n" +
+	"deleteEdge\x12@\n" +
+	"\vmirror_edge\x18\x06 \x01(\v2\x1d.novagraph.storage.MirrorEdgeH\x00R\n" +
+	"mirrorEdge\x126\n" +
+	"\x06update\x18\a \x01(\v2\x1c.novagraph.storage.UpdateReqH\x00R\x06update\x12'\n" +
+	"\x0eresolve_intent\x18\b \x01(\x04H\x00R\rresolveIntent\x12H\n" +
+	"\rrebuild_index\x18\t \x01(\v2!.novagraph.storage.RebuildIndexOpH\x00R\frebuildIndex\x12\"\n" +
+	"\rif_not_exists\x18\n" +
+	" \x01(\bR\vifNotExistsB\x04\n" +
+	"\x02op\"9\n" +
+	"\fDeleteTagsOp\x12\x10\n" +
+	"\x03vid\x18\x01 \x01(\fR\x03vid\x12\x17\n" +
+	"\atag_ids\x18\x02 \x03(\x05R\x06tagIds\"\x9f\x01\n" +
+	"\n" +
+	"MirrorEdge\x12,\n" +
+	"\x03key\x18\x01 \x01(\v2\x1a.novagraph.storage.EdgeKeyR\x03key\x12\x10\n" +
+	"\x03row\x18\x02 \x01(\fR\x03row\x12\x18\n" +
+	"\adeleted\x18\x03 \x01(\bR\adeleted\x12\x18\n" +
+	"\aversion\x18\x04 \x01(\x04R\aversion\x12\x1d\n" +
+	"\n" +
+	"owner_part\x18\x05 \x01(\x05R\townerPart\"Y\n" +
+	"\x0eRebuildIndexOp\x12\x19\n" +
+	"\bindex_id\x18\x01 \x01(\x05R\aindexId\x12\x16\n" +
+	"\x06cursor\x18\x02 \x01(\fR\x06cursor\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"y\n" +
+	"\x0eMirrorEdgesReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\x123\n" +
+	"\x05edges\x18\x03 \x03(\v2\x1d.novagraph.storage.MirrorEdgeR\x05edges\"\xa3\x01\n" +
+	"\x06Intent\x12\x1f\n" +
+	"\vtarget_part\x18\x01 \x01(\x05R\n" +
+	"targetPart\x125\n" +
+	"\x06mirror\x18\x02 \x01(\v2\x1d.novagraph.storage.MirrorEdgeR\x06mirror\x12A\n" +
+	"\x0eforward_delete\x18\x03 \x01(\v2\x1a.novagraph.storage.EdgeKeyR\rforwardDelete\"\x1d\n" +
 	"\aVidList\x12\x12\n" +
 	"\x04vids\x18\x01 \x03(\fR\x04vids\":\n" +
 	"\aPropRef\x12\x1b\n" +
 	"\tschema_id\x18\x01 \x01(\x05R\bschemaId\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\xce\x03\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\x9e\x05\n" +
 	"\x0fGetNeighborsReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
 	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12C\n" +
@@ -1441,7 +3136,16 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\n" +
 	"edge_props\x18\x06 \x03(\v2\x1a.novagraph.storage.PropRefR\tedgeProps\x12(\n" +
 	"\x10limit_per_vertex\x18\a \x01(\x03R\x0elimitPerVertex\x12\x19\n" +
-	"\bdst_only\x18\b \x01(\bR\adstOnly\x1aT\n" +
+	"\bdst_only\x18\b \x01(\bR\adstOnly\x12\x16\n" +
+	"\x06filter\x18\t \x01(\tR\x06filter\x12*\n" +
+	"\x11sample_per_vertex\x18\n" +
+	" \x01(\x03R\x0fsamplePerVertex\x12\x1d\n" +
+	"\n" +
+	"count_only\x18\v \x01(\bR\tcountOnly\x12\x1b\n" +
+	"\tdedup_dst\x18\f \x01(\bR\bdedupDst\x12\x1f\n" +
+	"\vwith_degree\x18\r \x01(\bR\n" +
+	"withDegree\x12-\n" +
+	"\x13max_edges_per_batch\x18\x0e \x01(\x05R\x10maxEdgesPerBatch\x1aT\n" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x120\n" +
@@ -1450,11 +3154,13 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\tedge_type\x18\x01 \x01(\x05R\bedgeType\x12\x12\n" +
 	"\x04rank\x18\x02 \x01(\x03R\x04rank\x12\x10\n" +
 	"\x03dst\x18\x03 \x01(\fR\x03dst\x12-\n" +
-	"\x05props\x18\x04 \x03(\v2\x17.novagraph.common.ValueR\x05props\"\x89\x01\n" +
+	"\x05props\x18\x04 \x03(\v2\x17.novagraph.common.ValueR\x05props\"\xb9\x01\n" +
 	"\x0fVertexNeighbors\x12\x10\n" +
 	"\x03vid\x18\x01 \x01(\fR\x03vid\x12-\n" +
 	"\x05props\x18\x02 \x03(\v2\x17.novagraph.common.ValueR\x05props\x125\n" +
-	"\x05edges\x18\x03 \x03(\v2\x1f.novagraph.storage.NeighborEdgeR\x05edges\"\x94\x01\n" +
+	"\x05edges\x18\x03 \x03(\v2\x1f.novagraph.storage.NeighborEdgeR\x05edges\x12\x14\n" +
+	"\x05count\x18\x04 \x01(\x03R\x05count\x12\x18\n" +
+	"\adegrees\x18\x05 \x03(\x03R\adegrees\"\x94\x01\n" +
 	"\x10GetNeighborsResp\x12@\n" +
 	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\x12>\n" +
 	"\bvertices\x18\x02 \x03(\v2\".novagraph.storage.VertexNeighborsR\bvertices\"^\n" +
@@ -1484,6 +3190,40 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x06values\x18\x03 \x03(\v2\x17.novagraph.common.ValueR\x06values\"\x80\x01\n" +
 	"\fGetPropsResp\x12@\n" +
 	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\x12.\n" +
+	"\x04rows\x18\x02 \x03(\v2\x1a.novagraph.storage.PropRowR\x04rows\"\xe5\x01\n" +
+	"\aScanReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
+	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12\x17\n" +
+	"\apart_id\x18\x03 \x01(\x05R\x06partId\x12\x16\n" +
+	"\x06cursor\x18\x04 \x01(\fR\x06cursor\x12\x14\n" +
+	"\x05limit\x18\x05 \x01(\x05R\x05limit\x120\n" +
+	"\x05props\x18\x06 \x03(\v2\x1a.novagraph.storage.PropRefR\x05props\x12\x1d\n" +
+	"\n" +
+	"schema_ids\x18\a \x03(\x05R\tschemaIds\"\x92\x01\n" +
+	"\bScanResp\x125\n" +
+	"\x06result\x18\x01 \x01(\v2\x1d.novagraph.storage.PartResultR\x06result\x12.\n" +
+	"\x04rows\x18\x02 \x03(\v2\x1a.novagraph.storage.PropRowR\x04rows\x12\x1f\n" +
+	"\vnext_cursor\x18\x03 \x01(\fR\n" +
+	"nextCursor\"\xe6\x01\n" +
+	"\x0fIndexColumnHint\x12\x16\n" +
+	"\x06column\x18\x01 \x01(\tR\x06column\x12'\n" +
+	"\x02eq\x18\x02 \x01(\v2\x17.novagraph.common.ValueR\x02eq\x12-\n" +
+	"\x05begin\x18\x03 \x01(\v2\x17.novagraph.common.ValueR\x05begin\x12\x1d\n" +
+	"\n" +
+	"begin_incl\x18\x04 \x01(\bR\tbeginIncl\x12)\n" +
+	"\x03end\x18\x05 \x01(\v2\x17.novagraph.common.ValueR\x03end\x12\x19\n" +
+	"\bend_incl\x18\x06 \x01(\bR\aendIncl\"\x9f\x02\n" +
+	"\x0eLookupIndexReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
+	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12\x14\n" +
+	"\x05parts\x18\x03 \x03(\x05R\x05parts\x12\x19\n" +
+	"\bindex_id\x18\x04 \x01(\x05R\aindexId\x128\n" +
+	"\x05hints\x18\x05 \x03(\v2\".novagraph.storage.IndexColumnHintR\x05hints\x120\n" +
+	"\x05props\x18\x06 \x03(\v2\x1a.novagraph.storage.PropRefR\x05props\x12\x16\n" +
+	"\x06filter\x18\a \x01(\tR\x06filter\x12\x14\n" +
+	"\x05limit\x18\b \x01(\x03R\x05limit\"\x83\x01\n" +
+	"\x0fLookupIndexResp\x12@\n" +
+	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\x12.\n" +
 	"\x04rows\x18\x02 \x03(\v2\x1a.novagraph.storage.PropRowR\x04rows\"\\\n" +
 	"\vPartPeerReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
@@ -1496,18 +3236,34 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"from_store\x18\x03 \x01(\x04R\tfromStore\x12\x19\n" +
 	"\bto_store\x18\x04 \x01(\x04R\atoStore\"M\n" +
 	"\tAdminResp\x12@\n" +
-	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts2\xce\x02\n" +
+	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"\x89\x01\n" +
+	"\x0fRebuildIndexReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
+	"\bindex_id\x18\x03 \x01(\x05R\aindexId\x12'\n" +
+	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion2\xb9\a\n" +
 	"\x0eStorageService\x12M\n" +
 	"\vAddVertices\x12!.novagraph.storage.AddVerticesReq\x1a\x1b.novagraph.storage.ExecResp\x12G\n" +
-	"\bAddEdges\x12\x1e.novagraph.storage.AddEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12W\n" +
-	"\fGetNeighbors\x12\".novagraph.storage.GetNeighborsReq\x1a#.novagraph.storage.GetNeighborsResp\x12K\n" +
-	"\bGetProps\x12\x1e.novagraph.storage.GetPropsReq\x1a\x1f.novagraph.storage.GetPropsResp2\xd0\x02\n" +
+	"\bAddEdges\x12\x1e.novagraph.storage.AddEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12S\n" +
+	"\x0eDeleteVertices\x12$.novagraph.storage.DeleteVerticesReq\x1a\x1b.novagraph.storage.ExecResp\x12K\n" +
+	"\n" +
+	"DeleteTags\x12 .novagraph.storage.DeleteTagsReq\x1a\x1b.novagraph.storage.ExecResp\x12M\n" +
+	"\vDeleteEdges\x12!.novagraph.storage.DeleteEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12E\n" +
+	"\x06Update\x12\x1c.novagraph.storage.UpdateReq\x1a\x1d.novagraph.storage.UpdateResp\x12Y\n" +
+	"\fGetNeighbors\x12\".novagraph.storage.GetNeighborsReq\x1a#.novagraph.storage.GetNeighborsResp0\x01\x12K\n" +
+	"\bGetProps\x12\x1e.novagraph.storage.GetPropsReq\x1a\x1f.novagraph.storage.GetPropsResp\x12E\n" +
+	"\n" +
+	"ScanVertex\x12\x1a.novagraph.storage.ScanReq\x1a\x1b.novagraph.storage.ScanResp\x12C\n" +
+	"\bScanEdge\x12\x1a.novagraph.storage.ScanReq\x1a\x1b.novagraph.storage.ScanResp\x12T\n" +
+	"\vLookupIndex\x12!.novagraph.storage.LookupIndexReq\x1a\".novagraph.storage.LookupIndexResp\x12M\n" +
+	"\vMirrorEdges\x12!.novagraph.storage.MirrorEdgesReq\x1a\x1b.novagraph.storage.ExecResp2\xa2\x03\n" +
 	"\x13StorageAdminService\x12J\n" +
 	"\n" +
 	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
 	"\rRemoveReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
 	"\x0eTransferLeader\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
-	"\x0eReplaceReplica\x12\x1e.novagraph.storage.PartMoveReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
+	"\x0eReplaceReplica\x12\x1e.novagraph.storage.PartMoveReq\x1a\x1c.novagraph.storage.AdminResp\x12P\n" +
+	"\fRebuildIndex\x12\".novagraph.storage.RebuildIndexReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
 
 var (
 	file_novagraph_storage_proto_rawDescOnce sync.Once
@@ -1521,7 +3277,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),        // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),            // 1: novagraph.storage.NewTag
@@ -1531,82 +3287,160 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*EdgeList)(nil),          // 5: novagraph.storage.EdgeList
 	(*AddVerticesReq)(nil),    // 6: novagraph.storage.AddVerticesReq
 	(*AddEdgesReq)(nil),       // 7: novagraph.storage.AddEdgesReq
-	(*ExecResp)(nil),          // 8: novagraph.storage.ExecResp
-	(*VidList)(nil),           // 9: novagraph.storage.VidList
-	(*PropRef)(nil),           // 10: novagraph.storage.PropRef
-	(*GetNeighborsReq)(nil),   // 11: novagraph.storage.GetNeighborsReq
-	(*NeighborEdge)(nil),      // 12: novagraph.storage.NeighborEdge
-	(*VertexNeighbors)(nil),   // 13: novagraph.storage.VertexNeighbors
-	(*GetNeighborsResp)(nil),  // 14: novagraph.storage.GetNeighborsResp
-	(*EdgeKey)(nil),           // 15: novagraph.storage.EdgeKey
-	(*EdgeKeyList)(nil),       // 16: novagraph.storage.EdgeKeyList
-	(*GetPropsReq)(nil),       // 17: novagraph.storage.GetPropsReq
-	(*PropRow)(nil),           // 18: novagraph.storage.PropRow
-	(*GetPropsResp)(nil),      // 19: novagraph.storage.GetPropsResp
-	(*PartPeerReq)(nil),       // 20: novagraph.storage.PartPeerReq
-	(*PartMoveReq)(nil),       // 21: novagraph.storage.PartMoveReq
-	(*AdminResp)(nil),         // 22: novagraph.storage.AdminResp
-	nil,                       // 23: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                       // 24: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                       // 25: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                       // 26: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                       // 27: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),   // 28: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil), // 29: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),    // 30: novagraph.common.Value
+	(*DeleteVerticesReq)(nil), // 8: novagraph.storage.DeleteVerticesReq
+	(*DeleteTagsReq)(nil),     // 9: novagraph.storage.DeleteTagsReq
+	(*DeleteEdgesReq)(nil),    // 10: novagraph.storage.DeleteEdgesReq
+	(*UpdatedProp)(nil),       // 11: novagraph.storage.UpdatedProp
+	(*UpdateReq)(nil),         // 12: novagraph.storage.UpdateReq
+	(*UpdateResp)(nil),        // 13: novagraph.storage.UpdateResp
+	(*ExecResp)(nil),          // 14: novagraph.storage.ExecResp
+	(*Command)(nil),           // 15: novagraph.storage.Command
+	(*Mutation)(nil),          // 16: novagraph.storage.Mutation
+	(*DeleteTagsOp)(nil),      // 17: novagraph.storage.DeleteTagsOp
+	(*MirrorEdge)(nil),        // 18: novagraph.storage.MirrorEdge
+	(*RebuildIndexOp)(nil),    // 19: novagraph.storage.RebuildIndexOp
+	(*MirrorEdgesReq)(nil),    // 20: novagraph.storage.MirrorEdgesReq
+	(*Intent)(nil),            // 21: novagraph.storage.Intent
+	(*VidList)(nil),           // 22: novagraph.storage.VidList
+	(*PropRef)(nil),           // 23: novagraph.storage.PropRef
+	(*GetNeighborsReq)(nil),   // 24: novagraph.storage.GetNeighborsReq
+	(*NeighborEdge)(nil),      // 25: novagraph.storage.NeighborEdge
+	(*VertexNeighbors)(nil),   // 26: novagraph.storage.VertexNeighbors
+	(*GetNeighborsResp)(nil),  // 27: novagraph.storage.GetNeighborsResp
+	(*EdgeKey)(nil),           // 28: novagraph.storage.EdgeKey
+	(*EdgeKeyList)(nil),       // 29: novagraph.storage.EdgeKeyList
+	(*GetPropsReq)(nil),       // 30: novagraph.storage.GetPropsReq
+	(*PropRow)(nil),           // 31: novagraph.storage.PropRow
+	(*GetPropsResp)(nil),      // 32: novagraph.storage.GetPropsResp
+	(*ScanReq)(nil),           // 33: novagraph.storage.ScanReq
+	(*ScanResp)(nil),          // 34: novagraph.storage.ScanResp
+	(*IndexColumnHint)(nil),   // 35: novagraph.storage.IndexColumnHint
+	(*LookupIndexReq)(nil),    // 36: novagraph.storage.LookupIndexReq
+	(*LookupIndexResp)(nil),   // 37: novagraph.storage.LookupIndexResp
+	(*PartPeerReq)(nil),       // 38: novagraph.storage.PartPeerReq
+	(*PartMoveReq)(nil),       // 39: novagraph.storage.PartMoveReq
+	(*AdminResp)(nil),         // 40: novagraph.storage.AdminResp
+	(*RebuildIndexReq)(nil),   // 41: novagraph.storage.RebuildIndexReq
+	nil,                       // 42: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                       // 43: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                       // 44: novagraph.storage.DeleteVerticesReq.PartsEntry
+	nil,                       // 45: novagraph.storage.DeleteTagsReq.PartsEntry
+	nil,                       // 46: novagraph.storage.DeleteEdgesReq.PartsEntry
+	nil,                       // 47: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                       // 48: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                       // 49: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),   // 50: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil), // 51: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),    // 52: novagraph.common.Value
+	(*metapb.TagDesc)(nil),    // 53: novagraph.meta.TagDesc
+	(*metapb.EdgeDesc)(nil),   // 54: novagraph.meta.EdgeDesc
+	(*metapb.IndexDesc)(nil),  // 55: novagraph.meta.IndexDesc
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	28, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	29, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	50, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	51, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,  // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,  // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,  // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	23, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	24, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
-	0,  // 7: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	25, // 8: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
-	10, // 9: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
-	10, // 10: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	30, // 11: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	30, // 12: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
-	12, // 13: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
-	0,  // 14: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	13, // 15: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
-	15, // 16: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	26, // 17: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	27, // 18: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
-	10, // 19: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	15, // 20: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	30, // 21: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
-	0,  // 22: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	18, // 23: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	0,  // 24: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
-	4,  // 25: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
-	5,  // 26: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	9,  // 27: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	9,  // 28: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	16, // 29: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	6,  // 30: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
-	7,  // 31: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
-	11, // 32: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	17, // 33: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	20, // 34: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	20, // 35: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	20, // 36: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	21, // 37: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	8,  // 38: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	8,  // 39: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	14, // 40: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	19, // 41: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	22, // 42: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	22, // 43: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	22, // 44: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	22, // 45: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	38, // [38:46] is the sub-list for method output_type
-	30, // [30:38] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	42, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	43, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	44, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
+	45, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
+	46, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
+	28, // 10: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
+	11, // 11: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
+	0,  // 12: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
+	52, // 13: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
+	0,  // 14: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
+	53, // 15: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
+	54, // 16: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
+	55, // 17: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
+	16, // 18: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
+	2,  // 19: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
+	17, // 20: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
+	3,  // 21: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
+	28, // 22: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
+	18, // 23: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
+	12, // 24: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
+	19, // 25: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
+	28, // 26: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
+	18, // 27: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
+	18, // 28: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
+	28, // 29: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
+	47, // 30: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	23, // 31: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
+	23, // 32: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
+	52, // 33: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	52, // 34: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	25, // 35: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
+	0,  // 36: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	26, // 37: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
+	28, // 38: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
+	48, // 39: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	49, // 40: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	23, // 41: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
+	28, // 42: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
+	52, // 43: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	0,  // 44: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	31, // 45: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
+	23, // 46: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 47: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
+	31, // 48: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
+	52, // 49: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	52, // 50: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	52, // 51: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	35, // 52: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
+	23, // 53: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 54: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
+	31, // 55: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
+	0,  // 56: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
+	4,  // 57: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
+	5,  // 58: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
+	22, // 59: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	22, // 60: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	29, // 61: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	22, // 62: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	22, // 63: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	29, // 64: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	6,  // 65: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
+	7,  // 66: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
+	8,  // 67: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
+	9,  // 68: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
+	10, // 69: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
+	12, // 70: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	24, // 71: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	30, // 72: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	33, // 73: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	33, // 74: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	36, // 75: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	20, // 76: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	38, // 77: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	38, // 78: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	38, // 79: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	39, // 80: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	41, // 81: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	14, // 82: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	14, // 83: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	14, // 84: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	14, // 85: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	14, // 86: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	13, // 87: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	27, // 88: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	32, // 89: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	34, // 90: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	34, // 91: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	37, // 92: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	14, // 93: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	40, // 94: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	40, // 95: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	40, // 96: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	40, // 97: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	40, // 98: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	82, // [82:99] is the sub-list for method output_type
+	65, // [65:82] is the sub-list for method input_type
+	65, // [65:65] is the sub-list for extension type_name
+	65, // [65:65] is the sub-list for extension extendee
+	0,  // [0:65] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_storage_proto_init() }
@@ -1614,13 +3448,24 @@ func file_novagraph_storage_proto_init() {
 	if File_novagraph_storage_proto != nil {
 		return
 	}
+	file_novagraph_storage_proto_msgTypes[16].OneofWrappers = []any{
+		(*Mutation_PutVertex)(nil),
+		(*Mutation_DeleteVertex)(nil),
+		(*Mutation_DeleteTags)(nil),
+		(*Mutation_PutEdge)(nil),
+		(*Mutation_DeleteEdge)(nil),
+		(*Mutation_MirrorEdge)(nil),
+		(*Mutation_Update)(nil),
+		(*Mutation_ResolveIntent)(nil),
+		(*Mutation_RebuildIndex)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   28,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

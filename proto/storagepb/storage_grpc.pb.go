@@ -23,10 +23,18 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	StorageService_AddVertices_FullMethodName  = "/novagraph.storage.StorageService/AddVertices"
-	StorageService_AddEdges_FullMethodName     = "/novagraph.storage.StorageService/AddEdges"
-	StorageService_GetNeighbors_FullMethodName = "/novagraph.storage.StorageService/GetNeighbors"
-	StorageService_GetProps_FullMethodName     = "/novagraph.storage.StorageService/GetProps"
+	StorageService_AddVertices_FullMethodName    = "/novagraph.storage.StorageService/AddVertices"
+	StorageService_AddEdges_FullMethodName       = "/novagraph.storage.StorageService/AddEdges"
+	StorageService_DeleteVertices_FullMethodName = "/novagraph.storage.StorageService/DeleteVertices"
+	StorageService_DeleteTags_FullMethodName     = "/novagraph.storage.StorageService/DeleteTags"
+	StorageService_DeleteEdges_FullMethodName    = "/novagraph.storage.StorageService/DeleteEdges"
+	StorageService_Update_FullMethodName         = "/novagraph.storage.StorageService/Update"
+	StorageService_GetNeighbors_FullMethodName   = "/novagraph.storage.StorageService/GetNeighbors"
+	StorageService_GetProps_FullMethodName       = "/novagraph.storage.StorageService/GetProps"
+	StorageService_ScanVertex_FullMethodName     = "/novagraph.storage.StorageService/ScanVertex"
+	StorageService_ScanEdge_FullMethodName       = "/novagraph.storage.StorageService/ScanEdge"
+	StorageService_LookupIndex_FullMethodName    = "/novagraph.storage.StorageService/LookupIndex"
+	StorageService_MirrorEdges_FullMethodName    = "/novagraph.storage.StorageService/MirrorEdges"
 )
 
 // StorageServiceClient is the client API for StorageService service.
@@ -35,8 +43,18 @@ const (
 type StorageServiceClient interface {
 	AddVertices(ctx context.Context, in *AddVerticesReq, opts ...grpc.CallOption) (*ExecResp, error)
 	AddEdges(ctx context.Context, in *AddEdgesReq, opts ...grpc.CallOption) (*ExecResp, error)
-	GetNeighbors(ctx context.Context, in *GetNeighborsReq, opts ...grpc.CallOption) (*GetNeighborsResp, error)
+	DeleteVertices(ctx context.Context, in *DeleteVerticesReq, opts ...grpc.CallOption) (*ExecResp, error)
+	DeleteTags(ctx context.Context, in *DeleteTagsReq, opts ...grpc.CallOption) (*ExecResp, error)
+	DeleteEdges(ctx context.Context, in *DeleteEdgesReq, opts ...grpc.CallOption) (*ExecResp, error)
+	Update(ctx context.Context, in *UpdateReq, opts ...grpc.CallOption) (*UpdateResp, error)
+	// GetNeighbors streams its result in batches of at most
+	// max_edges_per_batch edges; failed parts arrive in the last message.
+	GetNeighbors(ctx context.Context, in *GetNeighborsReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GetNeighborsResp], error)
 	GetProps(ctx context.Context, in *GetPropsReq, opts ...grpc.CallOption) (*GetPropsResp, error)
+	ScanVertex(ctx context.Context, in *ScanReq, opts ...grpc.CallOption) (*ScanResp, error)
+	ScanEdge(ctx context.Context, in *ScanReq, opts ...grpc.CallOption) (*ScanResp, error)
+	LookupIndex(ctx context.Context, in *LookupIndexReq, opts ...grpc.CallOption) (*LookupIndexResp, error)
+	MirrorEdges(ctx context.Context, in *MirrorEdgesReq, opts ...grpc.CallOption) (*ExecResp, error)
 }
 
 type storageServiceClient struct {
@@ -67,20 +85,109 @@ func (c *storageServiceClient) AddEdges(ctx context.Context, in *AddEdgesReq, op
 	return out, nil
 }
 
-func (c *storageServiceClient) GetNeighbors(ctx context.Context, in *GetNeighborsReq, opts ...grpc.CallOption) (*GetNeighborsResp, error) {
+func (c *storageServiceClient) DeleteVertices(ctx context.Context, in *DeleteVerticesReq, opts ...grpc.CallOption) (*ExecResp, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(GetNeighborsResp)
-	err := c.cc.Invoke(ctx, StorageService_GetNeighbors_FullMethodName, in, out, cOpts...)
+	out := new(ExecResp)
+	err := c.cc.Invoke(ctx, StorageService_DeleteVertices_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
+func (c *storageServiceClient) DeleteTags(ctx context.Context, in *DeleteTagsReq, opts ...grpc.CallOption) (*ExecResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExecResp)
+	err := c.cc.Invoke(ctx, StorageService_DeleteTags_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageServiceClient) DeleteEdges(ctx context.Context, in *DeleteEdgesReq, opts ...grpc.CallOption) (*ExecResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExecResp)
+	err := c.cc.Invoke(ctx, StorageService_DeleteEdges_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageServiceClient) Update(ctx context.Context, in *UpdateReq, opts ...grpc.CallOption) (*UpdateResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateResp)
+	err := c.cc.Invoke(ctx, StorageService_Update_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageServiceClient) GetNeighbors(ctx context.Context, in *GetNeighborsReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GetNeighborsResp], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &StorageService_ServiceDesc.Streams[0], StorageService_GetNeighbors_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[GetNeighborsReq, GetNeighborsResp]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type StorageService_GetNeighborsClient = grpc.ServerStreamingClient[GetNeighborsResp]
+
 func (c *storageServiceClient) GetProps(ctx context.Context, in *GetPropsReq, opts ...grpc.CallOption) (*GetPropsResp, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetPropsResp)
 	err := c.cc.Invoke(ctx, StorageService_GetProps_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageServiceClient) ScanVertex(ctx context.Context, in *ScanReq, opts ...grpc.CallOption) (*ScanResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ScanResp)
+	err := c.cc.Invoke(ctx, StorageService_ScanVertex_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageServiceClient) ScanEdge(ctx context.Context, in *ScanReq, opts ...grpc.CallOption) (*ScanResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ScanResp)
+	err := c.cc.Invoke(ctx, StorageService_ScanEdge_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageServiceClient) LookupIndex(ctx context.Context, in *LookupIndexReq, opts ...grpc.CallOption) (*LookupIndexResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LookupIndexResp)
+	err := c.cc.Invoke(ctx, StorageService_LookupIndex_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageServiceClient) MirrorEdges(ctx context.Context, in *MirrorEdgesReq, opts ...grpc.CallOption) (*ExecResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExecResp)
+	err := c.cc.Invoke(ctx, StorageService_MirrorEdges_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +200,18 @@ func (c *storageServiceClient) GetProps(ctx context.Context, in *GetPropsReq, op
 type StorageServiceServer interface {
 	AddVertices(context.Context, *AddVerticesReq) (*ExecResp, error)
 	AddEdges(context.Context, *AddEdgesReq) (*ExecResp, error)
-	GetNeighbors(context.Context, *GetNeighborsReq) (*GetNeighborsResp, error)
+	DeleteVertices(context.Context, *DeleteVerticesReq) (*ExecResp, error)
+	DeleteTags(context.Context, *DeleteTagsReq) (*ExecResp, error)
+	DeleteEdges(context.Context, *DeleteEdgesReq) (*ExecResp, error)
+	Update(context.Context, *UpdateReq) (*UpdateResp, error)
+	// GetNeighbors streams its result in batches of at most
+	// max_edges_per_batch edges; failed parts arrive in the last message.
+	GetNeighbors(*GetNeighborsReq, grpc.ServerStreamingServer[GetNeighborsResp]) error
 	GetProps(context.Context, *GetPropsReq) (*GetPropsResp, error)
+	ScanVertex(context.Context, *ScanReq) (*ScanResp, error)
+	ScanEdge(context.Context, *ScanReq) (*ScanResp, error)
+	LookupIndex(context.Context, *LookupIndexReq) (*LookupIndexResp, error)
+	MirrorEdges(context.Context, *MirrorEdgesReq) (*ExecResp, error)
 	mustEmbedUnimplementedStorageServiceServer()
 }
 
@@ -111,11 +228,35 @@ func (UnimplementedStorageServiceServer) AddVertices(context.Context, *AddVertic
 func (UnimplementedStorageServiceServer) AddEdges(context.Context, *AddEdgesReq) (*ExecResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method AddEdges not implemented")
 }
-func (UnimplementedStorageServiceServer) GetNeighbors(context.Context, *GetNeighborsReq) (*GetNeighborsResp, error) {
-	return nil, status.Errorf(codes.Unimplemented, "method GetNeighbors not implemented")
+func (UnimplementedStorageServiceServer) DeleteVertices(context.Context, *DeleteVerticesReq) (*ExecResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DeleteVertices not implemented")
+}
+func (UnimplementedStorageServiceServer) DeleteTags(context.Context, *DeleteTagsReq) (*ExecResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DeleteTags not implemented")
+}
+func (UnimplementedStorageServiceServer) DeleteEdges(context.Context, *DeleteEdgesReq) (*ExecResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DeleteEdges not implemented")
+}
+func (UnimplementedStorageServiceServer) Update(context.Context, *UpdateReq) (*UpdateResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Update not implemented")
+}
+func (UnimplementedStorageServiceServer) GetNeighbors(*GetNeighborsReq, grpc.ServerStreamingServer[GetNeighborsResp]) error {
+	return status.Errorf(codes.Unimplemented, "method GetNeighbors not implemented")
 }
 func (UnimplementedStorageServiceServer) GetProps(context.Context, *GetPropsReq) (*GetPropsResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetProps not implemented")
+}
+func (UnimplementedStorageServiceServer) ScanVertex(context.Context, *ScanReq) (*ScanResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ScanVertex not implemented")
+}
+func (UnimplementedStorageServiceServer) ScanEdge(context.Context, *ScanReq) (*ScanResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ScanEdge not implemented")
+}
+func (UnimplementedStorageServiceServer) LookupIndex(context.Context, *LookupIndexReq) (*LookupIndexResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method LookupIndex not implemented")
+}
+func (UnimplementedStorageServiceServer) MirrorEdges(context.Context, *MirrorEdgesReq) (*ExecResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method MirrorEdges not implemented")
 }
 func (UnimplementedStorageServiceServer) mustEmbedUnimplementedStorageServiceServer() {}
 func (UnimplementedStorageServiceServer) testEmbeddedByValue()                        {}
@@ -174,23 +315,88 @@ func _StorageService_AddEdges_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
-func _StorageService_GetNeighbors_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(GetNeighborsReq)
+func _StorageService_DeleteVertices_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteVerticesReq)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(StorageServiceServer).GetNeighbors(ctx, in)
+		return srv.(StorageServiceServer).DeleteVertices(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: StorageService_GetNeighbors_FullMethodName,
+		FullMethod: StorageService_DeleteVertices_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(StorageServiceServer).GetNeighbors(ctx, req.(*GetNeighborsReq))
+		return srv.(StorageServiceServer).DeleteVertices(ctx, req.(*DeleteVerticesReq))
 	}
 	return interceptor(ctx, in, info, handler)
 }
+
+func _StorageService_DeleteTags_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteTagsReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageServiceServer).DeleteTags(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageService_DeleteTags_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageServiceServer).DeleteTags(ctx, req.(*DeleteTagsReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageService_DeleteEdges_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteEdgesReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageServiceServer).DeleteEdges(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageService_DeleteEdges_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageServiceServer).DeleteEdges(ctx, req.(*DeleteEdgesReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageService_Update_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageServiceServer).Update(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageService_Update_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageServiceServer).Update(ctx, req.(*UpdateReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageService_GetNeighbors_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(GetNeighborsReq)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(StorageServiceServer).GetNeighbors(m, &grpc.GenericServerStream[GetNeighborsReq, GetNeighborsResp]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type StorageService_GetNeighborsServer = grpc.ServerStreamingServer[GetNeighborsResp]
 
 func _StorageService_GetProps_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetPropsReq)
@@ -206,6 +412,78 @@ func _StorageService_GetProps_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(StorageServiceServer).GetProps(ctx, req.(*GetPropsReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageService_ScanVertex_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ScanReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageServiceServer).ScanVertex(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageService_ScanVertex_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageServiceServer).ScanVertex(ctx, req.(*ScanReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageService_ScanEdge_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ScanReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageServiceServer).ScanEdge(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageService_ScanEdge_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageServiceServer).ScanEdge(ctx, req.(*ScanReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageService_LookupIndex_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LookupIndexReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageServiceServer).LookupIndex(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageService_LookupIndex_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageServiceServer).LookupIndex(ctx, req.(*LookupIndexReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageService_MirrorEdges_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MirrorEdgesReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageServiceServer).MirrorEdges(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageService_MirrorEdges_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageServiceServer).MirrorEdges(ctx, req.(*MirrorEdgesReq))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -226,15 +504,49 @@ var StorageService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _StorageService_AddEdges_Handler,
 		},
 		{
-			MethodName: "GetNeighbors",
-			Handler:    _StorageService_GetNeighbors_Handler,
+			MethodName: "DeleteVertices",
+			Handler:    _StorageService_DeleteVertices_Handler,
+		},
+		{
+			MethodName: "DeleteTags",
+			Handler:    _StorageService_DeleteTags_Handler,
+		},
+		{
+			MethodName: "DeleteEdges",
+			Handler:    _StorageService_DeleteEdges_Handler,
+		},
+		{
+			MethodName: "Update",
+			Handler:    _StorageService_Update_Handler,
 		},
 		{
 			MethodName: "GetProps",
 			Handler:    _StorageService_GetProps_Handler,
 		},
+		{
+			MethodName: "ScanVertex",
+			Handler:    _StorageService_ScanVertex_Handler,
+		},
+		{
+			MethodName: "ScanEdge",
+			Handler:    _StorageService_ScanEdge_Handler,
+		},
+		{
+			MethodName: "LookupIndex",
+			Handler:    _StorageService_LookupIndex_Handler,
+		},
+		{
+			MethodName: "MirrorEdges",
+			Handler:    _StorageService_MirrorEdges_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "GetNeighbors",
+			Handler:       _StorageService_GetNeighbors_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "novagraph/storage.proto",
 }
 
@@ -243,6 +555,7 @@ const (
 	StorageAdminService_RemoveReplica_FullMethodName  = "/novagraph.storage.StorageAdminService/RemoveReplica"
 	StorageAdminService_TransferLeader_FullMethodName = "/novagraph.storage.StorageAdminService/TransferLeader"
 	StorageAdminService_ReplaceReplica_FullMethodName = "/novagraph.storage.StorageAdminService/ReplaceReplica"
+	StorageAdminService_RebuildIndex_FullMethodName   = "/novagraph.storage.StorageAdminService/RebuildIndex"
 )
 
 // StorageAdminServiceClient is the client API for StorageAdminService service.
@@ -264,6 +577,9 @@ type StorageAdminServiceClient interface {
 	// consensus change (promote to_store, remove from_store) → catalog.
 	// from_store must not be the leader.
 	ReplaceReplica(ctx context.Context, in *PartMoveReq, opts ...grpc.CallOption) (*AdminResp, error)
+	// RebuildIndex rebuilds an index on one partition, in raft-applied chunks
+	// (RebuildIndexOp) so concurrent writes keep it consistent.
+	RebuildIndex(ctx context.Context, in *RebuildIndexReq, opts ...grpc.CallOption) (*AdminResp, error)
 }
 
 type storageAdminServiceClient struct {
@@ -314,6 +630,16 @@ func (c *storageAdminServiceClient) ReplaceReplica(ctx context.Context, in *Part
 	return out, nil
 }
 
+func (c *storageAdminServiceClient) RebuildIndex(ctx context.Context, in *RebuildIndexReq, opts ...grpc.CallOption) (*AdminResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdminResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_RebuildIndex_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StorageAdminServiceServer is the server API for StorageAdminService service.
 // All implementations must embed UnimplementedStorageAdminServiceServer
 // for forward compatibility.
@@ -333,6 +659,9 @@ type StorageAdminServiceServer interface {
 	// consensus change (promote to_store, remove from_store) → catalog.
 	// from_store must not be the leader.
 	ReplaceReplica(context.Context, *PartMoveReq) (*AdminResp, error)
+	// RebuildIndex rebuilds an index on one partition, in raft-applied chunks
+	// (RebuildIndexOp) so concurrent writes keep it consistent.
+	RebuildIndex(context.Context, *RebuildIndexReq) (*AdminResp, error)
 	mustEmbedUnimplementedStorageAdminServiceServer()
 }
 
@@ -354,6 +683,9 @@ func (UnimplementedStorageAdminServiceServer) TransferLeader(context.Context, *P
 }
 func (UnimplementedStorageAdminServiceServer) ReplaceReplica(context.Context, *PartMoveReq) (*AdminResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ReplaceReplica not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) RebuildIndex(context.Context, *RebuildIndexReq) (*AdminResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RebuildIndex not implemented")
 }
 func (UnimplementedStorageAdminServiceServer) mustEmbedUnimplementedStorageAdminServiceServer() {}
 func (UnimplementedStorageAdminServiceServer) testEmbeddedByValue()                             {}
@@ -448,6 +780,24 @@ func _StorageAdminService_ReplaceReplica_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StorageAdminService_RebuildIndex_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RebuildIndexReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).RebuildIndex(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_RebuildIndex_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).RebuildIndex(ctx, req.(*RebuildIndexReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // StorageAdminService_ServiceDesc is the grpc.ServiceDesc for StorageAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -470,6 +820,10 @@ var StorageAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReplaceReplica",
 			Handler:    _StorageAdminService_ReplaceReplica_Handler,
+		},
+		{
+			MethodName: "RebuildIndex",
+			Handler:    _StorageAdminService_RebuildIndex_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -6,6 +6,7 @@ package client
 import (
 	"context"
 	"errors"
+	"io"
 	"fmt"
 	"log/slog"
 	"net"
@@ -18,6 +19,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -280,22 +282,35 @@ func (c *Client) GetNeighbors(ctx context.Context, tmpl *storagepb.GetNeighborsR
 	var out []*storagepb.VertexNeighbors
 	err := c.fanOut(ctx, tmpl.SpaceId, keys(parts), false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
 		cli := storagepb.NewStorageServiceClient(conn)
-		req := &storagepb.GetNeighborsReq{
-			SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, EdgeTypes: tmpl.EdgeTypes,
-			VertexProps: tmpl.VertexProps, EdgeProps: tmpl.EdgeProps, LimitPerVertex: tmpl.LimitPerVertex, DstOnly: tmpl.DstOnly,
-			Parts: make(map[int32]*storagepb.VidList, len(ps)),
-		}
+		req := proto.CloneOf(tmpl)
+		req.Parts = make(map[int32]*storagepb.VidList, len(ps))
 		for _, p := range ps {
 			req.Parts[p] = parts[p]
 		}
-		resp, err := cli.GetNeighbors(ctx, req)
+		stream, err := cli.GetNeighbors(ctx, req)
 		if err != nil {
 			return nil, err
 		}
+		// A partition's vertices arrive only once the partition finished
+		// without error (service.GetNeighbors), so keeping every batch
+		// received never duplicates what a retry of failed parts returns.
+		var got []*storagepb.VertexNeighbors
+		var failed []*storagepb.PartResult
+		for {
+			resp, err := stream.Recv()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			got = append(got, resp.Vertices...)
+			failed = append(failed, resp.FailedParts...)
+		}
 		mu.Lock()
-		out = append(out, resp.Vertices...)
+		out = append(out, got...)
 		mu.Unlock()
-		return resp.FailedParts, nil
+		return failed, nil
 	})
 	return out, err
 }
