@@ -54,3 +54,39 @@ func TestStatementStringsQuoteNames(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+func TestNewStatementStrings(t *testing.T) {
+	lit := func(v value.Value) Expr { return &Literal{Value: v} }
+	for _, tc := range []struct {
+		s    Statement
+		want string
+	}{
+		{&CreateSchemaStmt{Kind: TagSchema, Name: "t", TTL: &TTLOptions{Col: `a"b`, HasCol: true}}, `CREATE TAG t() TTL_COL = "a\"b"`},
+		{&AlterSchemaStmt{Kind: EdgeSchema, Name: "e", Ops: []*AlterOp{
+			{Kind: AlterAdd, Props: []*PropDef{{Name: "x", Type: PropType{Kind: PropBool}, Nullable: true}}},
+			{Kind: AlterDrop, Names: []string{"where", "y"}},
+		}}, "ALTER EDGE e ADD (x bool), DROP (`where`, y)"},
+		{&DropSchemaStmt{Kind: EdgeSchema, IfExists: true, Name: "my edge"}, "DROP EDGE IF EXISTS `my edge`"},
+		{&CreateIndexStmt{Kind: TagSchema, Name: "index", Schema: "t", Fields: []*IndexField{{Prop: "a", Len: 3}, {Prop: "set"}}},
+			"CREATE TAG INDEX `index` ON t(a(3), `set`)"},
+		{&DropIndexStmt{Kind: TagSchema, Name: "i"}, "DROP TAG INDEX i"},
+		{&RebuildIndexStmt{Kind: EdgeSchema, Names: []string{"a", "b"}}, "REBUILD EDGE INDEX a, b"},
+		{&LookupStmt{On: "lookup"}, "LOOKUP ON `lookup`"},
+		{&DeleteVertexStmt{Vertices: &VertexSource{Ref: &InputPropExpr{Col: "id"}}, WithEdge: true}, "DELETE VERTEX $-.id WITH EDGE"},
+		{&DeleteTagStmt{All: true, From: &VertexSource{VIDs: []Expr{lit(value.Int(1))}}}, "DELETE TAG * FROM 1"},
+		{&DeleteEdgeStmt{Edge: "e", Keys: []*EdgeKey{{Src: lit(value.Int(1)), Dst: lit(value.Int(2)), Rank: lit(value.Int(0))}}}, "DELETE EDGE e 1->2@0"},
+		{&UpdateVertexStmt{Upsert: true, Tag: "t", Vid: lit(value.Str("v")),
+			Set: []*SetItem{{Schema: "t", Prop: "when", Value: lit(value.Int(1))}}, When: &LabelExpr{Name: "a"}},
+			"UPSERT VERTEX ON t \"v\" SET t.`when` = 1 WHEN a"},
+		{&UpdateEdgeStmt{Edge: "e", Key: &EdgeKey{Src: lit(value.Int(1)), Dst: lit(value.Int(2))},
+			Set:   []*SetItem{{Prop: "w", Value: lit(value.Float(1.5))}},
+			Yield: &YieldClause{Columns: []*YieldColumn{{Expr: &LabelExpr{Name: "w"}}}}},
+			"UPDATE EDGE ON e 1->2 SET w = 1.5 YIELD w"},
+		{&ShowStmt{Target: ShowTagIndexes}, "SHOW TAG INDEXES"},
+		{&DescribeStmt{Target: DescribeEdgeIndex, Name: "i"}, "DESCRIBE EDGE INDEX i"},
+	} {
+		if got := tc.s.String(); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+}

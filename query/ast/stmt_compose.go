@@ -3,15 +3,18 @@ package ast
 import "github.com/novagraph/novagraph/query/value"
 
 // PipeStmt is Left | Right: Right reads Left's result as $-. Pipes chain to
-// the left, so a | b | c is Pipe{Pipe{a, b}, c}. Both sides are GO, FETCH,
-// YIELD or another pipe. Pos is the position of the '|'.
+// the left, so a | b | c is Pipe{Pipe{a, b}, c}. Left is GO, FETCH, LOOKUP,
+// YIELD or another pipe whose Right is one of those; Right is GO, FETCH,
+// LOOKUP, YIELD or, only as the last statement of a pipeline that is not
+// assigned, DELETE VERTEX / TAG / EDGE (which yield no result). Pos is the
+// position of the '|'.
 type PipeStmt struct {
 	Pos
 	Left, Right Statement
 }
 
 // AssignStmt is $Var = Stmt; later statements read the result as $Var.col.
-// Stmt is GO, FETCH, YIELD or a pipe of them.
+// Stmt is GO, FETCH, LOOKUP, YIELD or a pipe of them.
 type AssignStmt struct {
 	Pos
 	Var  string // without the '$'

@@ -44,10 +44,12 @@ type InsertVertexStmt struct {
 	Rows        []*VertexRow
 }
 
-// EdgeKey identifies an edge: src->dst@rank. In INSERT EDGE and literal
-// FETCH keys, Src and Dst are vid literals and Rank an int literal; in FETCH
-// from a pipe or variable they are InputPropExpr or VarPropExpr. Rank is nil
-// when not written, meaning rank 0 (or, in FETCH, 0 too, as in NebulaGraph).
+// EdgeKey identifies an edge: src->dst@rank. In INSERT EDGE, UPDATE/UPSERT
+// EDGE and literal FETCH / DELETE EDGE keys, Src and Dst are vid literals and
+// Rank an int literal; in FETCH / DELETE EDGE from a pipe or variable Src and
+// Dst are InputPropExpr or VarPropExpr (both $-, or both the same $var) and
+// Rank is one of the same kind or an int literal. Rank is nil when not
+// written, meaning rank 0 (or, in FETCH, 0 too, as in NebulaGraph).
 type EdgeKey struct {
 	Pos
 	Src, Dst Expr

@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// VertexSource is where GO starts and which vertices FETCH reads: either a
+// VertexSource is where GO starts and which vertices FETCH reads (and DELETE
+// VERTEX / DELETE TAG act on): either a
 // list of vid literals or one reference to a column of the piped input
 // ($-.col) or of a variable ($var.col). Exactly one of VIDs and Ref is set.
 type VertexSource struct {

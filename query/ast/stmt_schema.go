@@ -81,16 +81,109 @@ func (d *PropDef) String() string {
 	return b.String()
 }
 
-// CreateSchemaStmt is CREATE TAG | EDGE [IF NOT EXISTS] name (prop_def, ...).
+// TTLOptions are the TTL options of CREATE TAG / EDGE and ALTER TAG / EDGE:
+//
+//	TTL_DURATION = seconds, TTL_COL = "prop"
+//
+// in either order, each at most once; HasDuration and HasCol tell which were
+// written. Duration is >= 0 (0: rows never expire). TTL_COL = "" (HasCol
+// with an empty Col) removes the TTL, as in NebulaGraph. TTL_COL may also be
+// written as a bare name; it prints as a string.
+type TTLOptions struct {
+	Pos
+	Duration    int64
+	Col         string
+	HasDuration bool
+	HasCol      bool
+}
+
+func (o *TTLOptions) String() string {
+	var parts []string
+	if o.HasDuration {
+		parts = append(parts, "TTL_DURATION = "+strconv.FormatInt(o.Duration, 10))
+	}
+	if o.HasCol {
+		parts = append(parts, "TTL_COL = "+value.Str(o.Col).String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CreateSchemaStmt is
+//
+//	CREATE TAG | EDGE [IF NOT EXISTS] name (prop_def, ...) [ttl_options]
 type CreateSchemaStmt struct {
 	Pos
 	Kind        SchemaKind
 	IfNotExists bool
 	Name        string
 	Props       []*PropDef
+	TTL         *TTLOptions // nil: no TTL options written
+}
+
+// AlterKind is what one operation of ALTER TAG / EDGE does.
+type AlterKind uint8
+
+// ALTER operations.
+const (
+	AlterAdd    AlterKind = iota + 1 // ADD (prop_def, ...)
+	AlterDrop                        // DROP (name, ...)
+	AlterChange                      // CHANGE (prop_def, ...)
+)
+
+func (k AlterKind) String() string {
+	switch k {
+	case AlterAdd:
+		return "ADD"
+	case AlterDrop:
+		return "DROP"
+	case AlterChange:
+		return "CHANGE"
+	}
+	return "?"
+}
+
+// AlterOp is one ADD (prop_def, ...), DROP (name, ...) or CHANGE
+// (prop_def, ...) of ALTER TAG / EDGE. Props is set for ADD and CHANGE,
+// Names for DROP; either holds at least one entry.
+type AlterOp struct {
+	Pos
+	Kind  AlterKind
+	Props []*PropDef
+	Names []string
+}
+
+func (o *AlterOp) String() string {
+	if o.Kind == AlterDrop {
+		return o.Kind.String() + " (" + joinNames(o.Names) + ")"
+	}
+	return o.Kind.String() + " (" + joinNodes(o.Props, ", ") + ")"
+}
+
+// AlterSchemaStmt is
+//
+//	ALTER TAG | EDGE name alter_op [, alter_op ...] [ttl_options]
+//	ALTER TAG | EDGE name ttl_options
+//
+// At least one of Ops and TTL is present.
+type AlterSchemaStmt struct {
+	Pos
+	Kind SchemaKind
+	Name string
+	Ops  []*AlterOp
+	TTL  *TTLOptions // nil: no TTL options written
+}
+
+// DropSchemaStmt is DROP TAG | EDGE [IF EXISTS] name.
+type DropSchemaStmt struct {
+	Pos
+	Kind     SchemaKind
+	IfExists bool
+	Name     string
 }
 
 func (*CreateSchemaStmt) stmtNode() {}
+func (*AlterSchemaStmt) stmtNode()  {}
+func (*DropSchemaStmt) stmtNode()   {}
 
 func (s *CreateSchemaStmt) String() string {
 	var b strings.Builder
@@ -104,5 +197,33 @@ func (s *CreateSchemaStmt) String() string {
 	b.WriteByte('(')
 	b.WriteString(joinNodes(s.Props, ", "))
 	b.WriteByte(')')
+	if s.TTL != nil {
+		b.WriteByte(' ')
+		b.WriteString(s.TTL.String())
+	}
 	return b.String()
+}
+
+func (s *AlterSchemaStmt) String() string {
+	var b strings.Builder
+	b.WriteString("ALTER ")
+	b.WriteString(s.Kind.String())
+	b.WriteByte(' ')
+	b.WriteString(QuoteName(s.Name))
+	if len(s.Ops) > 0 {
+		b.WriteByte(' ')
+		b.WriteString(joinNodes(s.Ops, ", "))
+	}
+	if s.TTL != nil {
+		b.WriteByte(' ')
+		b.WriteString(s.TTL.String())
+	}
+	return b.String()
+}
+
+func (s *DropSchemaStmt) String() string {
+	if s.IfExists {
+		return "DROP " + s.Kind.String() + " IF EXISTS " + QuoteName(s.Name)
+	}
+	return "DROP " + s.Kind.String() + " " + QuoteName(s.Name)
 }

@@ -72,6 +72,8 @@ const (
 	ShowParts
 	ShowTags
 	ShowEdges
+	ShowTagIndexes  // SHOW TAG INDEXES
+	ShowEdgeIndexes // SHOW EDGE INDEXES
 )
 
 func (t ShowTarget) String() string {
@@ -86,11 +88,16 @@ func (t ShowTarget) String() string {
 		return "TAGS"
 	case ShowEdges:
 		return "EDGES"
+	case ShowTagIndexes:
+		return "TAG INDEXES"
+	case ShowEdgeIndexes:
+		return "EDGE INDEXES"
 	}
 	return "?"
 }
 
-// ShowStmt is SHOW SPACES | HOSTS | PARTS | TAGS | EDGES.
+// ShowStmt is SHOW SPACES | HOSTS | PARTS | TAGS | EDGES | TAG INDEXES |
+// EDGE INDEXES.
 type ShowStmt struct {
 	Pos
 	Target ShowTarget
@@ -120,6 +127,8 @@ const (
 	DescribeSpace DescribeTarget = iota + 1
 	DescribeTag
 	DescribeEdge
+	DescribeTagIndex  // DESCRIBE TAG INDEX idx
+	DescribeEdgeIndex // DESCRIBE EDGE INDEX idx
 )
 
 func (t DescribeTarget) String() string {
@@ -130,11 +139,16 @@ func (t DescribeTarget) String() string {
 		return "TAG"
 	case DescribeEdge:
 		return "EDGE"
+	case DescribeTagIndex:
+		return "TAG INDEX"
+	case DescribeEdgeIndex:
+		return "EDGE INDEX"
 	}
 	return "?"
 }
 
-// DescribeStmt is DESCRIBE | DESC  SPACE | TAG | EDGE  name.
+// DescribeStmt is DESCRIBE | DESC  SPACE | TAG | EDGE | TAG INDEX | EDGE INDEX
+// name; for the index targets Name is the index's name.
 type DescribeStmt struct {
 	Pos
 	Target DescribeTarget

@@ -10,16 +10,19 @@ import (
 // that starts or separates clauses or is an operator or literal, so that
 // reading it as a name would make the grammar ambiguous or the errors
 // misleading. Reserved words can still be names when back-quoted. Other
-// keywords (SPACES, PARTS, BIDIRECT, CONTAINS, ...) are recognised only
-// where the grammar expects them.
+// keywords (SPACES, PARTS, BIDIRECT, CONTAINS, WITH, ADD, CHANGE, INDEXES,
+// TTL_DURATION, TTL_COL, ...) are recognised only where the grammar expects
+// them. INDEX is reserved because CREATE/DROP/DESCRIBE TAG INDEX would
+// otherwise be ambiguous with a tag named "index".
 func IsReserved(word string) bool {
 	switch strings.ToUpper(word) {
-	case "AND", "AS", "BY", "CREATE", "DESC", "DESCRIBE", "DISTINCT", "DROP",
-		"EDGE", "EXISTS", "EXPLAIN", "FALSE", "FETCH", "FROM", "GO", "IF", "IN",
-		"INSERT", "IS", "LIMIT", "NOT", "NULL", "ON", "OR", "ORDER", "OVER",
-		"PROFILE", "PROP", "REVERSELY", "SHOW", "STEP", "STEPS", "TAG", "TO",
-		"TRUE", "UNION", "USE", "VALUE", "VALUES", "VERTEX", "WHERE", "XOR",
-		"YIELD":
+	case "ALTER", "AND", "AS", "BY", "CREATE", "DELETE", "DESC", "DESCRIBE",
+		"DISTINCT", "DROP", "EDGE", "EXISTS", "EXPLAIN", "FALSE", "FETCH", "FROM",
+		"GO", "IF", "IN", "INDEX", "INSERT", "IS", "LIMIT", "LOOKUP", "NOT",
+		"NULL", "ON", "OR", "ORDER", "OVER", "PROFILE", "PROP", "REBUILD",
+		"REVERSELY", "SET", "SHOW", "STEP", "STEPS", "TAG", "TO", "TRUE", "UNION",
+		"UPDATE", "UPSERT", "USE", "VALUE", "VALUES", "VERTEX", "WHEN", "WHERE",
+		"XOR", "YIELD":
 		return true
 	}
 	return false

@@ -140,7 +140,10 @@ func TestIllegal(t *testing.T) {
 func TestIsBareIdent(t *testing.T) {
 	for s, want := range map[string]bool{
 		"name": true, "_a1": true, "名字": true, "spaces": true,
+		"with": true, "add": true, "change": true, "indexes": true, "ttl_duration": true, "TTL_COL": true,
 		"": false, "1a": false, "a b": false, "from": false, "Where": false, "a-b": false, "\xff": false,
+		"index": false, "Delete": false, "update": false, "UPSERT": false, "alter": false, "lookup": false,
+		"rebuild": false, "set": false, "when": false,
 	} {
 		if got := IsBareIdent(s); got != want {
 			t.Errorf("IsBareIdent(%q) = %v, want %v", s, got, want)

@@ -31,6 +31,17 @@ func FuzzParse(f *testing.F) {
 		"-- comment\n/* block */ # hash\n// slash\nYIELD 1;",
 		"YIELD \"unterminated",
 		"YIELD `a b`.c, $^.`x`.y, -9223372036854775808",
+		`CREATE TAG t(a int, ts timestamp) TTL_DURATION = 100, TTL_COL = "ts"`,
+		`ALTER TAG t ADD (a int, b string DEFAULT "x"), DROP (c), CHANGE (d double) TTL_COL = ""`,
+		"ALTER EDGE e TTL_DURATION = 5; DROP TAG IF EXISTS t; DROP EDGE e",
+		"CREATE TAG INDEX IF NOT EXISTS i ON t(name(10), age); CREATE EDGE INDEX j ON e()",
+		"DROP TAG INDEX IF EXISTS i; REBUILD EDGE INDEX a, b; REBUILD TAG INDEX; SHOW TAG INDEXES; DESC EDGE INDEX j",
+		`$a = LOOKUP ON player WHERE player.age > 40 YIELD DISTINCT id(vertex) AS id, rank(edge) | GO FROM $-.id OVER e`,
+		`DELETE VERTEX 1, "a" WITH EDGE; DELETE TAG * FROM $v.id; DELETE TAG t1, t2 FROM 1`,
+		`GO FROM 1 OVER e YIELD src(edge) AS s, dst(edge) AS d | DELETE EDGE e $-.s->$-.d@0; DELETE EDGE e 1->2@-1, 3->4`,
+		`UPDATE VERTEX ON player "Tim" SET age = age + 1, player.name = "T" WHEN name == "Tim" YIELD name AS Name`,
+		`UPSERT EDGE ON serve "a"->"b"@0 SET start_year = $^.player.age + 1 WHEN end_year > 2010 YIELD start_year`,
+		"CREATE TAG INDEX i ON t(name(0))",
 	} {
 		f.Add(seed)
 	}

@@ -10,7 +10,12 @@ import (
 // parseSentence parses one statement between semicolons:
 //
 //	sentence := (EXPLAIN | PROFILE) [FORMAT = string] pipeline | pipeline
-//	pipeline := $var = query ('|' query)* | statement ('|' query)*
+//	pipeline := $var = query ('|' query)* | statement ('|' query)* ['|' sink]
+//	query    := GO | FETCH | LOOKUP | YIELD
+//	sink     := DELETE VERTEX | DELETE TAG | DELETE EDGE
+//
+// A sink reads the piped input ($-) but yields no result, so it can only
+// end a pipeline that is not assigned.
 func (p *parser) parseSentence() ast.Statement {
 	if p.is("EXPLAIN") || p.is("PROFILE") {
 		return p.parseExplain()
@@ -43,55 +48,82 @@ func (p *parser) parsePipeline() ast.Statement {
 		s := &ast.AssignStmt{Pos: p.pos(), Var: p.tok().Value}
 		p.next()
 		p.next()
-		s.Stmt = p.parsePipe(p.parseQuery())
+		s.Stmt = p.parsePipe(p.parseQuery(), false)
 		return s
 	}
-	return p.parsePipe(p.parseStatement())
+	return p.parsePipe(p.parseStatement(), true)
 }
 
-func (p *parser) parsePipe(left ast.Statement) ast.Statement {
+// parsePipe parses the '|' query ... that follows left. With sinks, the
+// last statement may be a DELETE.
+func (p *parser) parsePipe(left ast.Statement, sinks bool) ast.Statement {
 	for p.at(lexer.Pipe) {
 		if !isQuery(left) {
-			p.fail("only GO, FETCH and YIELD results can be piped")
+			p.fail("only GO, FETCH, LOOKUP and YIELD results can be piped")
 		}
 		pos := p.pos()
 		p.next()
-		left = &ast.PipeStmt{Pos: pos, Left: left, Right: p.parseQuery()}
+		var right ast.Statement
+		if sinks && p.is("DELETE") {
+			right = p.parseDelete()
+		} else if sinks {
+			right = p.parseQueryOr("GO, FETCH, LOOKUP, YIELD or DELETE")
+		} else {
+			right = p.parseQuery()
+		}
+		left = &ast.PipeStmt{Pos: pos, Left: left, Right: right}
 	}
 	return left
 }
 
 // isQuery reports whether s produces a result that can be piped or assigned.
 func isQuery(s ast.Statement) bool {
-	switch s.(type) {
-	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.YieldStmt, *ast.PipeStmt:
+	switch s := s.(type) {
+	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.YieldStmt:
 		return true
+	case *ast.PipeStmt:
+		return isQuery(s.Right)
 	}
 	return false
 }
 
 // parseQuery parses a statement that can be piped or assigned.
 func (p *parser) parseQuery() ast.Statement {
+	return p.parseQueryOr("GO, FETCH, LOOKUP or YIELD")
+}
+
+// parseQueryOr is parseQuery failing with "expected <what>".
+func (p *parser) parseQueryOr(what string) ast.Statement {
 	switch {
 	case p.is("GO"):
 		return p.parseGo()
 	case p.is("FETCH"):
 		return p.parseFetch()
+	case p.is("LOOKUP"):
+		return p.parseLookup()
 	case p.is("YIELD"):
 		return p.parseYieldStmt()
 	}
-	p.expected("GO, FETCH or YIELD")
+	p.expected(what)
 	return nil
 }
 
 func (p *parser) parseStatement() ast.Statement {
 	switch {
-	case p.is("GO"), p.is("FETCH"), p.is("YIELD"):
+	case p.is("GO"), p.is("FETCH"), p.is("LOOKUP"), p.is("YIELD"):
 		return p.parseQuery()
 	case p.is("CREATE"):
 		return p.parseCreate()
+	case p.is("ALTER"):
+		return p.parseAlter()
 	case p.is("DROP"):
-		return p.parseDropSpace()
+		return p.parseDrop()
+	case p.is("REBUILD"):
+		return p.parseRebuild()
+	case p.is("DELETE"):
+		return p.parseDelete()
+	case p.is("UPDATE"), p.is("UPSERT"):
+		return p.parseUpdate()
 	case p.is("USE"):
 		pos := p.pos()
 		p.next()

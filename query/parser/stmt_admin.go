@@ -16,8 +16,14 @@ func (p *parser) parseCreate() ast.Statement {
 	case p.acceptKeyword("SPACE"):
 		return p.parseCreateSpace(pos)
 	case p.acceptKeyword("TAG"):
+		if p.acceptKeyword("INDEX") {
+			return p.parseCreateIndex(pos, ast.TagSchema)
+		}
 		return p.parseCreateSchema(pos, ast.TagSchema)
 	case p.acceptKeyword("EDGE"):
+		if p.acceptKeyword("INDEX") {
+			return p.parseCreateIndex(pos, ast.EdgeSchema)
+		}
 		return p.parseCreateSchema(pos, ast.EdgeSchema)
 	}
 	p.expected("SPACE, TAG or EDGE")
@@ -50,15 +56,26 @@ func (p *parser) positiveInt(what string) int {
 }
 
 func (p *parser) intInRange(what string, lo, hi int64) int {
+	return int(p.int64InRange(what, lo, hi))
+}
+
+// int64InRange consumes an integer literal in [lo, hi], where lo >= 0,
+// failing with "expected <what>" or "<what> must be ...". A negative number
+// fails with the range message.
+func (p *parser) int64InRange(what string, lo, hi int64) int64 {
+	rangeMsg := what + " must be an integer from " + strconv.FormatInt(lo, 10) + " to " + strconv.FormatInt(hi, 10)
+	if p.at(lexer.Minus) && p.peek(1).Kind == lexer.Int {
+		p.fail(rangeMsg)
+	}
 	if !p.at(lexer.Int) {
 		p.expected(what)
 	}
 	n, err := parseIntText(p.tok().Text)
 	if err != nil || n < lo || n > hi {
-		p.fail(what + " must be an integer from " + strconv.FormatInt(lo, 10) + " to " + strconv.FormatInt(hi, 10))
+		p.fail(rangeMsg)
 	}
 	p.next()
-	return int(n)
+	return n
 }
 
 func (p *parser) parseCreateSpace(pos ast.Pos) *ast.CreateSpaceStmt {
@@ -114,12 +131,30 @@ func (p *parser) parseVIDType() ast.VIDType {
 	return ast.VIDType{}
 }
 
-func (p *parser) parseDropSpace() *ast.DropSpaceStmt {
-	s := &ast.DropSpaceStmt{Pos: p.pos()}
+// parseDrop parses DROP SPACE, DROP TAG | EDGE and DROP TAG | EDGE INDEX.
+func (p *parser) parseDrop() ast.Statement {
+	pos := p.pos()
 	p.next()
-	p.expectKeyword("SPACE")
+	var kind ast.SchemaKind
+	switch {
+	case p.acceptKeyword("SPACE"):
+		s := &ast.DropSpaceStmt{Pos: pos}
+		s.IfExists = p.ifExists()
+		s.Name = p.name("space name")
+		return s
+	case p.acceptKeyword("TAG"):
+		kind = ast.TagSchema
+	case p.acceptKeyword("EDGE"):
+		kind = ast.EdgeSchema
+	default:
+		p.expected("SPACE, TAG or EDGE")
+	}
+	if p.acceptKeyword("INDEX") {
+		return p.parseDropIndex(pos, kind)
+	}
+	s := &ast.DropSchemaStmt{Pos: pos, Kind: kind}
 	s.IfExists = p.ifExists()
-	s.Name = p.name("space name")
+	s.Name = p.name(schemaWhat(kind))
 	return s
 }
 
@@ -137,8 +172,17 @@ func (p *parser) parseShow() *ast.ShowStmt {
 		s.Target = ast.ShowTags
 	case p.is("EDGES"):
 		s.Target = ast.ShowEdges
+	case p.is("TAG"), p.is("EDGE"):
+		s.Target = ast.ShowTagIndexes
+		if p.is("EDGE") {
+			s.Target = ast.ShowEdgeIndexes
+		}
+		p.next()
+		if !p.is("INDEXES") {
+			p.expected("INDEXES")
+		}
 	default:
-		p.expected("SPACES, HOSTS, PARTS, TAGS or EDGES")
+		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES or EDGE INDEXES")
 	}
 	p.next()
 	return s
@@ -153,8 +197,16 @@ func (p *parser) parseDescribe() *ast.DescribeStmt {
 		s.Target, what = ast.DescribeSpace, "space name"
 	case p.is("TAG"):
 		s.Target, what = ast.DescribeTag, "tag name"
+		if p.peek(1).Is("INDEX") {
+			p.next()
+			s.Target, what = ast.DescribeTagIndex, "index name"
+		}
 	case p.is("EDGE"):
 		s.Target, what = ast.DescribeEdge, "edge name"
+		if p.peek(1).Is("INDEX") {
+			p.next()
+			s.Target, what = ast.DescribeEdgeIndex, "index name"
+		}
 	default:
 		p.expected("SPACE, TAG or EDGE")
 	}
@@ -166,14 +218,108 @@ func (p *parser) parseDescribe() *ast.DescribeStmt {
 func (p *parser) parseCreateSchema(pos ast.Pos, kind ast.SchemaKind) *ast.CreateSchemaStmt {
 	s := &ast.CreateSchemaStmt{Pos: pos, Kind: kind}
 	s.IfNotExists = p.ifNotExists()
-	if kind == ast.TagSchema {
-		s.Name = p.name("tag name")
-	} else {
-		s.Name = p.name("edge name")
-	}
+	s.Name = p.name(schemaWhat(kind))
 	p.expect(lexer.LParen)
 	p.parseList(lexer.RParen, func() { s.Props = append(s.Props, p.parsePropDef()) })
+	s.TTL = p.parseTTLOptions()
 	return s
+}
+
+// parseTTLOptions parses TTL_DURATION = n and TTL_COL = "prop" (or a bare
+// name), separated by commas, in any order and each at most once. It
+// returns nil unless the current token starts one.
+func (p *parser) parseTTLOptions() *ast.TTLOptions {
+	if !p.is("TTL_DURATION") && !p.is("TTL_COL") {
+		return nil
+	}
+	o := &ast.TTLOptions{Pos: p.pos()}
+	for {
+		switch {
+		case p.is("TTL_DURATION"):
+			if o.HasDuration {
+				p.fail("duplicate TTL_DURATION")
+			}
+			p.next()
+			p.expect(lexer.Assign)
+			o.Duration = p.int64InRange("TTL_DURATION", 0, math.MaxInt64)
+			o.HasDuration = true
+		case p.is("TTL_COL"):
+			if o.HasCol {
+				p.fail("duplicate TTL_COL")
+			}
+			p.next()
+			p.expect(lexer.Assign)
+			if p.at(lexer.String) {
+				o.Col = p.tok().Value
+				p.next()
+			} else {
+				o.Col = p.name("a property name or string after TTL_COL =")
+			}
+			o.HasCol = true
+		default:
+			p.expected("TTL_DURATION or TTL_COL")
+		}
+		if !p.accept(lexer.Comma) {
+			return o
+		}
+	}
+}
+
+// parseAlter parses
+//
+//	ALTER TAG | EDGE name alter_op [, alter_op ...] [[,] ttl_options]
+//	ALTER TAG | EDGE name ttl_options
+func (p *parser) parseAlter() *ast.AlterSchemaStmt {
+	s := &ast.AlterSchemaStmt{Pos: p.pos()}
+	p.next()
+	switch {
+	case p.acceptKeyword("TAG"):
+		s.Kind = ast.TagSchema
+	case p.acceptKeyword("EDGE"):
+		s.Kind = ast.EdgeSchema
+	default:
+		p.expected("TAG or EDGE")
+	}
+	s.Name = p.name(schemaWhat(s.Kind))
+	for !p.is("TTL_DURATION") && !p.is("TTL_COL") {
+		s.Ops = append(s.Ops, p.parseAlterOp())
+		if !p.accept(lexer.Comma) {
+			break
+		}
+	}
+	s.TTL = p.parseTTLOptions()
+	return s
+}
+
+// parseAlterOp parses ADD (prop_def, ...), CHANGE (prop_def, ...) or
+// DROP (name, ...); the lists hold at least one entry.
+func (p *parser) parseAlterOp() *ast.AlterOp {
+	op := &ast.AlterOp{Pos: p.pos()}
+	switch {
+	case p.acceptKeyword("ADD"):
+		op.Kind = ast.AlterAdd
+	case p.acceptKeyword("DROP"):
+		op.Kind = ast.AlterDrop
+	case p.acceptKeyword("CHANGE"):
+		op.Kind = ast.AlterChange
+	default:
+		p.expected("ADD, DROP, CHANGE, TTL_DURATION or TTL_COL")
+	}
+	p.expect(lexer.LParen)
+	for {
+		if op.Kind == ast.AlterDrop {
+			op.Names = append(op.Names, p.name("property name"))
+		} else {
+			op.Props = append(op.Props, p.parsePropDef())
+		}
+		if !p.accept(lexer.Comma) {
+			break
+		}
+	}
+	if !p.accept(lexer.RParen) {
+		p.expected("',' or ')'")
+	}
+	return op
 }
 
 // parsePropDef parses name type followed by NULL, NOT NULL, DEFAULT expr and

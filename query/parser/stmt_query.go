@@ -142,22 +142,7 @@ func (p *parser) parseFetch() ast.Statement {
 	if all || len(names) != 1 {
 		p.failAt(namesAt, "FETCH PROP ON edges takes exactly one edge type")
 	}
-	e := &ast.FetchEdgesStmt{Pos: pos, Edge: names[0]}
-	if isRef {
-		k := &ast.EdgeKey{Pos: first.Position(), Src: first}
-		p.expect(lexer.Arrow)
-		k.Dst = p.parseRef()
-		if p.accept(lexer.At) {
-			k.Rank = p.parseRef()
-		}
-		e.Keys = []*ast.EdgeKey{k}
-	} else {
-		k := p.finishLiteralEdgeKey(&ast.EdgeKey{Pos: first.Position(), Src: first})
-		e.Keys = []*ast.EdgeKey{k}
-		for p.accept(lexer.Comma) {
-			e.Keys = append(e.Keys, p.parseLiteralEdgeKey())
-		}
-	}
+	e := &ast.FetchEdgesStmt{Pos: pos, Edge: names[0], Keys: p.finishEdgeKeys(first, isRef)}
 	if p.is("YIELD") {
 		e.Yield = p.parseYieldClause()
 	}
