@@ -52,6 +52,8 @@ func decodeEntry(kv *mvccpb.KeyValue) (entry, error) {
 		msg = &metapb.TagDesc{}
 	case strings.HasPrefix(key, prefixEdges):
 		msg = &metapb.EdgeDesc{}
+	case strings.HasPrefix(key, prefixIndexes):
+		msg = &metapb.IndexDesc{}
 	case strings.HasPrefix(key, prefixHosts):
 		msg = &metapb.HostInfo{}
 	case strings.HasPrefix(key, prefixLeaders):
@@ -98,6 +100,8 @@ func buildView(rev int64, entries map[string]entry) *view {
 			v.cat.Tags = append(v.cat.Tags, m)
 		case *metapb.EdgeDesc:
 			v.cat.Edges = append(v.cat.Edges, m)
+		case *metapb.IndexDesc:
+			v.cat.Indexes = append(v.cat.Indexes, m)
 		case *metapb.HostInfo:
 			h := &metapb.HostInfo{StoreId: m.StoreId, Addr: m.Addr}
 			v.cat.Hosts = append(v.cat.Hosts, h)
@@ -123,6 +127,9 @@ func buildView(rev int64, entries map[string]entry) *view {
 	})
 	slices.SortFunc(v.cat.Edges, func(a, b *metapb.EdgeDesc) int {
 		return cmp.Or(cmp.Compare(a.SpaceId, b.SpaceId), cmp.Compare(a.EdgeType, b.EdgeType))
+	})
+	slices.SortFunc(v.cat.Indexes, func(a, b *metapb.IndexDesc) int {
+		return cmp.Or(cmp.Compare(a.SpaceId, b.SpaceId), cmp.Compare(a.IndexId, b.IndexId))
 	})
 	slices.SortFunc(v.cat.Hosts, func(a, b *metapb.HostInfo) int { return cmp.Compare(a.StoreId, b.StoreId) })
 	return v

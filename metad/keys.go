@@ -18,6 +18,9 @@ import (
 //	/novagraph/edges/<space_id>/<edge_type>       EdgeDesc (every schema version)
 //	/novagraph/schema_names/<space_id>/<name>     "tag:<id>" or "edge:<id>"; one name per space
 //	                                              across tags and edges
+//	/novagraph/indexes/<space_id>/<index_id>      IndexDesc
+//	/novagraph/index_names/<space_id>/<name>      <index_id> (decimal text); one index name per
+//	                                              space across tag and edge indexes
 //	/novagraph/hosts/<store_id>                   HostInfo with store_id and addr only
 //	/novagraph/host_addrs/<host>:<port>           <store_id> (decimal text); stable store ids
 //	/novagraph/alive/<store_id>                   empty; attached to the host's lease, so it
@@ -29,6 +32,7 @@ import (
 //	/novagraph/counters/space_id                  last assigned space id (decimal text)
 //	/novagraph/counters/store_id                  last assigned store id (decimal text)
 //	/novagraph/counters/schema_id/<space_id>      last tag/edge id of the space (decimal text)
+//	/novagraph/counters/index_id/<space_id>       last index id of the space (decimal text)
 //
 // Heartbeat timestamps are deliberately not stored: a keep-alive refreshes the
 // lease without a write, so the etcd revision, which is the catalog version,
@@ -42,6 +46,8 @@ const (
 	prefixTags        = keyRoot + "tags/"
 	prefixEdges       = keyRoot + "edges/"
 	prefixSchemaNames = keyRoot + "schema_names/"
+	prefixIndexes     = keyRoot + "indexes/"
+	prefixIndexNames  = keyRoot + "index_names/"
 	prefixHosts       = keyRoot + "hosts/"
 	prefixHostAddrs   = keyRoot + "host_addrs/"
 	prefixAlive       = keyRoot + "alive/"
@@ -50,6 +56,7 @@ const (
 	keySpaceIDCounter  = keyRoot + "counters/space_id"
 	keyStoreIDCounter  = keyRoot + "counters/store_id"
 	prefixSchemaIDCntr = keyRoot + "counters/schema_id/"
+	prefixIndexIDCntr  = keyRoot + "counters/index_id/"
 
 	// keyHealth is read (never written) by the health check: a linearizable
 	// Get needs a live etcd quorum, which is what metad needs to serve.
@@ -68,10 +75,17 @@ func schemaNameKey(space int32, name string) string {
 	return schemaNamesPrefix(space) + name
 }
 func schemaIDCounterKey(space int32) string { return prefixSchemaIDCntr + itoa(int64(space)) }
-func hostKey(store uint64) string           { return prefixHosts + strconv.FormatUint(store, 10) }
-func hostAddrKey(addr string) string        { return prefixHostAddrs + addr }
-func aliveKey(store uint64) string          { return prefixAlive + strconv.FormatUint(store, 10) }
-func leadersKey(store uint64) string        { return prefixLeaders + strconv.FormatUint(store, 10) }
+func indexesPrefix(space int32) string      { return prefixIndexes + itoa(int64(space)) + "/" }
+func indexKey(space, id int32) string       { return indexesPrefix(space) + itoa(int64(id)) }
+func indexNamesPrefix(space int32) string   { return prefixIndexNames + itoa(int64(space)) + "/" }
+func indexNameKey(space int32, name string) string {
+	return indexNamesPrefix(space) + name
+}
+func indexIDCounterKey(space int32) string { return prefixIndexIDCntr + itoa(int64(space)) }
+func hostKey(store uint64) string          { return prefixHosts + strconv.FormatUint(store, 10) }
+func hostAddrKey(addr string) string       { return prefixHostAddrs + addr }
+func aliveKey(store uint64) string         { return prefixAlive + strconv.FormatUint(store, 10) }
+func leadersKey(store uint64) string       { return prefixLeaders + strconv.FormatUint(store, 10) }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 

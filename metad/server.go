@@ -128,6 +128,10 @@ type Server struct {
 	// ddlSem (capacity 1) serializes this metad's catalog changes; see
 	// commit. A channel rather than a mutex so that waiting honours ctx.
 	ddlSem chan struct{}
+	// beforeCommit, if set (by tests only), runs in commit after a change's
+	// reads and before its transaction is committed, so a test can make a
+	// conflicting write land exactly there.
+	beforeCommit atomic.Pointer[func()]
 
 	// hbMu guards lastHeartbeat: metad's clock at each host's last heartbeat.
 	// It lives in memory only, to keep heartbeats from writing to etcd.

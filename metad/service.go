@@ -43,6 +43,26 @@ func (svc *service) CreateSchema(ctx context.Context, req *metapb.CreateSchemaRe
 	return &metapb.CreateSchemaResp{Status: svc.s.toStatus("CreateSchema", err), Id: id, Version: ver}, nil
 }
 
+func (svc *service) AlterSchema(ctx context.Context, req *metapb.AlterSchemaReq) (*metapb.AlterSchemaResp, error) {
+	ver, err := svc.s.alterSchema(ctx, req)
+	return &metapb.AlterSchemaResp{Status: svc.s.toStatus("AlterSchema", err), Version: ver}, nil
+}
+
+func (svc *service) DropSchema(ctx context.Context, req *metapb.DropSchemaReq) (*metapb.DropSchemaResp, error) {
+	ver, err := svc.s.dropSchema(ctx, req)
+	return &metapb.DropSchemaResp{Status: svc.s.toStatus("DropSchema", err), Version: ver}, nil
+}
+
+func (svc *service) CreateIndex(ctx context.Context, req *metapb.CreateIndexReq) (*metapb.CreateIndexResp, error) {
+	id, ver, err := svc.s.createIndex(ctx, req)
+	return &metapb.CreateIndexResp{Status: svc.s.toStatus("CreateIndex", err), IndexId: id, Version: ver}, nil
+}
+
+func (svc *service) DropIndex(ctx context.Context, req *metapb.DropIndexReq) (*metapb.DropIndexResp, error) {
+	ver, err := svc.s.dropIndex(ctx, req)
+	return &metapb.DropIndexResp{Status: svc.s.toStatus("DropIndex", err), Version: ver}, nil
+}
+
 func (svc *service) RegisterHost(ctx context.Context, req *metapb.RegisterHostReq) (*metapb.RegisterHostResp, error) {
 	id, ver, err := svc.s.registerHost(ctx, req)
 	return &metapb.RegisterHostResp{Status: svc.s.toStatus("RegisterHost", err), StoreId: id, Version: ver}, nil
@@ -118,6 +138,7 @@ func (s *Server) servedCatalog(v *view) *metapb.Catalog {
 		Parts:   c.Parts,
 		Hosts:   hosts,
 		Leaders: c.Leaders,
+		Indexes: c.Indexes,
 	}
 }
 
@@ -135,6 +156,16 @@ func (s *Server) commit(ctx context.Context, fn func(r *txnReader) ([]clientv3.O
 	case s.ddlSem <- struct{}{}:
 	case <-ctx.Done():
 		return 0, fmt.Errorf("waiting for earlier catalog changes: %w", ctx.Err())
+	}
+	if hook := s.beforeCommit.Load(); hook != nil {
+		inner := fn
+		fn = func(r *txnReader) ([]clientv3.Op, error) {
+			ops, err := inner(r)
+			if err == nil && len(ops) > 0 {
+				(*hook)()
+			}
+			return ops, err
+		}
 	}
 	rev, err := update(ctx, s.cli, s.metrics.txnConflicts.Inc, fn)
 	<-s.ddlSem
@@ -305,6 +336,9 @@ func (s *Server) dropSpace(ctx context.Context, req *metapb.DropSpaceReq) (int64
 			clientv3.OpDelete(edgesPrefix(id), clientv3.WithPrefix()),
 			clientv3.OpDelete(schemaNamesPrefix(id), clientv3.WithPrefix()),
 			clientv3.OpDelete(schemaIDCounterKey(id)),
+			clientv3.OpDelete(indexesPrefix(id), clientv3.WithPrefix()),
+			clientv3.OpDelete(indexNamesPrefix(id), clientv3.WithPrefix()),
+			clientv3.OpDelete(indexIDCounterKey(id)),
 		}
 		// Remove the space from every host's leader report. The rewrite
 		// keeps each key's lease (WithIgnoreLease), so it still vanishes
@@ -350,8 +384,12 @@ func (s *Server) createSchema(ctx context.Context, req *metapb.CreateSchemaReq) 
 	if err := validateName(ref.kind(), req.GetName()); err != nil {
 		return 0, 0, err
 	}
-	cols, err := validateColumns(fmt.Sprintf("%s %q", ref.kind(), req.Name), req.Columns)
+	where := fmt.Sprintf("%s %q", ref.kind(), req.Name)
+	cols, err := validateColumns(where, req.Columns)
 	if err != nil {
+		return 0, 0, err
+	}
+	if err := validateTTL(where, cols, req.TtlCol, req.TtlDuration); err != nil {
 		return 0, 0, err
 	}
 	var existingRev int64
@@ -395,7 +433,7 @@ func (s *Server) createSchema(ctx context.Context, req *metapb.CreateSchemaReq) 
 			return nil, err
 		}
 		ref.id = int32(next)
-		versions := []*metapb.Schema{{Version: 0, Columns: cols}}
+		versions := []*metapb.Schema{{Version: 0, Columns: cols, TtlCol: req.TtlCol, TtlDuration: req.TtlDuration}}
 		var descKey, descVal string
 		if ref.isEdge {
 			descKey = edgeKey(req.SpaceId, ref.id)

@@ -21,6 +21,10 @@ const (
 	maxFixedLen = 1 << 16
 	// maxFixedVidLen bounds FIXED_STRING vids, as in NebulaGraph.
 	maxFixedVidLen = 256
+	// maxIndexPrefixLen bounds the indexed prefix of a STRING or
+	// FIXED_STRING index field (bytes), as NebulaGraph bounds index string
+	// lengths.
+	maxIndexPrefixLen = 256
 )
 
 func validateName(what, name string) error {
@@ -121,6 +125,83 @@ func validateColumns(schema string, cols []*metapb.ColumnDef) ([]*metapb.ColumnD
 			nc.DefaultValue = def
 		}
 		out = append(out, nc)
+	}
+	return out, nil
+}
+
+// validateTTL checks a schema's TTL against its columns: ttl_col, if set,
+// must name an INT64 or TIMESTAMP column, and ttl_duration must not be
+// negative. As in NebulaGraph, a duration without a column is allowed and
+// means nothing, and a column with duration 0 means no expiry.
+func validateTTL(schema string, cols []*metapb.ColumnDef, ttlCol string, ttlDuration int64) error {
+	if ttlDuration < 0 {
+		return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: ttl_duration %d is negative", schema, ttlDuration)
+	}
+	if ttlCol == "" {
+		return nil
+	}
+	i := slices.IndexFunc(cols, func(c *metapb.ColumnDef) bool { return c.Name == ttlCol })
+	if i < 0 {
+		return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: ttl_col %q is not a column", schema, ttlCol)
+	}
+	if t := cols[i].Type; t != metapb.PropType_INT64 && t != metapb.PropType_TIMESTAMP {
+		return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: ttl_col %q is %s, not INT64 or TIMESTAMP", schema, ttlCol, t)
+	}
+	return nil
+}
+
+// validateIndexFields checks an index's fields against the columns of the
+// schema it indexes and returns them normalized: a FIXED_STRING field's
+// prefix_len 0 (the whole value) becomes the column's fixed_len, so every
+// string field states the bytes it indexes.
+func validateIndexFields(index string, schema string, cols []*metapb.ColumnDef, fields []*metapb.IndexField) ([]*metapb.IndexField, error) {
+	byName := make(map[string]*metapb.ColumnDef, len(cols))
+	for _, c := range cols {
+		byName[c.Name] = c
+	}
+	seen := make(map[string]bool, len(fields))
+	out := make([]*metapb.IndexField, 0, len(fields))
+	for i, f := range fields {
+		if f == nil {
+			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "index %q: field %d is missing", index, i)
+		}
+		if f.Name == "" {
+			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "index %q: field %d has no name", index, i)
+		}
+		c, ok := byName[f.Name]
+		if !ok {
+			return nil, errorf(commonpb.ErrorCode_E_PROP_NOT_FOUND, "index %q: %s has no column %q", index, schema, f.Name)
+		}
+		if seen[f.Name] {
+			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "index %q: field %q is listed twice", index, f.Name)
+		}
+		seen[f.Name] = true
+		prefix := f.PrefixLen
+		switch c.Type {
+		case metapb.PropType_STRING:
+			if prefix < 1 || prefix > maxIndexPrefixLen {
+				return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT,
+					"index %q: STRING field %q needs a prefix_len in [1, %d], got %d", index, f.Name, maxIndexPrefixLen, prefix)
+			}
+		case metapb.PropType_FIXED_STRING:
+			if prefix == 0 {
+				prefix = c.FixedLen
+			}
+			if prefix < 1 || prefix > c.FixedLen {
+				return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT,
+					"index %q: FIXED_STRING(%d) field %q: prefix_len %d is not in [1, %d] (0: the whole value)", index, c.FixedLen, f.Name, f.PrefixLen, c.FixedLen)
+			}
+			if prefix > maxIndexPrefixLen {
+				return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT,
+					"index %q: FIXED_STRING(%d) field %q: indexing %d bytes, more than %d; give a shorter prefix_len", index, c.FixedLen, f.Name, prefix, maxIndexPrefixLen)
+			}
+		default:
+			if prefix != 0 {
+				return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT,
+					"index %q: field %q is %s, which takes no prefix_len (got %d)", index, f.Name, c.Type, prefix)
+			}
+		}
+		out = append(out, &metapb.IndexField{Name: f.Name, PrefixLen: prefix})
 	}
 	return out, nil
 }

@@ -317,6 +317,75 @@ func (c *Client) CreateSchema(ctx context.Context, req *metapb.CreateSchemaReq) 
 	return resp.Id, resp.Version, c.await(ctx, "CreateSchema", resp.Version)
 }
 
+// AlterSchema appends a schema version to a tag or edge type (req.IsEdge)
+// and returns the catalog version that has it, once the cache has that
+// version.
+func (c *Client) AlterSchema(ctx context.Context, req *metapb.AlterSchemaReq) (int64, error) {
+	var resp *metapb.AlterSchemaResp
+	err := c.call(ctx, "AlterSchema", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.AlterSchema(ctx, req)
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return resp.Version, c.await(ctx, "AlterSchema", resp.Version)
+}
+
+// DropSchema drops a tag or edge type (req.IsEdge) from the catalog and
+// returns the catalog version without it, once the cache has that version.
+func (c *Client) DropSchema(ctx context.Context, req *metapb.DropSchemaReq) (int64, error) {
+	var resp *metapb.DropSchemaResp
+	err := c.call(ctx, "DropSchema", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.DropSchema(ctx, req)
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return resp.Version, c.await(ctx, "DropSchema", resp.Version)
+}
+
+// CreateIndex creates a tag or edge index (req.IsEdge) and returns its id
+// (the existing one's with req.IfNotExists) once the cache has it.
+func (c *Client) CreateIndex(ctx context.Context, req *metapb.CreateIndexReq) (int32, int64, error) {
+	var resp *metapb.CreateIndexResp
+	err := c.call(ctx, "CreateIndex", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.CreateIndex(ctx, req)
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return resp.IndexId, resp.Version, c.await(ctx, "CreateIndex", resp.Version)
+}
+
+// DropIndex drops a tag or edge index (req.IsEdge) and returns the catalog
+// version without it, once the cache has that version.
+func (c *Client) DropIndex(ctx context.Context, req *metapb.DropIndexReq) (int64, error) {
+	var resp *metapb.DropIndexResp
+	err := c.call(ctx, "DropIndex", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.DropIndex(ctx, req)
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return resp.Version, c.await(ctx, "DropIndex", resp.Version)
+}
+
 // RegisterHost returns the store id of the host at addr, assigning one the
 // first time; the same address always gets the same id.
 func (c *Client) RegisterHost(ctx context.Context, addr *commonpb.HostAddr) (uint64, int64, error) {

@@ -3,9 +3,11 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -264,5 +266,157 @@ func TestClosedClient(t *testing.T) {
 	}
 	if v := c.Catalog().Version(); v != 0 {
 		t.Fatalf("empty cache has version %d", v)
+	}
+}
+
+func TestSchemaChangesAndIndexes(t *testing.T) {
+	srv := startMetad(t, "127.0.0.1:0", t.TempDir())
+	writer := client.New([]string{srv.Addr()}, testLogger())
+	defer writer.Close()
+	reader := client.New([]string{srv.Addr()}, testLogger())
+	defer reader.Close()
+
+	addHosts(t, writer, 1)
+	space := must[int32](t)(writer.CreateSpace(ctxT(t), &metapb.SpaceDesc{
+		Name: "g", PartitionNum: 2, ReplicaFactor: 1, VidType: metapb.VidType_VID_INT64,
+	}, false))
+	person := must[int32](t)(writer.CreateSchema(ctxT(t), &metapb.CreateSchemaReq{SpaceId: space, Name: "person",
+		Columns: []*metapb.ColumnDef{{Name: "name", Type: metapb.PropType_STRING}, {Name: "born", Type: metapb.PropType_TIMESTAMP}},
+		TtlCol:  "born", TtlDuration: 3600}))
+	knows := must[int32](t)(writer.CreateSchema(ctxT(t), &metapb.CreateSchemaReq{SpaceId: space, Name: "knows", IsEdge: true,
+		Columns: []*metapb.ColumnDef{{Name: "since", Type: metapb.PropType_INT64}}}))
+
+	// Created out of id order per schema, to check IndexesOn's order.
+	pAll := must[int32](t)(writer.CreateIndex(ctxT(t), &metapb.CreateIndexReq{SpaceId: space, Name: "p_all", SchemaName: "person"}))
+	kSince := must[int32](t)(writer.CreateIndex(ctxT(t), &metapb.CreateIndexReq{SpaceId: space, Name: "k_since", IsEdge: true, SchemaName: "knows",
+		Fields: []*metapb.IndexField{{Name: "since"}}}))
+	pName, ver, err := writer.CreateIndex(ctxT(t), &metapb.CreateIndexReq{SpaceId: space, Name: "p_name", SchemaName: "person",
+		Fields: []*metapb.IndexField{{Name: "name", PrefixLen: 12}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pAll != 1 || kSince != 2 || pName != 3 {
+		t.Fatalf("index ids %d %d %d, want 1 2 3", pAll, kSince, pName)
+	}
+	// The writer's cache has the index as soon as CreateIndex returns.
+	if d, ok := writer.Catalog().IndexByID(space, pName); !ok || d.Name != "p_name" {
+		t.Fatalf("writer cache after CreateIndex: IndexByID(%d) = %v, %v", pName, d, ok)
+	}
+	// IF NOT EXISTS returns the existing index.
+	if id, _, err := writer.CreateIndex(ctxT(t), &metapb.CreateIndexReq{SpaceId: space, Name: "p_name", SchemaName: "person", IfNotExists: true}); err != nil || id != pName {
+		t.Fatalf("CreateIndex p_name if not exists: %d, %v", id, err)
+	}
+	_, _, err = writer.CreateIndex(ctxT(t), &metapb.CreateIndexReq{SpaceId: space, Name: "k_since", SchemaName: "person"})
+	if client.CodeOf(err) != commonpb.ErrorCode_E_EXISTED {
+		t.Fatalf("tag index named like an edge index: %v", err)
+	}
+
+	// The other client gets the indexes through its watch.
+	if err := reader.WaitVersion(ctxT(t), ver); err != nil {
+		t.Fatal(err)
+	}
+	s := reader.Catalog()
+	names := func(ds []*metapb.IndexDesc) string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, fmt.Sprintf("%s:%d", d.Name, d.IndexId))
+		}
+		return strings.Join(out, " ")
+	}
+	if got := names(s.Indexes(space)); got != "p_all:1 k_since:2 p_name:3" {
+		t.Fatalf("Indexes = %s", got)
+	}
+	if got := names(s.IndexesOn(space, false, person)); got != "p_all:1 p_name:3" {
+		t.Fatalf("IndexesOn(person) = %s", got)
+	}
+	if got := names(s.IndexesOn(space, true, -knows)); got != "k_since:2" {
+		t.Fatalf("IndexesOn(-knows) = %s", got)
+	}
+	if got := s.IndexesOn(space, false, knows); len(got) != 0 {
+		t.Fatalf("IndexesOn(tag %d), which is an edge type's id: %v", knows, got)
+	}
+	d, ok := s.IndexByName(space, "p_name")
+	if !ok || d.IndexId != pName || d.IsEdge || d.SchemaId != person || len(d.Fields) != 1 || d.Fields[0].Name != "name" || d.Fields[0].PrefixLen != 12 {
+		t.Fatalf("IndexByName(p_name) = %v, %v", d, ok)
+	}
+	if d, ok := s.IndexByID(space, kSince); !ok || d.Name != "k_since" || !d.IsEdge || d.SchemaId != knows {
+		t.Fatalf("IndexByID(%d) = %v, %v", kSince, d, ok)
+	}
+	if _, ok := s.IndexByName(space+1, "p_name"); ok {
+		t.Fatal("an index found in another space")
+	}
+	if _, ok := s.IndexByID(space, 99); ok {
+		t.Fatal("IndexByID(99) found something")
+	}
+	if td, _ := s.TagByID(space, person); td.GetVersions()[0].GetTtlCol() != "born" || td.GetVersions()[0].GetTtlDuration() != 3600 {
+		t.Fatalf("person's TTL in the cache: %v", td)
+	}
+
+	// ALTER: the cache has the new version, the old one unchanged.
+	if _, err := writer.AlterSchema(ctxT(t), &metapb.AlterSchemaReq{SpaceId: space, Name: "person", Ops: []*metapb.AlterSchemaOp{
+		{Kind: metapb.AlterSchemaOp_ADD, Columns: []*metapb.ColumnDef{{Name: "age", Type: metapb.PropType_INT64, Nullable: true}}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	td, _ := writer.Catalog().TagByName(space, "person")
+	if len(td.GetVersions()) != 2 || len(td.Versions[0].Columns) != 2 || len(td.Versions[1].Columns) != 3 ||
+		td.Versions[1].Version != 1 || td.Versions[1].Columns[2].Name != "age" || td.Versions[1].TtlCol != "born" {
+		t.Fatalf("person after ALTER ADD age: %v", td)
+	}
+	_, err = writer.AlterSchema(ctxT(t), &metapb.AlterSchemaReq{SpaceId: space, Name: "person", Ops: []*metapb.AlterSchemaOp{
+		{Kind: metapb.AlterSchemaOp_DROP, Names: []string{"name"}},
+	}})
+	if client.CodeOf(err) != commonpb.ErrorCode_E_INVALID_ARGUMENT || !strings.Contains(err.Error(), `index "p_name" uses it`) {
+		t.Fatalf("dropping an indexed column: %v", err)
+	}
+	_, err = writer.AlterSchema(ctxT(t), &metapb.AlterSchemaReq{SpaceId: space, Name: "nope", IsEdge: true, SetTtl: true})
+	if client.CodeOf(err) != commonpb.ErrorCode_E_EDGE_NOT_FOUND {
+		t.Fatalf("altering a missing edge type: %v", err)
+	}
+
+	// DROP: refused while indexed; the cache loses the schema and the
+	// indexes once they are dropped.
+	if _, err := writer.DropSchema(ctxT(t), &metapb.DropSchemaReq{SpaceId: space, Name: "knows", IsEdge: true}); client.CodeOf(err) != commonpb.ErrorCode_E_INVALID_ARGUMENT {
+		t.Fatalf("dropping an indexed edge type: %v", err)
+	}
+	if _, err := writer.DropIndex(ctxT(t), &metapb.DropIndexReq{SpaceId: space, Name: "k_since"}); client.CodeOf(err) != commonpb.ErrorCode_E_NOT_FOUND {
+		t.Fatalf("dropping an edge index as a tag index: %v", err)
+	}
+	if _, err := writer.DropIndex(ctxT(t), &metapb.DropIndexReq{SpaceId: space, Name: "k_since", IsEdge: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := writer.Catalog().IndexByName(space, "k_since"); ok {
+		t.Fatal("dropped index still in the writer's cache")
+	}
+	if ver, err = writer.DropSchema(ctxT(t), &metapb.DropSchemaReq{SpaceId: space, Name: "knows", IsEdge: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := writer.Catalog().EdgeByName(space, "knows"); ok {
+		t.Fatal("dropped edge type still in the writer's cache")
+	}
+	if v, err := writer.DropSchema(ctxT(t), &metapb.DropSchemaReq{SpaceId: space, Name: "knows", IsEdge: true, IfExists: true}); err != nil || v < ver {
+		t.Fatalf("DropSchema if exists of a dropped edge type: %d, %v", v, err)
+	}
+	if err := reader.WaitVersion(ctxT(t), ver); err != nil {
+		t.Fatal(err)
+	}
+	s = reader.Catalog()
+	if _, ok := s.EdgeByType(space, knows); ok || names(s.Indexes(space)) != "p_all:1 p_name:3" || len(s.IndexesOn(space, true, knows)) != 0 {
+		t.Fatalf("reader after dropping knows: edges %v, indexes %s", s.Edges(space), names(s.Indexes(space)))
+	}
+
+	// DropSpace takes the space's indexes with it.
+	if ver, err = writer.DropSpace(ctxT(t), "g", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := reader.WaitVersion(ctxT(t), ver); err != nil {
+		t.Fatal(err)
+	}
+	s = reader.Catalog()
+	if len(s.Indexes(space)) != 0 || len(s.IndexesOn(space, false, person)) != 0 || len(s.Catalog().Indexes) != 0 {
+		t.Fatalf("indexes after DropSpace: %v", s.Catalog().Indexes)
+	}
+	if _, ok := s.IndexByName(space, "p_name"); ok {
+		t.Fatal("IndexByName finds an index of a dropped space")
 	}
 }

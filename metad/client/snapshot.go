@@ -1,7 +1,9 @@
 package client
 
 import (
+	"cmp"
 	"net"
+	"slices"
 	"strconv"
 
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -17,6 +19,7 @@ type Snapshot struct {
 	spacesByID   map[int32]*metapb.SpaceDesc
 	tags         map[int32]*schemaIndex[*metapb.TagDesc]
 	edges        map[int32]*schemaIndex[*metapb.EdgeDesc]
+	indexes      map[int32]*indexIndex
 	parts        map[int32]map[int32][]uint64
 	learners     map[int32]map[int32][]uint64
 	initial      map[int32]map[int32][]uint64
@@ -48,6 +51,20 @@ func (x *schemaIndex[T]) add(id int32, name string, v T) {
 	x.byID[id] = v
 }
 
+// indexIndex indexes one space's secondary indexes.
+type indexIndex struct {
+	list   []*metapb.IndexDesc // by index id
+	byName map[string]*metapb.IndexDesc
+	byID   map[int32]*metapb.IndexDesc
+	on     map[schemaKey][]*metapb.IndexDesc // by index id
+}
+
+// schemaKey names a tag or an edge type within a space.
+type schemaKey struct {
+	isEdge bool
+	id     int32
+}
+
 // newSnapshot indexes cat, which it takes ownership of.
 func newSnapshot(cat *metapb.Catalog) *Snapshot {
 	s := &Snapshot{
@@ -56,6 +73,7 @@ func newSnapshot(cat *metapb.Catalog) *Snapshot {
 		spacesByID:   make(map[int32]*metapb.SpaceDesc, len(cat.GetSpaces())),
 		tags:         map[int32]*schemaIndex[*metapb.TagDesc]{},
 		edges:        map[int32]*schemaIndex[*metapb.EdgeDesc]{},
+		indexes:      map[int32]*indexIndex{},
 		parts:        make(map[int32]map[int32][]uint64, len(cat.GetParts())),
 		learners:     map[int32]map[int32][]uint64{},
 		initial:      map[int32]map[int32][]uint64{},
@@ -84,6 +102,25 @@ func newSnapshot(cat *metapb.Catalog) *Snapshot {
 			s.edges[e.SpaceId] = x
 		}
 		x.add(e.EdgeType, e.Name, e)
+	}
+	for _, d := range cat.GetIndexes() {
+		x := s.indexes[d.SpaceId]
+		if x == nil {
+			x = &indexIndex{byName: map[string]*metapb.IndexDesc{}, byID: map[int32]*metapb.IndexDesc{}, on: map[schemaKey][]*metapb.IndexDesc{}}
+			s.indexes[d.SpaceId] = x
+		}
+		x.list = append(x.list, d)
+		x.byName[d.Name] = d
+		x.byID[d.IndexId] = d
+	}
+	for _, x := range s.indexes {
+		// metad sends indexes sorted; sorting again keeps the promise of
+		// the accessors independent of that.
+		slices.SortFunc(x.list, func(a, b *metapb.IndexDesc) int { return cmp.Compare(a.IndexId, b.IndexId) })
+		for _, d := range x.list {
+			k := schemaKey{d.IsEdge, d.SchemaId}
+			x.on[k] = append(x.on[k], d)
+		}
 	}
 	for space, sp := range cat.GetParts() {
 		m := make(map[int32][]uint64, len(sp.GetParts()))
@@ -197,6 +234,45 @@ func (s *Snapshot) EdgeByType(spaceID, edgeType int32) (*metapb.EdgeDesc, bool) 
 		return e, ok
 	}
 	return nil, false
+}
+
+// Indexes lists the space's tag and edge indexes, by index id.
+func (s *Snapshot) Indexes(spaceID int32) []*metapb.IndexDesc {
+	if x := s.indexes[spaceID]; x != nil {
+		return x.list
+	}
+	return nil
+}
+
+// IndexByName finds a tag or edge index by name (index names are unique in
+// a space across both kinds).
+func (s *Snapshot) IndexByName(spaceID int32, name string) (*metapb.IndexDesc, bool) {
+	if x := s.indexes[spaceID]; x != nil {
+		d, ok := x.byName[name]
+		return d, ok
+	}
+	return nil, false
+}
+
+func (s *Snapshot) IndexByID(spaceID, indexID int32) (*metapb.IndexDesc, bool) {
+	if x := s.indexes[spaceID]; x != nil {
+		d, ok := x.byID[indexID]
+		return d, ok
+	}
+	return nil, false
+}
+
+// IndexesOn lists, by index id, the indexes on a tag (isEdge false,
+// schemaID a tag id) or an edge type (isEdge true, schemaID an edge type; a
+// negative type, the in-edge copy as stored, finds the same indexes).
+func (s *Snapshot) IndexesOn(spaceID int32, isEdge bool, schemaID int32) []*metapb.IndexDesc {
+	if isEdge && schemaID < 0 {
+		schemaID = -schemaID
+	}
+	if x := s.indexes[spaceID]; x != nil {
+		return x.on[schemaKey{isEdge, schemaID}]
+	}
+	return nil
 }
 
 // Parts maps each partition of the space to its replicas' store ids (nil
