@@ -19,12 +19,14 @@ import (
 )
 
 // Applier is the replicated state machine. Apply adds the effects of one
-// committed command to wb, which the engine writes atomically together with
+// committed command to b, which the engine writes atomically together with
 // the applied index. It must be deterministic: every replica applies the same
-// commands in the same order and must reach the same state. An error is the
-// command's result (returned to the proposer); it does not stop the group.
+// commands in the same order and must reach the same state, so it may read
+// (through b) but must not depend on anything else local: clocks, caches,
+// configuration. The value and error are the command's result, returned to
+// the proposer (ProposeResult); an error does not stop the group.
 type Applier interface {
-	Apply(wb *grocksdb.WriteBatch, group GroupID, index uint64, cmd []byte) error
+	Apply(b *ApplyBatch, group GroupID, index uint64, cmd []byte) ([]byte, error)
 }
 
 // Envelope is one outbound raft message of one group.
@@ -357,21 +359,28 @@ func (e *Engine) post(id GroupID, add func(*mailbox)) error {
 // Propose replicates cmd through the group's log and returns once it is
 // applied on this replica, with the applier's result.
 func (e *Engine) Propose(ctx context.Context, id GroupID, cmd []byte) error {
+	_, err := e.ProposeResult(ctx, id, cmd)
+	return err
+}
+
+// ProposeResult is Propose returning what the applier returned for cmd on
+// this replica.
+func (e *Engine) ProposeResult(ctx context.Context, id GroupID, cmd []byte) ([]byte, error) {
 	pid := e.propIDs.Add(1)
 	data := make([]byte, 8+len(cmd))
 	binary.BigEndian.PutUint64(data, pid)
 	copy(data[8:], cmd)
 	p := &proposal{id: pid, data: data, done: make(chan error, 1)}
 	if err := e.post(id, func(b *mailbox) { b.proposals = append(b.proposals, p) }); err != nil {
-		return err
+		return nil, err
 	}
 	select {
 	case err := <-p.done:
-		return err
+		return p.result, err
 	case <-ctx.Done():
-		return fmt.Errorf("%s: %w: %w", id, ErrAmbiguous, ctx.Err())
+		return nil, fmt.Errorf("%s: %w: %w", id, ErrAmbiguous, ctx.Err())
 	case <-e.done:
-		return e.stopError()
+		return nil, e.stopError()
 	}
 }
 

@@ -44,16 +44,22 @@ func (t memTransport) Send(msgs []Envelope) {
 	}
 }
 
-// kvApplier stores commands "key=value" as data keys of the partition.
+// kvApplier stores commands "key=value" as data keys of the partition and
+// returns the value the key had before.
 type kvApplier struct{}
 
-func (kvApplier) Apply(wb *grocksdb.WriteBatch, g GroupID, _ uint64, cmd []byte) error {
+func (kvApplier) Apply(b *ApplyBatch, g GroupID, _ uint64, cmd []byte) ([]byte, error) {
 	if len(cmd) < 8 {
-		return fmt.Errorf("short command")
+		return nil, fmt.Errorf("short command")
 	}
 	k := binary.BigEndian.Uint64(cmd)
-	wb.Put(partition.TagKey(g.Space, g.Part, binary.BigEndian.AppendUint64(nil, k), 1), cmd[8:])
-	return nil
+	key := partition.TagKey(g.Space, g.Part, binary.BigEndian.AppendUint64(nil, k), 1)
+	old, err := b.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	b.Put(key, cmd[8:])
+	return old, nil
 }
 
 type testStore struct {

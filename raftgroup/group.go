@@ -26,6 +26,9 @@ type proposal struct {
 	data []byte            // proposal id (8 bytes, big-endian) | command
 	cc   *rpb.ConfChangeV2 // set for a membership change; Context holds the id
 	done chan error
+	// result is the applier's value, set before done receives nil or the
+	// applier's error (the channel send orders it before the receive).
+	result []byte
 }
 
 // readRequest waits for a linearizable read point.

@@ -170,7 +170,7 @@ type applyOp struct {
 	g       *group
 	msg     *rpb.Message
 	applied uint64
-	results map[uint64]error // proposal id → apply result
+	results map[uint64]applyResult // proposal id → apply result
 	trunc   *truncation
 }
 
@@ -180,25 +180,21 @@ type applyOp struct {
 // index that covers it, and the entries (durable in the log) are applied
 // again on restart.
 func (e *Engine) apply(ops []*applyOp) error {
-	type dbBatch struct {
-		db *grocksdb.DB
-		wb *grocksdb.WriteBatch
-	}
-	var batches []*dbBatch
-	byDB := map[*grocksdb.DB]*dbBatch{}
+	var batches []*ApplyBatch
+	byDB := map[*grocksdb.DB]*ApplyBatch{}
 	defer func() {
 		for _, b := range batches {
-			b.wb.Destroy()
+			b.destroy()
 		}
 	}()
 	for _, op := range ops {
 		b := byDB[op.g.db]
 		if b == nil || e.cfg.SeparateWrites {
-			b = &dbBatch{db: op.g.db, wb: grocksdb.NewWriteBatch()}
+			b = newApplyBatch(op.g.db)
 			batches = append(batches, b)
 			byDB[op.g.db] = b
 		}
-		if err := e.applyEntries(b.wb, op); err != nil {
+		if err := e.applyEntries(b, op); err != nil {
 			return err
 		}
 	}
@@ -221,9 +217,10 @@ func (e *Engine) apply(ops []*applyOp) error {
 			e.stats.entriesApplied.Add(op.applied - g.applied)
 			g.applied = op.applied
 		}
-		for pid, err := range op.results {
+		for pid, res := range op.results {
 			if p, ok := g.pending[pid]; ok {
-				p.done <- err
+				p.result = res.value
+				p.done <- res.err
 				delete(g.pending, pid)
 			}
 		}
@@ -243,8 +240,15 @@ func (e *Engine) apply(ops []*applyOp) error {
 	return nil
 }
 
-// applyEntries adds one MsgStorageApply's entries to wb.
-func (e *Engine) applyEntries(wb *grocksdb.WriteBatch, op *applyOp) error {
+// applyResult is what the applier returned for one proposal.
+type applyResult struct {
+	value []byte
+	err   error
+}
+
+// applyEntries adds one MsgStorageApply's entries to b.
+func (e *Engine) applyEntries(b *ApplyBatch, op *applyOp) error {
+	wb := b.wb
 	g := op.g
 	op.applied = g.applied
 	for _, ent := range op.msg.GetEntries() {
@@ -257,12 +261,12 @@ func (e *Engine) applyEntries(wb *grocksdb.WriteBatch, op *applyOp) error {
 		case rpb.EntryType_EntryNormal:
 			if len(ent.Data) >= 8 {
 				pid := binary.BigEndian.Uint64(ent.Data)
-				err := e.cfg.Applier.Apply(wb, g.id, idx, ent.Data[8:])
+				value, err := e.cfg.Applier.Apply(b, g.id, idx, ent.Data[8:])
 				if _, mine := g.pending[pid]; mine {
 					if op.results == nil {
-						op.results = map[uint64]error{}
+						op.results = map[uint64]applyResult{}
 					}
-					op.results[pid] = err
+					op.results[pid] = applyResult{value: value, err: err}
 				}
 			}
 		case rpb.EntryType_EntryConfChange, rpb.EntryType_EntryConfChangeV2:
@@ -284,9 +288,9 @@ func (e *Engine) applyEntries(wb *grocksdb.WriteBatch, op *applyOp) error {
 			if pid, ok := confChangeContext(cc); ok {
 				if _, mine := g.pending[pid]; mine {
 					if op.results == nil {
-						op.results = map[uint64]error{}
+						op.results = map[uint64]applyResult{}
 					}
-					op.results[pid] = nil
+					op.results[pid] = applyResult{}
 				}
 			}
 		}

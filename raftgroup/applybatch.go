@@ -1,0 +1,188 @@
+package raftgroup
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+
+	"github.com/linxGnu/grocksdb"
+)
+
+// ApplyBatch is what an Applier writes into: the write batch of one apply
+// round on one RocksDB instance, plus reads that see the database as it
+// will be once the batch is written. A state machine that reads while
+// applying (to maintain indexes and degrees, to evaluate an UPDATE) must
+// see the effects of the entries applied before it in the same round, or
+// two entries on one key in one round would each read the stale value.
+//
+// Reads are deterministic because every replica applies the same entries in
+// the same order on the same state: the database holds exactly the entries
+// applied in earlier rounds (a round's batch is written before the next
+// round applies), and the overlay holds those of this round.
+//
+// Groups own disjoint key ranges, so groups sharing one batch never see
+// each other's keys. An ApplyBatch is used by one goroutine (the worker of
+// the round) and is only valid during Apply.
+type ApplyBatch struct {
+	db *grocksdb.DB
+	wb *grocksdb.WriteBatch
+	ro *grocksdb.ReadOptions
+	// overlay holds every key written in this round: a nil value is a
+	// delete. Values are copies, since callers may reuse their buffers.
+	overlay map[string][]byte
+	// undo records the overlay entries that writes since the oldest open
+	// savepoint replaced, so Atomically can roll the overlay back together
+	// with the write batch.
+	undo       []undoEntry
+	savepoints []int
+}
+
+type undoEntry struct {
+	key  string
+	prev []byte
+	had  bool
+}
+
+// NewApplyBatch returns a batch over db for driving an Applier outside the
+// engine (state machine tests, offline tools); Write commits it and Destroy
+// frees it. The engine makes its own.
+func NewApplyBatch(db *grocksdb.DB) *ApplyBatch { return newApplyBatch(db) }
+
+// Write commits the batch to its database.
+func (b *ApplyBatch) Write(wo *grocksdb.WriteOptions) error { return b.db.Write(wo, b.wb) }
+
+// Destroy frees the batch.
+func (b *ApplyBatch) Destroy() { b.destroy() }
+
+func newApplyBatch(db *grocksdb.DB) *ApplyBatch {
+	ro := grocksdb.NewDefaultReadOptions()
+	ro.SetFillCache(true)
+	ro.SetTotalOrderSeek(true) // Scan crosses prefixes; storaged sets a prefix extractor
+	return &ApplyBatch{db: db, wb: grocksdb.NewWriteBatch(), ro: ro, overlay: map[string][]byte{}}
+}
+
+func (b *ApplyBatch) destroy() {
+	b.wb.Destroy()
+	b.ro.Destroy()
+}
+
+// Put sets key to value.
+func (b *ApplyBatch) Put(key, value []byte) {
+	b.wb.Put(key, value)
+	b.set(string(key), append(make([]byte, 0, len(value)), value...))
+}
+
+// Delete removes key.
+func (b *ApplyBatch) Delete(key []byte) {
+	b.wb.Delete(key)
+	b.set(string(key), nil)
+}
+
+func (b *ApplyBatch) set(key string, v []byte) {
+	if len(b.savepoints) > 0 {
+		prev, had := b.overlay[key]
+		b.undo = append(b.undo, undoEntry{key: key, prev: prev, had: had})
+	}
+	b.overlay[key] = v
+}
+
+// Atomically runs fn and keeps its writes only if it returns nil: a command
+// that fails halfway leaves nothing behind, though it shares the round's
+// batch with the commands applied before it.
+func (b *ApplyBatch) Atomically(fn func() error) error {
+	b.wb.SetSavePoint()
+	b.savepoints = append(b.savepoints, len(b.undo))
+	err := fn()
+	mark := b.savepoints[len(b.savepoints)-1]
+	b.savepoints = b.savepoints[:len(b.savepoints)-1]
+	if err == nil {
+		if perr := b.wb.PopSavePoint(); perr != nil {
+			return fmt.Errorf("releasing write batch savepoint: %w", perr)
+		}
+		if len(b.savepoints) == 0 {
+			b.undo = b.undo[:0]
+		}
+		return nil
+	}
+	if rerr := b.wb.RollbackToSavePoint(); rerr != nil {
+		// The batch now holds a partial command, which must never reach
+		// the disk: failing the round stops the engine.
+		panic(fmt.Sprintf("raftgroup: rolling back a failed command: %v (after %v)", rerr, err))
+	}
+	for i := len(b.undo) - 1; i >= mark; i-- {
+		u := b.undo[i]
+		if u.had {
+			b.overlay[u.key] = u.prev
+		} else {
+			delete(b.overlay, u.key)
+		}
+	}
+	b.undo = b.undo[:mark]
+	return err
+}
+
+// Get returns the value of key, nil if it does not exist. The returned
+// slice must not be modified.
+func (b *ApplyBatch) Get(key []byte) ([]byte, error) {
+	if v, ok := b.overlay[string(key)]; ok {
+		return v, nil
+	}
+	v, err := b.db.GetBytes(b.ro, key)
+	if err != nil {
+		return nil, fmt.Errorf("reading %x: %w", key, err)
+	}
+	return v, nil
+}
+
+// Scan calls fn for every key with the prefix, in key order, from start
+// (nil: the prefix itself), until fn returns false. Key and value are only
+// valid during the call.
+func (b *ApplyBatch) Scan(prefix, start []byte, fn func(key, value []byte) (bool, error)) error {
+	if start == nil || bytes.Compare(start, prefix) < 0 {
+		start = prefix
+	}
+	// This round's writes under the prefix, sorted, merged with the
+	// database's keys. Rounds are small, so a linear pass over the
+	// overlay is cheaper than keeping it sorted on every Put.
+	var mine []string
+	for k := range b.overlay {
+		if len(k) >= len(prefix) && k[:len(prefix)] == string(prefix) && k >= string(start) {
+			mine = append(mine, k)
+		}
+	}
+	sort.Strings(mine)
+	it := b.db.NewIterator(b.ro)
+	defer it.Close()
+	it.Seek(start)
+	for {
+		dbValid := it.ValidForPrefix(prefix)
+		var dbKey []byte
+		if dbValid {
+			dbKey = it.Key().Data()
+		}
+		switch {
+		case len(mine) > 0 && (!dbValid || bytes.Compare([]byte(mine[0]), dbKey) <= 0):
+			k := mine[0]
+			mine = mine[1:]
+			if dbValid && string(dbKey) == k {
+				it.Next() // shadowed by this round's write
+			}
+			v := b.overlay[k]
+			if v == nil {
+				continue // deleted this round
+			}
+			more, err := fn([]byte(k), v)
+			if err != nil || !more {
+				return err
+			}
+		case dbValid:
+			more, err := fn(dbKey, it.Value().Data())
+			if err != nil || !more {
+				return err
+			}
+			it.Next()
+		default:
+			return it.Err()
+		}
+	}
+}
