@@ -26,22 +26,24 @@ const (
 
 // Key kinds: byte 8 of every key.
 //
-// Data kinds are 0x01..0x04 and are what a partition snapshot streams (see
+// Data kinds are 0x01..0x06 and are what a partition snapshot streams (see
 // DataRange). Raft kinds start at 0x10, past the data kinds, and hold one
 // replica's own Raft state: they never leave the replica, and a snapshot being
-// installed must not overwrite them. New data kinds take 0x05..0x0f so that the
+// installed must not overwrite them. New data kinds take 0x07..0x0f so that the
 // data range stays contiguous.
 const (
 	KindTag    byte = 0x01 // vertex properties: TagKey
 	KindEdge   byte = 0x02 // edge properties, out- and in-edges: EdgeKey
 	KindIndex  byte = 0x03 // secondary indexes: IndexPrefix
-	KindSystem byte = 0x04 // per-partition metadata: DataVersionKey
+	KindSystem byte = 0x04 // per-partition metadata: DataVersionKey, TombstoneKey
+	KindIntent byte = 0x05 // changes promised to another partition: IntentKey
+	KindDegree byte = 0x06 // stored degree per vertex, edge type, direction: DegreeKey
 
 	KindRaftLog   byte = 0x10 // Raft log entries: RaftLogKey
 	KindRaftState byte = 0x11 // Raft hard state, applied index, conf state
 
 	// kindDataEnd is one past the last data kind; DataRange ends there.
-	kindDataEnd byte = KindSystem + 1
+	kindDataEnd byte = KindDegree + 1
 )
 
 // appendPrefix appends the 9-byte key prefix space | part | kind to b.
@@ -71,7 +73,7 @@ func KindPrefix(space, part int32, kind byte) []byte {
 }
 
 // DataRange returns [start, end) covering every data key of a partition
-// (KindTag through KindSystem) and no Raft key: the range a snapshot streams,
+// (KindTag through KindDegree) and no Raft key: the range a snapshot streams,
 // and the range a follower clears before installing one.
 func DataRange(space, part int32) (start, end []byte) {
 	return KindPrefix(space, part, KindTag), KindPrefix(space, part, kindDataEnd)
