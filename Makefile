@@ -48,7 +48,7 @@ fmt:
 test: vet
 	$(GO) test -race -timeout 40m $$($(GO) list ./... | grep -v '/internal/chaos$$')
 	$(GO) test -race -timeout 30m ./internal/chaos
-	$(GO) test -race -tags failpoints -run Failpoint -timeout 10m ./raftgroup
+	$(GO) test -race -tags failpoints -run Failpoint -timeout 10m ./raftgroup ./storaged
 
 test-short:
 	$(GO) test -short ./...

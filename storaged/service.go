@@ -7,10 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/linxGnu/grocksdb"
 	"google.golang.org/grpc"
 
-	"github.com/novagraph/novagraph/internal/schema"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -145,122 +143,6 @@ func checkVid(space *metapb.SpaceDesc, part int32, vid []byte) error {
 	return nil
 }
 
-// AddVertices implements StorageService.
-func (s *service) AddVertices(ctx context.Context, req *storagepb.AddVerticesReq) (*storagepb.ExecResp, error) {
-	parts := keysOf(req.Parts)
-	snap, space, err := s.spaceFor(ctx, req.SpaceId, 0)
-	if err != nil {
-		return &storagepb.ExecResp{FailedParts: allFailed(snap, s, parts, err)}, nil
-	}
-	failed := s.forEachPart(snap, parts, func(part int32) error {
-		var ops []writeOp
-		for _, v := range req.Parts[part].GetVertices() {
-			if err := checkVid(space, part, v.Vid); err != nil {
-				return err
-			}
-			for _, t := range v.Tags {
-				ops = append(ops, writeOp{kind: opPut, key: partition.TagKey(req.SpaceId, part, v.Vid, t.TagId), value: t.Row})
-			}
-		}
-		return s.srv.engine.Propose(ctx, raftgroup.GroupID{Space: req.SpaceId, Part: part}, encodeCommand(ops))
-	})
-	return &storagepb.ExecResp{FailedParts: failed}, nil
-}
-
-// AddEdges implements StorageService.
-func (s *service) AddEdges(ctx context.Context, req *storagepb.AddEdgesReq) (*storagepb.ExecResp, error) {
-	parts := keysOf(req.Parts)
-	snap, space, err := s.spaceFor(ctx, req.SpaceId, 0)
-	if err != nil {
-		return &storagepb.ExecResp{FailedParts: allFailed(snap, s, parts, err)}, nil
-	}
-	failed := s.forEachPart(snap, parts, func(part int32) error {
-		var ops []writeOp
-		for _, e := range req.Parts[part].GetEdges() {
-			if err := checkVid(space, part, e.Src); err != nil {
-				return err
-			}
-			if len(e.Dst) != int(space.GetVidLen()) {
-				return invalid("dst vid %x has %d bytes, space %q needs %d", e.Dst, len(e.Dst), space.GetName(), space.GetVidLen())
-			}
-			if e.EdgeType == 0 {
-				return invalid("edge type 0 is not valid")
-			}
-			ops = append(ops, writeOp{kind: opPut, key: partition.EdgeKey(req.SpaceId, part, e.Src, e.EdgeType, e.Rank, e.Dst), value: e.Row})
-		}
-		return s.srv.engine.Propose(ctx, raftgroup.GroupID{Space: req.SpaceId, Part: part}, encodeCommand(ops))
-	})
-	return &storagepb.ExecResp{FailedParts: failed}, nil
-}
-
-// propDecoder reads requested properties out of rows, caching each
-// schema's versions for the duration of one request.
-type propDecoder struct {
-	snap    *metaclient.Snapshot
-	spaceID int32
-	tags    map[int32]*schema.Versions
-	edges   map[int32]*schema.Versions
-	reader  partition.RowReader
-}
-
-func newPropDecoder(snap *metaclient.Snapshot, spaceID int32) *propDecoder {
-	return &propDecoder{snap: snap, spaceID: spaceID, tags: map[int32]*schema.Versions{}, edges: map[int32]*schema.Versions{}}
-}
-
-func (d *propDecoder) tagVersions(tagID int32) (*schema.Versions, error) {
-	if v, ok := d.tags[tagID]; ok {
-		return v, nil
-	}
-	desc, ok := d.snap.TagByID(d.spaceID, tagID)
-	if !ok {
-		return nil, &partitionError{code: commonpb.ErrorCode_E_TAG_NOT_FOUND, msg: fmt.Sprintf("tag %d not found in space %d", tagID, d.spaceID)}
-	}
-	v := schema.NewVersions(desc.GetVersions())
-	d.tags[tagID] = v
-	return v, nil
-}
-
-func (d *propDecoder) edgeVersions(edgeType int32) (*schema.Versions, error) {
-	if edgeType < 0 {
-		edgeType = -edgeType
-	}
-	if v, ok := d.edges[edgeType]; ok {
-		return v, nil
-	}
-	desc, ok := d.snap.EdgeByType(d.spaceID, edgeType)
-	if !ok {
-		return nil, &partitionError{code: commonpb.ErrorCode_E_EDGE_NOT_FOUND, msg: fmt.Sprintf("edge type %d not found in space %d", edgeType, d.spaceID)}
-	}
-	v := schema.NewVersions(desc.GetVersions())
-	d.edges[edgeType] = v
-	return v, nil
-}
-
-// readProp decodes one property of a row, NULL if the row's schema version
-// lacks it (a property added later reads as its default, else NULL).
-func (d *propDecoder) readProp(row []byte, versions *schema.Versions, name string) (*commonpb.Value, error) {
-	if err := d.reader.Reset(row, versions.Source()); err != nil {
-		return nil, err
-	}
-	v, ok, err := d.reader.Get(name)
-	if err != nil {
-		return nil, err
-	}
-	latest := versions.Latest()
-	col := latest.Index(name)
-	if !ok {
-		if col >= 0 && latest.Columns[col].Default != nil {
-			return schema.ValueToProto(latest.Columns[col].Default, latest.Columns[col].Type), nil
-		}
-		return schema.NullValue(), nil
-	}
-	typ := partition.PropType(0)
-	if rc := d.reader.Schema().Index(name); rc >= 0 {
-		typ = d.reader.Schema().Columns[rc].Type
-	}
-	return schema.ValueToProto(v, typ), nil
-}
-
 // GetNeighbors implements StorageService. Each partition's result is sent
 // only after the partition finished without error, in batches of at most
 // max_edges_per_batch edges, so a client that retries failed partitions
@@ -283,7 +165,7 @@ func (s *service) GetNeighbors(req *storagepb.GetNeighborsReq, stream grpc.Serve
 		if db == nil {
 			return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
 		}
-		out, err := scanNeighbors(db, newPropDecoder(snap, req.SpaceId), space, part, req.Parts[part].GetVids(), req)
+		out, err := s.scanNeighbors(db, snap, space, part, req)
 		if err != nil {
 			return err
 		}
@@ -325,148 +207,6 @@ func sendNeighborBatches(stream grpc.ServerStreamingServer[storagepb.GetNeighbor
 	return nil
 }
 
-func scanNeighbors(db *grocksdb.DB, dec *propDecoder, space *metapb.SpaceDesc, part int32, vids [][]byte, req *storagepb.GetNeighborsReq) ([]*storagepb.VertexNeighbors, error) {
-	ro := grocksdb.NewDefaultReadOptions()
-	defer ro.Destroy()
-	vidLen := int(space.GetVidLen())
-	out := make([]*storagepb.VertexNeighbors, 0, len(vids))
-	for _, vid := range vids {
-		if err := checkVid(space, part, vid); err != nil {
-			return nil, err
-		}
-		vn := &storagepb.VertexNeighbors{Vid: vid}
-		if len(req.VertexProps) > 0 {
-			props, _, err := readVertexProps(db, ro, dec, req.SpaceId, part, vid, req.VertexProps)
-			if err != nil {
-				return nil, err
-			}
-			vn.Props = props
-		}
-		for _, et := range req.EdgeTypes {
-			if err := scanEdges(db, ro, dec, req, part, vid, et, vidLen, vn); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, vn)
-	}
-	return out, nil
-}
-
-// readVertexProps reads the requested tag properties of one vertex; found
-// says whether the vertex has any of the requested tags.
-func readVertexProps(db *grocksdb.DB, ro *grocksdb.ReadOptions, dec *propDecoder, spaceID, part int32, vid []byte, refs []*storagepb.PropRef) ([]*commonpb.Value, bool, error) {
-	rows := map[int32][]byte{}
-	found := false
-	props := make([]*commonpb.Value, len(refs))
-	for i, ref := range refs {
-		row, seen := rows[ref.SchemaId]
-		if !seen {
-			var err error
-			row, err = db.GetBytes(ro, partition.TagKey(spaceID, part, vid, ref.SchemaId))
-			if err != nil {
-				return nil, false, fmt.Errorf("reading vertex %x tag %d: %w", vid, ref.SchemaId, err)
-			}
-			rows[ref.SchemaId] = row
-		}
-		if row == nil {
-			props[i] = schema.NullValue()
-			continue
-		}
-		found = true
-		if ref.Name == "_tag" {
-			props[i] = &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: int64(ref.SchemaId)}}
-			continue
-		}
-		versions, err := dec.tagVersions(ref.SchemaId)
-		if err != nil {
-			return nil, false, err
-		}
-		v, err := dec.readProp(row, versions, ref.Name)
-		if err != nil {
-			return nil, false, fmt.Errorf("vertex %x tag %d: %w", vid, ref.SchemaId, err)
-		}
-		props[i] = v
-	}
-	return props, found, nil
-}
-
-func scanEdges(db *grocksdb.DB, ro *grocksdb.ReadOptions, dec *propDecoder, req *storagepb.GetNeighborsReq, part int32, vid []byte, et int32, vidLen int, vn *storagepb.VertexNeighbors) error {
-	prefix := partition.EdgePrefix(req.SpaceId, part, vid, et)
-	it := db.NewIterator(ro)
-	defer it.Close()
-	var versions *schema.Versions
-	n := int64(0)
-	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-		if req.LimitPerVertex > 0 && n >= req.LimitPerVertex {
-			break
-		}
-		k := it.Key()
-		_, _, _, edgeType, rank, dst, err := partition.ParseEdgeKey(k.Data(), vidLen)
-		if err != nil {
-			k.Free()
-			return fmt.Errorf("vertex %x: %w", vid, err)
-		}
-		dst = append([]byte(nil), dst...)
-		k.Free()
-		ne := &storagepb.NeighborEdge{EdgeType: edgeType, Rank: rank, Dst: dst}
-		if !req.DstOnly && len(req.EdgeProps) > 0 {
-			v := it.Value()
-			row := append([]byte(nil), v.Data()...)
-			v.Free()
-			ne.Props = make([]*commonpb.Value, len(req.EdgeProps))
-			for i, ref := range req.EdgeProps {
-				abs := edgeType
-				if abs < 0 {
-					abs = -abs
-				}
-				if ref.SchemaId != abs {
-					ne.Props[i] = schema.NullValue()
-					continue
-				}
-				if pv, ok := edgeKeyProp(ref.Name, edgeType, rank, vid, dst); ok {
-					ne.Props[i] = pv
-					continue
-				}
-				if versions == nil {
-					if versions, err = dec.edgeVersions(edgeType); err != nil {
-						return err
-					}
-				}
-				if ne.Props[i], err = dec.readProp(row, versions, ref.Name); err != nil {
-					return fmt.Errorf("edge %x->%x type %d: %w", vid, dst, edgeType, err)
-				}
-			}
-		}
-		vn.Edges = append(vn.Edges, ne)
-		n++
-	}
-	if err := it.Err(); err != nil {
-		return fmt.Errorf("scanning edges of %x: %w", vid, err)
-	}
-	return nil
-}
-
-// edgeKeyProp answers the reserved edge properties from the key. For an
-// in-edge (negative type) the stored key is (dst, -type, rank, src), so the
-// edge's own source is the vertex reached.
-func edgeKeyProp(name string, edgeType int32, rank int64, keyVid, reached []byte) (*commonpb.Value, bool) {
-	src, dst := keyVid, reached
-	if edgeType < 0 {
-		src, dst = reached, keyVid
-	}
-	switch name {
-	case "_src":
-		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: src}}, true
-	case "_dst":
-		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: dst}}, true
-	case "_rank":
-		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: rank}}, true
-	case "_type":
-		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: int64(edgeType)}}, true
-	}
-	return nil, false
-}
-
 // GetProps implements StorageService.
 func (s *service) GetProps(ctx context.Context, req *storagepb.GetPropsReq) (*storagepb.GetPropsResp, error) {
 	parts := keysOf(req.VertexParts)
@@ -486,7 +226,7 @@ func (s *service) GetProps(ctx context.Context, req *storagepb.GetPropsReq) (*st
 		if db == nil {
 			return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
 		}
-		rows, err := getProps(db, newPropDecoder(snap, req.SpaceId), space, part, req)
+		rows, err := getProps(db, newReader(snap, req.SpaceId), space, part, req)
 		if err != nil {
 			return err
 		}
@@ -496,58 +236,4 @@ func (s *service) GetProps(ctx context.Context, req *storagepb.GetPropsReq) (*st
 		return nil
 	})
 	return resp, nil
-}
-
-func getProps(db *grocksdb.DB, dec *propDecoder, space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq) ([]*storagepb.PropRow, error) {
-	ro := grocksdb.NewDefaultReadOptions()
-	defer ro.Destroy()
-	var rows []*storagepb.PropRow
-	for _, vid := range req.VertexParts[part].GetVids() {
-		if err := checkVid(space, part, vid); err != nil {
-			return nil, err
-		}
-		props, found, err := readVertexProps(db, ro, dec, req.SpaceId, part, vid, req.Props)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			rows = append(rows, &storagepb.PropRow{Vid: vid, Values: props})
-		}
-	}
-	for _, ek := range req.EdgeParts[part].GetKeys() {
-		if err := checkVid(space, part, ek.Src); err != nil {
-			return nil, err
-		}
-		row, err := db.GetBytes(ro, partition.EdgeKey(req.SpaceId, part, ek.Src, ek.EdgeType, ek.Rank, ek.Dst))
-		if err != nil {
-			return nil, fmt.Errorf("reading edge %x->%x: %w", ek.Src, ek.Dst, err)
-		}
-		if row == nil {
-			continue
-		}
-		values := make([]*commonpb.Value, len(req.Props))
-		for i, ref := range req.Props {
-			abs := ek.EdgeType
-			if abs < 0 {
-				abs = -abs
-			}
-			if ref.SchemaId != abs {
-				values[i] = schema.NullValue()
-				continue
-			}
-			if pv, ok := edgeKeyProp(ref.Name, ek.EdgeType, ek.Rank, ek.Src, ek.Dst); ok {
-				values[i] = pv
-				continue
-			}
-			versions, err := dec.edgeVersions(ek.EdgeType)
-			if err != nil {
-				return nil, err
-			}
-			if values[i], err = dec.readProp(row, versions, ref.Name); err != nil {
-				return nil, fmt.Errorf("edge %x->%x: %w", ek.Src, ek.Dst, err)
-			}
-		}
-		rows = append(rows, &storagepb.PropRow{Edge: ek, Values: values})
-	}
-	return rows, nil
 }

@@ -44,10 +44,10 @@ func (r *registers) put(ctx context.Context, key, value int64) error {
 	}
 	part := partition.PartOfInt64(key, r.parts)
 	tags := []*storagepb.NewTag{{TagId: r.tag, Row: row}}
-	return r.sc.AddVertices(ctx, r.space, map[int32]*storagepb.VertexList{part: {Vertices: []*storagepb.NewVertex{
+	return r.sc.AddVertices(ctx, &storagepb.AddVerticesReq{SpaceId: r.space, Parts: map[int32]*storagepb.VertexList{part: {Vertices: []*storagepb.NewVertex{
 		{Vid: partition.EncodeInt64Vid(key), Tags: tags},
 		{Vid: partition.EncodeInt64Vid(key + int64(r.parts)*value), Tags: tags},
-	}}})
+	}}}})
 }
 
 // reconnect replaces the storage client, forgetting the leaders it

@@ -52,6 +52,8 @@ type Options struct {
 	MaxLogEntries, LogCatchUpEntries int
 	// WrapTransport wraps each store's raft transport (fault injection).
 	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
+	// MirrorWait is storaged's wait for edge mirrors (storaged.Config).
+	MirrorWait time.Duration
 }
 
 // Start brings up a cluster and waits until every store is online.
@@ -107,7 +109,8 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 		ListenAddr: s.addr, DataPaths: []string{s.dataDir}, MetaAddrs: []string{c.Meta.Addr()},
 		RaftTick: tick, HeartbeatInterval: 200 * time.Millisecond, WrapTransport: c.opts.WrapTransport,
 		MaxLogEntries: c.opts.MaxLogEntries, LogCatchUpEntries: c.opts.LogCatchUpEntries,
-		Logger: c.log.With("daemon", "storaged", "slot", i),
+		MirrorWait: c.opts.MirrorWait,
+		Logger:     c.log.With("daemon", "storaged", "slot", i),
 	})
 	if err := srv.Start(ctx); err != nil {
 		return fmt.Errorf("starting storaged %d: %w", i, err)

@@ -652,8 +652,12 @@ type DeleteEdgesReq struct {
 	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
 	CatalogVersion int64                  `protobuf:"varint,2,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
 	Parts          map[int32]*EdgeKeyList `protobuf:"bytes,3,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Set by the edge-pair resolver forwarding a delete to the edge's owner:
+	// return once the owner applied it, without waiting for its mirrors, so
+	// that two resolvers forwarding to each other never wait on each other.
+	NoMirrorWait  bool `protobuf:"varint,4,opt,name=no_mirror_wait,json=noMirrorWait,proto3" json:"no_mirror_wait,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeleteEdgesReq) Reset() {
@@ -707,6 +711,67 @@ func (x *DeleteEdgesReq) GetParts() map[int32]*EdgeKeyList {
 	return nil
 }
 
+func (x *DeleteEdgesReq) GetNoMirrorWait() bool {
+	if x != nil {
+		return x.NoMirrorWait
+	}
+	return false
+}
+
+// FlushIntentsReq asks the leaders of partitions to carry out their
+// pending intents and answer once done.
+type FlushIntentsReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Parts         []int32                `protobuf:"varint,2,rep,packed,name=parts,proto3" json:"parts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FlushIntentsReq) Reset() {
+	*x = FlushIntentsReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FlushIntentsReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FlushIntentsReq) ProtoMessage() {}
+
+func (x *FlushIntentsReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FlushIntentsReq.ProtoReflect.Descriptor instead.
+func (*FlushIntentsReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *FlushIntentsReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *FlushIntentsReq) GetParts() []int32 {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
 // UpdatedProp assigns one property an nGQL expression (query/parser syntax,
 // evaluated against the row as it is when the raft entry applies).
 type UpdatedProp struct {
@@ -719,7 +784,7 @@ type UpdatedProp struct {
 
 func (x *UpdatedProp) Reset() {
 	*x = UpdatedProp{}
-	mi := &file_novagraph_storage_proto_msgTypes[11]
+	mi := &file_novagraph_storage_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -731,7 +796,7 @@ func (x *UpdatedProp) String() string {
 func (*UpdatedProp) ProtoMessage() {}
 
 func (x *UpdatedProp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[11]
+	mi := &file_novagraph_storage_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -744,7 +809,7 @@ func (x *UpdatedProp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatedProp.ProtoReflect.Descriptor instead.
 func (*UpdatedProp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{11}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *UpdatedProp) GetName() string {
@@ -782,7 +847,7 @@ type UpdateReq struct {
 
 func (x *UpdateReq) Reset() {
 	*x = UpdateReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[12]
+	mi := &file_novagraph_storage_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -794,7 +859,7 @@ func (x *UpdateReq) String() string {
 func (*UpdateReq) ProtoMessage() {}
 
 func (x *UpdateReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[12]
+	mi := &file_novagraph_storage_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -807,7 +872,7 @@ func (x *UpdateReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateReq.ProtoReflect.Descriptor instead.
 func (*UpdateReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{12}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *UpdateReq) GetSpaceId() int32 {
@@ -891,7 +956,7 @@ type UpdateResp struct {
 
 func (x *UpdateResp) Reset() {
 	*x = UpdateResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[13]
+	mi := &file_novagraph_storage_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +968,7 @@ func (x *UpdateResp) String() string {
 func (*UpdateResp) ProtoMessage() {}
 
 func (x *UpdateResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[13]
+	mi := &file_novagraph_storage_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +981,7 @@ func (x *UpdateResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateResp.ProtoReflect.Descriptor instead.
 func (*UpdateResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{13}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UpdateResp) GetResult() *PartResult {
@@ -949,7 +1014,7 @@ type ExecResp struct {
 
 func (x *ExecResp) Reset() {
 	*x = ExecResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[14]
+	mi := &file_novagraph_storage_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -961,7 +1026,7 @@ func (x *ExecResp) String() string {
 func (*ExecResp) ProtoMessage() {}
 
 func (x *ExecResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[14]
+	mi := &file_novagraph_storage_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -974,7 +1039,7 @@ func (x *ExecResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecResp.ProtoReflect.Descriptor instead.
 func (*ExecResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{14}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ExecResp) GetFailedParts() []*PartResult {
@@ -997,13 +1062,14 @@ type Command struct {
 	Indexes       []*metapb.IndexDesc    `protobuf:"bytes,3,rep,name=indexes,proto3" json:"indexes,omitempty"`
 	Now           int64                  `protobuf:"varint,4,opt,name=now,proto3" json:"now,omitempty"` // leader's clock, seconds
 	Mutations     []*Mutation            `protobuf:"bytes,5,rep,name=mutations,proto3" json:"mutations,omitempty"`
+	Space         *metapb.SpaceDesc      `protobuf:"bytes,6,opt,name=space,proto3" json:"space,omitempty"` // vid type and length, partition count
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Command) Reset() {
 	*x = Command{}
-	mi := &file_novagraph_storage_proto_msgTypes[15]
+	mi := &file_novagraph_storage_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1081,7 @@ func (x *Command) String() string {
 func (*Command) ProtoMessage() {}
 
 func (x *Command) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[15]
+	mi := &file_novagraph_storage_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1094,7 @@ func (x *Command) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Command.ProtoReflect.Descriptor instead.
 func (*Command) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{15}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Command) GetTags() []*metapb.TagDesc {
@@ -1066,6 +1132,13 @@ func (x *Command) GetMutations() []*Mutation {
 	return nil
 }
 
+func (x *Command) GetSpace() *metapb.SpaceDesc {
+	if x != nil {
+		return x.Space
+	}
+	return nil
+}
+
 type Mutation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Op:
@@ -1077,8 +1150,9 @@ type Mutation struct {
 	//	*Mutation_DeleteEdge
 	//	*Mutation_MirrorEdge
 	//	*Mutation_Update
-	//	*Mutation_ResolveIntent
+	//	*Mutation_ResolveIntents
 	//	*Mutation_RebuildIndex
+	//	*Mutation_PurgeTombstonesBefore
 	Op            isMutation_Op `protobuf_oneof:"op"`
 	IfNotExists   bool          `protobuf:"varint,10,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1087,7 +1161,7 @@ type Mutation struct {
 
 func (x *Mutation) Reset() {
 	*x = Mutation{}
-	mi := &file_novagraph_storage_proto_msgTypes[16]
+	mi := &file_novagraph_storage_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1099,7 +1173,7 @@ func (x *Mutation) String() string {
 func (*Mutation) ProtoMessage() {}
 
 func (x *Mutation) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[16]
+	mi := &file_novagraph_storage_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1112,7 +1186,7 @@ func (x *Mutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Mutation.ProtoReflect.Descriptor instead.
 func (*Mutation) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{16}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Mutation) GetOp() isMutation_Op {
@@ -1185,13 +1259,13 @@ func (x *Mutation) GetUpdate() *UpdateReq {
 	return nil
 }
 
-func (x *Mutation) GetResolveIntent() uint64 {
+func (x *Mutation) GetResolveIntents() *IntentKeys {
 	if x != nil {
-		if x, ok := x.Op.(*Mutation_ResolveIntent); ok {
-			return x.ResolveIntent
+		if x, ok := x.Op.(*Mutation_ResolveIntents); ok {
+			return x.ResolveIntents
 		}
 	}
-	return 0
+	return nil
 }
 
 func (x *Mutation) GetRebuildIndex() *RebuildIndexOp {
@@ -1201,6 +1275,15 @@ func (x *Mutation) GetRebuildIndex() *RebuildIndexOp {
 		}
 	}
 	return nil
+}
+
+func (x *Mutation) GetPurgeTombstonesBefore() int64 {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_PurgeTombstonesBefore); ok {
+			return x.PurgeTombstonesBefore
+		}
+	}
+	return 0
 }
 
 func (x *Mutation) GetIfNotExists() bool {
@@ -1242,12 +1325,18 @@ type Mutation_Update struct {
 	Update *UpdateReq `protobuf:"bytes,7,opt,name=update,proto3,oneof"`
 }
 
-type Mutation_ResolveIntent struct {
-	ResolveIntent uint64 `protobuf:"varint,8,opt,name=resolve_intent,json=resolveIntent,proto3,oneof"` // intent id, once its mirror applied
+type Mutation_ResolveIntents struct {
+	ResolveIntents *IntentKeys `protobuf:"bytes,8,opt,name=resolve_intents,json=resolveIntents,proto3,oneof"` // intents whose change is done elsewhere
 }
 
 type Mutation_RebuildIndex struct {
 	RebuildIndex *RebuildIndexOp `protobuf:"bytes,9,opt,name=rebuild_index,json=rebuildIndex,proto3,oneof"`
+}
+
+type Mutation_PurgeTombstonesBefore struct {
+	// Drop in-edge tombstones written before this time (seconds): no mirror
+	// older than them can still arrive.
+	PurgeTombstonesBefore int64 `protobuf:"varint,11,opt,name=purge_tombstones_before,json=purgeTombstonesBefore,proto3,oneof"`
 }
 
 func (*Mutation_PutVertex) isMutation_Op() {}
@@ -1264,9 +1353,55 @@ func (*Mutation_MirrorEdge) isMutation_Op() {}
 
 func (*Mutation_Update) isMutation_Op() {}
 
-func (*Mutation_ResolveIntent) isMutation_Op() {}
+func (*Mutation_ResolveIntents) isMutation_Op() {}
 
 func (*Mutation_RebuildIndex) isMutation_Op() {}
+
+func (*Mutation_PurgeTombstonesBefore) isMutation_Op() {}
+
+type IntentKeys struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Keys          [][]byte               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IntentKeys) Reset() {
+	*x = IntentKeys{}
+	mi := &file_novagraph_storage_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IntentKeys) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IntentKeys) ProtoMessage() {}
+
+func (x *IntentKeys) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IntentKeys.ProtoReflect.Descriptor instead.
+func (*IntentKeys) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *IntentKeys) GetKeys() [][]byte {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
 
 type DeleteTagsOp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1278,7 +1413,7 @@ type DeleteTagsOp struct {
 
 func (x *DeleteTagsOp) Reset() {
 	*x = DeleteTagsOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[17]
+	mi := &file_novagraph_storage_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1290,7 +1425,7 @@ func (x *DeleteTagsOp) String() string {
 func (*DeleteTagsOp) ProtoMessage() {}
 
 func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[17]
+	mi := &file_novagraph_storage_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1303,7 +1438,7 @@ func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTagsOp.ProtoReflect.Descriptor instead.
 func (*DeleteTagsOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{17}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DeleteTagsOp) GetVid() []byte {
@@ -1321,8 +1456,8 @@ func (x *DeleteTagsOp) GetTagIds() []int32 {
 }
 
 // MirrorEdge sets the in-edge of one edge to what its out-edge was at
-// `version` (the raft index of the owning partition's entry). Applied only if
-// version is newer than the in-edge's, so a late or repeated mirror never
+// (version, version_seq): the raft index of the owning partition's entry and
+// the intent's number in it. Applied only if newer than the in-edge's, so a late or repeated mirror never
 // undoes a newer one.
 type MirrorEdge struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1331,13 +1466,14 @@ type MirrorEdge struct {
 	Deleted       bool                   `protobuf:"varint,3,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	Version       uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
 	OwnerPart     int32                  `protobuf:"varint,5,opt,name=owner_part,json=ownerPart,proto3" json:"owner_part,omitempty"`
+	VersionSeq    uint32                 `protobuf:"varint,6,opt,name=version_seq,json=versionSeq,proto3" json:"version_seq,omitempty"` // the intent's sequence number in that entry
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MirrorEdge) Reset() {
 	*x = MirrorEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[18]
+	mi := &file_novagraph_storage_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1485,7 @@ func (x *MirrorEdge) String() string {
 func (*MirrorEdge) ProtoMessage() {}
 
 func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[18]
+	mi := &file_novagraph_storage_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1498,7 @@ func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MirrorEdge.ProtoReflect.Descriptor instead.
 func (*MirrorEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{18}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MirrorEdge) GetKey() *EdgeKey {
@@ -1400,6 +1536,13 @@ func (x *MirrorEdge) GetOwnerPart() int32 {
 	return 0
 }
 
+func (x *MirrorEdge) GetVersionSeq() uint32 {
+	if x != nil {
+		return x.VersionSeq
+	}
+	return 0
+}
+
 // RebuildIndexOp rebuilds one chunk of an index inside the apply, from
 // `cursor` (empty: the first chunk, which also clears the index). The
 // result of the apply is the next cursor (empty: done).
@@ -1414,7 +1557,7 @@ type RebuildIndexOp struct {
 
 func (x *RebuildIndexOp) Reset() {
 	*x = RebuildIndexOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[19]
+	mi := &file_novagraph_storage_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1426,7 +1569,7 @@ func (x *RebuildIndexOp) String() string {
 func (*RebuildIndexOp) ProtoMessage() {}
 
 func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[19]
+	mi := &file_novagraph_storage_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1439,7 +1582,7 @@ func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexOp.ProtoReflect.Descriptor instead.
 func (*RebuildIndexOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{19}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RebuildIndexOp) GetIndexId() int32 {
@@ -1476,7 +1619,7 @@ type MirrorEdgesReq struct {
 
 func (x *MirrorEdgesReq) Reset() {
 	*x = MirrorEdgesReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[20]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1488,7 +1631,7 @@ func (x *MirrorEdgesReq) String() string {
 func (*MirrorEdgesReq) ProtoMessage() {}
 
 func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[20]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1501,7 +1644,7 @@ func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MirrorEdgesReq.ProtoReflect.Descriptor instead.
 func (*MirrorEdgesReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *MirrorEdgesReq) GetSpaceId() int32 {
@@ -1538,7 +1681,7 @@ type Intent struct {
 
 func (x *Intent) Reset() {
 	*x = Intent{}
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1550,7 +1693,7 @@ func (x *Intent) String() string {
 func (*Intent) ProtoMessage() {}
 
 func (x *Intent) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1563,7 +1706,7 @@ func (x *Intent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Intent.ProtoReflect.Descriptor instead.
 func (*Intent) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Intent) GetTargetPart() int32 {
@@ -1596,7 +1739,7 @@ type VidList struct {
 
 func (x *VidList) Reset() {
 	*x = VidList{}
-	mi := &file_novagraph_storage_proto_msgTypes[22]
+	mi := &file_novagraph_storage_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1608,7 +1751,7 @@ func (x *VidList) String() string {
 func (*VidList) ProtoMessage() {}
 
 func (x *VidList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[22]
+	mi := &file_novagraph_storage_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1621,7 +1764,7 @@ func (x *VidList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VidList.ProtoReflect.Descriptor instead.
 func (*VidList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *VidList) GetVids() [][]byte {
@@ -1644,7 +1787,7 @@ type PropRef struct {
 
 func (x *PropRef) Reset() {
 	*x = PropRef{}
-	mi := &file_novagraph_storage_proto_msgTypes[23]
+	mi := &file_novagraph_storage_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1656,7 +1799,7 @@ func (x *PropRef) String() string {
 func (*PropRef) ProtoMessage() {}
 
 func (x *PropRef) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[23]
+	mi := &file_novagraph_storage_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1669,7 +1812,7 @@ func (x *PropRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRef.ProtoReflect.Descriptor instead.
 func (*PropRef) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{23}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PropRef) GetSchemaId() int32 {
@@ -1716,7 +1859,7 @@ type GetNeighborsReq struct {
 
 func (x *GetNeighborsReq) Reset() {
 	*x = GetNeighborsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[24]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1728,7 +1871,7 @@ func (x *GetNeighborsReq) String() string {
 func (*GetNeighborsReq) ProtoMessage() {}
 
 func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[24]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1741,7 +1884,7 @@ func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsReq.ProtoReflect.Descriptor instead.
 func (*GetNeighborsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{24}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetNeighborsReq) GetSpaceId() int32 {
@@ -1854,7 +1997,7 @@ type NeighborEdge struct {
 
 func (x *NeighborEdge) Reset() {
 	*x = NeighborEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[25]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1866,7 +2009,7 @@ func (x *NeighborEdge) String() string {
 func (*NeighborEdge) ProtoMessage() {}
 
 func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[25]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1879,7 +2022,7 @@ func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborEdge.ProtoReflect.Descriptor instead.
 func (*NeighborEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *NeighborEdge) GetEdgeType() int32 {
@@ -1923,7 +2066,7 @@ type VertexNeighbors struct {
 
 func (x *VertexNeighbors) Reset() {
 	*x = VertexNeighbors{}
-	mi := &file_novagraph_storage_proto_msgTypes[26]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1935,7 +2078,7 @@ func (x *VertexNeighbors) String() string {
 func (*VertexNeighbors) ProtoMessage() {}
 
 func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[26]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1948,7 +2091,7 @@ func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexNeighbors.ProtoReflect.Descriptor instead.
 func (*VertexNeighbors) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *VertexNeighbors) GetVid() []byte {
@@ -1996,7 +2139,7 @@ type GetNeighborsResp struct {
 
 func (x *GetNeighborsResp) Reset() {
 	*x = GetNeighborsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[27]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2008,7 +2151,7 @@ func (x *GetNeighborsResp) String() string {
 func (*GetNeighborsResp) ProtoMessage() {}
 
 func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[27]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2021,7 +2164,7 @@ func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsResp.ProtoReflect.Descriptor instead.
 func (*GetNeighborsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetNeighborsResp) GetFailedParts() []*PartResult {
@@ -2050,7 +2193,7 @@ type EdgeKey struct {
 
 func (x *EdgeKey) Reset() {
 	*x = EdgeKey{}
-	mi := &file_novagraph_storage_proto_msgTypes[28]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2062,7 +2205,7 @@ func (x *EdgeKey) String() string {
 func (*EdgeKey) ProtoMessage() {}
 
 func (x *EdgeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[28]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2075,7 +2218,7 @@ func (x *EdgeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKey.ProtoReflect.Descriptor instead.
 func (*EdgeKey) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *EdgeKey) GetSrc() []byte {
@@ -2115,7 +2258,7 @@ type EdgeKeyList struct {
 
 func (x *EdgeKeyList) Reset() {
 	*x = EdgeKeyList{}
-	mi := &file_novagraph_storage_proto_msgTypes[29]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2127,7 +2270,7 @@ func (x *EdgeKeyList) String() string {
 func (*EdgeKeyList) ProtoMessage() {}
 
 func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[29]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2140,7 +2283,7 @@ func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKeyList.ProtoReflect.Descriptor instead.
 func (*EdgeKeyList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *EdgeKeyList) GetKeys() []*EdgeKey {
@@ -2164,7 +2307,7 @@ type GetPropsReq struct {
 
 func (x *GetPropsReq) Reset() {
 	*x = GetPropsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[30]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2176,7 +2319,7 @@ func (x *GetPropsReq) String() string {
 func (*GetPropsReq) ProtoMessage() {}
 
 func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[30]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2189,7 +2332,7 @@ func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsReq.ProtoReflect.Descriptor instead.
 func (*GetPropsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetPropsReq) GetSpaceId() int32 {
@@ -2238,7 +2381,7 @@ type PropRow struct {
 
 func (x *PropRow) Reset() {
 	*x = PropRow{}
-	mi := &file_novagraph_storage_proto_msgTypes[31]
+	mi := &file_novagraph_storage_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2250,7 +2393,7 @@ func (x *PropRow) String() string {
 func (*PropRow) ProtoMessage() {}
 
 func (x *PropRow) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[31]
+	mi := &file_novagraph_storage_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2263,7 +2406,7 @@ func (x *PropRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRow.ProtoReflect.Descriptor instead.
 func (*PropRow) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PropRow) GetVid() []byte {
@@ -2299,7 +2442,7 @@ type GetPropsResp struct {
 
 func (x *GetPropsResp) Reset() {
 	*x = GetPropsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[32]
+	mi := &file_novagraph_storage_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2311,7 +2454,7 @@ func (x *GetPropsResp) String() string {
 func (*GetPropsResp) ProtoMessage() {}
 
 func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[32]
+	mi := &file_novagraph_storage_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2324,7 +2467,7 @@ func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsResp.ProtoReflect.Descriptor instead.
 func (*GetPropsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetPropsResp) GetFailedParts() []*PartResult {
@@ -2360,7 +2503,7 @@ type ScanReq struct {
 
 func (x *ScanReq) Reset() {
 	*x = ScanReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[33]
+	mi := &file_novagraph_storage_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2372,7 +2515,7 @@ func (x *ScanReq) String() string {
 func (*ScanReq) ProtoMessage() {}
 
 func (x *ScanReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[33]
+	mi := &file_novagraph_storage_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2385,7 +2528,7 @@ func (x *ScanReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanReq.ProtoReflect.Descriptor instead.
 func (*ScanReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ScanReq) GetSpaceId() int32 {
@@ -2448,7 +2591,7 @@ type ScanResp struct {
 
 func (x *ScanResp) Reset() {
 	*x = ScanResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[34]
+	mi := &file_novagraph_storage_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2460,7 +2603,7 @@ func (x *ScanResp) String() string {
 func (*ScanResp) ProtoMessage() {}
 
 func (x *ScanResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[34]
+	mi := &file_novagraph_storage_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2473,7 +2616,7 @@ func (x *ScanResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResp.ProtoReflect.Descriptor instead.
 func (*ScanResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ScanResp) GetResult() *PartResult {
@@ -2514,7 +2657,7 @@ type IndexColumnHint struct {
 
 func (x *IndexColumnHint) Reset() {
 	*x = IndexColumnHint{}
-	mi := &file_novagraph_storage_proto_msgTypes[35]
+	mi := &file_novagraph_storage_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2526,7 +2669,7 @@ func (x *IndexColumnHint) String() string {
 func (*IndexColumnHint) ProtoMessage() {}
 
 func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[35]
+	mi := &file_novagraph_storage_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2539,7 +2682,7 @@ func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexColumnHint.ProtoReflect.Descriptor instead.
 func (*IndexColumnHint) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *IndexColumnHint) GetColumn() string {
@@ -2600,7 +2743,7 @@ type LookupIndexReq struct {
 
 func (x *LookupIndexReq) Reset() {
 	*x = LookupIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[36]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2612,7 +2755,7 @@ func (x *LookupIndexReq) String() string {
 func (*LookupIndexReq) ProtoMessage() {}
 
 func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[36]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2625,7 +2768,7 @@ func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexReq.ProtoReflect.Descriptor instead.
 func (*LookupIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *LookupIndexReq) GetSpaceId() int32 {
@@ -2694,7 +2837,7 @@ type LookupIndexResp struct {
 
 func (x *LookupIndexResp) Reset() {
 	*x = LookupIndexResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[37]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2706,7 +2849,7 @@ func (x *LookupIndexResp) String() string {
 func (*LookupIndexResp) ProtoMessage() {}
 
 func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[37]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2719,7 +2862,7 @@ func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexResp.ProtoReflect.Descriptor instead.
 func (*LookupIndexResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *LookupIndexResp) GetFailedParts() []*PartResult {
@@ -2748,7 +2891,7 @@ type PartPeerReq struct {
 
 func (x *PartPeerReq) Reset() {
 	*x = PartPeerReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[38]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2760,7 +2903,7 @@ func (x *PartPeerReq) String() string {
 func (*PartPeerReq) ProtoMessage() {}
 
 func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[38]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2773,7 +2916,7 @@ func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartPeerReq.ProtoReflect.Descriptor instead.
 func (*PartPeerReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *PartPeerReq) GetSpaceId() int32 {
@@ -2810,7 +2953,7 @@ type PartMoveReq struct {
 
 func (x *PartMoveReq) Reset() {
 	*x = PartMoveReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[39]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2822,7 +2965,7 @@ func (x *PartMoveReq) String() string {
 func (*PartMoveReq) ProtoMessage() {}
 
 func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[39]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2835,7 +2978,7 @@ func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartMoveReq.ProtoReflect.Descriptor instead.
 func (*PartMoveReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *PartMoveReq) GetSpaceId() int32 {
@@ -2875,7 +3018,7 @@ type AdminResp struct {
 
 func (x *AdminResp) Reset() {
 	*x = AdminResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2887,7 +3030,7 @@ func (x *AdminResp) String() string {
 func (*AdminResp) ProtoMessage() {}
 
 func (x *AdminResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2900,7 +3043,7 @@ func (x *AdminResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdminResp.ProtoReflect.Descriptor instead.
 func (*AdminResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *AdminResp) GetFailedParts() []*PartResult {
@@ -2922,7 +3065,7 @@ type RebuildIndexReq struct {
 
 func (x *RebuildIndexReq) Reset() {
 	*x = RebuildIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2934,7 +3077,7 @@ func (x *RebuildIndexReq) String() string {
 func (*RebuildIndexReq) ProtoMessage() {}
 
 func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2947,7 +3090,7 @@ func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexReq.ProtoReflect.Descriptor instead.
 func (*RebuildIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RebuildIndexReq) GetSpaceId() int32 {
@@ -3041,15 +3184,19 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x120\n" +
-	"\x05value\x18\x02 \x01(\v2\x1a.novagraph.storage.VidListR\x05value:\x028\x01\"\xf2\x01\n" +
+	"\x05value\x18\x02 \x01(\v2\x1a.novagraph.storage.VidListR\x05value:\x028\x01\"\x98\x02\n" +
 	"\x0eDeleteEdgesReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
 	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12B\n" +
-	"\x05parts\x18\x03 \x03(\v2,.novagraph.storage.DeleteEdgesReq.PartsEntryR\x05parts\x1aX\n" +
+	"\x05parts\x18\x03 \x03(\v2,.novagraph.storage.DeleteEdgesReq.PartsEntryR\x05parts\x12$\n" +
+	"\x0eno_mirror_wait\x18\x04 \x01(\bR\fnoMirrorWait\x1aX\n" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x124\n" +
-	"\x05value\x18\x02 \x01(\v2\x1e.novagraph.storage.EdgeKeyListR\x05value:\x028\x01\"5\n" +
+	"\x05value\x18\x02 \x01(\v2\x1e.novagraph.storage.EdgeKeyListR\x05value:\x028\x01\"B\n" +
+	"\x0fFlushIntentsReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x14\n" +
+	"\x05parts\x18\x02 \x03(\x05R\x05parts\"5\n" +
 	"\vUpdatedProp\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04expr\x18\x02 \x01(\tR\x04expr\"\xbd\x02\n" +
@@ -3073,13 +3220,14 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\aupdated\x18\x02 \x01(\bR\aupdated\x12:\n" +
 	"\fyield_values\x18\x03 \x03(\v2\x17.novagraph.common.ValueR\vyieldValues\"L\n" +
 	"\bExecResp\x12@\n" +
-	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"\xe8\x01\n" +
+	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"\x99\x02\n" +
 	"\aCommand\x12+\n" +
 	"\x04tags\x18\x01 \x03(\v2\x17.novagraph.meta.TagDescR\x04tags\x12.\n" +
 	"\x05edges\x18\x02 \x03(\v2\x18.novagraph.meta.EdgeDescR\x05edges\x123\n" +
 	"\aindexes\x18\x03 \x03(\v2\x19.novagraph.meta.IndexDescR\aindexes\x12\x10\n" +
 	"\x03now\x18\x04 \x01(\x03R\x03now\x129\n" +
-	"\tmutations\x18\x05 \x03(\v2\x1b.novagraph.storage.MutationR\tmutations\"\xc3\x04\n" +
+	"\tmutations\x18\x05 \x03(\v2\x1b.novagraph.storage.MutationR\tmutations\x12/\n" +
+	"\x05space\x18\x06 \x01(\v2\x19.novagraph.meta.SpaceDescR\x05space\"\x9e\x05\n" +
 	"\bMutation\x12=\n" +
 	"\n" +
 	"put_vertex\x18\x01 \x01(\v2\x1c.novagraph.storage.NewVertexH\x00R\tputVertex\x12%\n" +
@@ -3091,15 +3239,19 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"deleteEdge\x12@\n" +
 	"\vmirror_edge\x18\x06 \x01(\v2\x1d.novagraph.storage.MirrorEdgeH\x00R\n" +
 	"mirrorEdge\x126\n" +
-	"\x06update\x18\a \x01(\v2\x1c.novagraph.storage.UpdateReqH\x00R\x06update\x12'\n" +
-	"\x0eresolve_intent\x18\b \x01(\x04H\x00R\rresolveIntent\x12H\n" +
-	"\rrebuild_index\x18\t \x01(\v2!.novagraph.storage.RebuildIndexOpH\x00R\frebuildIndex\x12\"\n" +
+	"\x06update\x18\a \x01(\v2\x1c.novagraph.storage.UpdateReqH\x00R\x06update\x12H\n" +
+	"\x0fresolve_intents\x18\b \x01(\v2\x1d.novagraph.storage.IntentKeysH\x00R\x0eresolveIntents\x12H\n" +
+	"\rrebuild_index\x18\t \x01(\v2!.novagraph.storage.RebuildIndexOpH\x00R\frebuildIndex\x128\n" +
+	"\x17purge_tombstones_before\x18\v \x01(\x03H\x00R\x15purgeTombstonesBefore\x12\"\n" +
 	"\rif_not_exists\x18\n" +
 	" \x01(\bR\vifNotExistsB\x04\n" +
-	"\x02op\"9\n" +
+	"\x02op\" \n" +
+	"\n" +
+	"IntentKeys\x12\x12\n" +
+	"\x04keys\x18\x01 \x03(\fR\x04keys\"9\n" +
 	"\fDeleteTagsOp\x12\x10\n" +
 	"\x03vid\x18\x01 \x01(\fR\x03vid\x12\x17\n" +
-	"\atag_ids\x18\x02 \x03(\x05R\x06tagIds\"\x9f\x01\n" +
+	"\atag_ids\x18\x02 \x03(\x05R\x06tagIds\"\xc0\x01\n" +
 	"\n" +
 	"MirrorEdge\x12,\n" +
 	"\x03key\x18\x01 \x01(\v2\x1a.novagraph.storage.EdgeKeyR\x03key\x12\x10\n" +
@@ -3107,7 +3259,9 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\adeleted\x18\x03 \x01(\bR\adeleted\x12\x18\n" +
 	"\aversion\x18\x04 \x01(\x04R\aversion\x12\x1d\n" +
 	"\n" +
-	"owner_part\x18\x05 \x01(\x05R\townerPart\"Y\n" +
+	"owner_part\x18\x05 \x01(\x05R\townerPart\x12\x1f\n" +
+	"\vversion_seq\x18\x06 \x01(\rR\n" +
+	"versionSeq\"Y\n" +
 	"\x0eRebuildIndexOp\x12\x19\n" +
 	"\bindex_id\x18\x01 \x01(\x05R\aindexId\x12\x16\n" +
 	"\x06cursor\x18\x02 \x01(\fR\x06cursor\x12\x14\n" +
@@ -3241,7 +3395,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
 	"\bindex_id\x18\x03 \x01(\x05R\aindexId\x12'\n" +
-	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion2\xb9\a\n" +
+	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion2\x8a\b\n" +
 	"\x0eStorageService\x12M\n" +
 	"\vAddVertices\x12!.novagraph.storage.AddVerticesReq\x1a\x1b.novagraph.storage.ExecResp\x12G\n" +
 	"\bAddEdges\x12\x1e.novagraph.storage.AddEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12S\n" +
@@ -3256,7 +3410,8 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"ScanVertex\x12\x1a.novagraph.storage.ScanReq\x1a\x1b.novagraph.storage.ScanResp\x12C\n" +
 	"\bScanEdge\x12\x1a.novagraph.storage.ScanReq\x1a\x1b.novagraph.storage.ScanResp\x12T\n" +
 	"\vLookupIndex\x12!.novagraph.storage.LookupIndexReq\x1a\".novagraph.storage.LookupIndexResp\x12M\n" +
-	"\vMirrorEdges\x12!.novagraph.storage.MirrorEdgesReq\x1a\x1b.novagraph.storage.ExecResp2\xa2\x03\n" +
+	"\vMirrorEdges\x12!.novagraph.storage.MirrorEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12O\n" +
+	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp2\xa2\x03\n" +
 	"\x13StorageAdminService\x12J\n" +
 	"\n" +
 	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
@@ -3277,7 +3432,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),        // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),            // 1: novagraph.storage.NewTag
@@ -3290,157 +3445,164 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*DeleteVerticesReq)(nil), // 8: novagraph.storage.DeleteVerticesReq
 	(*DeleteTagsReq)(nil),     // 9: novagraph.storage.DeleteTagsReq
 	(*DeleteEdgesReq)(nil),    // 10: novagraph.storage.DeleteEdgesReq
-	(*UpdatedProp)(nil),       // 11: novagraph.storage.UpdatedProp
-	(*UpdateReq)(nil),         // 12: novagraph.storage.UpdateReq
-	(*UpdateResp)(nil),        // 13: novagraph.storage.UpdateResp
-	(*ExecResp)(nil),          // 14: novagraph.storage.ExecResp
-	(*Command)(nil),           // 15: novagraph.storage.Command
-	(*Mutation)(nil),          // 16: novagraph.storage.Mutation
-	(*DeleteTagsOp)(nil),      // 17: novagraph.storage.DeleteTagsOp
-	(*MirrorEdge)(nil),        // 18: novagraph.storage.MirrorEdge
-	(*RebuildIndexOp)(nil),    // 19: novagraph.storage.RebuildIndexOp
-	(*MirrorEdgesReq)(nil),    // 20: novagraph.storage.MirrorEdgesReq
-	(*Intent)(nil),            // 21: novagraph.storage.Intent
-	(*VidList)(nil),           // 22: novagraph.storage.VidList
-	(*PropRef)(nil),           // 23: novagraph.storage.PropRef
-	(*GetNeighborsReq)(nil),   // 24: novagraph.storage.GetNeighborsReq
-	(*NeighborEdge)(nil),      // 25: novagraph.storage.NeighborEdge
-	(*VertexNeighbors)(nil),   // 26: novagraph.storage.VertexNeighbors
-	(*GetNeighborsResp)(nil),  // 27: novagraph.storage.GetNeighborsResp
-	(*EdgeKey)(nil),           // 28: novagraph.storage.EdgeKey
-	(*EdgeKeyList)(nil),       // 29: novagraph.storage.EdgeKeyList
-	(*GetPropsReq)(nil),       // 30: novagraph.storage.GetPropsReq
-	(*PropRow)(nil),           // 31: novagraph.storage.PropRow
-	(*GetPropsResp)(nil),      // 32: novagraph.storage.GetPropsResp
-	(*ScanReq)(nil),           // 33: novagraph.storage.ScanReq
-	(*ScanResp)(nil),          // 34: novagraph.storage.ScanResp
-	(*IndexColumnHint)(nil),   // 35: novagraph.storage.IndexColumnHint
-	(*LookupIndexReq)(nil),    // 36: novagraph.storage.LookupIndexReq
-	(*LookupIndexResp)(nil),   // 37: novagraph.storage.LookupIndexResp
-	(*PartPeerReq)(nil),       // 38: novagraph.storage.PartPeerReq
-	(*PartMoveReq)(nil),       // 39: novagraph.storage.PartMoveReq
-	(*AdminResp)(nil),         // 40: novagraph.storage.AdminResp
-	(*RebuildIndexReq)(nil),   // 41: novagraph.storage.RebuildIndexReq
-	nil,                       // 42: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                       // 43: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                       // 44: novagraph.storage.DeleteVerticesReq.PartsEntry
-	nil,                       // 45: novagraph.storage.DeleteTagsReq.PartsEntry
-	nil,                       // 46: novagraph.storage.DeleteEdgesReq.PartsEntry
-	nil,                       // 47: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                       // 48: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                       // 49: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),   // 50: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil), // 51: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),    // 52: novagraph.common.Value
-	(*metapb.TagDesc)(nil),    // 53: novagraph.meta.TagDesc
-	(*metapb.EdgeDesc)(nil),   // 54: novagraph.meta.EdgeDesc
-	(*metapb.IndexDesc)(nil),  // 55: novagraph.meta.IndexDesc
+	(*FlushIntentsReq)(nil),   // 11: novagraph.storage.FlushIntentsReq
+	(*UpdatedProp)(nil),       // 12: novagraph.storage.UpdatedProp
+	(*UpdateReq)(nil),         // 13: novagraph.storage.UpdateReq
+	(*UpdateResp)(nil),        // 14: novagraph.storage.UpdateResp
+	(*ExecResp)(nil),          // 15: novagraph.storage.ExecResp
+	(*Command)(nil),           // 16: novagraph.storage.Command
+	(*Mutation)(nil),          // 17: novagraph.storage.Mutation
+	(*IntentKeys)(nil),        // 18: novagraph.storage.IntentKeys
+	(*DeleteTagsOp)(nil),      // 19: novagraph.storage.DeleteTagsOp
+	(*MirrorEdge)(nil),        // 20: novagraph.storage.MirrorEdge
+	(*RebuildIndexOp)(nil),    // 21: novagraph.storage.RebuildIndexOp
+	(*MirrorEdgesReq)(nil),    // 22: novagraph.storage.MirrorEdgesReq
+	(*Intent)(nil),            // 23: novagraph.storage.Intent
+	(*VidList)(nil),           // 24: novagraph.storage.VidList
+	(*PropRef)(nil),           // 25: novagraph.storage.PropRef
+	(*GetNeighborsReq)(nil),   // 26: novagraph.storage.GetNeighborsReq
+	(*NeighborEdge)(nil),      // 27: novagraph.storage.NeighborEdge
+	(*VertexNeighbors)(nil),   // 28: novagraph.storage.VertexNeighbors
+	(*GetNeighborsResp)(nil),  // 29: novagraph.storage.GetNeighborsResp
+	(*EdgeKey)(nil),           // 30: novagraph.storage.EdgeKey
+	(*EdgeKeyList)(nil),       // 31: novagraph.storage.EdgeKeyList
+	(*GetPropsReq)(nil),       // 32: novagraph.storage.GetPropsReq
+	(*PropRow)(nil),           // 33: novagraph.storage.PropRow
+	(*GetPropsResp)(nil),      // 34: novagraph.storage.GetPropsResp
+	(*ScanReq)(nil),           // 35: novagraph.storage.ScanReq
+	(*ScanResp)(nil),          // 36: novagraph.storage.ScanResp
+	(*IndexColumnHint)(nil),   // 37: novagraph.storage.IndexColumnHint
+	(*LookupIndexReq)(nil),    // 38: novagraph.storage.LookupIndexReq
+	(*LookupIndexResp)(nil),   // 39: novagraph.storage.LookupIndexResp
+	(*PartPeerReq)(nil),       // 40: novagraph.storage.PartPeerReq
+	(*PartMoveReq)(nil),       // 41: novagraph.storage.PartMoveReq
+	(*AdminResp)(nil),         // 42: novagraph.storage.AdminResp
+	(*RebuildIndexReq)(nil),   // 43: novagraph.storage.RebuildIndexReq
+	nil,                       // 44: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                       // 45: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                       // 46: novagraph.storage.DeleteVerticesReq.PartsEntry
+	nil,                       // 47: novagraph.storage.DeleteTagsReq.PartsEntry
+	nil,                       // 48: novagraph.storage.DeleteEdgesReq.PartsEntry
+	nil,                       // 49: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                       // 50: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                       // 51: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),   // 52: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil), // 53: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),    // 54: novagraph.common.Value
+	(*metapb.TagDesc)(nil),    // 55: novagraph.meta.TagDesc
+	(*metapb.EdgeDesc)(nil),   // 56: novagraph.meta.EdgeDesc
+	(*metapb.IndexDesc)(nil),  // 57: novagraph.meta.IndexDesc
+	(*metapb.SpaceDesc)(nil),  // 58: novagraph.meta.SpaceDesc
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	50, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	51, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	52, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	53, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,  // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,  // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,  // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	42, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	43, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
-	44, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
-	45, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
-	46, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
-	28, // 10: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
-	11, // 11: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
+	44, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	45, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	46, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
+	47, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
+	48, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
+	30, // 10: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
+	12, // 11: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
 	0,  // 12: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
-	52, // 13: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
+	54, // 13: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
 	0,  // 14: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	53, // 15: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
-	54, // 16: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
-	55, // 17: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
-	16, // 18: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
-	2,  // 19: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
-	17, // 20: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
-	3,  // 21: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
-	28, // 22: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
-	18, // 23: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
-	12, // 24: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
-	19, // 25: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
-	28, // 26: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
-	18, // 27: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
-	18, // 28: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
-	28, // 29: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
-	47, // 30: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
-	23, // 31: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
-	23, // 32: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	52, // 33: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	52, // 34: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
-	25, // 35: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
-	0,  // 36: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	26, // 37: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
-	28, // 38: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	48, // 39: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	49, // 40: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
-	23, // 41: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	28, // 42: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	52, // 43: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
-	0,  // 44: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	31, // 45: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	23, // 46: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 47: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
-	31, // 48: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	52, // 49: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	52, // 50: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	52, // 51: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
-	35, // 52: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
-	23, // 53: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 54: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
-	31, // 55: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
-	0,  // 56: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
-	4,  // 57: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
-	5,  // 58: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	22, // 59: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	22, // 60: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	29, // 61: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	22, // 62: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	22, // 63: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	29, // 64: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	6,  // 65: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
-	7,  // 66: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
-	8,  // 67: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
-	9,  // 68: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
-	10, // 69: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
-	12, // 70: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
-	24, // 71: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	30, // 72: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	33, // 73: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
-	33, // 74: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
-	36, // 75: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
-	20, // 76: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
-	38, // 77: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	38, // 78: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	38, // 79: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	39, // 80: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	41, // 81: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	14, // 82: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	14, // 83: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	14, // 84: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	14, // 85: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	14, // 86: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	13, // 87: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	27, // 88: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	32, // 89: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	34, // 90: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	34, // 91: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	37, // 92: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	14, // 93: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	40, // 94: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	40, // 95: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	40, // 96: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	40, // 97: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	40, // 98: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	82, // [82:99] is the sub-list for method output_type
-	65, // [65:82] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	55, // 15: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
+	56, // 16: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
+	57, // 17: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
+	17, // 18: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
+	58, // 19: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
+	2,  // 20: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
+	19, // 21: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
+	3,  // 22: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
+	30, // 23: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
+	20, // 24: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
+	13, // 25: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
+	18, // 26: novagraph.storage.Mutation.resolve_intents:type_name -> novagraph.storage.IntentKeys
+	21, // 27: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
+	30, // 28: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
+	20, // 29: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
+	20, // 30: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
+	30, // 31: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
+	49, // 32: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	25, // 33: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
+	25, // 34: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
+	54, // 35: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	54, // 36: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	27, // 37: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
+	0,  // 38: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	28, // 39: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
+	30, // 40: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
+	50, // 41: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	51, // 42: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	25, // 43: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
+	30, // 44: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
+	54, // 45: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	0,  // 46: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	33, // 47: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
+	25, // 48: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 49: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
+	33, // 50: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
+	54, // 51: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	54, // 52: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	54, // 53: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	37, // 54: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
+	25, // 55: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 56: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
+	33, // 57: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
+	0,  // 58: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
+	4,  // 59: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
+	5,  // 60: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
+	24, // 61: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	24, // 62: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31, // 63: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	24, // 64: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	24, // 65: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	31, // 66: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	6,  // 67: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
+	7,  // 68: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
+	8,  // 69: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
+	9,  // 70: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
+	10, // 71: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
+	13, // 72: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	26, // 73: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	32, // 74: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	35, // 75: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	35, // 76: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	38, // 77: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	22, // 78: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	11, // 79: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
+	40, // 80: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	40, // 81: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	40, // 82: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	41, // 83: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	43, // 84: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	15, // 85: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	15, // 86: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	15, // 87: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	15, // 88: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	15, // 89: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	14, // 90: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	29, // 91: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	34, // 92: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	36, // 93: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	36, // 94: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	39, // 95: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	15, // 96: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	15, // 97: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	42, // 98: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	42, // 99: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	42, // 100: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	42, // 101: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	42, // 102: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	85, // [85:103] is the sub-list for method output_type
+	67, // [67:85] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_storage_proto_init() }
@@ -3448,7 +3610,7 @@ func file_novagraph_storage_proto_init() {
 	if File_novagraph_storage_proto != nil {
 		return
 	}
-	file_novagraph_storage_proto_msgTypes[16].OneofWrappers = []any{
+	file_novagraph_storage_proto_msgTypes[17].OneofWrappers = []any{
 		(*Mutation_PutVertex)(nil),
 		(*Mutation_DeleteVertex)(nil),
 		(*Mutation_DeleteTags)(nil),
@@ -3456,8 +3618,9 @@ func file_novagraph_storage_proto_init() {
 		(*Mutation_DeleteEdge)(nil),
 		(*Mutation_MirrorEdge)(nil),
 		(*Mutation_Update)(nil),
-		(*Mutation_ResolveIntent)(nil),
+		(*Mutation_ResolveIntents)(nil),
 		(*Mutation_RebuildIndex)(nil),
+		(*Mutation_PurgeTombstonesBefore)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -3465,7 +3628,7 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   50,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -35,6 +35,7 @@ const (
 	StorageService_ScanEdge_FullMethodName       = "/novagraph.storage.StorageService/ScanEdge"
 	StorageService_LookupIndex_FullMethodName    = "/novagraph.storage.StorageService/LookupIndex"
 	StorageService_MirrorEdges_FullMethodName    = "/novagraph.storage.StorageService/MirrorEdges"
+	StorageService_FlushIntents_FullMethodName   = "/novagraph.storage.StorageService/FlushIntents"
 )
 
 // StorageServiceClient is the client API for StorageService service.
@@ -55,6 +56,7 @@ type StorageServiceClient interface {
 	ScanEdge(ctx context.Context, in *ScanReq, opts ...grpc.CallOption) (*ScanResp, error)
 	LookupIndex(ctx context.Context, in *LookupIndexReq, opts ...grpc.CallOption) (*LookupIndexResp, error)
 	MirrorEdges(ctx context.Context, in *MirrorEdgesReq, opts ...grpc.CallOption) (*ExecResp, error)
+	FlushIntents(ctx context.Context, in *FlushIntentsReq, opts ...grpc.CallOption) (*ExecResp, error)
 }
 
 type storageServiceClient struct {
@@ -194,6 +196,16 @@ func (c *storageServiceClient) MirrorEdges(ctx context.Context, in *MirrorEdgesR
 	return out, nil
 }
 
+func (c *storageServiceClient) FlushIntents(ctx context.Context, in *FlushIntentsReq, opts ...grpc.CallOption) (*ExecResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExecResp)
+	err := c.cc.Invoke(ctx, StorageService_FlushIntents_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StorageServiceServer is the server API for StorageService service.
 // All implementations must embed UnimplementedStorageServiceServer
 // for forward compatibility.
@@ -212,6 +224,7 @@ type StorageServiceServer interface {
 	ScanEdge(context.Context, *ScanReq) (*ScanResp, error)
 	LookupIndex(context.Context, *LookupIndexReq) (*LookupIndexResp, error)
 	MirrorEdges(context.Context, *MirrorEdgesReq) (*ExecResp, error)
+	FlushIntents(context.Context, *FlushIntentsReq) (*ExecResp, error)
 	mustEmbedUnimplementedStorageServiceServer()
 }
 
@@ -257,6 +270,9 @@ func (UnimplementedStorageServiceServer) LookupIndex(context.Context, *LookupInd
 }
 func (UnimplementedStorageServiceServer) MirrorEdges(context.Context, *MirrorEdgesReq) (*ExecResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method MirrorEdges not implemented")
+}
+func (UnimplementedStorageServiceServer) FlushIntents(context.Context, *FlushIntentsReq) (*ExecResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method FlushIntents not implemented")
 }
 func (UnimplementedStorageServiceServer) mustEmbedUnimplementedStorageServiceServer() {}
 func (UnimplementedStorageServiceServer) testEmbeddedByValue()                        {}
@@ -488,6 +504,24 @@ func _StorageService_MirrorEdges_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StorageService_FlushIntents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FlushIntentsReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageServiceServer).FlushIntents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageService_FlushIntents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageServiceServer).FlushIntents(ctx, req.(*FlushIntentsReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // StorageService_ServiceDesc is the grpc.ServiceDesc for StorageService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -538,6 +572,10 @@ var StorageService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "MirrorEdges",
 			Handler:    _StorageService_MirrorEdges_Handler,
+		},
+		{
+			MethodName: "FlushIntents",
+			Handler:    _StorageService_FlushIntents_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

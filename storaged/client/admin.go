@@ -46,3 +46,21 @@ func (c *Client) ReplaceReplica(ctx context.Context, space, part int32, from, to
 		return resp.GetFailedParts(), err
 	})
 }
+
+// RebuildIndex rebuilds an index on every partition of the space, each on
+// its leader, partitions in parallel.
+func (c *Client) RebuildIndex(ctx context.Context, space, indexID int32, catalogVersion int64) error {
+	parts := keys(c.meta.Catalog().Parts(space))
+	return c.fanOut(ctx, space, parts, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+		cli := storagepb.NewStorageAdminServiceClient(conn)
+		var failed []*storagepb.PartResult
+		for _, p := range ps {
+			resp, err := cli.RebuildIndex(ctx, &storagepb.RebuildIndexReq{SpaceId: space, PartId: p, IndexId: indexID, CatalogVersion: catalogVersion})
+			if err != nil {
+				return nil, err
+			}
+			failed = append(failed, resp.GetFailedParts()...)
+		}
+		return failed, nil
+	})
+}

@@ -6,8 +6,8 @@ package client
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -246,33 +246,6 @@ func keys[V any](m map[int32]V) []int32 {
 		out = append(out, k)
 	}
 	return out
-}
-
-// AddVertices writes vertices, grouped by partition, and returns once every
-// partition acknowledged (applied through raft).
-func (c *Client) AddVertices(ctx context.Context, space int32, parts map[int32]*storagepb.VertexList) error {
-	return c.fanOut(ctx, space, keys(parts), true, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
-		cli := storagepb.NewStorageServiceClient(conn)
-		req := &storagepb.AddVerticesReq{SpaceId: space, Parts: make(map[int32]*storagepb.VertexList, len(ps))}
-		for _, p := range ps {
-			req.Parts[p] = parts[p]
-		}
-		resp, err := cli.AddVertices(ctx, req)
-		return resp.GetFailedParts(), err
-	})
-}
-
-// AddEdges writes edge halves, grouped by the partition that stores each.
-func (c *Client) AddEdges(ctx context.Context, space int32, parts map[int32]*storagepb.EdgeList) error {
-	return c.fanOut(ctx, space, keys(parts), true, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
-		cli := storagepb.NewStorageServiceClient(conn)
-		req := &storagepb.AddEdgesReq{SpaceId: space, Parts: make(map[int32]*storagepb.EdgeList, len(ps))}
-		for _, p := range ps {
-			req.Parts[p] = parts[p]
-		}
-		resp, err := cli.AddEdges(ctx, req)
-		return resp.GetFailedParts(), err
-	})
 }
 
 // GetNeighbors runs tmpl (everything but Parts) for the vids of each

@@ -1,0 +1,754 @@
+package storaged
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/novagraph/novagraph/internal/schema"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/raftgroup"
+)
+
+// A raft entry of a partition carries one storagepb.Command, encoded as
+//
+//	byte 0   command format version (commandFormat)
+//	1..      the Command, protobuf
+//
+// A command is logical (put this vertex, delete that edge, update this row
+// WHEN ...): every replica reads its own state while applying it, to keep
+// indexes and degrees right and to evaluate updates atomically. That is
+// deterministic because replicas apply the same entries to the same state,
+// and because the command carries everything else the apply depends on
+// (schemas, indexes, the space's layout, the clock), as the leader saw them.
+const commandFormat byte = 2
+
+var errCorruptCommand = errors.New("corrupt write command")
+
+func encodeCommand(c *storagepb.Command) ([]byte, error) {
+	b, err := proto.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("encoding write command: %w", err)
+	}
+	return append([]byte{commandFormat}, b...), nil
+}
+
+func decodeCommand(b []byte) (*storagepb.Command, error) {
+	if len(b) == 0 || b[0] != commandFormat {
+		return nil, fmt.Errorf("%w: unknown format version", errCorruptCommand)
+	}
+	c := &storagepb.Command{}
+	if err := proto.Unmarshal(b[1:], c); err != nil {
+		return nil, fmt.Errorf("%w: %v", errCorruptCommand, err)
+	}
+	if c.Space == nil || c.Space.GetVidLen() <= 0 || c.Space.GetPartitionNum() <= 0 {
+		return nil, fmt.Errorf("%w: no space layout", errCorruptCommand)
+	}
+	return c, nil
+}
+
+// applier is the partition state machine.
+type applier struct{}
+
+// Apply implements raftgroup.Applier. A command applies whole or not at
+// all: if any mutation fails (a corrupt row, a NOT NULL violated by an
+// UPDATE, ...), none of its writes stay, on every replica alike.
+func (applier) Apply(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64, data []byte) ([]byte, error) {
+	cmd, err := decodeCommand(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s entry %d: %w", g, index, err)
+	}
+	if cmd.Space.GetSpaceId() != g.Space {
+		return nil, fmt.Errorf("%s entry %d: %w: command for space %d", g, index, errCorruptCommand, cmd.Space.GetSpaceId())
+	}
+	st := newApplyState(b, g, index, cmd)
+	var result []byte
+	err = b.Atomically(func() error {
+		for i, m := range cmd.Mutations {
+			r, err := st.mutate(m)
+			if err != nil {
+				if len(cmd.Mutations) > 1 {
+					return fmt.Errorf("mutation %d of %d: %w", i+1, len(cmd.Mutations), err)
+				}
+				return err
+			}
+			if r != nil {
+				result = r
+			}
+		}
+		return nil
+	})
+	return result, err
+}
+
+// schemaInfo is one tag or edge type as a command carries it.
+type schemaInfo struct {
+	id       int32
+	name     string
+	versions *schema.Versions
+	ttlCol   string
+	ttlSecs  int64
+	indexes  []*indexInfo
+}
+
+// expired reports whether a row of values (laid out as the latest schema)
+// outlived its TTL at now.
+func (s *schemaInfo) expired(vals []any, now int64) bool {
+	if s.ttlCol == "" || s.ttlSecs <= 0 {
+		return false
+	}
+	i := s.versions.Latest().Index(s.ttlCol)
+	if i < 0 || i >= len(vals) {
+		return false
+	}
+	t, ok := vals[i].(int64)
+	return ok && t+s.ttlSecs < now
+}
+
+// rowExpired is expired on an encoded row.
+func (s *schemaInfo) rowExpired(row []byte, now int64) (bool, error) {
+	if s.ttlCol == "" || s.ttlSecs <= 0 {
+		return false, nil
+	}
+	vals, err := partition.ReadWithSchema(row, s.versions.Source(), s.versions.Latest())
+	if err != nil {
+		return false, err
+	}
+	return s.expired(vals, now), nil
+}
+
+func newSchemaInfo(id int32, name string, versions []*metapb.Schema) *schemaInfo {
+	si := &schemaInfo{id: id, name: name, versions: schema.NewVersions(versions)}
+	if n := len(versions); n > 0 {
+		latest := versions[n-1]
+		for _, v := range versions {
+			if v.GetVersion() > latest.GetVersion() {
+				latest = v
+			}
+		}
+		si.ttlCol, si.ttlSecs = latest.GetTtlCol(), latest.GetTtlDuration()
+	}
+	return si
+}
+
+// indexInfo is one index with the layout of its entries.
+type indexInfo struct {
+	desc      *metapb.IndexDesc
+	cols      []int // column of each field in the latest schema, -1 if gone
+	types     []partition.PropType
+	widths    []int
+	valuesLen int
+}
+
+func newIndexInfo(desc *metapb.IndexDesc, latest *partition.Schema) *indexInfo {
+	ix := &indexInfo{desc: desc}
+	for _, f := range desc.GetFields() {
+		col := latest.Index(f.GetName())
+		t, fixed := partition.PropInt64, 0
+		if col >= 0 {
+			t, fixed = latest.Columns[col].Type, latest.Columns[col].FixedLen
+		}
+		w := partition.IndexValueWidth(t, fixed, int(f.GetPrefixLen()))
+		ix.cols = append(ix.cols, col)
+		ix.types = append(ix.types, t)
+		ix.widths = append(ix.widths, w)
+		ix.valuesLen += 1 + w
+	}
+	return ix
+}
+
+// values encodes the indexed fields of a row laid out as the latest schema.
+func (ix *indexInfo) values(vals []any) ([]byte, error) {
+	b := make([]byte, 0, ix.valuesLen)
+	for i, col := range ix.cols {
+		var v any
+		if col >= 0 && col < len(vals) {
+			v = vals[col]
+		}
+		var err error
+		if b, err = partition.AppendIndexValue(b, ix.types[i], ix.widths[i], v); err != nil {
+			return nil, fmt.Errorf("index %q: %w", ix.desc.GetName(), err)
+		}
+	}
+	return b, nil
+}
+
+// applyState is the apply of one command.
+type applyState struct {
+	b      *raftgroup.ApplyBatch
+	g      raftgroup.GroupID
+	index  uint64
+	now    int64
+	space  *metapb.SpaceDesc
+	vidLen int
+	tags   map[int32]*schemaInfo
+	edges  map[int32]*schemaInfo
+	seq    uint32 // next intent sequence number in this entry
+}
+
+func newApplyState(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64, cmd *storagepb.Command) *applyState {
+	st := &applyState{
+		b: b, g: g, index: index, now: cmd.Now, space: cmd.Space, vidLen: int(cmd.Space.GetVidLen()),
+		tags: map[int32]*schemaInfo{}, edges: map[int32]*schemaInfo{},
+	}
+	for _, t := range cmd.Tags {
+		st.tags[t.GetTagId()] = newSchemaInfo(t.GetTagId(), t.GetName(), t.GetVersions())
+	}
+	for _, e := range cmd.Edges {
+		st.edges[e.GetEdgeType()] = newSchemaInfo(e.GetEdgeType(), e.GetName(), e.GetVersions())
+	}
+	for _, ix := range cmd.Indexes {
+		m := st.tags
+		if ix.GetIsEdge() {
+			m = st.edges
+		}
+		if si := m[ix.GetSchemaId()]; si != nil && si.versions.Latest() != nil {
+			si.indexes = append(si.indexes, newIndexInfo(ix, si.versions.Latest()))
+		}
+	}
+	return st
+}
+
+func (st *applyState) tag(id int32) (*schemaInfo, error) {
+	if si := st.tags[id]; si != nil && si.versions.Latest() != nil {
+		return si, nil
+	}
+	return nil, fmt.Errorf("%w: tag %d is not in the command", errCorruptCommand, id)
+}
+
+func (st *applyState) edge(edgeType int32) (*schemaInfo, error) {
+	if edgeType < 0 {
+		edgeType = -edgeType
+	}
+	if si := st.edges[edgeType]; si != nil && si.versions.Latest() != nil {
+		return si, nil
+	}
+	return nil, fmt.Errorf("%w: edge type %d is not in the command", errCorruptCommand, edgeType)
+}
+
+// checkOwn verifies that a vid is the space's length and lives in this
+// partition: a command must only touch its own partition's keys, or a
+// replica filled by snapshot would differ from the others.
+func (st *applyState) checkOwn(vid []byte) error {
+	if len(vid) != st.vidLen {
+		return invalid("vid %x has %d bytes, the space needs %d", vid, len(vid), st.vidLen)
+	}
+	if p := st.partOf(vid); p != st.g.Part {
+		return invalid("vid %x belongs to partition %d, not %d", vid, p, st.g.Part)
+	}
+	return nil
+}
+
+func (st *applyState) partOf(vid []byte) int32 {
+	return partition.PartOf(vid, partition.VidType(st.space.GetVidType()), st.space.GetPartitionNum())
+}
+
+func (st *applyState) mutate(m *storagepb.Mutation) ([]byte, error) {
+	if m == nil || !hasBody(m) {
+		return nil, fmt.Errorf("%w: empty mutation", errCorruptCommand)
+	}
+	switch op := m.Op.(type) {
+	case *storagepb.Mutation_PutVertex:
+		return nil, st.putVertex(op.PutVertex, m.IfNotExists)
+	case *storagepb.Mutation_DeleteVertex:
+		return nil, st.deleteVertex(op.DeleteVertex)
+	case *storagepb.Mutation_DeleteTags:
+		return nil, st.deleteTags(op.DeleteTags)
+	case *storagepb.Mutation_PutEdge:
+		return nil, st.putEdge(op.PutEdge, m.IfNotExists)
+	case *storagepb.Mutation_DeleteEdge:
+		return nil, st.deleteEdge(op.DeleteEdge)
+	case *storagepb.Mutation_MirrorEdge:
+		return nil, st.mirrorEdge(op.MirrorEdge)
+	case *storagepb.Mutation_Update:
+		return st.update(op.Update)
+	case *storagepb.Mutation_ResolveIntents:
+		for _, k := range op.ResolveIntents.GetKeys() {
+			if _, _, err := partition.ParseIntentKey(k); err != nil {
+				return nil, err
+			}
+			if err := st.checkKeyInPart(k); err != nil {
+				return nil, err
+			}
+			st.b.Delete(k)
+		}
+		return nil, nil
+	case *storagepb.Mutation_RebuildIndex:
+		return st.rebuildIndex(op.RebuildIndex)
+	case *storagepb.Mutation_PurgeTombstonesBefore:
+		return st.purgeTombstones(op.PurgeTombstonesBefore)
+	}
+	return nil, fmt.Errorf("%w: empty or unknown mutation", errCorruptCommand)
+}
+
+// hasBody reports whether a mutation's operation carries its message: a
+// oneof may hold a nil one, which no handler expects.
+func hasBody(m *storagepb.Mutation) bool {
+	switch op := m.Op.(type) {
+	case *storagepb.Mutation_PutVertex:
+		return op.PutVertex != nil
+	case *storagepb.Mutation_DeleteTags:
+		return op.DeleteTags != nil
+	case *storagepb.Mutation_PutEdge:
+		return op.PutEdge != nil
+	case *storagepb.Mutation_DeleteEdge:
+		return op.DeleteEdge != nil
+	case *storagepb.Mutation_MirrorEdge:
+		return op.MirrorEdge != nil
+	case *storagepb.Mutation_Update:
+		return op.Update != nil
+	case *storagepb.Mutation_ResolveIntents:
+		return op.ResolveIntents != nil
+	case *storagepb.Mutation_RebuildIndex:
+		return op.RebuildIndex != nil
+	case *storagepb.Mutation_DeleteVertex, *storagepb.Mutation_PurgeTombstonesBefore:
+		return true
+	}
+	return false
+}
+
+func (st *applyState) checkKeyInPart(k []byte) error {
+	lo, hi := partition.DataRange(st.g.Space, st.g.Part)
+	if string(k) < string(lo) || string(k) >= string(hi) {
+		return fmt.Errorf("%w: key %x is not a data key of %s", errCorruptCommand, k, st.g)
+	}
+	return nil
+}
+
+// ---- vertices ----
+
+// decodeRow returns a row's values laid out as the latest schema.
+func decodeRow(si *schemaInfo, row []byte) ([]any, error) {
+	vals, err := partition.ReadWithSchema(row, si.versions.Source(), si.versions.Latest())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", si.name, err)
+	}
+	return vals, nil
+}
+
+// putTagRow writes one tag row of a vertex and moves its index entries
+// from the old row's values to the new one's.
+func (st *applyState) putTagRow(si *schemaInfo, vid []byte, old, row []byte) error {
+	for _, ix := range si.indexes {
+		if old != nil {
+			if err := st.tagIndexEntry(si, ix, vid, old, false); err != nil {
+				return err
+			}
+		}
+		if err := st.tagIndexEntry(si, ix, vid, row, true); err != nil {
+			return err
+		}
+	}
+	st.b.Put(partition.TagKey(st.g.Space, st.g.Part, vid, si.id), row)
+	return nil
+}
+
+func (st *applyState) tagIndexEntry(si *schemaInfo, ix *indexInfo, vid, row []byte, put bool) error {
+	vals, err := decodeRow(si, row)
+	if err != nil {
+		return err
+	}
+	enc, err := ix.values(vals)
+	if err != nil {
+		return err
+	}
+	k := partition.TagIndexKey(st.g.Space, st.g.Part, ix.desc.GetIndexId(), enc, vid)
+	if put {
+		st.b.Put(k, nil)
+	} else {
+		st.b.Delete(k)
+	}
+	return nil
+}
+
+func (st *applyState) putVertex(v *storagepb.NewVertex, ifNotExists bool) error {
+	if err := st.checkOwn(v.Vid); err != nil {
+		return err
+	}
+	for _, t := range v.Tags {
+		si, err := st.tag(t.GetTagId())
+		if err != nil {
+			return err
+		}
+		if _, err := decodeRow(si, t.GetRow()); err != nil {
+			return invalid("vertex %x: %v", v.Vid, err)
+		}
+		old, err := st.b.Get(partition.TagKey(st.g.Space, st.g.Part, v.Vid, t.GetTagId()))
+		if err != nil {
+			return err
+		}
+		if old != nil && ifNotExists {
+			if exp, err := si.rowExpired(old, st.now); err != nil || !exp {
+				continue
+			}
+		}
+		if err := st.putTagRow(si, v.Vid, old, t.GetRow()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteTagRows removes tags of a vertex (all if ids is empty) with their
+// index entries. Tags the command carries no schema for (a dropped tag)
+// lose their rows but can have no index.
+func (st *applyState) deleteTagRows(vid []byte, ids []int32) error {
+	want := map[int32]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	type found struct {
+		id  int32
+		row []byte
+	}
+	var rows []found
+	prefix := partition.TagPrefix(st.g.Space, st.g.Part, vid)
+	err := st.b.Scan(prefix, nil, func(k, v []byte) (bool, error) {
+		_, _, _, id, err := partition.ParseTagKey(k, st.vidLen)
+		if err != nil {
+			return false, err
+		}
+		if len(want) == 0 || want[id] {
+			rows = append(rows, found{id: id, row: append([]byte(nil), v...)})
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if si := st.tags[r.id]; si != nil {
+			for _, ix := range si.indexes {
+				if err := st.tagIndexEntry(si, ix, vid, r.row, false); err != nil {
+					return err
+				}
+			}
+		}
+		st.b.Delete(partition.TagKey(st.g.Space, st.g.Part, vid, r.id))
+	}
+	return nil
+}
+
+func (st *applyState) deleteTags(op *storagepb.DeleteTagsOp) error {
+	if err := st.checkOwn(op.Vid); err != nil {
+		return err
+	}
+	return st.deleteTagRows(op.Vid, op.TagIds)
+}
+
+// deleteVertex removes a vertex's tags and every edge stored under it.
+// Out-edges are this partition's own: they go now, with intents to delete
+// their in-edges. In-edges belong to their sources' partitions: an intent
+// asks each owner to delete the edge, and the owner's mirror then removes
+// the in-edge here, so the pair rule holds whichever side a deletion starts
+// from.
+func (st *applyState) deleteVertex(vid []byte) error {
+	if err := st.checkOwn(vid); err != nil {
+		return err
+	}
+	if err := st.deleteTagRows(vid, nil); err != nil {
+		return err
+	}
+	type edgeRef struct {
+		edgeType int32
+		rank     int64
+		other    []byte
+	}
+	var outs, ins []edgeRef
+	err := st.b.Scan(partition.VertexEdgePrefix(st.g.Space, st.g.Part, vid), nil, func(k, v []byte) (bool, error) {
+		_, _, _, et, rank, other, err := partition.ParseEdgeKey(k, st.vidLen)
+		if err != nil {
+			return false, err
+		}
+		if et > 0 {
+			outs = append(outs, edgeRef{et, rank, other})
+			return true, nil
+		}
+		if _, live, err := partition.EdgeRow(et, v); err != nil || !live {
+			return err == nil, err
+		}
+		ins = append(ins, edgeRef{et, rank, other})
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range outs {
+		if err := st.deleteEdge(&storagepb.EdgeKey{Src: vid, EdgeType: e.edgeType, Rank: e.rank, Dst: e.other}); err != nil {
+			return err
+		}
+	}
+	for _, e := range ins {
+		owner := &storagepb.EdgeKey{Src: e.other, EdgeType: -e.edgeType, Rank: e.rank, Dst: vid}
+		if err := st.putIntent(&storagepb.Intent{TargetPart: st.partOf(e.other), ForwardDelete: owner}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---- edges ----
+
+// degree adds delta to the stored degree of vid for a signed edge type.
+func (st *applyState) degree(vid []byte, edgeType int32, delta int64) error {
+	k := partition.DegreeKey(st.g.Space, st.g.Part, vid, edgeType)
+	cur, err := st.b.Get(k)
+	if err != nil {
+		return err
+	}
+	n, err := partition.DecodeDegree(cur)
+	if err != nil {
+		return err
+	}
+	switch {
+	case delta < 0 && n < uint64(-delta):
+		n = 0 // never below zero, even over data written before degrees
+	default:
+		n = uint64(int64(n) + delta)
+	}
+	if n == 0 {
+		st.b.Delete(k)
+	} else {
+		st.b.Put(k, partition.EncodeDegree(n))
+	}
+	return nil
+}
+
+func (st *applyState) checkEdgeKey(src []byte, edgeType int32, dst []byte) error {
+	if err := st.checkOwn(src); err != nil {
+		return err
+	}
+	if len(dst) != st.vidLen {
+		return invalid("dst vid %x has %d bytes, the space needs %d", dst, len(dst), st.vidLen)
+	}
+	if edgeType <= 0 {
+		return invalid("edge type %d: only out-edges (type > 0) are written directly", edgeType)
+	}
+	return nil
+}
+
+func (st *applyState) edgeIndexEntry(si *schemaInfo, ix *indexInfo, k *storagepb.EdgeKey, row []byte, put bool) error {
+	vals, err := decodeRow(si, row)
+	if err != nil {
+		return err
+	}
+	enc, err := ix.values(vals)
+	if err != nil {
+		return err
+	}
+	key := partition.EdgeIndexKey(st.g.Space, st.g.Part, ix.desc.GetIndexId(), enc, k.Src, k.Rank, k.Dst)
+	if put {
+		st.b.Put(key, nil)
+	} else {
+		st.b.Delete(key)
+	}
+	return nil
+}
+
+// putOutEdge writes an out-edge this partition owns, with its indexes and
+// degree, and the intent that mirrors it into the destination's partition.
+func (st *applyState) putOutEdge(si *schemaInfo, k *storagepb.EdgeKey, old, row []byte) error {
+	for _, ix := range si.indexes {
+		if old != nil {
+			if err := st.edgeIndexEntry(si, ix, k, old, false); err != nil {
+				return err
+			}
+		}
+		if err := st.edgeIndexEntry(si, ix, k, row, true); err != nil {
+			return err
+		}
+	}
+	if old == nil {
+		if err := st.degree(k.Src, k.EdgeType, 1); err != nil {
+			return err
+		}
+	}
+	st.b.Put(partition.EdgeKey(st.g.Space, st.g.Part, k.Src, k.EdgeType, k.Rank, k.Dst), row)
+	return st.putIntent(&storagepb.Intent{TargetPart: st.partOf(k.Dst), Mirror: st.mirrorOf(k, row, false)})
+}
+
+// mirrorOf is the in-edge change that matches an out-edge change made by
+// this entry.
+func (st *applyState) mirrorOf(k *storagepb.EdgeKey, row []byte, deleted bool) *storagepb.MirrorEdge {
+	return &storagepb.MirrorEdge{
+		Key:        &storagepb.EdgeKey{Src: k.Dst, EdgeType: -k.EdgeType, Rank: k.Rank, Dst: k.Src},
+		Row:        row,
+		Deleted:    deleted,
+		Version:    st.index,
+		VersionSeq: st.seq, // putIntent numbers the intent carrying it with this
+		OwnerPart:  st.g.Part,
+	}
+}
+
+func (st *applyState) putEdge(e *storagepb.NewEdge, ifNotExists bool) error {
+	if err := st.checkEdgeKey(e.Src, e.EdgeType, e.Dst); err != nil {
+		return err
+	}
+	si, err := st.edge(e.EdgeType)
+	if err != nil {
+		return err
+	}
+	if _, err := decodeRow(si, e.Row); err != nil {
+		return invalid("edge %x->%x: %v", e.Src, e.Dst, err)
+	}
+	k := &storagepb.EdgeKey{Src: e.Src, EdgeType: e.EdgeType, Rank: e.Rank, Dst: e.Dst}
+	old, err := st.b.Get(partition.EdgeKey(st.g.Space, st.g.Part, e.Src, e.EdgeType, e.Rank, e.Dst))
+	if err != nil {
+		return err
+	}
+	if old != nil && ifNotExists {
+		if exp, err := si.rowExpired(old, st.now); err != nil || !exp {
+			return err
+		}
+	}
+	return st.putOutEdge(si, k, old, e.Row)
+}
+
+// deleteEdge removes an out-edge this partition owns. The in-edge is always
+// told to go, even if the out-edge is already gone, so a half left by
+// anything else is cleaned up too.
+func (st *applyState) deleteEdge(k *storagepb.EdgeKey) error {
+	if err := st.checkEdgeKey(k.Src, k.EdgeType, k.Dst); err != nil {
+		return err
+	}
+	key := partition.EdgeKey(st.g.Space, st.g.Part, k.Src, k.EdgeType, k.Rank, k.Dst)
+	old, err := st.b.Get(key)
+	if err != nil {
+		return err
+	}
+	if old != nil {
+		if si := st.edges[k.EdgeType]; si != nil {
+			for _, ix := range si.indexes {
+				if err := st.edgeIndexEntry(si, ix, k, old, false); err != nil {
+					return err
+				}
+			}
+		}
+		if err := st.degree(k.Src, k.EdgeType, -1); err != nil {
+			return err
+		}
+		st.b.Delete(key)
+	}
+	return st.putIntent(&storagepb.Intent{TargetPart: st.partOf(k.Dst), Mirror: st.mirrorOf(k, nil, true)})
+}
+
+// mirrorEdge sets an in-edge to the state its owner had at m.Version,
+// unless the in-edge already reflects a newer one. Deleted in-edges stay as
+// tombstones (with a TombstoneKey to purge them by age), so that a late
+// mirror of an older version cannot bring them back.
+func (st *applyState) mirrorEdge(m *storagepb.MirrorEdge) error {
+	k := m.Key
+	if k == nil || k.EdgeType >= 0 {
+		return invalid("mirror of a non-in-edge")
+	}
+	if err := st.checkOwn(k.Src); err != nil {
+		return err
+	}
+	if len(k.Dst) != st.vidLen {
+		return invalid("mirror source vid %x has %d bytes, the space needs %d", k.Dst, len(k.Dst), st.vidLen)
+	}
+	key := partition.EdgeKey(st.g.Space, st.g.Part, k.Src, k.EdgeType, k.Rank, k.Dst)
+	version := partition.InEdgeVersion{Index: m.Version, Seq: m.VersionSeq}
+	cur, err := st.b.Get(key)
+	if err != nil {
+		return err
+	}
+	live := false
+	if cur != nil {
+		ver, _, l, err := partition.DecodeInEdge(cur)
+		if err != nil {
+			return err
+		}
+		if !ver.Less(version) {
+			return nil // already as new or newer
+		}
+		live = l
+	}
+	if m.Deleted {
+		if live {
+			if err := st.degree(k.Src, k.EdgeType, -1); err != nil {
+				return err
+			}
+		}
+		// A tombstone also when nothing was there: the put this delete
+		// follows may arrive later, and must find it.
+		st.b.Put(key, partition.EncodeInEdgeTombstone(version))
+		st.b.Put(partition.TombstoneKey(st.g.Space, st.g.Part, st.now, key), nil)
+		return nil
+	}
+	if len(m.Row) == 0 {
+		return invalid("mirror of edge %x<-%x without a row", k.Src, k.Dst)
+	}
+	if !live {
+		if err := st.degree(k.Src, k.EdgeType, 1); err != nil {
+			return err
+		}
+	}
+	st.b.Put(key, partition.EncodeInEdge(version, m.Row))
+	return nil
+}
+
+// purgeMax bounds the tombstones one purge command removes, so the entry
+// and its write batch stay small; the resolver proposes another if needed.
+const purgeMax = 10000
+
+// purgeTombstones removes in-edge tombstones recorded before a time. It
+// returns "more" (one byte, 1) if it stopped at purgeMax.
+func (st *applyState) purgeTombstones(before int64) ([]byte, error) {
+	var keys [][]byte
+	n := 0
+	more := false
+	err := st.b.Scan(partition.TombstonePrefix(st.g.Space, st.g.Part), nil, func(k, _ []byte) (bool, error) {
+		at, _, err := partition.ParseTombstoneKey(k)
+		if err != nil {
+			return false, err
+		}
+		if at >= before {
+			return false, nil
+		}
+		if n == purgeMax {
+			more = true
+			return false, nil
+		}
+		keys = append(keys, append([]byte(nil), k...))
+		n++
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, tk := range keys {
+		_, edgeKey, _ := partition.ParseTombstoneKey(tk)
+		v, err := st.b.Get(edgeKey)
+		if err != nil {
+			return nil, err
+		}
+		// A mirror may have brought the edge back since; only a
+		// tombstone goes.
+		if v != nil {
+			if _, _, live, err := partition.DecodeInEdge(v); err == nil && !live {
+				st.b.Delete(edgeKey)
+			}
+		}
+		st.b.Delete(tk)
+	}
+	if more {
+		return []byte{1}, nil
+	}
+	return []byte{0}, nil
+}
+
+// putIntent records a change this entry promises to make in another
+// partition; the resolver (pair.go) carries it out and resolves it.
+func (st *applyState) putIntent(in *storagepb.Intent) error {
+	b, err := proto.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("encoding intent: %w", err)
+	}
+	st.b.Put(partition.IntentKey(st.g.Space, st.g.Part, st.index, st.seq), b)
+	st.seq++
+	return nil
+}

@@ -1,0 +1,404 @@
+package storaged
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/novagraph/novagraph/internal/schema"
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/query/eval"
+	"github.com/novagraph/novagraph/raftgroup"
+)
+
+// leaderDB returns the RocksDB of g once this replica may serve a
+// linearizable read of it.
+func (s *service) leaderDB(ctx context.Context, g raftgroup.GroupID) (*grocksdb.DB, error) {
+	if err := s.srv.engine.ReadIndex(ctx, g); err != nil {
+		return nil, err
+	}
+	db := s.srv.dbOf(g)
+	if db == nil {
+		return nil, fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
+	}
+	return db, nil
+}
+
+// LookupIndex implements StorageService.
+func (s *service) LookupIndex(ctx context.Context, req *storagepb.LookupIndexReq) (*storagepb.LookupIndexResp, error) {
+	snap, space, err := s.spaceFor(ctx, req.SpaceId, req.CatalogVersion)
+	if err != nil {
+		return &storagepb.LookupIndexResp{FailedParts: allFailed(snap, s, req.Parts, err)}, nil
+	}
+	resp := &storagepb.LookupIndexResp{}
+	var mu sync.Mutex
+	resp.FailedParts = s.forEachPart(snap, req.Parts, func(part int32) error {
+		db, err := s.leaderDB(ctx, raftgroup.GroupID{Space: req.SpaceId, Part: part})
+		if err != nil {
+			return err
+		}
+		rows, err := lookupPart(db, snap, space, part, req)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		resp.Rows = append(resp.Rows, rows...)
+		mu.Unlock()
+		return nil
+	})
+	return resp, nil
+}
+
+// indexRange turns column hints into the key range to scan: equalities on a
+// prefix of the index's fields, then at most one range. A STRING value
+// that fills its field may have been cut to the field's width, so its
+// bounds are taken inclusively; the filter, which the caller always sends
+// whole, removes what the cut lets through.
+func indexRange(prefix []byte, ix *indexInfo, hints []*storagepb.IndexColumnHint) (lower, upper []byte, err error) {
+	fields := ix.desc.GetFields()
+	key := append([]byte(nil), prefix...)
+	for i, h := range hints {
+		if i >= len(fields) || fields[i].GetName() != h.Column {
+			return nil, nil, invalid("hint on %q does not follow the fields of index %q", h.Column, ix.desc.GetName())
+		}
+		enc := func(v *commonpb.Value) ([]byte, bool, error) {
+			gv := schema.ValueFromProto(v)
+			b, err := partition.AppendIndexValue(nil, ix.types[i], ix.widths[i], gv)
+			if err != nil {
+				return nil, false, invalid("hint on %q: %v", h.Column, err)
+			}
+			s, isStr := gv.(string)
+			return b, isStr && len(s) >= ix.widths[i], nil
+		}
+		if h.Eq != nil {
+			b, _, err := enc(h.Eq)
+			if err != nil {
+				return nil, nil, err
+			}
+			key = append(key, b...)
+			continue
+		}
+		if i != len(hints)-1 {
+			return nil, nil, invalid("range hint on %q must be the last hint", h.Column)
+		}
+		// NULL sorts first (0x00): a range never includes it.
+		lower = append(append([]byte(nil), key...), 0x01)
+		upper = partition.PrefixEnd(key)
+		if h.Begin != nil {
+			b, cut, err := enc(h.Begin)
+			if err != nil {
+				return nil, nil, err
+			}
+			lower = append(append([]byte(nil), key...), b...)
+			if !h.BeginIncl && !cut {
+				lower = partition.PrefixEnd(lower)
+			}
+		}
+		if h.End != nil {
+			b, cut, err := enc(h.End)
+			if err != nil {
+				return nil, nil, err
+			}
+			upper = append(append([]byte(nil), key...), b...)
+			if h.EndIncl || cut {
+				upper = partition.PrefixEnd(upper)
+			}
+		}
+		return lower, upper, nil
+	}
+	return key, partition.PrefixEnd(key), nil
+}
+
+func lookupPart(db *grocksdb.DB, snap *metaclient.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.LookupIndexReq) ([]*storagepb.PropRow, error) {
+	desc, ok := snap.IndexByID(req.SpaceId, req.IndexId)
+	if !ok {
+		return nil, &partitionError{code: commonpb.ErrorCode_E_NOT_FOUND, msg: fmt.Sprintf("index %d not found in space %d", req.IndexId, req.SpaceId)}
+	}
+	r := newReader(snap, req.SpaceId)
+	isEdge := desc.GetIsEdge()
+	var sv *schemaView
+	var err error
+	if isEdge {
+		sv, err = r.edge(desc.GetSchemaId())
+	} else {
+		sv, err = r.tag(desc.GetSchemaId())
+	}
+	if err != nil {
+		return nil, err
+	}
+	ix := newIndexInfo(desc, sv.versions.Latest())
+	filter, err := parseFilter(snap, req.SpaceId, req.Filter)
+	if err != nil {
+		return nil, err
+	}
+	lower, upper, err := indexRange(partition.IndexPrefix(req.SpaceId, part, req.IndexId), ix, req.Hints)
+	if err != nil {
+		return nil, err
+	}
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
+	ro.SetIterateUpperBound(upper)
+	it := db.NewIterator(ro)
+	defer it.Close()
+	vidLen := int(space.GetVidLen())
+	var out []*storagepb.PropRow
+	for it.Seek(lower); it.Valid(); it.Next() {
+		if req.Limit > 0 && int64(len(out)) >= req.Limit {
+			break
+		}
+		key := it.Key().Data()
+		if !bytes.HasPrefix(key, lower[:partition.KeyPrefixLen+4]) {
+			break
+		}
+		src, rank, dst, err := partition.ParseIndexTarget(key, ix.valuesLen, vidLen, isEdge)
+		if err != nil {
+			return nil, err
+		}
+		src = append([]byte(nil), src...)
+		dst = append([]byte(nil), dst...)
+		var row []byte
+		if isEdge {
+			row, err = db.GetBytes(ro, partition.EdgeKey(req.SpaceId, part, src, desc.GetSchemaId(), rank, dst))
+		} else {
+			row, err = db.GetBytes(ro, partition.TagKey(req.SpaceId, part, src, desc.GetSchemaId()))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the row of index entry %x: %w", key, err)
+		}
+		if row == nil {
+			continue
+		}
+		if exp, err := r.expired(row, sv); err != nil {
+			return nil, err
+		} else if exp {
+			continue
+		}
+		fr := &filterRow{r: r, space: space, vid: src, tags: vertexRows{}}
+		if isEdge {
+			fr.edgeType, fr.edgeName, fr.rank, fr.other, fr.row = desc.GetSchemaId(), sv.name, rank, dst, row
+		} else {
+			fr.tags[desc.GetSchemaId()] = row
+		}
+		if filter != nil {
+			ok, err := eval.Filter(fr, filter.expr)
+			if err != nil {
+				return nil, invalid("filter: %v", err)
+			}
+			if !ok {
+				continue
+			}
+		}
+		if isEdge {
+			values, err := r.edgeProps(req.Props, row, desc.GetSchemaId(), rank, src, dst)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, &storagepb.PropRow{Edge: &storagepb.EdgeKey{Src: src, EdgeType: desc.GetSchemaId(), Rank: rank, Dst: dst}, Values: values})
+			continue
+		}
+		values, _, err := r.tagProps(fr.tags, req.Props)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &storagepb.PropRow{Vid: src, Values: values})
+	}
+	return out, it.Err()
+}
+
+// defaultScanLimit is the page size of ScanVertex / ScanEdge.
+const defaultScanLimit = 1000
+
+// ScanVertex implements StorageService: one page of a partition's vertices,
+// each with the requested properties of its tags.
+func (s *service) ScanVertex(ctx context.Context, req *storagepb.ScanReq) (*storagepb.ScanResp, error) {
+	return s.scan(ctx, req, false)
+}
+
+// ScanEdge implements StorageService: one page of a partition's out-edges.
+func (s *service) ScanEdge(ctx context.Context, req *storagepb.ScanReq) (*storagepb.ScanResp, error) {
+	return s.scan(ctx, req, true)
+}
+
+func (s *service) scan(ctx context.Context, req *storagepb.ScanReq, edges bool) (*storagepb.ScanResp, error) {
+	g := raftgroup.GroupID{Space: req.SpaceId, Part: req.PartId}
+	snap, space, err := s.spaceFor(ctx, req.SpaceId, req.CatalogVersion)
+	if err != nil {
+		return &storagepb.ScanResp{Result: s.partError(snap, req.PartId, err)}, nil
+	}
+	db, err := s.leaderDB(ctx, g)
+	if err != nil {
+		return &storagepb.ScanResp{Result: s.partError(snap, req.PartId, err)}, nil
+	}
+	resp, err := scanPart(db, newReader(snap, req.SpaceId), space, req, edges)
+	if err != nil {
+		return &storagepb.ScanResp{Result: s.partError(snap, req.PartId, err)}, nil
+	}
+	return resp, nil
+}
+
+// scanPart reads up to limit vertices (all tags of one vertex are one row)
+// or out-edges from the cursor, which is the key to start at.
+func scanPart(db *grocksdb.DB, r *reader, space *metapb.SpaceDesc, req *storagepb.ScanReq, edges bool) (*storagepb.ScanResp, error) {
+	kind := partition.KindTag
+	if edges {
+		kind = partition.KindEdge
+	}
+	prefix := partition.KindPrefix(req.SpaceId, req.PartId, kind)
+	start := prefix
+	if len(req.Cursor) > 0 {
+		if !bytes.HasPrefix(req.Cursor, prefix) {
+			return nil, invalid("scan cursor %x is not a key of partition %d", req.Cursor, req.PartId)
+		}
+		start = req.Cursor
+	}
+	limit := int(req.Limit)
+	if limit <= 0 {
+		limit = defaultScanLimit
+	}
+	only := map[int32]bool{}
+	for _, id := range req.SchemaIds {
+		only[id] = true
+	}
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
+	it := db.NewIterator(ro)
+	defer it.Close()
+	vidLen := int(space.GetVidLen())
+	resp := &storagepb.ScanResp{}
+	var curVid []byte
+	cur := vertexRows{}
+	flush := func() error {
+		if curVid == nil || len(cur) == 0 {
+			return nil
+		}
+		values, _, err := r.tagProps(cur, req.Props)
+		if err != nil {
+			return err
+		}
+		resp.Rows = append(resp.Rows, &storagepb.PropRow{Vid: curVid, Values: values})
+		return nil
+	}
+	for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
+		key := it.Key().Data()
+		if edges {
+			if len(resp.Rows) >= limit {
+				resp.NextCursor = append([]byte(nil), key...)
+				break
+			}
+			_, _, src, et, rank, dst, err := partition.ParseEdgeKey(key, vidLen)
+			if err != nil {
+				return nil, err
+			}
+			if et < 0 || (len(only) > 0 && !only[et]) {
+				continue
+			}
+			row := it.Value().Data()
+			sv, err := r.edge(et)
+			if err != nil {
+				continue // a dropped edge type: nothing to decode it with
+			}
+			if exp, err := r.expired(row, sv); err != nil {
+				return nil, err
+			} else if exp {
+				continue
+			}
+			values, err := r.edgeProps(req.Props, row, et, rank, src, dst)
+			if err != nil {
+				return nil, err
+			}
+			resp.Rows = append(resp.Rows, &storagepb.PropRow{Edge: &storagepb.EdgeKey{Src: src, EdgeType: et, Rank: rank, Dst: dst}, Values: values})
+			continue
+		}
+		_, _, vid, tagID, err := partition.ParseTagKey(key, vidLen)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(vid, curVid) {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			if len(resp.Rows) >= limit {
+				resp.NextCursor = append([]byte(nil), key...)
+				curVid = nil
+				break
+			}
+			curVid, cur = vid, vertexRows{}
+		}
+		if len(only) > 0 && !only[tagID] {
+			continue
+		}
+		row := append([]byte(nil), it.Value().Data()...)
+		sv, err := r.tag(tagID)
+		if err != nil {
+			continue // a dropped tag
+		}
+		if exp, err := r.expired(row, sv); err != nil {
+			return nil, err
+		} else if exp {
+			continue
+		}
+		cur[tagID] = row
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// RebuildIndex implements StorageAdminService: chunk after chunk through
+// raft until the apply reports the index complete.
+func (a *adminService) RebuildIndex(ctx context.Context, req *storagepb.RebuildIndexReq) (*storagepb.AdminResp, error) {
+	g := raftgroup.GroupID{Space: req.SpaceId, Part: req.PartId}
+	if err := a.rebuild(ctx, g, req); err != nil {
+		return a.fail(g, err), nil
+	}
+	return &storagepb.AdminResp{}, nil
+}
+
+func (a *adminService) rebuild(ctx context.Context, g raftgroup.GroupID, req *storagepb.RebuildIndexReq) error {
+	if err := a.requireLeader(g); err != nil {
+		return err
+	}
+	s := &service{srv: a.srv}
+	snap, space, err := s.spaceFor(ctx, req.SpaceId, req.CatalogVersion)
+	if err != nil {
+		return err
+	}
+	desc, ok := snap.IndexByID(req.SpaceId, req.IndexId)
+	if !ok {
+		return &partitionError{code: commonpb.ErrorCode_E_NOT_FOUND, msg: fmt.Sprintf("index %d not found in space %d", req.IndexId, req.SpaceId)}
+	}
+	var cursor []byte
+	for {
+		b := newCommand(snap, space)
+		if desc.GetIsEdge() {
+			err = b.withEdge(desc.GetSchemaId())
+		} else {
+			err = b.withTag(desc.GetSchemaId())
+		}
+		if err != nil {
+			return err
+		}
+		b.add(&storagepb.Mutation{Op: &storagepb.Mutation_RebuildIndex{RebuildIndex: &storagepb.RebuildIndexOp{IndexId: req.IndexId, Cursor: cursor}}})
+		res, err := a.srv.proposeResult(ctx, g, b.cmd)
+		if err != nil {
+			return err
+		}
+		if len(res) == 0 {
+			return nil
+		}
+		cursor = res
+	}
+}

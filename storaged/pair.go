@@ -1,0 +1,352 @@
+package storaged
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/novagraph/novagraph/internal/failpoint"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/raftgroup"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
+)
+
+// Edge pairs.
+//
+// An edge is stored twice: the out-edge in its source's partition (the
+// owner) and the in-edge in its destination's. The two halves are written
+// by two raft groups, so they cannot share one entry. The rule kept across
+// crashes: every change of an edge is made first by its owner, in one entry
+// together with an intent (partition.IntentKey) that describes the change the
+// other half needs; the intent stays until that change is applied in the
+// other partition. Whoever leads the owner then (this leader or the next,
+// since intents are replicated data) carries it out, so after recovery
+// either both halves are there or neither, once the intents resolve.
+//
+// In-edges carry the owner's raft index of the change they mirror, and a
+// mirror applies only if newer, and deleted in-edges stay as tombstones for
+// tombstoneRetention: so mirrors that arrive late, twice, or out of order
+// (a deposed leader's, a retried one) never undo a newer state.
+//
+// What a concurrent reader may observe: between the owner's entry and the
+// mirror's, GO over out-edges already sees the change and REVERSELY does not
+// yet. A write is acknowledged once its mirrors applied (normally within one
+// more raft round trip); if they cannot be applied in time (the
+// destination's partition has no leader), the write is still acknowledged,
+// since it is durable, and the in-edges follow when the resolver gets through.
+//
+// DELETE VERTEX of a vertex whose in-edges belong to other owners asks each
+// owner to delete the edge (a forward-delete intent); the owner's mirror
+// then removes the in-edge, so deletion also starts at the owner.
+
+const (
+	// resolveScanEvery is how often the resolver looks for intents left
+	// behind (by a crash, a leader change, an unreachable destination).
+	resolveScanEvery = 2 * time.Second
+	// resolveBatch bounds the intents one pass carries in one request.
+	resolveBatch = 4096
+	// defaultMirrorWait bounds how long a write waits for its mirrors
+	// before it is acknowledged anyway (Config.MirrorWait).
+	defaultMirrorWait = 10 * time.Second
+	// tombstoneRetention is how long a deleted in-edge is remembered. A
+	// mirror can only be late by a leader change plus a retry; an hour is
+	// far beyond that.
+	tombstoneRetention = time.Hour
+	purgeEvery         = time.Minute
+)
+
+// fpBeforeMirror fails a resolver pass after the owner's entry (out-edge
+// and intent) applied and before any mirror is sent: the crash window of
+// the pair rule.
+const fpBeforeMirror = "storaged/beforeMirror"
+
+func init() { failpoint.Register(fpBeforeMirror) }
+
+// resolver carries out the intents of the partitions this store leads.
+// One goroutine per partition with work, at most one pass at a time per
+// partition; a write that wants its mirrors done waits for a pass that
+// started after its entry applied.
+type resolver struct {
+	srv    *Server
+	client *storageclient.Client
+	ctx    context.Context // ends when the store stops
+	wg     sync.WaitGroup  // passes in flight
+
+	mu     sync.Mutex
+	closed bool
+	groups map[raftgroup.GroupID]*resolveState
+	// lastPurge is when each led partition last purged tombstones.
+	lastPurge map[raftgroup.GroupID]time.Time
+}
+
+type resolveState struct {
+	running   bool
+	requested uint64 // passes asked for
+	started   uint64 // the request count the running or last pass covers
+	completed uint64 // the request count the last successful pass covered
+	failed    uint64 // the request count the last failed pass covered
+	lastErr   error  // why it failed
+	changed   chan struct{}
+}
+
+func newResolver(ctx context.Context, srv *Server, client *storageclient.Client) *resolver {
+	return &resolver{srv: srv, client: client, ctx: ctx, groups: map[raftgroup.GroupID]*resolveState{}, lastPurge: map[raftgroup.GroupID]time.Time{}}
+}
+
+// close waits for the passes in flight (their context ends with the store's)
+// and refuses new ones.
+func (r *resolver) close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.wg.Wait()
+	r.client.Close()
+}
+
+// flush resolves every intent of g that exists now, and returns once that
+// is done, or with the error of the pass that covered this call (not the
+// leader, a target unreachable), or when ctx ends. The resolver's own scan
+// retries what failed.
+func (r *resolver) flush(ctx context.Context, g raftgroup.GroupID) error {
+	r.mu.Lock()
+	st := r.groups[g]
+	if st == nil {
+		st = &resolveState{changed: make(chan struct{})}
+		r.groups[g] = st
+	}
+	st.requested++
+	want := st.requested
+	r.kickLocked(g, st)
+	for st.completed < want {
+		if r.closed {
+			r.mu.Unlock()
+			return errors.New("storaged is stopping")
+		}
+		ch := st.changed
+		r.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		r.mu.Lock()
+		if st.completed < want && st.failed >= want {
+			err := st.lastErr
+			r.mu.Unlock()
+			return err
+		}
+	}
+	r.mu.Unlock()
+	return nil
+}
+
+// kickLocked starts a pass if none runs; a running pass is followed by
+// another if requests arrived after it started.
+func (r *resolver) kickLocked(g raftgroup.GroupID, st *resolveState) {
+	if st.running || r.closed {
+		return
+	}
+	st.running = true
+	st.started = st.requested
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		for {
+			err := r.pass(g)
+			r.mu.Lock()
+			if err == nil {
+				st.completed = st.started
+			} else {
+				st.failed, st.lastErr = st.started, err
+				r.srv.log.Debug("resolving intents", "group", g, "err", err)
+			}
+			close(st.changed)
+			st.changed = make(chan struct{})
+			if err != nil || st.requested == st.started {
+				st.running = false
+				r.mu.Unlock()
+				return
+			}
+			st.started = st.requested
+			r.mu.Unlock()
+		}
+	}()
+}
+
+// pass resolves the intents of g until none is left.
+func (r *resolver) pass(g raftgroup.GroupID) error {
+	ctx, cancel := context.WithTimeout(r.ctx, r.srv.cfg.MirrorWait)
+	defer cancel()
+	for {
+		if err := r.srv.engine.ReadIndex(ctx, g); err != nil {
+			return err
+		}
+		db := r.srv.dbOf(g)
+		if db == nil {
+			return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
+		}
+		keys, intents, err := readIntents(db, g, resolveBatch)
+		if err != nil {
+			return err
+		}
+		if len(keys) == 0 {
+			return nil
+		}
+		if err := r.carryOut(ctx, g, intents); err != nil {
+			return err
+		}
+		cmd := &storagepb.Command{Now: time.Now().Unix(), Mutations: []*storagepb.Mutation{
+			{Op: &storagepb.Mutation_ResolveIntents{ResolveIntents: &storagepb.IntentKeys{Keys: keys}}},
+		}}
+		if err := r.srv.propose(ctx, g, cmd); err != nil {
+			return err
+		}
+	}
+}
+
+func readIntents(db *grocksdb.DB, g raftgroup.GroupID, limit int) ([][]byte, []*storagepb.Intent, error) {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
+	prefix := partition.KindPrefix(g.Space, g.Part, partition.KindIntent)
+	it := db.NewIterator(ro)
+	defer it.Close()
+	var keys [][]byte
+	var intents []*storagepb.Intent
+	for it.Seek(prefix); it.ValidForPrefix(prefix) && len(keys) < limit; it.Next() {
+		in := &storagepb.Intent{}
+		if err := proto.Unmarshal(it.Value().Data(), in); err != nil {
+			return nil, nil, fmt.Errorf("%s: intent %x: %w", g, it.Key().Data(), err)
+		}
+		keys = append(keys, append([]byte(nil), it.Key().Data()...))
+		intents = append(intents, in)
+	}
+	return keys, intents, it.Err()
+}
+
+// carryOut applies intents in their target partitions, in intent order per
+// target (one request per target carries them all, applied in order).
+func (r *resolver) carryOut(ctx context.Context, g raftgroup.GroupID, intents []*storagepb.Intent) error {
+	if err := failpoint.Eval(fpBeforeMirror); err != nil {
+		return err
+	}
+	mirrors := map[int32][]*storagepb.MirrorEdge{}
+	deletes := map[int32][]*storagepb.EdgeKey{}
+	for _, in := range intents {
+		switch {
+		case in.Mirror != nil:
+			mirrors[in.TargetPart] = append(mirrors[in.TargetPart], in.Mirror)
+		case in.ForwardDelete != nil:
+			deletes[in.TargetPart] = append(deletes[in.TargetPart], in.ForwardDelete)
+		default:
+			return fmt.Errorf("%s: empty intent", g)
+		}
+	}
+	var errs []error
+	if len(mirrors) > 0 {
+		parts := map[int32]*storagepb.MirrorEdgesReq{}
+		for p, ms := range mirrors {
+			parts[p] = &storagepb.MirrorEdgesReq{SpaceId: g.Space, PartId: p, Edges: ms}
+		}
+		if err := r.client.MirrorEdges(ctx, g.Space, parts); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(deletes) > 0 {
+		req := &storagepb.DeleteEdgesReq{SpaceId: g.Space, Parts: map[int32]*storagepb.EdgeKeyList{}, NoMirrorWait: true}
+		for p, ks := range deletes {
+			req.Parts[p] = &storagepb.EdgeKeyList{Keys: ks}
+		}
+		if err := r.client.DeleteEdges(ctx, req); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// run looks for leftover intents and old tombstones in the partitions this
+// store leads, until ctx ends.
+func (r *resolver) run(ctx context.Context) {
+	t := time.NewTicker(resolveScanEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		leading := r.srv.engine.Leading()
+		sort.Slice(leading, func(i, j int) bool { return leading[i].Group.Part < leading[j].Group.Part })
+		for _, l := range leading {
+			g := l.Group
+			db := r.srv.dbOf(g)
+			if db == nil {
+				continue
+			}
+			if hasKeyWithPrefix(db, partition.KindPrefix(g.Space, g.Part, partition.KindIntent)) {
+				r.mu.Lock()
+				st := r.groups[g]
+				if st == nil {
+					st = &resolveState{changed: make(chan struct{})}
+					r.groups[g] = st
+				}
+				st.requested++
+				r.kickLocked(g, st)
+				r.mu.Unlock()
+			}
+			r.maybePurge(ctx, g, db)
+		}
+	}
+}
+
+// maybePurge drops tombstones older than tombstoneRetention, through raft.
+func (r *resolver) maybePurge(ctx context.Context, g raftgroup.GroupID, db *grocksdb.DB) {
+	r.mu.Lock()
+	last := r.lastPurge[g]
+	if time.Since(last) < purgeEvery {
+		r.mu.Unlock()
+		return
+	}
+	r.lastPurge[g] = time.Now()
+	r.mu.Unlock()
+	before := time.Now().Add(-tombstoneRetention).Unix()
+	prefix := partition.TombstonePrefix(g.Space, g.Part)
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
+	it := db.NewIterator(ro)
+	defer it.Close()
+	it.Seek(prefix)
+	if !it.ValidForPrefix(prefix) {
+		return
+	}
+	at, _, err := partition.ParseTombstoneKey(it.Key().Data())
+	if err != nil || at >= before {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, r.srv.cfg.MirrorWait)
+	defer cancel()
+	cmd := &storagepb.Command{Now: time.Now().Unix(), Mutations: []*storagepb.Mutation{
+		{Op: &storagepb.Mutation_PurgeTombstonesBefore{PurgeTombstonesBefore: before}},
+	}}
+	if err := r.srv.propose(pctx, g, cmd); err != nil {
+		r.srv.log.Debug("purging tombstones", "group", g, "err", err)
+	}
+}
+
+func hasKeyWithPrefix(db *grocksdb.DB, prefix []byte) bool {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
+	it := db.NewIterator(ro)
+	defer it.Close()
+	it.Seek(prefix)
+	return it.ValidForPrefix(prefix)
+}

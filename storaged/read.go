@@ -1,0 +1,608 @@
+package storaged
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/novagraph/novagraph/internal/schema"
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/eval"
+	"github.com/novagraph/novagraph/query/parser"
+	"github.com/novagraph/novagraph/query/value"
+)
+
+// ttlOf returns the TTL of a tag's or edge's latest schema version.
+func ttlOf(versions []*metapb.Schema) (col string, secs int64) {
+	var latest *metapb.Schema
+	for _, v := range versions {
+		if latest == nil || v.GetVersion() > latest.GetVersion() {
+			latest = v
+		}
+	}
+	if latest == nil || latest.GetTtlCol() == "" || latest.GetTtlDuration() <= 0 {
+		return "", 0
+	}
+	return latest.GetTtlCol(), latest.GetTtlDuration()
+}
+
+// schemaView is what reads need of one tag or edge type.
+type schemaView struct {
+	name     string
+	versions *schema.Versions
+	ttlCol   string
+	ttlSecs  int64
+}
+
+// reader decodes rows for one request: it caches schemas by id, checks
+// TTLs against one clock reading, and reads single properties.
+type reader struct {
+	snap    *metaclient.Snapshot
+	spaceID int32
+	now     int64
+	tags    map[int32]*schemaView
+	edges   map[int32]*schemaView
+	row     partition.RowReader
+}
+
+func newReader(snap *metaclient.Snapshot, spaceID int32) *reader {
+	return &reader{snap: snap, spaceID: spaceID, now: time.Now().Unix(), tags: map[int32]*schemaView{}, edges: map[int32]*schemaView{}}
+}
+
+func (r *reader) tag(id int32) (*schemaView, error) {
+	if v, ok := r.tags[id]; ok {
+		return v, nil
+	}
+	desc, ok := r.snap.TagByID(r.spaceID, id)
+	if !ok {
+		return nil, &partitionError{code: commonpb.ErrorCode_E_TAG_NOT_FOUND, msg: fmt.Sprintf("tag %d not found in space %d", id, r.spaceID)}
+	}
+	col, secs := ttlOf(desc.GetVersions())
+	v := &schemaView{name: desc.GetName(), versions: schema.NewVersions(desc.GetVersions()), ttlCol: col, ttlSecs: secs}
+	r.tags[id] = v
+	return v, nil
+}
+
+func (r *reader) edge(edgeType int32) (*schemaView, error) {
+	if edgeType < 0 {
+		edgeType = -edgeType
+	}
+	if v, ok := r.edges[edgeType]; ok {
+		return v, nil
+	}
+	desc, ok := r.snap.EdgeByType(r.spaceID, edgeType)
+	if !ok {
+		return nil, &partitionError{code: commonpb.ErrorCode_E_EDGE_NOT_FOUND, msg: fmt.Sprintf("edge type %d not found in space %d", edgeType, r.spaceID)}
+	}
+	col, secs := ttlOf(desc.GetVersions())
+	v := &schemaView{name: desc.GetName(), versions: schema.NewVersions(desc.GetVersions()), ttlCol: col, ttlSecs: secs}
+	r.edges[edgeType] = v
+	return v, nil
+}
+
+// prop decodes one property of a row: a property the row's schema version
+// lacks reads as the latest version's default, else NULL.
+func (r *reader) prop(row []byte, sv *schemaView, name string) (*commonpb.Value, error) {
+	if err := r.row.Reset(row, sv.versions.Source()); err != nil {
+		return nil, err
+	}
+	v, ok, err := r.row.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	latest := sv.versions.Latest()
+	if !ok {
+		if col := latest.Index(name); col >= 0 && latest.Columns[col].Default != nil {
+			return schema.ValueToProto(latest.Columns[col].Default, latest.Columns[col].Type), nil
+		}
+		return schema.NullValue(), nil
+	}
+	typ := partition.PropType(0)
+	if rc := r.row.Schema().Index(name); rc >= 0 {
+		typ = r.row.Schema().Columns[rc].Type
+	}
+	return schema.ValueToProto(v, typ), nil
+}
+
+// expired reports whether a row outlived its schema's TTL.
+func (r *reader) expired(row []byte, sv *schemaView) (bool, error) {
+	if sv.ttlCol == "" {
+		return false, nil
+	}
+	if err := r.row.Reset(row, sv.versions.Source()); err != nil {
+		return false, err
+	}
+	v, ok, err := r.row.Get(sv.ttlCol)
+	if err != nil || !ok {
+		return false, err
+	}
+	t, isInt := v.(int64)
+	return isInt && t+sv.ttlSecs < r.now, nil
+}
+
+// vertexRows reads the rows of the given tags of one vertex; absent and
+// expired tags are missing from the map.
+type vertexRows map[int32][]byte
+
+func (r *reader) readTags(db *grocksdb.DB, ro *grocksdb.ReadOptions, part int32, vid []byte, tagIDs []int32) (vertexRows, error) {
+	rows := vertexRows{}
+	for _, id := range tagIDs {
+		if _, seen := rows[id]; seen {
+			continue
+		}
+		row, err := db.GetBytes(ro, partition.TagKey(r.spaceID, part, vid, id))
+		if err != nil {
+			return nil, fmt.Errorf("reading vertex %x tag %d: %w", vid, id, err)
+		}
+		if row == nil {
+			continue
+		}
+		sv, err := r.tag(id)
+		if err != nil {
+			return nil, err
+		}
+		if exp, err := r.expired(row, sv); err != nil {
+			return nil, fmt.Errorf("vertex %x tag %d: %w", vid, id, err)
+		} else if exp {
+			continue
+		}
+		rows[id] = row
+	}
+	return rows, nil
+}
+
+// tagProps answers PropRefs of tags from rows; found says whether any
+// requested tag exists.
+func (r *reader) tagProps(rows vertexRows, refs []*storagepb.PropRef) ([]*commonpb.Value, bool, error) {
+	found := false
+	out := make([]*commonpb.Value, len(refs))
+	for i, ref := range refs {
+		row, ok := rows[ref.SchemaId]
+		if !ok {
+			out[i] = schema.NullValue()
+			continue
+		}
+		found = true
+		if ref.Name == "_tag" {
+			out[i] = &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: int64(ref.SchemaId)}}
+			continue
+		}
+		sv, err := r.tag(ref.SchemaId)
+		if err != nil {
+			return nil, false, err
+		}
+		if out[i], err = r.prop(row, sv, ref.Name); err != nil {
+			return nil, false, fmt.Errorf("tag %d: %w", ref.SchemaId, err)
+		}
+	}
+	return out, found, nil
+}
+
+func tagIDsOf(refs []*storagepb.PropRef) []int32 {
+	var ids []int32
+	for _, r := range refs {
+		ids = append(ids, r.SchemaId)
+	}
+	return ids
+}
+
+// edgeProps answers PropRefs of edges for one stored edge.
+func (r *reader) edgeProps(refs []*storagepb.PropRef, row []byte, edgeType int32, rank int64, keyVid, other []byte) ([]*commonpb.Value, error) {
+	out := make([]*commonpb.Value, len(refs))
+	abs := edgeType
+	if abs < 0 {
+		abs = -abs
+	}
+	for i, ref := range refs {
+		if ref.SchemaId != abs {
+			out[i] = schema.NullValue()
+			continue
+		}
+		if pv, ok := edgeKeyProp(ref.Name, edgeType, rank, keyVid, other); ok {
+			out[i] = pv
+			continue
+		}
+		sv, err := r.edge(edgeType)
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = r.prop(row, sv, ref.Name); err != nil {
+			return nil, fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
+		}
+	}
+	return out, nil
+}
+
+// edgeKeyProp answers the reserved edge properties from the key. For an
+// in-edge (negative type) the stored key is (dst, -type, rank, src), so the
+// edge's own source is the vertex reached.
+func edgeKeyProp(name string, edgeType int32, rank int64, keyVid, reached []byte) (*commonpb.Value, bool) {
+	src, dst := keyVid, reached
+	if edgeType < 0 {
+		src, dst = reached, keyVid
+	}
+	switch name {
+	case "_src":
+		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: src}}, true
+	case "_dst":
+		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: dst}}, true
+	case "_rank":
+		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: rank}}, true
+	case "_type":
+		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: int64(edgeType)}}, true
+	}
+	return nil, false
+}
+
+// pushedFilter is a GetNeighbors or LookupIndex filter: an nGQL expression
+// over edge properties and the source vertex's tag properties.
+type pushedFilter struct {
+	expr    ast.Expr
+	srcTags []int32 // tags whose rows the filter reads
+}
+
+func parseFilter(snap *metaclient.Snapshot, spaceID int32, text string) (*pushedFilter, error) {
+	if text == "" {
+		return nil, nil
+	}
+	e, err := parser.ParseExpr(text)
+	if err != nil {
+		return nil, invalid("filter %q: %v", text, err)
+	}
+	f := &pushedFilter{expr: e}
+	props := eval.CollectProps(e)
+	if len(props.Dst) > 0 || len(props.Input) > 0 || len(props.Var) > 0 {
+		return nil, invalid("filter %q reads $$, $- or variables, which storage does not have", text)
+	}
+	for _, p := range props.Src {
+		if p.Owner == eval.AnyTag {
+			continue
+		}
+		t, ok := snap.TagByName(spaceID, p.Owner)
+		if !ok {
+			return nil, &partitionError{code: commonpb.ErrorCode_E_TAG_NOT_FOUND, msg: fmt.Sprintf("filter %q: tag %s not found", text, p.Owner)}
+		}
+		f.srcTags = append(f.srcTags, t.GetTagId())
+	}
+	for _, p := range props.Edge {
+		if p.Owner == eval.AnyEdge {
+			continue
+		}
+		if _, ok := snap.EdgeByName(spaceID, p.Owner); !ok {
+			return nil, &partitionError{code: commonpb.ErrorCode_E_EDGE_NOT_FOUND, msg: fmt.Sprintf("filter %q: edge %s not found", text, p.Owner)}
+		}
+	}
+	return f, nil
+}
+
+// filterRow is the eval.Context of a pushed filter for one edge (or one
+// vertex, for a tag lookup).
+type filterRow struct {
+	r        *reader
+	space    *metapb.SpaceDesc
+	vid      []byte     // the source vertex (the key's vertex)
+	tags     vertexRows // the source vertex's rows the filter reads
+	edgeType int32      // 0: no edge
+	edgeName string
+	rank     int64
+	other    []byte
+	row      []byte
+}
+
+func (f *filterRow) EdgeProp(edge, prop string) (value.Value, error) {
+	if f.edgeType == 0 {
+		return value.Value{}, fmt.Errorf("edge property %s.%s is not available here", edge, prop)
+	}
+	if edge != eval.AnyEdge && edge != f.edgeName {
+		return value.Null(), nil // a property of another edge type
+	}
+	if prop == eval.PropType {
+		return value.Str(f.edgeName), nil
+	}
+	if pv, ok := edgeKeyProp(prop, f.edgeType, f.rank, f.vid, f.other); ok {
+		if prop == eval.PropSrc || prop == eval.PropDst {
+			return vidValue(f.space, pv.GetStrVal()), nil
+		}
+		return value.FromProto(pv), nil
+	}
+	sv, err := f.r.edge(f.edgeType)
+	if err != nil {
+		return value.Value{}, err
+	}
+	pv, err := f.r.prop(f.row, sv, prop)
+	if err != nil {
+		return value.Value{}, err
+	}
+	return value.FromProto(pv), nil
+}
+
+func (f *filterRow) SrcProp(tag, prop string) (value.Value, error) {
+	if tag == eval.AnyTag && prop == eval.PropVID {
+		return vidValue(f.space, f.vid), nil
+	}
+	t, ok := f.r.snap.TagByName(f.r.spaceID, tag)
+	if !ok {
+		return value.Value{}, fmt.Errorf("tag %s not found", tag)
+	}
+	row, ok := f.tags[t.GetTagId()]
+	if !ok {
+		return value.Null(), nil
+	}
+	sv, err := f.r.tag(t.GetTagId())
+	if err != nil {
+		return value.Value{}, err
+	}
+	pv, err := f.r.prop(row, sv, prop)
+	if err != nil {
+		return value.Value{}, err
+	}
+	return value.FromProto(pv), nil
+}
+
+func (f *filterRow) DstProp(tag, prop string) (value.Value, error) {
+	return value.Value{}, fmt.Errorf("$$.%s.%s is not available in storage", tag, prop)
+}
+
+func (f *filterRow) InputProp(col string) (value.Value, error) {
+	return value.Value{}, fmt.Errorf("$-.%s is not available in storage", col)
+}
+
+func (f *filterRow) VarProp(variable, col string) (value.Value, error) {
+	return value.Value{}, fmt.Errorf("$%s.%s is not available in storage", variable, col)
+}
+
+// neighborScan runs GetNeighbors on one partition.
+type neighborScan struct {
+	req    *storagepb.GetNeighborsReq
+	space  *metapb.SpaceDesc
+	part   int32
+	vidLen int
+	r      *reader
+	filter *pushedFilter
+	db     *grocksdb.DB
+	ro     *grocksdb.ReadOptions
+	it     *grocksdb.Iterator
+	rng    *rand.Rand
+	seen   map[string]bool // dedup_dst
+}
+
+func (s *service) scanNeighbors(db *grocksdb.DB, snap *metaclient.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.GetNeighborsReq) ([]*storagepb.VertexNeighbors, error) {
+	filter, err := parseFilter(snap, req.SpaceId, req.Filter)
+	if err != nil {
+		return nil, err
+	}
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	setEdgeScan(ro, partition.KeyPrefixLen+int(space.GetVidLen())+4) // it only reads one EdgePrefix per Seek
+	it := db.NewIterator(ro)
+	defer it.Close()
+	ns := &neighborScan{req: req, space: space, part: part, vidLen: int(space.GetVidLen()), r: newReader(snap, req.SpaceId),
+		filter: filter, db: db, ro: ro, it: it}
+	if req.SamplePerVertex > 0 {
+		ns.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(part)))
+	}
+	if req.DedupDst {
+		ns.seen = map[string]bool{}
+	}
+	vids := req.Parts[part].GetVids()
+	out := make([]*storagepb.VertexNeighbors, 0, len(vids))
+	for _, vid := range vids {
+		if err := checkVid(space, part, vid); err != nil {
+			return nil, err
+		}
+		vn, err := ns.vertex(vid)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vn)
+	}
+	return out, nil
+}
+
+func (ns *neighborScan) vertex(vid []byte) (*storagepb.VertexNeighbors, error) {
+	req := ns.req
+	vn := &storagepb.VertexNeighbors{Vid: vid}
+	tagIDs := tagIDsOf(req.VertexProps)
+	if ns.filter != nil {
+		tagIDs = append(tagIDs, ns.filter.srcTags...)
+	}
+	var rows vertexRows
+	if len(tagIDs) > 0 {
+		var err error
+		if rows, err = ns.r.readTags(ns.db, ns.ro, ns.part, vid, tagIDs); err != nil {
+			return nil, err
+		}
+	}
+	if len(req.VertexProps) > 0 {
+		props, _, err := ns.r.tagProps(rows, req.VertexProps)
+		if err != nil {
+			return nil, err
+		}
+		vn.Props = props
+	}
+	for _, et := range req.EdgeTypes {
+		if req.WithDegree {
+			d, err := ns.db.GetBytes(ns.ro, partition.DegreeKey(req.SpaceId, ns.part, vid, et))
+			if err != nil {
+				return nil, fmt.Errorf("reading degree of %x: %w", vid, err)
+			}
+			n, err := partition.DecodeDegree(d)
+			if err != nil {
+				return nil, err
+			}
+			vn.Degrees = append(vn.Degrees, int64(n))
+		}
+		if err := ns.edges(vid, et, rows, vn); err != nil {
+			return nil, err
+		}
+	}
+	return vn, nil
+}
+
+// edges scans one vertex's edges of one type: TTL and tombstones out, the
+// filter applied, then the limit or sample, then dedup, then the shape.
+func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storagepb.VertexNeighbors) error {
+	req := ns.req
+	prefix := partition.EdgePrefix(req.SpaceId, ns.part, vid, et)
+	sv, err := ns.r.edge(et)
+	if err != nil {
+		return err
+	}
+	// The row is read only when something needs it: in-edges (tombstones
+	// are skipped), a TTL, the filter, or edge properties.
+	needRow := ns.filter != nil || (!req.DstOnly && !req.CountOnly && len(req.EdgeProps) > 0) || sv.ttlCol != "" || et < 0
+	var fr *filterRow
+	if ns.filter != nil {
+		fr = &filterRow{r: ns.r, space: ns.space, vid: vid, tags: rows, edgeType: et, edgeName: sv.name}
+	}
+	kept := int64(0)
+	var sample []*storagepb.NeighborEdge
+	it := ns.it
+	dstOff := partition.KeyPrefixLen + ns.vidLen + 12
+	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+		if req.LimitPerVertex > 0 && req.SamplePerVertex <= 0 && kept >= req.LimitPerVertex {
+			break
+		}
+		key := it.Key().Data()
+		if len(key) != dstOff+ns.vidLen {
+			return fmt.Errorf("vertex %x: edge key %x has %d bytes, want %d: %w", vid, key, len(key), dstOff+ns.vidLen, partition.ErrMalformedKey)
+		}
+		var row []byte
+		if needRow {
+			var live bool
+			var err error
+			if row, live, err = partition.EdgeRow(et, it.Value().Data()); err != nil {
+				return fmt.Errorf("vertex %x: %w", vid, err)
+			}
+			if !live {
+				continue
+			}
+			if exp, err := ns.r.expired(row, sv); err != nil {
+				return err
+			} else if exp {
+				continue
+			}
+		}
+		dstKey := key[dstOff:]
+		rank := decodeRank(key[partition.KeyPrefixLen+ns.vidLen+4:])
+		if fr != nil {
+			fr.rank, fr.other, fr.row = rank, dstKey, row
+			ok, err := eval.Filter(fr, ns.filter.expr)
+			if err != nil {
+				return invalid("filter on edge %x->%x: %v", vid, dstKey, err)
+			}
+			if !ok {
+				continue
+			}
+		}
+		if ns.seen != nil {
+			if ns.seen[string(dstKey)] {
+				continue
+			}
+			ns.seen[string(dstKey)] = true
+		}
+		kept++
+		if req.CountOnly {
+			continue
+		}
+		dst := append([]byte(nil), dstKey...)
+		ne := &storagepb.NeighborEdge{EdgeType: et, Rank: rank, Dst: dst}
+		if !req.DstOnly && len(req.EdgeProps) > 0 {
+			var err error
+			if ne.Props, err = ns.r.edgeProps(req.EdgeProps, row, et, rank, vid, dst); err != nil {
+				return err
+			}
+		}
+		if req.SamplePerVertex > 0 {
+			// Reservoir sampling: every kept edge ends in the sample
+			// with the same probability.
+			if int64(len(sample)) < req.SamplePerVertex {
+				sample = append(sample, ne)
+			} else if j := ns.rng.Int64N(kept); j < req.SamplePerVertex {
+				sample[j] = ne
+			}
+			continue
+		}
+		vn.Edges = append(vn.Edges, ne)
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("scanning edges of %x: %w", vid, err)
+	}
+	vn.Edges = append(vn.Edges, sample...)
+	vn.Count += kept
+	if req.CountOnly && req.SamplePerVertex > 0 {
+		vn.Count = min(vn.Count, req.SamplePerVertex)
+	}
+	return nil
+}
+
+// decodeRank decodes an 8-byte sign-flipped big-endian rank.
+func decodeRank(b []byte) int64 {
+	u := uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
+		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
+	return int64(u ^ (1 << 63))
+}
+
+func getProps(db *grocksdb.DB, r *reader, space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq) ([]*storagepb.PropRow, error) {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	var out []*storagepb.PropRow
+	tagIDs := tagIDsOf(req.Props)
+	for _, vid := range req.VertexParts[part].GetVids() {
+		if err := checkVid(space, part, vid); err != nil {
+			return nil, err
+		}
+		rows, err := r.readTags(db, ro, part, vid, tagIDs)
+		if err != nil {
+			return nil, err
+		}
+		props, found, err := r.tagProps(rows, req.Props)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			out = append(out, &storagepb.PropRow{Vid: vid, Values: props})
+		}
+	}
+	for _, ek := range req.EdgeParts[part].GetKeys() {
+		if err := checkVid(space, part, ek.Src); err != nil {
+			return nil, err
+		}
+		value, err := db.GetBytes(ro, partition.EdgeKey(req.SpaceId, part, ek.Src, ek.EdgeType, ek.Rank, ek.Dst))
+		if err != nil {
+			return nil, fmt.Errorf("reading edge %x->%x: %w", ek.Src, ek.Dst, err)
+		}
+		if value == nil {
+			continue
+		}
+		row, live, err := partition.EdgeRow(ek.EdgeType, value)
+		if err != nil {
+			return nil, fmt.Errorf("edge %x->%x: %w", ek.Src, ek.Dst, err)
+		}
+		if !live {
+			continue
+		}
+		sv, err := r.edge(ek.EdgeType)
+		if err != nil {
+			return nil, err
+		}
+		if exp, err := r.expired(row, sv); err != nil {
+			return nil, err
+		} else if exp {
+			continue
+		}
+		values, err := r.edgeProps(req.Props, row, ek.EdgeType, ek.Rank, ek.Src, ek.Dst)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &storagepb.PropRow{Edge: ek, Values: values})
+	}
+	return out, nil
+}
