@@ -53,6 +53,9 @@ type persistedState struct {
 func loadState(db *grocksdb.DB, id GroupID) (st persistedState, found bool, err error) {
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
+	// Every log key is a prefix of its own under storaged's prefix
+	// extractor: reading the log in order needs total order.
+	ro.SetTotalOrderSeek(true)
 	get := func(key []byte) ([]byte, error) {
 		v, err := db.GetBytes(ro, key)
 		if err != nil {

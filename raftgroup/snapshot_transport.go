@@ -94,6 +94,7 @@ func (t *GRPCTransport) streamSnapshot(d *SnapshotData) (int, error) {
 	}}
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
+	ro.SetTotalOrderSeek(true) // a range of many prefixes; storaged sets a prefix extractor
 	ro.SetSnapshot(d.Snap)
 	ro.SetIterateUpperBound(d.Upper)
 	ro.SetFillCache(false)

@@ -33,6 +33,7 @@ func (s *Server) PartChecksum(space, part int32) (uint64, error) {
 	defer db.ReleaseSnapshot(snap)
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
+	ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
 	ro.SetSnapshot(snap)
 	ro.SetFillCache(false) // a full scan would only evict the working set
 	start, end := partition.DataRange(space, part)

@@ -27,6 +27,7 @@ import (
 	"github.com/novagraph/novagraph/proto/raftmsgpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/raftgroup"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
 // Config configures a storaged.
@@ -42,6 +43,13 @@ type Config struct {
 	// raftgroup.Config); zero means the engine's defaults.
 	MaxLogEntries, LogCatchUpEntries int
 	MaxLogBytes                      int64
+	// MirrorWait bounds how long an edge write waits for the other halves
+	// of its edges before it is acknowledged anyway (default 10s).
+	MirrorWait time.Duration
+	// RocksDB tunes the RocksDB instance of each data path (block cache,
+	// memtables, compression, blooms, compaction rate); zero fields take
+	// DefaultRocksDBOptions.
+	RocksDB RocksDBOptions
 	// WrapTransport, if set, wraps the raft transport: fault-injection tests
 	// use it to drop, delay, reorder and partition raft messages.
 	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
@@ -61,7 +69,8 @@ type Server struct {
 	grpc      *grpc.Server
 	lis       net.Listener
 
-	metrics *metrics
+	metrics  *metrics
+	resolver *resolver // edge-pair intents (pair.go)
 
 	mu      sync.Mutex
 	groupDB map[raftgroup.GroupID]*grocksdb.DB
@@ -78,6 +87,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.HeartbeatInterval == 0 {
 		cfg.HeartbeatInterval = time.Second
+	}
+	if cfg.MirrorWait == 0 {
+		cfg.MirrorWait = defaultMirrorWait
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -100,14 +112,21 @@ func (s *Server) Start(ctx context.Context) error {
 	if len(s.cfg.DataPaths) == 0 {
 		return errors.New("storaged: at least one --data-path is required")
 	}
+	rocks, err := s.cfg.RocksDB.withDefaults()
+	if err != nil {
+		return err
+	}
+	cache := newBlockCache(rocks) // one per process; each instance holds a reference
 	for _, p := range s.cfg.DataPaths {
-		db, err := openDB(p)
+		db, err := openDB(p, rocks, cache)
 		if err != nil {
+			cache.Destroy()
 			s.closeDBs()
 			return err
 		}
 		s.dbs = append(s.dbs, db)
 	}
+	cache.Destroy()
 	lis, err := net.Listen("tcp", s.cfg.ListenAddr)
 	if err != nil {
 		s.closeDBs()
@@ -185,9 +204,16 @@ func (s *Server) Start(ctx context.Context) error {
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	s.wg.Add(2)
+	s.mu.Lock()
+	s.resolver = newResolver(runCtx, s, storageclient.New(s.meta, s.log))
+	s.mu.Unlock()
+	s.wg.Add(3)
 	go s.reconcileLoop(runCtx)
 	go s.heartbeatLoop(runCtx)
+	go func() {
+		defer s.wg.Done()
+		s.resolver.run(runCtx)
+	}()
 	s.mu.Lock()
 	s.healthy = nil
 	s.mu.Unlock()
@@ -248,6 +274,9 @@ func (s *Server) Stop() {
 		// Stop, not GracefulStop: raft streams never end by themselves.
 		s.grpc.Stop()
 	}
+	if s.resolver != nil {
+		s.resolver.close()
+	}
 	if s.transport != nil {
 		s.transport.Close()
 	}
@@ -268,18 +297,19 @@ func (s *Server) closeDBs() {
 	s.dbs = nil
 }
 
-func openDB(path string) (*grocksdb.DB, error) {
+// openDB opens the RocksDB of one data path with the options of o
+// (withDefaults applied) and the process's shared block cache.
+func openDB(path string, o RocksDBOptions, cache *grocksdb.Cache) (*grocksdb.DB, error) {
 	dir := filepath.Join(path, "rocksdb")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("storaged: creating data path %s: %w", dir, err)
 	}
-	opts := grocksdb.NewDefaultOptions()
+	opts, bbto, err := rocksDBOptions(o, cache)
+	if err != nil {
+		return nil, err
+	}
+	defer bbto.Destroy()
 	defer opts.Destroy()
-	opts.SetCreateIfMissing(true)
-	bbto := grocksdb.NewDefaultBlockBasedTableOptions()
-	bbto.SetFilterPolicy(grocksdb.NewBloomFilter(10))
-	bbto.SetBlockCache(grocksdb.NewLRUCache(64 << 20))
-	opts.SetBlockBasedTableFactory(bbto)
 	db, err := grocksdb.OpenDb(opts, dir)
 	if err != nil {
 		return nil, fmt.Errorf("storaged: opening RocksDB at %s: %w", dir, err)
@@ -462,4 +492,12 @@ func (s *Server) heartbeatLoop(ctx context.Context) {
 		case <-ticker.C:
 		}
 	}
+}
+
+// PartitionDB returns the RocksDB holding this store's replica of a
+// partition, nil if it has none. It is for benchmarks and offline checks
+// that compare against raw RocksDB access; serving code reads through the
+// engine's ReadIndex first.
+func (s *Server) PartitionDB(space, part int32) *grocksdb.DB {
+	return s.dbOf(raftgroup.GroupID{Space: space, Part: part})
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/novagraph/novagraph/internal/daemon"
@@ -22,7 +23,7 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("storaged", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: storaged [flags]\n\nHosts partition replicas of novagraph spaces (raft groups on RocksDB).\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: storaged [flags]\n\nHosts partition replicas of novagraph spaces (raft groups on RocksDB).\nThe --rocksdb-* flags tune the RocksDB of each data path (docs/architecture.md, \"RocksDB options\").\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	addr := fs.String("addr", "127.0.0.1:9779", "gRPC listen address for storage and raft traffic (also the address registered in metad)")
@@ -32,13 +33,34 @@ func run(args []string) error {
 	raftTick := fs.Duration("raft-tick", 100*time.Millisecond, "raft tick interval (election timeout is 10 ticks)")
 	maxLog := fs.Int("raft-max-log-entries", 10000, "truncate a partition's raft log once it holds this many applied entries (-1: never)")
 	catchUp := fs.Int("raft-log-catchup-entries", 2000, "entries kept behind the applied index when truncating, so slightly lagging followers catch up without a snapshot")
+	mirrorWait := fs.Duration("mirror-wait", 10*time.Second, "how long an edge write waits for the in-edge halves in other partitions before it is acknowledged anyway (it is durable; they follow) — docs/storage.md")
 	maxLogBytes := fs.Int64("raft-max-log-bytes", 64<<20, "also truncate once the entries applied since the last truncation reach this many bytes (-1: never)")
+	rdb := storaged.DefaultRocksDBOptions()
+	blockCache := fs.Int("rocksdb-block-cache-mb", rdb.BlockCacheMB, "RocksDB block cache in MiB, one LRU cache shared by all data paths of this storaged")
+	writeBuffer := fs.Int("rocksdb-write-buffer-mb", rdb.WriteBufferMB, "RocksDB memtable size in MiB, per data path")
+	writeBuffers := fs.Int("rocksdb-max-write-buffer-number", rdb.MaxWriteBufferNumber, "memtables per data path (active + being flushed) before writes stall; at least 2")
+	compression := fs.String("rocksdb-compression-per-level", strings.Join(rdb.CompressionPerLevel, ":"), "compression of each LSM level from L0, colon-separated: no, snappy, lz4, lz4hc, zstd, zlib, bzip2; deeper levels use the last entry")
+	bloomBits := fs.Int("rocksdb-bloom-bits-per-key", rdb.BloomBitsPerKey, "bloom filter bits per key in SST files, whole keys and vertex prefixes (0: no filters)")
+	prefixBloom := fs.Bool("rocksdb-prefix-bloom", true, "prefix blooms on the 17-byte vertex prefix (space, part, kind, first 8 vid bytes) in SST files and memtables, so a GetNeighbors seek skips files without the vertex")
+	rateLimit := fs.Int("rocksdb-rate-limit-mb", rdb.RateLimitMB, "cap on flush and compaction disk writes in MiB/s, per data path (0: no limit)")
+	bgJobs := fs.Int("rocksdb-max-background-jobs", rdb.MaxBackgroundJobs, "concurrent flushes and compactions per data path")
 	log, err := daemon.ParseFlags(fs, args, "storaged")
 	if err != nil {
 		if err == flag.ErrHelp {
 			return nil
 		}
 		return err
+	}
+	// In storaged.RocksDBOptions zero means the default and -1 off.
+	offIfZero := func(v int) int {
+		if v == 0 {
+			return -1
+		}
+		return v
+	}
+	levels, err := storaged.ParseCompressionPerLevel(*compression)
+	if err != nil {
+		return fmt.Errorf("--rocksdb-compression-per-level: %w", err)
 	}
 	ctx, stop := daemon.SignalContext()
 	defer stop()
@@ -49,7 +71,12 @@ func run(args []string) error {
 		DataPaths:     daemon.SplitList(*dataPaths),
 		MetaAddrs:     daemon.SplitList(*metaAddrs),
 		RaftTick:      *raftTick,
-		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes,
+		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes, MirrorWait: *mirrorWait,
+		RocksDB: storaged.RocksDBOptions{
+			BlockCacheMB: *blockCache, WriteBufferMB: *writeBuffer, MaxWriteBufferNumber: *writeBuffers,
+			CompressionPerLevel: levels, BloomBitsPerKey: offIfZero(*bloomBits), NoPrefixBloom: !*prefixBloom,
+			RateLimitMB: offIfZero(*rateLimit), MaxBackgroundJobs: *bgJobs,
+		},
 		Logger:   log,
 		Registry: reg,
 	})
