@@ -18,7 +18,8 @@ import (
 func metaError(what string, err error) error {
 	switch metaclient.CodeOf(err) {
 	case commonpb.ErrorCode_E_EXISTED, commonpb.ErrorCode_E_NOT_FOUND, commonpb.ErrorCode_E_SPACE_NOT_FOUND,
-		commonpb.ErrorCode_E_INVALID_ARGUMENT, commonpb.ErrorCode_E_TAG_NOT_FOUND, commonpb.ErrorCode_E_EDGE_NOT_FOUND:
+		commonpb.ErrorCode_E_INVALID_ARGUMENT, commonpb.ErrorCode_E_TAG_NOT_FOUND, commonpb.ErrorCode_E_EDGE_NOT_FOUND,
+		commonpb.ErrorCode_E_PROP_NOT_FOUND:
 		return semanticf("%s: %v", what, err)
 	}
 	return execErrorf("%s: %v", what, err)
@@ -113,6 +114,12 @@ func (r *runState) show(s *ast.ShowStmt) (*table, error) {
 			t.add(value.Str(n))
 		}
 		return t, nil
+	case ast.ShowTagIndexes, ast.ShowEdgeIndexes:
+		space, err := r.currentSpace(snap, s)
+		if err != nil {
+			return nil, err
+		}
+		return showIndexes(snap, space, s.Target == ast.ShowEdgeIndexes), nil
 	}
 	return nil, at(s, "unsupported SHOW")
 }
@@ -256,6 +263,12 @@ func (r *runState) describe(s *ast.DescribeStmt) (*table, error) {
 			t.add(value.Str(c.GetName()), value.Str(propTypeString(c)), value.Str(null), def)
 		}
 		return t, nil
+	case ast.DescribeTagIndex, ast.DescribeEdgeIndex:
+		space, err := r.currentSpace(snap, s)
+		if err != nil {
+			return nil, err
+		}
+		return describeIndex(snap, space, s, s.Target == ast.DescribeEdgeIndex)
 	}
 	return nil, at(s, "unsupported DESCRIBE")
 }
@@ -286,38 +299,50 @@ func (r *runState) createSchema(ctx context.Context, s *ast.CreateSchemaStmt) er
 	}
 	req := &metapb.CreateSchemaReq{SpaceId: space.GetSpaceId(), Name: s.Name, IfNotExists: s.IfNotExists, IsEdge: s.Kind == ast.EdgeSchema}
 	for _, p := range s.Props {
-		col := &metapb.ColumnDef{Name: p.Name, Nullable: p.Nullable}
-		switch p.Type.Kind {
-		case ast.PropInt64:
-			col.Type = metapb.PropType_INT64
-		case ast.PropDouble:
-			col.Type = metapb.PropType_DOUBLE
-		case ast.PropBool:
-			col.Type = metapb.PropType_BOOL
-		case ast.PropString:
-			col.Type = metapb.PropType_STRING
-		case ast.PropFixedString:
-			col.Type, col.FixedLen = metapb.PropType_FIXED_STRING, int32(p.Type.Len)
-		case ast.PropTimestamp:
-			col.Type = metapb.PropType_TIMESTAMP
-		default:
-			return at(p, "property %q: unsupported type %s", p.Name, p.Type)
-		}
-		if p.Default != nil {
-			v, err := constant(p.Default)
-			if err != nil {
-				return at(p.Default, "default of %q: %v", p.Name, err)
-			}
-			conv, err := coerce(v, col)
-			if err != nil {
-				return at(p.Default, "default of %q: %v", p.Name, err)
-			}
-			col.DefaultValue = conv.ToProto()
+		col, err := columnDef(p)
+		if err != nil {
+			return err
 		}
 		req.Columns = append(req.Columns, col)
+	}
+	if s.TTL != nil {
+		req.TtlCol, req.TtlDuration = s.TTL.Col, s.TTL.Duration
 	}
 	if _, _, err := r.x.meta.CreateSchema(ctx, req); err != nil {
 		return metaError(fmt.Sprintf("CREATE %s %s", s.Kind, s.Name), err)
 	}
 	return nil
+}
+
+// columnDef converts a property definition of CREATE or ALTER.
+func columnDef(p *ast.PropDef) (*metapb.ColumnDef, error) {
+	col := &metapb.ColumnDef{Name: p.Name, Nullable: p.Nullable}
+	switch p.Type.Kind {
+	case ast.PropInt64:
+		col.Type = metapb.PropType_INT64
+	case ast.PropDouble:
+		col.Type = metapb.PropType_DOUBLE
+	case ast.PropBool:
+		col.Type = metapb.PropType_BOOL
+	case ast.PropString:
+		col.Type = metapb.PropType_STRING
+	case ast.PropFixedString:
+		col.Type, col.FixedLen = metapb.PropType_FIXED_STRING, int32(p.Type.Len)
+	case ast.PropTimestamp:
+		col.Type = metapb.PropType_TIMESTAMP
+	default:
+		return nil, at(p, "property %q: unsupported type %s", p.Name, p.Type)
+	}
+	if p.Default != nil {
+		v, err := constant(p.Default)
+		if err != nil {
+			return nil, at(p.Default, "default of %q: %v", p.Name, err)
+		}
+		conv, err := coerce(v, col)
+		if err != nil {
+			return nil, at(p.Default, "default of %q: %v", p.Name, err)
+		}
+		col.DefaultValue = conv.ToProto()
+	}
+	return col, nil
 }

@@ -120,10 +120,26 @@ func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, err
 		return r.describe(s)
 	case *ast.CreateSchemaStmt:
 		return nil, r.createSchema(ctx, s)
+	case *ast.AlterSchemaStmt:
+		return nil, r.alterSchema(ctx, s)
+	case *ast.DropSchemaStmt:
+		return nil, r.dropSchema(ctx, s)
+	case *ast.CreateIndexStmt:
+		return nil, r.createIndex(ctx, s)
+	case *ast.DropIndexStmt:
+		return nil, r.dropIndex(ctx, s)
+	case *ast.RebuildIndexStmt:
+		return nil, r.rebuildIndex(ctx, s)
 	case *ast.InsertVertexStmt:
 		return nil, r.insertVertices(ctx, s)
 	case *ast.InsertEdgeStmt:
 		return nil, r.insertEdges(ctx, s)
+	case *ast.DeleteVertexStmt, *ast.DeleteTagStmt, *ast.DeleteEdgeStmt:
+		return r.query(ctx, st, nil)
+	case *ast.UpdateVertexStmt:
+		return r.updateVertex(ctx, s)
+	case *ast.UpdateEdgeStmt:
+		return r.updateEdge(ctx, s)
 	case *ast.ExplainStmt:
 		return r.explain(ctx, s)
 	case *ast.AssignStmt:
@@ -133,7 +149,7 @@ func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, err
 		}
 		r.vars[s.Var] = t
 		return nil, nil
-	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.PipeStmt, *ast.YieldStmt:
+	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.PipeStmt, *ast.YieldStmt:
 		return r.query(ctx, st, nil)
 	}
 	return nil, at(st, "%s is not supported yet", stmtName(st))

@@ -37,6 +37,10 @@ type goPlan struct {
 	// Fetched after the traversal, only if YIELD/WHERE read $$.tag.prop.
 	dstProps []*storagepb.PropRef
 	dstIndex map[string]int
+	// pushedWhere is WHERE as storaged evaluates it, when it reads only
+	// the edge and the vertex a step leaves from: storaged then drops
+	// the rows graphd would throw away, before they cross the network.
+	pushedWhere string
 }
 
 func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
@@ -153,6 +157,12 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 	if err := resolveTags(props.Dst, "$$", p.dstIndex, &p.dstProps); err != nil {
 		return nil, err
 	}
+	if s.Where != nil {
+		where := eval.CollectProps(s.Where)
+		if len(where.Dst) == 0 && len(where.Input) == 0 && len(where.Var) == 0 {
+			p.pushedWhere = s.Where.String()
+		}
+	}
 	return p, nil
 }
 
@@ -232,7 +242,7 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 		start := time.Now()
 		req := &storagepb.GetNeighborsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, EdgeTypes: p.edgeTypes}
 		if final {
-			req.VertexProps, req.EdgeProps = p.srcProps, p.edgeProps
+			req.VertexProps, req.EdgeProps, req.Filter = p.srcProps, p.edgeProps, p.pushedWhere
 		} else {
 			req.DstOnly = true
 		}
@@ -341,13 +351,16 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 type originSet map[string]struct{}
 
 func (p *goPlan) emit(rc *goRowContext, out *table) error {
-	ok, err := eval.Filter(rc, p.stmt.Where)
-	if err != nil {
-		return execErrorf("WHERE: %v", err)
+	if p.pushedWhere == "" {
+		ok, err := eval.Filter(rc, p.stmt.Where)
+		if err != nil {
+			return execErrorf("WHERE: %v", err)
+		}
+		if !ok {
+			return nil
+		}
 	}
-	if !ok {
-		return nil
-	}
+	var err error
 	row := make([]value.Value, len(p.columns))
 	for i, c := range p.columns {
 		if row[i], err = eval.Eval(rc, c.Expr); err != nil {
@@ -502,13 +515,16 @@ func (p *goPlan) describe() []stageStat {
 			info += ", dstOnly: true"
 		} else {
 			info += fmt.Sprintf(", vertexProps: %s, edgeProps: %s", refsString(p.srcProps), refsString(p.edgeProps))
+			if p.pushedWhere != "" {
+				info += ", filter: " + p.pushedWhere
+			}
 		}
 		nodes = append(nodes, stageStat{name: "GetNeighbors", info: info})
 	}
 	if len(p.dstProps) > 0 {
 		nodes = append(nodes, stageStat{name: "GetDstProps", info: "props: " + refsString(p.dstProps)})
 	}
-	if p.stmt.Where != nil {
+	if p.stmt.Where != nil && p.pushedWhere == "" {
 		nodes = append(nodes, stageStat{name: "Filter", info: "condition: " + p.stmt.Where.String()})
 	}
 	var cols []string

@@ -133,9 +133,6 @@ func (enc *rowEncoder) encode(exprs []ast.Expr, n ast.Node) ([]byte, error) {
 }
 
 func (r *runState) insertVertices(ctx context.Context, s *ast.InsertVertexStmt) error {
-	if s.IfNotExists {
-		return at(s, "INSERT VERTEX IF NOT EXISTS is not supported yet")
-	}
 	snap := r.x.meta.Catalog()
 	space, err := r.currentSpace(snap, s)
 	if err != nil {
@@ -185,16 +182,14 @@ func (r *runState) insertVertices(ctx context.Context, s *ast.InsertVertexStmt) 
 		}
 		parts[p].Vertices = append(parts[p].Vertices, nv)
 	}
-	if err := r.x.storage.AddVertices(ctx, space.GetSpaceId(), parts); err != nil {
+	req := &storagepb.AddVerticesReq{SpaceId: space.GetSpaceId(), Parts: parts, CatalogVersion: snap.Version(), IfNotExists: s.IfNotExists}
+	if err := r.x.storage.AddVertices(ctx, req); err != nil {
 		return storageError("INSERT VERTEX", err)
 	}
 	return nil
 }
 
 func (r *runState) insertEdges(ctx context.Context, s *ast.InsertEdgeStmt) error {
-	if s.IfNotExists {
-		return at(s, "INSERT EDGE IF NOT EXISTS is not supported yet")
-	}
 	snap := r.x.meta.Catalog()
 	space, err := r.currentSpace(snap, s)
 	if err != nil {
@@ -226,12 +221,12 @@ func (r *runState) insertEdges(ctx context.Context, s *ast.InsertEdgeStmt) error
 		if err != nil {
 			return err
 		}
-		// The out-edge lives with src, the in-edge with dst (keys in
-		// partition/): both are written so GO can follow either direction.
+		// Only the out-edge is sent, to src's partition: storaged mirrors
+		// the in-edge into dst's partition itself (storaged/pair.go).
 		add(&storagepb.NewEdge{Src: src, EdgeType: edge.GetEdgeType(), Rank: rank, Dst: dst, Row: props})
-		add(&storagepb.NewEdge{Src: dst, EdgeType: -edge.GetEdgeType(), Rank: rank, Dst: src, Row: props})
 	}
-	if err := r.x.storage.AddEdges(ctx, space.GetSpaceId(), parts); err != nil {
+	req := &storagepb.AddEdgesReq{SpaceId: space.GetSpaceId(), Parts: parts, CatalogVersion: snap.Version(), IfNotExists: s.IfNotExists}
+	if err := r.x.storage.AddEdges(ctx, req); err != nil {
 		return storageError("INSERT EDGE", err)
 	}
 	return nil

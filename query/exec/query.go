@@ -32,8 +32,17 @@ func (r *runState) query(ctx context.Context, st ast.Statement, input *table) (*
 		return r.fetchVertices(ctx, s, input)
 	case *ast.FetchEdgesStmt:
 		return r.fetchEdges(ctx, s, input)
+	case *ast.LookupStmt:
+		return r.lookup(ctx, s)
 	case *ast.YieldStmt:
 		return r.yield(s, input)
+	// DELETE may end a pipe: it consumes the rows and returns none.
+	case *ast.DeleteVertexStmt:
+		return nil, r.deleteVertices(ctx, s, input)
+	case *ast.DeleteTagStmt:
+		return nil, r.deleteTags(ctx, s, input)
+	case *ast.DeleteEdgeStmt:
+		return nil, r.deleteEdges(ctx, s, input)
 	}
 	return nil, at(st, "%s cannot be used here", stmtName(st))
 }
