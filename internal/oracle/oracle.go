@@ -147,3 +147,64 @@ func distinct(vids []Vid) []Vid {
 	}
 	return out
 }
+
+// DeleteEdge removes an edge if it exists.
+func (g *Graph) DeleteEdge(src, dst Vid, typ string, rank int64) {
+	k := edgeKey{src, dst, typ, rank}
+	if _, ok := g.edges[k]; !ok {
+		return
+	}
+	delete(g.edges, k)
+	g.out[src] = removeKey(g.out[src], k)
+	g.in[dst] = removeKey(g.in[dst], k)
+}
+
+func removeKey(keys []edgeKey, k edgeKey) []edgeKey {
+	out := keys[:0]
+	for _, x := range keys {
+		if x != k {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// DeleteTag removes one tag of a vertex; the vertex's edges stay.
+func (g *Graph) DeleteTag(vid Vid, tag string) {
+	delete(g.tags[vid], tag)
+	if len(g.tags[vid]) == 0 {
+		delete(g.tags, vid)
+	}
+}
+
+// DeleteVertex removes a vertex's tags and every edge leaving or entering
+// it, as NebulaGraph's DELETE VERTEX does.
+func (g *Graph) DeleteVertex(vid Vid) {
+	delete(g.tags, vid)
+	for _, k := range append([]edgeKey(nil), g.out[vid]...) {
+		g.DeleteEdge(k.src, k.dst, k.typ, k.rank)
+	}
+	for _, k := range append([]edgeKey(nil), g.in[vid]...) {
+		g.DeleteEdge(k.src, k.dst, k.typ, k.rank)
+	}
+}
+
+// Tag returns the properties of one tag of a vertex (nil if absent); the
+// map is the graph's own, for a test to update in place.
+func (g *Graph) Tag(vid Vid, tag string) map[string]any { return g.tags[vid][tag] }
+
+// EdgeOf returns an edge, nil if absent; the edge is the graph's own.
+func (g *Graph) EdgeOf(src, dst Vid, typ string, rank int64) *Edge {
+	return g.edges[edgeKey{src, dst, typ, rank}]
+}
+
+// VerticesWith lists the vertices that have tag, in no particular order.
+func (g *Graph) VerticesWith(tag string) []Vid {
+	var out []Vid
+	for v, tags := range g.tags {
+		if _, ok := tags[tag]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -66,3 +66,32 @@ func TestReplaceEdge(t *testing.T) {
 		t.Fatalf("re-insert must replace: %+v", rows)
 	}
 }
+
+func TestDeletes(t *testing.T) {
+	g := sample()
+	g.AddVertex(int64(3), "t", map[string]any{"x": int64(1)})
+	g.AddVertex(int64(3), "u", map[string]any{})
+	g.DeleteTag(int64(3), "u")
+	if !g.HasTag(int64(3), "t") || g.HasTag(int64(3), "u") {
+		t.Fatal("DeleteTag removed the wrong tag")
+	}
+	g.DeleteEdge(int64(1), int64(2), "e", 0)
+	g.DeleteEdge(int64(1), int64(2), "e", 0) // absent: no-op
+	if got := dsts(g.Go([]Vid{int64(1)}, 1, 1, []string{"e"}, Out)); len(got) != 1 || got[int64(3)] != 1 {
+		t.Fatalf("after DeleteEdge, out of 1 = %v", got)
+	}
+	g.DeleteVertex(int64(3))
+	if g.HasTag(int64(3), "t") {
+		t.Fatal("DeleteVertex kept a tag")
+	}
+	for _, v := range []int64{1, 2, 4} {
+		for _, r := range g.Go([]Vid{v}, 1, 1, []string{"e", "f"}, Both) {
+			if r.To == int64(3) {
+				t.Fatalf("edge %v-%v survived DeleteVertex(3)", r.Edge.Src, r.Edge.Dst)
+			}
+		}
+	}
+	if got := dsts(g.Go([]Vid{int64(2)}, 1, 1, []string{"f"}, Out)); got[int64(4)] != 1 {
+		t.Fatal("an unrelated edge was removed")
+	}
+}
