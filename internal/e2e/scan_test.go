@@ -44,28 +44,9 @@ func TestScanPartitionsWithCursor(t *testing.T) {
 		wantE = append(wantE, fmt.Sprintf("%d|%d|%d", i, (i*7)%20, i))
 	}
 
-	log := slog.New(slog.DiscardHandler)
-	mc := metaclient.New([]string{c.MetaAddr()}, log)
-	defer mc.Close()
-	sc := storageclient.New(mc, log)
-	defer sc.Close()
+	_, sc, snap := storageClients(t, c, "scan", "e")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	// The graphd session's writes raised the catalog version; wait for it.
-	var snap *metaclient.Snapshot
-	for {
-		snap = mc.Catalog()
-		if sp, ok := snap.SpaceByName("scan"); ok {
-			if _, ok := snap.EdgeByName(sp.GetSpaceId(), "e"); ok {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("catalog never showed the space")
-		case <-snap.Changed():
-		}
-	}
 	space, _ := snap.SpaceByName("scan")
 	sid := space.GetSpaceId()
 	ta, _ := snap.TagByName(sid, "a")
@@ -132,5 +113,31 @@ func TestScanPartitionsWithCursor(t *testing.T) {
 	slices.Sort(wantE)
 	if !slices.Equal(gotE, wantE) {
 		t.Fatalf("ScanEdge (out-edges only, each once):\ngot  %q\nwant %q", gotE, wantE)
+	}
+}
+
+// storageClients connects a catalog cache and a storage client to the
+// cluster and waits until the catalog shows the space and its edge type
+// (created through a graphd session).
+func storageClients(t *testing.T, c *testcluster.Cluster, spaceName, edge string) (*metaclient.Client, *storageclient.Client, *metaclient.Snapshot) {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	mc := metaclient.New([]string{c.MetaAddr()}, log)
+	t.Cleanup(mc.Close)
+	sc := storageclient.New(mc, log)
+	t.Cleanup(sc.Close)
+	deadline := time.After(time.Minute)
+	for {
+		snap := mc.Catalog()
+		if sp, ok := snap.SpaceByName(spaceName); ok {
+			if _, ok := snap.EdgeByName(sp.GetSpaceId(), edge); ok {
+				return mc, sc, snap
+			}
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("catalog never showed space %q with edge %q", spaceName, edge)
+		case <-snap.Changed():
+		}
 	}
 }
