@@ -512,6 +512,10 @@ func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storage
 		if req.CountOnly {
 			continue
 		}
+		if req.DstOnly && req.SamplePerVertex <= 0 {
+			vn.PackedDsts = append(vn.PackedDsts, dstKey...)
+			continue
+		}
 		dst := append([]byte(nil), dstKey...)
 		ne := &storagepb.NeighborEdge{EdgeType: et, Rank: rank, Dst: dst}
 		if !req.DstOnly && len(req.EdgeProps) > 0 {
@@ -535,7 +539,13 @@ func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storage
 	if err := it.Err(); err != nil {
 		return fmt.Errorf("scanning edges of %x: %w", vid, err)
 	}
-	vn.Edges = append(vn.Edges, sample...)
+	if req.DstOnly {
+		for _, ne := range sample {
+			vn.PackedDsts = append(vn.PackedDsts, ne.Dst...)
+		}
+	} else {
+		vn.Edges = append(vn.Edges, sample...)
+	}
 	vn.Count += kept
 	if req.CountOnly && req.SamplePerVertex > 0 {
 		vn.Count = min(vn.Count, req.SamplePerVertex)

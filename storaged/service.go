@@ -172,7 +172,7 @@ func (s *service) GetNeighbors(req *storagepb.GetNeighborsReq, stream grpc.Serve
 		sendMu.Lock()
 		defer sendMu.Unlock()
 		if sendErr == nil {
-			sendErr = sendNeighborBatches(stream, out, int(req.MaxEdgesPerBatch))
+			sendErr = sendNeighborBatches(stream, out, int(req.MaxEdgesPerBatch), int(space.GetVidLen()))
 		}
 		return nil
 	})
@@ -185,7 +185,7 @@ func (s *service) GetNeighbors(req *storagepb.GetNeighborsReq, stream grpc.Serve
 // defaultEdgesPerBatch bounds one GetNeighbors response message.
 const defaultEdgesPerBatch = 4096
 
-func sendNeighborBatches(stream grpc.ServerStreamingServer[storagepb.GetNeighborsResp], vs []*storagepb.VertexNeighbors, maxEdges int) error {
+func sendNeighborBatches(stream grpc.ServerStreamingServer[storagepb.GetNeighborsResp], vs []*storagepb.VertexNeighbors, maxEdges, vidLen int) error {
 	if maxEdges <= 0 {
 		maxEdges = defaultEdgesPerBatch
 	}
@@ -193,7 +193,7 @@ func sendNeighborBatches(stream grpc.ServerStreamingServer[storagepb.GetNeighbor
 	n := 0
 	for _, v := range vs {
 		batch.Vertices = append(batch.Vertices, v)
-		n += len(v.Edges) + 1
+		n += len(v.Edges) + len(v.PackedDsts)/vidLen + 1
 		if n >= maxEdges {
 			if err := stream.Send(batch); err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 	"github.com/novagraph/novagraph/internal/testcluster"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/storagepb"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
 // TestGetNeighborsPushDown checks each GetNeighbors option on storaged
@@ -64,8 +65,8 @@ func TestGetNeighborsPushDown(t *testing.T) {
 	}
 	dsts := func(vn *storagepb.VertexNeighbors) []int64 {
 		var out []int64
-		for _, e := range vn.Edges {
-			d, err := partition.DecodeInt64Vid(e.Dst)
+		for _, dst := range storageclient.Dsts(vn, 8) {
+			d, err := partition.DecodeInt64Vid(dst)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,13 +77,8 @@ func TestGetNeighborsPushDown(t *testing.T) {
 	}
 
 	all := get(&storagepb.GetNeighborsReq{DstOnly: true})
-	if len(all.Edges) != 51 {
-		t.Fatalf("dst-only: %d edges, want 51", len(all.Edges))
-	}
-	for _, e := range all.Edges {
-		if len(e.Props) != 0 {
-			t.Fatal("dst-only returned properties")
-		}
+	if len(all.Edges) != 0 || len(all.PackedDsts) != 51*8 {
+		t.Fatalf("dst-only: %d edge messages and %d packed bytes, want none and 51 vids", len(all.Edges), len(all.PackedDsts))
 	}
 
 	// The filter reads an edge property, the source's tag and a key field;
@@ -129,7 +125,7 @@ func TestGetNeighborsPushDown(t *testing.T) {
 		t.Fatal("5 samples of 10 out of 51 were all the first 10 edges")
 	}
 
-	if n := len(get(&storagepb.GetNeighborsReq{DstOnly: true, DedupDst: true}).Edges); n != 50 {
+	if n := len(dsts(get(&storagepb.GetNeighborsReq{DstOnly: true, DedupDst: true}))); n != 50 {
 		t.Fatalf("dedup: %d edges, want 50 (two ranks to 100)", n)
 	}
 	cnt := get(&storagepb.GetNeighborsReq{CountOnly: true, Filter: "e.w < 3"})
@@ -154,7 +150,7 @@ func TestGetNeighborsPushDown(t *testing.T) {
 	if d := get(&storagepb.GetNeighborsReq{WithDegree: true, CountOnly: true}).Degrees; !slices.Equal(d, []int64{49}) {
 		t.Fatalf("out-degree after deleting 2 edges = %v, want [49]", d)
 	}
-	if n := len(get(&storagepb.GetNeighborsReq{DstOnly: true, MaxEdgesPerBatch: 5}).Edges); n != 49 {
+	if n := len(dsts(get(&storagepb.GetNeighborsReq{DstOnly: true, MaxEdgesPerBatch: 5}))); n != 49 {
 		t.Fatalf("small batches: %d edges, want 49", n)
 	}
 }

@@ -2054,12 +2054,16 @@ func (x *NeighborEdge) GetProps() []*commonpb.Value {
 }
 
 type VertexNeighbors struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Vid           []byte                 `protobuf:"bytes,1,opt,name=vid,proto3" json:"vid,omitempty"`
-	Props         []*commonpb.Value      `protobuf:"bytes,2,rep,name=props,proto3" json:"props,omitempty"` // parallel to vertex_props; NULL if absent
-	Edges         []*NeighborEdge        `protobuf:"bytes,3,rep,name=edges,proto3" json:"edges,omitempty"`
-	Count         int64                  `protobuf:"varint,4,opt,name=count,proto3" json:"count,omitempty"`            // count_only
-	Degrees       []int64                `protobuf:"varint,5,rep,packed,name=degrees,proto3" json:"degrees,omitempty"` // with_degree: parallel to edge_types
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Vid     []byte                 `protobuf:"bytes,1,opt,name=vid,proto3" json:"vid,omitempty"`
+	Props   []*commonpb.Value      `protobuf:"bytes,2,rep,name=props,proto3" json:"props,omitempty"` // parallel to vertex_props; NULL if absent
+	Edges   []*NeighborEdge        `protobuf:"bytes,3,rep,name=edges,proto3" json:"edges,omitempty"`
+	Count   int64                  `protobuf:"varint,4,opt,name=count,proto3" json:"count,omitempty"`            // count_only
+	Degrees []int64                `protobuf:"varint,5,rep,packed,name=degrees,proto3" json:"degrees,omitempty"` // with_degree: parallel to edge_types
+	// dst_only: the destinations of the edges, vid_len bytes each, back to
+	// back, in place of `edges` (one message per edge costs more than the
+	// scan itself; storaged/client.Dsts reads either form).
+	PackedDsts    []byte `protobuf:"bytes,6,opt,name=packed_dsts,json=packedDsts,proto3" json:"packed_dsts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2125,6 +2129,13 @@ func (x *VertexNeighbors) GetCount() int64 {
 func (x *VertexNeighbors) GetDegrees() []int64 {
 	if x != nil {
 		return x.Degrees
+	}
+	return nil
+}
+
+func (x *VertexNeighbors) GetPackedDsts() []byte {
+	if x != nil {
+		return x.PackedDsts
 	}
 	return nil
 }
@@ -3308,13 +3319,15 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\tedge_type\x18\x01 \x01(\x05R\bedgeType\x12\x12\n" +
 	"\x04rank\x18\x02 \x01(\x03R\x04rank\x12\x10\n" +
 	"\x03dst\x18\x03 \x01(\fR\x03dst\x12-\n" +
-	"\x05props\x18\x04 \x03(\v2\x17.novagraph.common.ValueR\x05props\"\xb9\x01\n" +
+	"\x05props\x18\x04 \x03(\v2\x17.novagraph.common.ValueR\x05props\"\xda\x01\n" +
 	"\x0fVertexNeighbors\x12\x10\n" +
 	"\x03vid\x18\x01 \x01(\fR\x03vid\x12-\n" +
 	"\x05props\x18\x02 \x03(\v2\x17.novagraph.common.ValueR\x05props\x125\n" +
 	"\x05edges\x18\x03 \x03(\v2\x1f.novagraph.storage.NeighborEdgeR\x05edges\x12\x14\n" +
 	"\x05count\x18\x04 \x01(\x03R\x05count\x12\x18\n" +
-	"\adegrees\x18\x05 \x03(\x03R\adegrees\"\x94\x01\n" +
+	"\adegrees\x18\x05 \x03(\x03R\adegrees\x12\x1f\n" +
+	"\vpacked_dsts\x18\x06 \x01(\fR\n" +
+	"packedDsts\"\x94\x01\n" +
 	"\x10GetNeighborsResp\x12@\n" +
 	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\x12>\n" +
 	"\bvertices\x18\x02 \x03(\v2\".novagraph.storage.VertexNeighborsR\bvertices\"^\n" +

@@ -12,6 +12,7 @@ import (
 	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/eval"
 	"github.com/novagraph/novagraph/query/value"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
 // goPlan is a validated GO statement: what each storage round asks for and
@@ -266,9 +267,8 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 		}
 		edges := 0
 		for _, vn := range resp {
-			for _, e := range vn.Edges {
-				edges++
-				if final {
+			if final {
+				for _, e := range vn.Edges {
 					if track {
 						for o := range origins[string(vn.Vid)] {
 							rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, origin: o})
@@ -277,22 +277,21 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 						rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e})
 					}
 				}
-				if step == p.stmt.Steps.Max {
-					continue
-				}
-				if !seen[string(e.Dst)] {
-					seen[string(e.Dst)] = true
-					next = append(next, e.Dst)
+			}
+			// Steps before the result ask for destinations only (packed);
+			// result steps before the last (M TO N) continue from theirs.
+			dsts := storageclient.Dsts(vn, int(p.space.GetVidLen()))
+			edges += len(dsts)
+			if step == p.stmt.Steps.Max {
+				continue
+			}
+			for _, dst := range dsts {
+				if !seen[string(dst)] {
+					seen[string(dst)] = true
+					next = append(next, dst)
 				}
 				if track {
-					dst := nextOrigins[string(e.Dst)]
-					if dst == nil {
-						dst = originSet{}
-						nextOrigins[string(e.Dst)] = dst
-					}
-					for o := range origins[string(vn.Vid)] {
-						dst[o] = struct{}{}
-					}
+					addOrigins(nextOrigins, dst, origins[string(vn.Vid)])
 				}
 			}
 		}
@@ -349,6 +348,18 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 
 // originSet is the start vertices whose paths reach a frontier vertex.
 type originSet map[string]struct{}
+
+// addOrigins records that the paths of from reach dst.
+func addOrigins(next map[string]originSet, dst []byte, from originSet) {
+	set := next[string(dst)]
+	if set == nil {
+		set = originSet{}
+		next[string(dst)] = set
+	}
+	for o := range from {
+		set[o] = struct{}{}
+	}
+}
 
 func (p *goPlan) emit(rc *goRowContext, out *table) error {
 	if p.pushedWhere == "" {

@@ -345,3 +345,21 @@ func IsPartError(err error) (*PartError, bool) {
 func AddrString(a *commonpb.HostAddr) string {
 	return net.JoinHostPort(a.GetHost(), strconv.Itoa(int(a.GetPort())))
 }
+
+// Dsts returns the destinations of a vertex's edges in a GetNeighbors
+// response, whichever form they came in: packed (dst_only) or one message
+// per edge. Packed vids alias the response.
+func Dsts(vn *storagepb.VertexNeighbors, vidLen int) [][]byte {
+	if len(vn.PackedDsts) > 0 && vidLen > 0 {
+		out := make([][]byte, 0, len(vn.PackedDsts)/vidLen)
+		for b := vn.PackedDsts; len(b) >= vidLen; b = b[vidLen:] {
+			out = append(out, b[:vidLen:vidLen])
+		}
+		return out
+	}
+	out := make([][]byte, len(vn.Edges))
+	for i, e := range vn.Edges {
+		out[i] = e.Dst
+	}
+	return out
+}
