@@ -183,7 +183,8 @@ func lookupPart(db *grocksdb.DB, snap *metaclient.Snapshot, space *metapb.SpaceD
 		}
 		fr := &filterRow{r: r, space: space, vid: src, tags: vertexRows{}}
 		if isEdge {
-			fr.edgeType, fr.edgeName, fr.rank, fr.other, fr.row = desc.GetSchemaId(), sv.name, rank, dst, row
+			fr.edgeType, fr.edgeName = desc.GetSchemaId(), sv.name
+			fr.setEdge(rank, dst, row)
 		} else {
 			fr.tags[desc.GetSchemaId()] = row
 		}

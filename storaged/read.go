@@ -93,22 +93,40 @@ func (r *reader) prop(row []byte, sv *schemaView, name string) (*commonpb.Value,
 	if err := r.row.Reset(row, sv.versions.Source()); err != nil {
 		return nil, err
 	}
-	v, ok, err := r.row.Get(name)
+	v, typ, err := getProp(&r.row, sv, name)
 	if err != nil {
 		return nil, err
 	}
-	latest := sv.versions.Latest()
+	return schema.ValueToProto(v, typ), nil
+}
+
+// getProp reads one property from a RowReader already reset to a row of
+// sv: the value (nil for NULL) and its type.
+func getProp(rr *partition.RowReader, sv *schemaView, name string) (any, partition.PropType, error) {
+	v, ok, err := rr.Get(name)
+	if err != nil {
+		return nil, 0, err
+	}
 	if !ok {
+		latest := sv.versions.Latest()
 		if col := latest.Index(name); col >= 0 && latest.Columns[col].Default != nil {
-			return schema.ValueToProto(latest.Columns[col].Default, latest.Columns[col].Type), nil
+			return latest.Columns[col].Default, latest.Columns[col].Type, nil
 		}
-		return schema.NullValue(), nil
+		return nil, 0, nil
 	}
 	typ := partition.PropType(0)
-	if rc := r.row.Schema().Index(name); rc >= 0 {
-		typ = r.row.Schema().Columns[rc].Type
+	if rc := rr.Schema().Index(name); rc >= 0 {
+		typ = rr.Schema().Columns[rc].Type
 	}
-	return schema.ValueToProto(v, typ), nil
+	return v, typ, nil
+}
+
+// goValue is a row value as nGQL sees it.
+func goValue(v any, typ partition.PropType) (value.Value, error) {
+	if t, ok := v.(int64); ok && typ == partition.PropTimestamp {
+		return value.Timestamp(t), nil
+	}
+	return value.FromGo(v)
 }
 
 // expired reports whether a row outlived its schema's TTL.
@@ -193,13 +211,15 @@ func tagIDsOf(refs []*storagepb.PropRef) []int32 {
 	return ids
 }
 
-// edgeProps answers PropRefs of edges for one stored edge.
+// edgeProps answers PropRefs of edges for one stored edge; the row is
+// decoded once for all of them.
 func (r *reader) edgeProps(refs []*storagepb.PropRef, row []byte, edgeType int32, rank int64, keyVid, other []byte) ([]*commonpb.Value, error) {
 	out := make([]*commonpb.Value, len(refs))
 	abs := edgeType
 	if abs < 0 {
 		abs = -abs
 	}
+	var sv *schemaView
 	for i, ref := range refs {
 		if ref.SchemaId != abs {
 			out[i] = schema.NullValue()
@@ -209,13 +229,20 @@ func (r *reader) edgeProps(refs []*storagepb.PropRef, row []byte, edgeType int32
 			out[i] = pv
 			continue
 		}
-		sv, err := r.edge(edgeType)
-		if err != nil {
-			return nil, err
+		if sv == nil {
+			var err error
+			if sv, err = r.edge(edgeType); err != nil {
+				return nil, err
+			}
+			if err := r.row.Reset(row, sv.versions.Source()); err != nil {
+				return nil, fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
+			}
 		}
-		if out[i], err = r.prop(row, sv, ref.Name); err != nil {
+		v, typ, err := getProp(&r.row, sv, ref.Name)
+		if err != nil {
 			return nil, fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
 		}
+		out[i] = schema.ValueToProto(v, typ)
 	}
 	return out, nil
 }
@@ -294,6 +321,15 @@ type filterRow struct {
 	rank     int64
 	other    []byte
 	row      []byte
+	// edgeRow decodes row, once per edge (setEdge), however many of its
+	// properties the filter reads.
+	edgeRow    partition.RowReader
+	edgeLoaded bool
+}
+
+// setEdge points the filter at the next edge.
+func (f *filterRow) setEdge(rank int64, other, row []byte) {
+	f.rank, f.other, f.row, f.edgeLoaded = rank, other, row, false
 }
 
 func (f *filterRow) EdgeProp(edge, prop string) (value.Value, error) {
@@ -316,11 +352,17 @@ func (f *filterRow) EdgeProp(edge, prop string) (value.Value, error) {
 	if err != nil {
 		return value.Value{}, err
 	}
-	pv, err := f.r.prop(f.row, sv, prop)
+	if !f.edgeLoaded {
+		if err := f.edgeRow.Reset(f.row, sv.versions.Source()); err != nil {
+			return value.Value{}, err
+		}
+		f.edgeLoaded = true
+	}
+	v, typ, err := getProp(&f.edgeRow, sv, prop)
 	if err != nil {
 		return value.Value{}, err
 	}
-	return value.FromProto(pv), nil
+	return goValue(v, typ)
 }
 
 func (f *filterRow) SrcProp(tag, prop string) (value.Value, error) {
@@ -493,7 +535,7 @@ func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storage
 		dstKey := key[dstOff:]
 		rank := decodeRank(key[partition.KeyPrefixLen+ns.vidLen+4:])
 		if fr != nil {
-			fr.rank, fr.other, fr.row = rank, dstKey, row
+			fr.setEdge(rank, dstKey, row)
 			ok, err := eval.Filter(fr, ns.filter.expr)
 			if err != nil {
 				return invalid("filter on edge %x->%x: %v", vid, dstKey, err)
