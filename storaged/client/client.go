@@ -211,6 +211,12 @@ func (c *Client) callHost(ctx context.Context, snap *metaclient.Snapshot, space 
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("storaged %s: %w", addr, ctx.Err())
 		}
+		if permanent(err) {
+			// The host answered, and no other replica will answer
+			// differently: retrying would only wait out the budget.
+			return nil, &PartError{Part: parts[0], Code: commonpb.ErrorCode_E_STORAGE,
+				Msg: fmt.Sprintf("storaged %s refused the call: %v", addr, err)}
+		}
 		if write && !notSent(err) {
 			return nil, &PartError{Part: parts[0], Code: commonpb.ErrorCode_E_OUTCOME_UNKNOWN,
 				Msg: fmt.Sprintf("connection to storaged %s failed during the write, which may or may not have applied: %v", addr, err)}
@@ -325,6 +331,22 @@ func (c *Client) GetProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vert
 
 // notSent reports whether a call failed before its request could reach the
 // server: the connection could not be established.
+// permanent reports a gRPC error that says the call itself is wrong for
+// the server (unknown method, bad request, too large), not that the host
+// is unreachable or busy.
+func permanent(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok {
+		return false
+	}
+	switch st.Code() {
+	case codes.Unimplemented, codes.InvalidArgument, codes.ResourceExhausted, codes.PermissionDenied,
+		codes.Unauthenticated, codes.FailedPrecondition, codes.OutOfRange:
+		return true
+	}
+	return false
+}
+
 func notSent(err error) bool {
 	st, ok := status.FromError(err)
 	if !ok || st.Code() != codes.Unavailable {

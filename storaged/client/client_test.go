@@ -52,3 +52,23 @@ func TestNotSentClassification(t *testing.T) {
 		}
 	}
 }
+
+// A call the host rejects outright is not retried against other replicas:
+// they would answer the same, and the caller would wait out the budget.
+func TestPermanentErrorsAreNotRetried(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{status.Error(codes.Unimplemented, "unknown method"), true},
+		{status.Error(codes.InvalidArgument, "bad"), true},
+		{status.Error(codes.ResourceExhausted, "message larger than max"), true},
+		{status.Error(codes.Unavailable, "connection refused"), false},
+		{status.Error(codes.DeadlineExceeded, "deadline"), false},
+		{errors.New("boom"), false},
+	} {
+		if got := permanent(c.err); got != c.want {
+			t.Errorf("permanent(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
