@@ -84,7 +84,7 @@ type group struct {
 	logBytes int64  // bytes of entries applied since the last truncation
 	isLeader bool
 
-	outgoing map[uint64]*grocksdb.Snapshot // RocksDB snapshots taken for raft this round, by index
+	outgoing map[uint64][]*grocksdb.Snapshot // RocksDB snapshots taken for raft this round, by index (one per MsgSnap)
 
 	// Owned by the append writer.
 	writtenLast uint64 // last log index written to RocksDB

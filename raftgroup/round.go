@@ -336,13 +336,18 @@ type truncation struct {
 // snapshot transport.
 func (e *Engine) sendSnapshot(g *group, m *rpb.Message) {
 	idx := m.GetSnapshot().GetMetadata().GetIndex()
-	snap, ok := g.outgoing[idx]
-	if !ok || e.cfg.SnapshotTransport == nil {
+	snaps := g.outgoing[idx]
+	if len(snaps) == 0 || e.cfg.SnapshotTransport == nil {
 		e.log.Warn("cannot send snapshot", "group", g.id, "to", m.GetTo(), "index", idx, "have_transport", e.cfg.SnapshotTransport != nil)
 		g.rn.ReportSnapshot(m.GetTo(), raft.SnapshotFailure)
 		return
 	}
-	delete(g.outgoing, idx)
+	snap := snaps[len(snaps)-1]
+	if len(snaps) == 1 {
+		delete(g.outgoing, idx)
+	} else {
+		g.outgoing[idx] = snaps[:len(snaps)-1]
+	}
 	lower, upper := partition.DataRange(g.id.Space, g.id.Part)
 	e.cfg.SnapshotTransport.SendSnapshot(&SnapshotData{Group: g.id, DB: g.db, Snap: snap, Lower: lower, Upper: upper, Msg: m, engine: e})
 }
@@ -389,7 +394,9 @@ func (e *Engine) drainMailbox(g *group) bool {
 		}
 	}
 	for _, rep := range reports {
-		g.rn.ReportSnapshot(rep.to, rep.status)
+		if g.awaits(rep) { // see awaits: stale outcomes are dropped
+			g.rn.ReportSnapshot(rep.to, rep.status)
+		}
 	}
 	for _, fn := range inspections {
 		fn(g)

@@ -9,6 +9,7 @@ import (
 	"github.com/linxGnu/grocksdb"
 	"go.etcd.io/raft/v3"
 	rpb "go.etcd.io/raft/v3/raftpb"
+	"go.etcd.io/raft/v3/tracker"
 
 	"github.com/novagraph/novagraph/partition"
 )
@@ -51,7 +52,10 @@ func (d *SnapshotData) Release(ok bool) {
 	if ok {
 		status = raft.SnapshotFinish
 	}
-	d.engine.reportSnapshot(d.Group, d.Msg.GetTo(), status)
+	d.engine.reportSnapshot(d.Group, snapshotReport{
+		to: d.Msg.GetTo(), status: status,
+		index: d.Msg.GetSnapshot().GetMetadata().GetIndex(), term: d.Msg.GetTerm(),
+	})
 }
 
 // SnapshotTransport streams snapshots to other stores. SendSnapshot must not
@@ -69,11 +73,12 @@ func (g *group) makeSnapshot() (*rpb.Snapshot, error) {
 		return nil, raft.ErrSnapshotTemporarilyUnavailable
 	}
 	if g.outgoing == nil {
-		g.outgoing = map[uint64]*grocksdb.Snapshot{}
+		g.outgoing = map[uint64][]*grocksdb.Snapshot{}
 	}
-	if _, ok := g.outgoing[g.applied]; !ok {
-		g.outgoing[g.applied] = g.db.NewSnapshot()
-	}
+	// One RocksDB snapshot per call: raft calls this once for each MsgSnap
+	// it emits, and each transfer releases its own. Two followers that
+	// need a snapshot in the same round both get one at this index.
+	g.outgoing[g.applied] = append(g.outgoing[g.applied], g.db.NewSnapshot())
 	return &rpb.Snapshot{Metadata: &rpb.SnapshotMetadata{
 		Index: new(g.applied), Term: new(term), ConfState: g.conf.Load(),
 	}}, nil
@@ -81,8 +86,10 @@ func (g *group) makeSnapshot() (*rpb.Snapshot, error) {
 
 // releaseOutgoing frees RocksDB snapshots that no message took.
 func (g *group) releaseOutgoing() {
-	for idx, s := range g.outgoing {
-		g.db.ReleaseSnapshot(s)
+	for idx, snaps := range g.outgoing {
+		for _, s := range snaps {
+			g.db.ReleaseSnapshot(s)
+		}
 		delete(g.outgoing, idx)
 	}
 }
@@ -232,15 +239,44 @@ func (e *Engine) StepSnapshot(id GroupID, m *rpb.Message, path string) error {
 	return err
 }
 
-func (e *Engine) reportSnapshot(id GroupID, to uint64, status raft.SnapshotStatus) {
+func (e *Engine) reportSnapshot(id GroupID, rep snapshotReport) {
 	_ = e.post(id, func(b *mailbox) {
-		b.snapshotReports = append(b.snapshotReports, snapshotReport{to: to, status: status})
+		b.snapshotReports = append(b.snapshotReports, rep)
 	})
 }
 
+// snapshotReport is the outcome of one snapshot send: to whom, and which
+// snapshot (its index, and the leader's term when it was sent).
 type snapshotReport struct {
 	to     uint64
 	status raft.SnapshotStatus
+	index  uint64
+	term   uint64
+}
+
+// awaits reports whether raft still waits for the outcome of the snapshot
+// rep is about. raft's ReportSnapshot names only the follower, and raft
+// applies it to whatever snapshot that follower's progress waits for. A
+// late report of an older send (one from an earlier term of this leader,
+// or one superseded since) would end the wait for the snapshot in flight
+// now: a failure makes the leader send yet another snapshot while the
+// current one still streams (each holds a RocksDB snapshot and one of the
+// store's few send slots, so a follower that needs several catches up ever
+// later), a success makes it probe the log as if the current one had
+// arrived. Every send reports exactly once, so the report of the awaited
+// one still comes and nothing waits forever.
+func (g *group) awaits(rep snapshotReport) bool {
+	st := g.rn.BasicStatus()
+	if st.RaftState != raft.StateLeader || st.GetTerm() != rep.term {
+		return false
+	}
+	awaited := false
+	g.rn.WithProgress(func(id uint64, _ raft.ProgressType, pr tracker.Progress) {
+		if id == rep.to && pr.State == tracker.StateSnapshot && pr.PendingSnapshot == rep.index {
+			awaited = true
+		}
+	})
+	return awaited
 }
 
 // addIncoming records received snapshot files (the group's worker).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +22,8 @@ type memSnapshots struct {
 	dirs map[uint64]string
 }
 
+var memSnapshotSeq atomic.Uint64
+
 func (m memSnapshots) SendSnapshot(d *SnapshotData) {
 	go func() {
 		d.Release(m.deliver(d) == nil)
@@ -36,7 +39,9 @@ func (m memSnapshots) deliver(d *SnapshotData) error {
 	if dst == nil || cut {
 		return fmt.Errorf("store %d unreachable", to)
 	}
-	path := filepath.Join(m.dirs[to], fmt.Sprintf("%d-%d-%d.sst", d.Group.Space, d.Group.Part, d.Msg.GetSnapshot().GetMetadata().GetIndex()))
+	// Unique per transfer, as SnapshotServer's names are: two snapshots of
+	// one index (from two leaders, or resent) must not share a file.
+	path := filepath.Join(m.dirs[to], fmt.Sprintf("%d-%d-%d-%d.sst", d.Group.Space, d.Group.Part, d.Msg.GetSnapshot().GetMetadata().GetIndex(), memSnapshotSeq.Add(1)))
 	env := grocksdb.NewDefaultEnvOptions()
 	defer env.Destroy()
 	opts := grocksdb.NewDefaultOptions()
