@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/temporal"
 )
 
 // nullText is how NULL prints, as in NebulaGraph's console.
@@ -34,6 +35,14 @@ func toAny(v *commonpb.Value) any {
 		return string(v.StrVal)
 	case *commonpb.Value_TimestampVal:
 		return v.TimestampVal
+	case *commonpb.Value_DateVal:
+		return temporal.Date(v.DateVal)
+	case *commonpb.Value_TimeVal:
+		return temporal.Time(v.TimeVal)
+	case *commonpb.Value_DatetimeVal:
+		return temporal.DateTime(v.DatetimeVal)
+	case *commonpb.Value_DurationVal:
+		return temporal.Duration{Months: v.DurationVal.GetMonths(), Micros: v.DurationVal.GetMicros()}
 	case *commonpb.Value_ListVal:
 		elems := v.ListVal.GetValues()
 		list := make([]any, len(elems))
@@ -58,6 +67,14 @@ func typeName(v *commonpb.Value) string {
 		return "string"
 	case *commonpb.Value_TimestampVal:
 		return "timestamp"
+	case *commonpb.Value_DateVal:
+		return "date"
+	case *commonpb.Value_TimeVal:
+		return "time"
+	case *commonpb.Value_DatetimeVal:
+		return "datetime"
+	case *commonpb.Value_DurationVal:
+		return "duration"
 	case *commonpb.Value_ListVal:
 		return "list"
 	}
@@ -75,7 +92,9 @@ func (r Row) typeError(j int, want string) error {
 // prints it, stably across runs: nil as __NULL__, strings double-quoted
 // with Go escapes, floats in the shortest form that reads back exactly
 // (always with a '.' or an exponent, so 1.0 is not mistaken for an int),
-// lists as [a, b].
+// lists as [a, b], dates, times, datetimes and durations as NebulaGraph
+// prints them (2024-01-02, 12:34:56.000000, 2024-01-02T12:34:56.000000,
+// P0MT93600.000000000S).
 func FormatValue(v any) string {
 	switch v := v.(type) {
 	case nil:

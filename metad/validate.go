@@ -9,6 +9,7 @@ import (
 
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/temporal"
 )
 
 const (
@@ -103,7 +104,8 @@ func validateColumns(schema string, cols []*metapb.ColumnDef) ([]*metapb.ColumnD
 		where := fmt.Sprintf("%s: column %q", schema, c.Name)
 		switch c.Type {
 		case metapb.PropType_INT64, metapb.PropType_DOUBLE, metapb.PropType_BOOL,
-			metapb.PropType_STRING, metapb.PropType_TIMESTAMP:
+			metapb.PropType_STRING, metapb.PropType_TIMESTAMP,
+			metapb.PropType_DATE, metapb.PropType_TIME, metapb.PropType_DATETIME, metapb.PropType_DURATION:
 			if c.FixedLen != 0 {
 				return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: fixed_len %d is only for FIXED_STRING, not %s", where, c.FixedLen, c.Type)
 			}
@@ -178,6 +180,9 @@ func validateIndexFields(index string, schema string, cols []*metapb.ColumnDef, 
 		seen[f.Name] = true
 		prefix := f.PrefixLen
 		switch c.Type {
+		case metapb.PropType_DURATION:
+			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT,
+				"index %q: field %q is a DURATION, which has no order and cannot be indexed", index, f.Name)
 		case metapb.PropType_STRING:
 			if prefix < 1 || prefix > maxIndexPrefixLen {
 				return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT,
@@ -247,6 +252,34 @@ func normalizeDefault(where string, c *metapb.ColumnDef) (*commonpb.Value, error
 	case *commonpb.Value_TimestampVal:
 		if c.Type != metapb.PropType_TIMESTAMP {
 			return nil, mismatch("timestamp")
+		}
+	case *commonpb.Value_DateVal:
+		if c.Type != metapb.PropType_DATE {
+			return nil, mismatch("date")
+		}
+		if !temporal.Date(v.DateVal).Valid() {
+			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: default date %d days is out of range", where, v.DateVal)
+		}
+	case *commonpb.Value_TimeVal:
+		if c.Type != metapb.PropType_TIME {
+			return nil, mismatch("time")
+		}
+		if !temporal.Time(v.TimeVal).Valid() {
+			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: default time %d microseconds is out of range", where, v.TimeVal)
+		}
+	case *commonpb.Value_DatetimeVal:
+		if c.Type != metapb.PropType_DATETIME {
+			return nil, mismatch("datetime")
+		}
+		if !temporal.DateTime(v.DatetimeVal).Valid() {
+			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: default datetime %d microseconds is out of range", where, v.DatetimeVal)
+		}
+	case *commonpb.Value_DurationVal:
+		if c.Type != metapb.PropType_DURATION {
+			return nil, mismatch("duration")
+		}
+		if v.DurationVal == nil {
+			return &commonpb.Value{V: &commonpb.Value_DurationVal{DurationVal: &commonpb.Duration{}}}, nil
 		}
 	case *commonpb.Value_ListVal:
 		return nil, mismatch("list")

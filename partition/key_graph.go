@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/novagraph/novagraph/temporal"
 )
 
 // IntentKey returns the key of one intent: a change a partition promised,
@@ -182,12 +184,17 @@ func EdgeRow(edgeType int32, value []byte) (row []byte, live bool, err error) {
 // prefix scan and a range on field k+1 is a range scan.
 
 // IndexValueWidth is the encoded width of one indexed property, without the
-// NULL byte: 8 for INT64, TIMESTAMP and DOUBLE, 1 for BOOL, the length for
-// FIXED_STRING, prefixLen for STRING.
+// NULL byte: 8 for INT64, TIMESTAMP, DOUBLE, TIME and DATETIME, 4 for DATE,
+// 1 for BOOL, the length for FIXED_STRING, prefixLen for STRING. DURATION,
+// which has no order, is not indexable (AppendIndexValue rejects it).
 func IndexValueWidth(t PropType, fixedLen, prefixLen int) int {
 	switch t {
-	case PropInt64, PropTimestamp, PropDouble:
+	case PropInt64, PropTimestamp, PropDouble, PropTime, PropDateTime:
 		return 8
+	case PropDate:
+		return 4
+	case PropDuration:
+		return 12
 	case PropBool:
 		return 1
 	case PropFixedString:
@@ -202,7 +209,8 @@ func IndexValueWidth(t PropType, fixedLen, prefixLen int) int {
 
 // AppendIndexValue appends one indexed property: 0x00 and width zero bytes
 // for NULL (v == nil), else 0x01 and the value in width bytes whose byte order is the value's
-// order: integers sign-flipped big-endian; doubles with the sign bit flipped
+// order: integers, dates, times and datetimes (in their temporal forms)
+// sign-flipped big-endian; doubles with the sign bit flipped
 // for positives and all bits flipped for negatives (so -0 sorts before +0
 // and NaN after +Inf); booleans 0/1; strings cut or padded with 0x00 to
 // width.
@@ -239,6 +247,24 @@ func AppendIndexValue(b []byte, t PropType, width int, v any) ([]byte, error) {
 			bits |= 1 << 63
 		}
 		return binary.BigEndian.AppendUint64(b, bits), nil
+	case PropDate:
+		x, ok := v.(temporal.Date)
+		if !ok {
+			return nil, fmt.Errorf("index value %v (%T) for %s: %w", v, v, t, ErrInvalidValue)
+		}
+		return appendInt32(b, int32(x)), nil
+	case PropTime:
+		x, ok := v.(temporal.Time)
+		if !ok {
+			return nil, fmt.Errorf("index value %v (%T) for %s: %w", v, v, t, ErrInvalidValue)
+		}
+		return appendInt64(b, int64(x)), nil
+	case PropDateTime:
+		x, ok := v.(temporal.DateTime)
+		if !ok {
+			return nil, fmt.Errorf("index value %v (%T) for %s: %w", v, v, t, ErrInvalidValue)
+		}
+		return appendInt64(b, int64(x)), nil
 	case PropBool:
 		x, ok := v.(bool)
 		if !ok {

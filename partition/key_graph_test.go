@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"testing"
+
+	"github.com/novagraph/novagraph/temporal"
 )
 
 func TestIndexValueOrder(t *testing.T) {
@@ -17,6 +19,9 @@ func TestIndexValueOrder(t *testing.T) {
 		{PropDouble, 8, []any{nil, math.Inf(-1), -2.5, -1e-300, 0.0, 1e-300, 3.0, math.Inf(1)}},
 		{PropBool, 1, []any{nil, false, true}},
 		{PropString, 4, []any{nil, "", "a", "ab", "abc", "b"}},
+		{PropDate, 4, []any{nil, temporal.MinDate, temporal.Date(-1), temporal.Date(0), temporal.Date(19724), temporal.MaxDate}},
+		{PropTime, 8, []any{nil, temporal.Time(0), temporal.Time(1), temporal.Time(temporal.Day - 1)}},
+		{PropDateTime, 8, []any{nil, temporal.MinDateTime, temporal.DateTime(-1), temporal.DateTime(0), temporal.MaxDateTime}},
 	}
 	for _, c := range cases {
 		var enc [][]byte
@@ -44,6 +49,14 @@ func TestIndexValueOrder(t *testing.T) {
 	b, _ := AppendIndexValue(nil, PropString, 3, "abc")
 	if !bytes.Equal(a, b) {
 		t.Errorf("prefix: %x != %x", a, b)
+	}
+	for _, bad := range []struct {
+		t PropType
+		v any
+	}{{PropDate, int64(1)}, {PropTime, temporal.DateTime(1)}, {PropDateTime, temporal.Time(1)}, {PropDuration, temporal.Duration{}}} {
+		if _, err := AppendIndexValue(nil, bad.t, IndexValueWidth(bad.t, 0, 0), bad.v); err == nil {
+			t.Errorf("AppendIndexValue(%s, %#v) succeeded", bad.t, bad.v)
+		}
 	}
 	if _, err := AppendIndexValue(nil, PropInt64, 8, "x"); err == nil {
 		t.Error("string accepted for an INT64 index value")

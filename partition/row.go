@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/novagraph/novagraph/temporal"
 )
 
 // Property row format, version 1 (the value of a TagKey or EdgeKey).
@@ -32,6 +34,17 @@ import (
 //	                     trimmed on read, so values ending in 0x00 are rejected
 //	STRING            8  offset(4) | length(4) of the value's bytes, the offset
 //	                     counted from the start of the variable-length section
+//	DATE              4  int32 days since 1970-01-01 (proleptic Gregorian), in
+//	                     [temporal.MinDate, temporal.MaxDate] (years -32768..32767)
+//	TIME              8  int64 microseconds since midnight, in [0, 86400e6)
+//	DATETIME          8  int64 microseconds since 1970-01-01T00:00:00 UTC, in
+//	                     [temporal.MinDateTime, temporal.MaxDateTime]
+//	DURATION         12  int32 months | int64 microseconds
+//
+// A DATE, TIME or DATETIME slot outside its range is corrupt. The calendar
+// types (7..10) were added after the format was first used; they need no new
+// format version, since a row's layout follows from its schema and no
+// schema written before them has such a column.
 //
 // A NULL column's slot is all zeros (and a NULL STRING adds no bytes).
 //
@@ -55,12 +68,16 @@ type PropType uint8
 
 // Property types and the Go type of their values in this codec. NULL is nil.
 const (
-	PropInt64       PropType = 1 // int64
-	PropDouble      PropType = 2 // float64 (int64 accepted on encode and converted)
-	PropBool        PropType = 3 // bool
-	PropString      PropType = 4 // string
-	PropFixedString PropType = 5 // string of at most Column.FixedLen bytes
-	PropTimestamp   PropType = 6 // int64, seconds since the Unix epoch
+	PropInt64       PropType = 1  // int64
+	PropDouble      PropType = 2  // float64 (int64 accepted on encode and converted)
+	PropBool        PropType = 3  // bool
+	PropString      PropType = 4  // string
+	PropFixedString PropType = 5  // string of at most Column.FixedLen bytes
+	PropTimestamp   PropType = 6  // int64, seconds since the Unix epoch
+	PropDate        PropType = 7  // temporal.Date
+	PropTime        PropType = 8  // temporal.Time
+	PropDateTime    PropType = 9  // temporal.DateTime
+	PropDuration    PropType = 10 // temporal.Duration
 )
 
 func (t PropType) String() string {
@@ -77,6 +94,14 @@ func (t PropType) String() string {
 		return "FIXED_STRING"
 	case PropTimestamp:
 		return "TIMESTAMP"
+	case PropDate:
+		return "DATE"
+	case PropTime:
+		return "TIME"
+	case PropDateTime:
+		return "DATETIME"
+	case PropDuration:
+		return "DURATION"
 	}
 	return fmt.Sprintf("PropType(%d)", uint8(t))
 }
@@ -150,8 +175,12 @@ func fixedWidth(c *Column) int {
 		return 1
 	case PropFixedString:
 		return c.FixedLen
+	case PropDate:
+		return 4
+	case PropDuration:
+		return 12
 	}
-	return 8 // INT64, TIMESTAMP, DOUBLE, STRING
+	return 8 // INT64, TIMESTAMP, DOUBLE, STRING, TIME, DATETIME
 }
 
 // checkLayout checks what the codec needs to compute slot offsets safely and
@@ -167,7 +196,8 @@ func checkLayout(s *Schema) (int, error) {
 	for i := range s.Columns {
 		c := &s.Columns[i]
 		switch c.Type {
-		case PropInt64, PropDouble, PropBool, PropString, PropTimestamp:
+		case PropInt64, PropDouble, PropBool, PropString, PropTimestamp,
+			PropDate, PropTime, PropDateTime, PropDuration:
 		case PropFixedString:
 			if c.FixedLen < 1 || c.FixedLen > MaxFixedStringLen {
 				return 0, fmt.Errorf("schema version %d: column %q is FIXED_STRING(%d), want a length in 1..%d: %w",
@@ -219,6 +249,31 @@ func checkValue(c *Column, v any) (any, error) {
 				return nil, fmt.Errorf("column %q is FIXED_STRING(%d), got a string ending in 0x00, which is reserved for padding: %w",
 					c.Name, c.FixedLen, ErrInvalidValue)
 			}
+			return x, nil
+		}
+	case PropDate:
+		if x, ok := v.(temporal.Date); ok {
+			if !x.Valid() {
+				return nil, fmt.Errorf("column %q: DATE %d days is out of range: %w", c.Name, int32(x), ErrInvalidValue)
+			}
+			return x, nil
+		}
+	case PropTime:
+		if x, ok := v.(temporal.Time); ok {
+			if !x.Valid() {
+				return nil, fmt.Errorf("column %q: TIME %d microseconds is out of range: %w", c.Name, int64(x), ErrInvalidValue)
+			}
+			return x, nil
+		}
+	case PropDateTime:
+		if x, ok := v.(temporal.DateTime); ok {
+			if !x.Valid() {
+				return nil, fmt.Errorf("column %q: DATETIME %d microseconds is out of range: %w", c.Name, int64(x), ErrInvalidValue)
+			}
+			return x, nil
+		}
+	case PropDuration:
+		if x, ok := v.(temporal.Duration); ok {
 			return x, nil
 		}
 	default:
@@ -277,6 +332,16 @@ func EncodeRow(s *Schema, values []any) ([]byte, error) {
 			}
 		case PropFixedString:
 			copy(slot, v.(string))
+		case PropDate:
+			binary.LittleEndian.PutUint32(slot, uint32(v.(temporal.Date)))
+		case PropTime:
+			binary.LittleEndian.PutUint64(slot, uint64(v.(temporal.Time)))
+		case PropDateTime:
+			binary.LittleEndian.PutUint64(slot, uint64(v.(temporal.DateTime)))
+		case PropDuration:
+			du := v.(temporal.Duration)
+			binary.LittleEndian.PutUint32(slot, uint32(du.Months))
+			binary.LittleEndian.PutUint64(slot[4:], uint64(du.Micros))
 		case PropString:
 			str := v.(string)
 			rel := uint64(len(buf) - varOff)
@@ -457,6 +522,29 @@ func (r *RowReader) GetIndex(i int) (any, error) {
 		}
 		start := uint64(r.varOff) + o
 		return string(r.row[start : start+n]), nil
+	case PropDate:
+		d := temporal.Date(int32(binary.LittleEndian.Uint32(slot)))
+		if !d.Valid() {
+			return nil, fmt.Errorf("row of schema version %d: column %q: DATE %d days is out of range: %w", r.schema.Version, c.Name, int32(d), ErrMalformedRow)
+		}
+		return d, nil
+	case PropTime:
+		t := temporal.Time(int64(binary.LittleEndian.Uint64(slot)))
+		if !t.Valid() {
+			return nil, fmt.Errorf("row of schema version %d: column %q: TIME %d microseconds is out of range: %w", r.schema.Version, c.Name, int64(t), ErrMalformedRow)
+		}
+		return t, nil
+	case PropDateTime:
+		dt := temporal.DateTime(int64(binary.LittleEndian.Uint64(slot)))
+		if !dt.Valid() {
+			return nil, fmt.Errorf("row of schema version %d: column %q: DATETIME %d microseconds is out of range: %w", r.schema.Version, c.Name, int64(dt), ErrMalformedRow)
+		}
+		return dt, nil
+	case PropDuration:
+		return temporal.Duration{
+			Months: int32(binary.LittleEndian.Uint32(slot)),
+			Micros: int64(binary.LittleEndian.Uint64(slot[4:])),
+		}, nil
 	}
 	panic("unreachable: checkLayout accepted an unknown type") // checkLayout ran in Reset
 }

@@ -8,6 +8,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/novagraph/novagraph/temporal"
 )
 
 // valueEqual compares codec values, floats by their bits so that NaN equals
@@ -45,7 +47,8 @@ func sources(schemas ...*Schema) SchemaSource {
 	}
 }
 
-var allTypes = []PropType{PropInt64, PropDouble, PropBool, PropString, PropFixedString, PropTimestamp}
+var allTypes = []PropType{PropInt64, PropDouble, PropBool, PropString, PropFixedString, PropTimestamp,
+	PropDate, PropTime, PropDateTime, PropDuration}
 
 func randSchema(rng *rand.Rand) *Schema {
 	s := &Schema{Version: []int32{0, 1, 127, 128, math.MaxInt32}[rng.Intn(5)]}
@@ -103,6 +106,18 @@ func randValue(rng *rand.Rand, c *Column) (in, want any) {
 		return v, v
 	case PropFixedString:
 		v := strings.TrimRight(randString(rng, c.FixedLen), "\x00")
+		return v, v
+	case PropDate:
+		v := temporal.Date(int64(temporal.MinDate) + rng.Int63n(int64(temporal.MaxDate-temporal.MinDate)+1))
+		return v, v
+	case PropTime:
+		v := temporal.Time(rng.Int63n(temporal.Day))
+		return v, v
+	case PropDateTime:
+		v := temporal.DateTime(int64(temporal.MinDateTime) + rng.Int63n(int64(temporal.MaxDateTime-temporal.MinDateTime)+1))
+		return v, v
+	case PropDuration:
+		v := temporal.Duration{Months: int32(rng.Uint32()), Micros: randInt64(rng)}
 		return v, v
 	}
 	panic("unknown type")
@@ -184,6 +199,87 @@ func TestRowLayout(t *testing.T) {
 	}
 }
 
+// TestRowLayoutTemporal pins the bytes of the calendar types' slots.
+func TestRowLayoutTemporal(t *testing.T) {
+	s := &Schema{Version: 1, Columns: []Column{
+		{Name: "d", Type: PropDate},
+		{Name: "t", Type: PropTime},
+		{Name: "dt", Type: PropDateTime, Nullable: true},
+		{Name: "du", Type: PropDuration},
+		{Name: "n", Type: PropDate, Nullable: true},
+	}}
+	d, _ := temporal.NewDate(1969, 12, 31)
+	tm, _ := temporal.NewTime(0, 0, 1, 2)
+	row, err := EncodeRow(s, []any{d, tm, temporal.DateTime(-1), temporal.Duration{Months: -1, Micros: 256}, nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		"01",               // row format version
+		"01",               // schema version 1
+		"10",               // null bitmap: column 4 (n) is NULL
+		"ffffffff",         // d = day -1, int32 LE
+		"42420f0000000000", // t = 1.000002 s = 1000002 us, int64 LE
+		"ffffffffffffffff", // dt = -1 us, int64 LE
+		"ffffffff",         // du months = -1, int32 LE
+		"0001000000000000", // du micros = 256, int64 LE
+		"00000000",         // n: NULL, zero slot
+	}, "")
+	if got := hex.EncodeToString(row); got != want {
+		t.Errorf("row = %s\nwant  %s", got, want)
+	}
+	got, err := ReadWithSchema(row, sources(s), nil)
+	if err != nil || !valuesEqual(got, []any{d, tm, temporal.DateTime(-1), temporal.Duration{Months: -1, Micros: 256}, nil}) {
+		t.Errorf("ReadWithSchema = %#v, %v", got, err)
+	}
+	// Corrupt slots: a date, time or datetime out of range.
+	for _, c := range []struct {
+		off   int
+		bytes string
+		want  string
+	}{
+		{3, "ffffff7f", `column "d": DATE 2147483647 days is out of range`},
+		{7, "0060d71d14000000", `column "t": TIME 86400000000 microseconds is out of range`},
+		{7, "ffffffffffffffff", `column "t": TIME -1 microseconds is out of range`},
+		{15, "ffffffffffffff7f", `column "dt": DATETIME 9223372036854775807 microseconds is out of range`},
+	} {
+		bad := append([]byte(nil), row...)
+		b, _ := hex.DecodeString(c.bytes)
+		copy(bad[c.off:], b)
+		if _, err := ReadWithSchema(bad, sources(s), nil); !errors.Is(err, ErrMalformedRow) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("corrupt %s: %v, want ErrMalformedRow containing %q", c.bytes, err, c.want)
+		}
+	}
+}
+
+// TestTemporalSchemaEvolution: rows written before a calendar column was
+// added read with its default; a calendar column retyped is an error.
+func TestTemporalSchemaEvolution(t *testing.T) {
+	v0 := &Schema{Version: 0, Columns: []Column{{Name: "a", Type: PropInt64}, {Name: "d", Type: PropDate}}}
+	day, _ := temporal.NewDate(2024, 1, 2)
+	v1 := &Schema{Version: 1, Columns: []Column{
+		{Name: "a", Type: PropInt64},
+		{Name: "d", Type: PropDate},
+		{Name: "at", Type: PropDateTime, Default: temporal.NewDateTime(day, 0)},
+		{Name: "du", Type: PropDuration, Nullable: true},
+	}}
+	if err := v1.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	row, err := EncodeRow(v0, []any{int64(7), day})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadWithSchema(row, sources(v0, v1), v1)
+	if err != nil || !valuesEqual(got, []any{int64(7), day, temporal.NewDateTime(day, 0), nil}) {
+		t.Errorf("ReadWithSchema = %#v, %v", got, err)
+	}
+	v2 := &Schema{Version: 2, Columns: []Column{{Name: "d", Type: PropDateTime}}}
+	if _, err := ReadWithSchema(row, sources(v0, v2), v2); !errors.Is(err, ErrInvalidValue) {
+		t.Errorf("DATE read as DATETIME: %v, want ErrInvalidValue", err)
+	}
+}
+
 func TestEncodeRowErrors(t *testing.T) {
 	s := &Schema{Version: 1, Columns: []Column{
 		{Name: "age", Type: PropInt64},
@@ -208,9 +304,16 @@ func TestEncodeRowErrors(t *testing.T) {
 		{"bytes for fixed string", s, []any{int64(1), nil, []byte("a"), nil}, `column "code": expected FIXED_STRING, got []uint8`},
 		{"float for timestamp", s, []any{int64(1), nil, nil, 1.0}, `column "at": expected TIMESTAMP, got float64`},
 		{"too few values", s, []any{int64(1)}, "schema version 1 has 4 columns, got 1 values"},
+		{"int for date", &Schema{Columns: []Column{{Name: "d", Type: PropDate}}}, []any{int64(1)}, `column "d": expected DATE, got int64`},
+		{"datetime for date", &Schema{Columns: []Column{{Name: "d", Type: PropDate}}}, []any{temporal.DateTime(1)}, `column "d": expected DATE, got temporal.DateTime`},
+		{"date out of range", &Schema{Columns: []Column{{Name: "d", Type: PropDate}}}, []any{temporal.MaxDate + 1}, `column "d": DATE 11248738 days is out of range`},
+		{"time out of range", &Schema{Columns: []Column{{Name: "t", Type: PropTime}}}, []any{temporal.Time(temporal.Day)}, `column "t": TIME 86400000000 microseconds is out of range`},
+		{"datetime out of range", &Schema{Columns: []Column{{Name: "t", Type: PropDateTime}}}, []any{temporal.MinDateTime - 1}, `column "t": DATETIME`},
+		{"time for datetime", &Schema{Columns: []Column{{Name: "t", Type: PropDateTime}}}, []any{temporal.Time(1)}, `column "t": expected DATETIME, got temporal.Time`},
+		{"int for duration", &Schema{Columns: []Column{{Name: "du", Type: PropDuration}}}, []any{int64(1)}, `column "du": expected DURATION, got int64`},
 		{"nil schema", nil, nil, "nil schema"},
 		{"negative version", &Schema{Version: -1}, nil, "schema version -1 is negative"},
-		{"unknown type", &Schema{Columns: []Column{{Name: "x", Type: 9}}}, []any{nil}, `column "x" has unknown type PropType(9)`},
+		{"unknown type", &Schema{Columns: []Column{{Name: "x", Type: 99}}}, []any{nil}, `column "x" has unknown type PropType(99)`},
 		{"fixed len 0", &Schema{Columns: []Column{{Name: "x", Type: PropFixedString}}}, []any{"a"}, `column "x" is FIXED_STRING(0)`},
 		{"fixed len too big", &Schema{Columns: []Column{{Name: "x", Type: PropFixedString, FixedLen: 1 << 16}}}, []any{"a"}, "FIXED_STRING(65536)"},
 	} {

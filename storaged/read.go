@@ -283,6 +283,9 @@ func parseFilter(snap *metaclient.Snapshot, spaceID int32, text string) (*pushed
 	if err != nil {
 		return nil, invalid("filter %q: %v", text, err)
 	}
+	if !eval.IsDeterministic(e) {
+		return nil, invalid("filter %q is not deterministic (rand(), now()...): graphd must evaluate it", text)
+	}
 	f := &pushedFilter{expr: e}
 	props := eval.CollectProps(e)
 	if len(props.Dst) > 0 || len(props.Input) > 0 || len(props.Var) > 0 {

@@ -132,6 +132,11 @@ func (rc *rowContext) parse(text string) (ast.Expr, error) {
 	if err != nil {
 		return nil, invalid("expression %q: %v", text, err)
 	}
+	// Every replica applies the update on its own: a random or clock call
+	// would make them disagree. graphd folds such calls into literals.
+	if !eval.IsDeterministic(e) {
+		return nil, invalid("expression %q is not deterministic (rand(), now()...): graphd must evaluate it", text)
+	}
 	return e, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/temporal"
 )
 
 // FromProto converts one schema version.
@@ -59,7 +60,8 @@ func (v *Versions) Source() partition.SchemaSource {
 }
 
 // ValueFromProto converts a wire value into the codec's Go value: nil,
-// int64, float64, bool or string (timestamps become int64 seconds).
+// int64, float64, bool or string (timestamps become int64 seconds), or
+// temporal.Date, Time, DateTime or Duration.
 func ValueFromProto(v *commonpb.Value) any {
 	switch x := v.GetV().(type) {
 	case *commonpb.Value_BoolVal:
@@ -72,6 +74,14 @@ func ValueFromProto(v *commonpb.Value) any {
 		return string(x.StrVal)
 	case *commonpb.Value_TimestampVal:
 		return x.TimestampVal
+	case *commonpb.Value_DateVal:
+		return temporal.Date(x.DateVal)
+	case *commonpb.Value_TimeVal:
+		return temporal.Time(x.TimeVal)
+	case *commonpb.Value_DatetimeVal:
+		return temporal.DateTime(x.DatetimeVal)
+	case *commonpb.Value_DurationVal:
+		return temporal.Duration{Months: x.DurationVal.GetMonths(), Micros: x.DurationVal.GetMicros()}
 	default:
 		return nil
 	}
@@ -93,6 +103,14 @@ func ValueToProto(v any, t partition.PropType) *commonpb.Value {
 		return &commonpb.Value{V: &commonpb.Value_FloatVal{FloatVal: x}}
 	case string:
 		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: []byte(x)}}
+	case temporal.Date:
+		return &commonpb.Value{V: &commonpb.Value_DateVal{DateVal: int32(x)}}
+	case temporal.Time:
+		return &commonpb.Value{V: &commonpb.Value_TimeVal{TimeVal: int64(x)}}
+	case temporal.DateTime:
+		return &commonpb.Value{V: &commonpb.Value_DatetimeVal{DatetimeVal: int64(x)}}
+	case temporal.Duration:
+		return &commonpb.Value{V: &commonpb.Value_DurationVal{DurationVal: &commonpb.Duration{Months: x.Months, Micros: x.Micros}}}
 	default:
 		panic(fmt.Sprintf("schema: codec value of unexpected type %T", v))
 	}

@@ -128,6 +128,10 @@ type Value struct {
 	//	*Value_StrVal
 	//	*Value_TimestampVal
 	//	*Value_ListVal
+	//	*Value_DateVal
+	//	*Value_TimeVal
+	//	*Value_DatetimeVal
+	//	*Value_DurationVal
 	V             isValue_V `protobuf_oneof:"v"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -233,6 +237,42 @@ func (x *Value) GetListVal() *ValueList {
 	return nil
 }
 
+func (x *Value) GetDateVal() int32 {
+	if x != nil {
+		if x, ok := x.V.(*Value_DateVal); ok {
+			return x.DateVal
+		}
+	}
+	return 0
+}
+
+func (x *Value) GetTimeVal() int64 {
+	if x != nil {
+		if x, ok := x.V.(*Value_TimeVal); ok {
+			return x.TimeVal
+		}
+	}
+	return 0
+}
+
+func (x *Value) GetDatetimeVal() int64 {
+	if x != nil {
+		if x, ok := x.V.(*Value_DatetimeVal); ok {
+			return x.DatetimeVal
+		}
+	}
+	return 0
+}
+
+func (x *Value) GetDurationVal() *Duration {
+	if x != nil {
+		if x, ok := x.V.(*Value_DurationVal); ok {
+			return x.DurationVal
+		}
+	}
+	return nil
+}
+
 type isValue_V interface {
 	isValue_V()
 }
@@ -265,6 +305,24 @@ type Value_ListVal struct {
 	ListVal *ValueList `protobuf:"bytes,7,opt,name=list_val,json=listVal,proto3,oneof"`
 }
 
+type Value_DateVal struct {
+	// The calendar types (see package temporal). Years are -32768..32767,
+	// all values are UTC.
+	DateVal int32 `protobuf:"zigzag32,8,opt,name=date_val,json=dateVal,proto3,oneof"` // days since 1970-01-01, proleptic Gregorian
+}
+
+type Value_TimeVal struct {
+	TimeVal int64 `protobuf:"varint,9,opt,name=time_val,json=timeVal,proto3,oneof"` // microseconds since midnight, 0..86399999999
+}
+
+type Value_DatetimeVal struct {
+	DatetimeVal int64 `protobuf:"zigzag64,10,opt,name=datetime_val,json=datetimeVal,proto3,oneof"` // microseconds since 1970-01-01T00:00:00 UTC
+}
+
+type Value_DurationVal struct {
+	DurationVal *Duration `protobuf:"bytes,11,opt,name=duration_val,json=durationVal,proto3,oneof"`
+}
+
 func (*Value_Null) isValue_V() {}
 
 func (*Value_BoolVal) isValue_V() {}
@@ -279,6 +337,68 @@ func (*Value_TimestampVal) isValue_V() {}
 
 func (*Value_ListVal) isValue_V() {}
 
+func (*Value_DateVal) isValue_V() {}
+
+func (*Value_TimeVal) isValue_V() {}
+
+func (*Value_DatetimeVal) isValue_V() {}
+
+func (*Value_DurationVal) isValue_V() {}
+
+// Duration is months (whose length in days varies) plus microseconds (days
+// and below); P1M2DT3S is {months: 1, micros: 2*86400e6 + 3e6}.
+type Duration struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Months        int32                  `protobuf:"zigzag32,1,opt,name=months,proto3" json:"months,omitempty"`
+	Micros        int64                  `protobuf:"zigzag64,2,opt,name=micros,proto3" json:"micros,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Duration) Reset() {
+	*x = Duration{}
+	mi := &file_novagraph_common_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Duration) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Duration) ProtoMessage() {}
+
+func (x *Duration) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_common_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Duration.ProtoReflect.Descriptor instead.
+func (*Duration) Descriptor() ([]byte, []int) {
+	return file_novagraph_common_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Duration) GetMonths() int32 {
+	if x != nil {
+		return x.Months
+	}
+	return 0
+}
+
+func (x *Duration) GetMicros() int64 {
+	if x != nil {
+		return x.Micros
+	}
+	return 0
+}
+
 type ValueList struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Values        []*Value               `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
@@ -288,7 +408,7 @@ type ValueList struct {
 
 func (x *ValueList) Reset() {
 	*x = ValueList{}
-	mi := &file_novagraph_common_proto_msgTypes[1]
+	mi := &file_novagraph_common_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -300,7 +420,7 @@ func (x *ValueList) String() string {
 func (*ValueList) ProtoMessage() {}
 
 func (x *ValueList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_common_proto_msgTypes[1]
+	mi := &file_novagraph_common_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -313,7 +433,7 @@ func (x *ValueList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueList.ProtoReflect.Descriptor instead.
 func (*ValueList) Descriptor() ([]byte, []int) {
-	return file_novagraph_common_proto_rawDescGZIP(), []int{1}
+	return file_novagraph_common_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ValueList) GetValues() []*Value {
@@ -333,7 +453,7 @@ type HostAddr struct {
 
 func (x *HostAddr) Reset() {
 	*x = HostAddr{}
-	mi := &file_novagraph_common_proto_msgTypes[2]
+	mi := &file_novagraph_common_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -345,7 +465,7 @@ func (x *HostAddr) String() string {
 func (*HostAddr) ProtoMessage() {}
 
 func (x *HostAddr) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_common_proto_msgTypes[2]
+	mi := &file_novagraph_common_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -358,7 +478,7 @@ func (x *HostAddr) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostAddr.ProtoReflect.Descriptor instead.
 func (*HostAddr) Descriptor() ([]byte, []int) {
-	return file_novagraph_common_proto_rawDescGZIP(), []int{2}
+	return file_novagraph_common_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *HostAddr) GetHost() string {
@@ -379,7 +499,7 @@ var File_novagraph_common_proto protoreflect.FileDescriptor
 
 const file_novagraph_common_proto_rawDesc = "" +
 	"\n" +
-	"\x16novagraph/common.proto\x12\x10novagraph.common\"\xf5\x01\n" +
+	"\x16novagraph/common.proto\x12\x10novagraph.common\"\x95\x03\n" +
 	"\x05Value\x12\x14\n" +
 	"\x04null\x18\x01 \x01(\bH\x00R\x04null\x12\x1b\n" +
 	"\bbool_val\x18\x02 \x01(\bH\x00R\aboolVal\x12\x19\n" +
@@ -387,8 +507,16 @@ const file_novagraph_common_proto_rawDesc = "" +
 	"\tfloat_val\x18\x04 \x01(\x01H\x00R\bfloatVal\x12\x19\n" +
 	"\astr_val\x18\x05 \x01(\fH\x00R\x06strVal\x12%\n" +
 	"\rtimestamp_val\x18\x06 \x01(\x03H\x00R\ftimestampVal\x128\n" +
-	"\blist_val\x18\a \x01(\v2\x1b.novagraph.common.ValueListH\x00R\alistValB\x03\n" +
-	"\x01v\"<\n" +
+	"\blist_val\x18\a \x01(\v2\x1b.novagraph.common.ValueListH\x00R\alistVal\x12\x1b\n" +
+	"\bdate_val\x18\b \x01(\x11H\x00R\adateVal\x12\x1b\n" +
+	"\btime_val\x18\t \x01(\x03H\x00R\atimeVal\x12#\n" +
+	"\fdatetime_val\x18\n" +
+	" \x01(\x12H\x00R\vdatetimeVal\x12?\n" +
+	"\fduration_val\x18\v \x01(\v2\x1a.novagraph.common.DurationH\x00R\vdurationValB\x03\n" +
+	"\x01v\":\n" +
+	"\bDuration\x12\x16\n" +
+	"\x06months\x18\x01 \x01(\x11R\x06months\x12\x16\n" +
+	"\x06micros\x18\x02 \x01(\x12R\x06micros\"<\n" +
 	"\tValueList\x12/\n" +
 	"\x06values\x18\x01 \x03(\v2\x17.novagraph.common.ValueR\x06values\"2\n" +
 	"\bHostAddr\x12\x12\n" +
@@ -427,21 +555,23 @@ func file_novagraph_common_proto_rawDescGZIP() []byte {
 }
 
 var file_novagraph_common_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_novagraph_common_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_novagraph_common_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_novagraph_common_proto_goTypes = []any{
 	(ErrorCode)(0),    // 0: novagraph.common.ErrorCode
 	(*Value)(nil),     // 1: novagraph.common.Value
-	(*ValueList)(nil), // 2: novagraph.common.ValueList
-	(*HostAddr)(nil),  // 3: novagraph.common.HostAddr
+	(*Duration)(nil),  // 2: novagraph.common.Duration
+	(*ValueList)(nil), // 3: novagraph.common.ValueList
+	(*HostAddr)(nil),  // 4: novagraph.common.HostAddr
 }
 var file_novagraph_common_proto_depIdxs = []int32{
-	2, // 0: novagraph.common.Value.list_val:type_name -> novagraph.common.ValueList
-	1, // 1: novagraph.common.ValueList.values:type_name -> novagraph.common.Value
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	3, // 0: novagraph.common.Value.list_val:type_name -> novagraph.common.ValueList
+	2, // 1: novagraph.common.Value.duration_val:type_name -> novagraph.common.Duration
+	1, // 2: novagraph.common.ValueList.values:type_name -> novagraph.common.Value
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_common_proto_init() }
@@ -457,6 +587,10 @@ func file_novagraph_common_proto_init() {
 		(*Value_StrVal)(nil),
 		(*Value_TimestampVal)(nil),
 		(*Value_ListVal)(nil),
+		(*Value_DateVal)(nil),
+		(*Value_TimeVal)(nil),
+		(*Value_DatetimeVal)(nil),
+		(*Value_DurationVal)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -464,7 +598,7 @@ func file_novagraph_common_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_common_proto_rawDesc), len(file_novagraph_common_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

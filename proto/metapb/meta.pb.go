@@ -35,18 +35,27 @@ const (
 	PropType_STRING                PropType = 4 // variable length
 	PropType_FIXED_STRING          PropType = 5 // fixed length, see ColumnDef.fixed_len
 	PropType_TIMESTAMP             PropType = 6 // seconds since the Unix epoch, stored as int64
+	// The calendar types, UTC, in the forms of package temporal.
+	PropType_DATE     PropType = 7  // days since 1970-01-01
+	PropType_TIME     PropType = 8  // microseconds since midnight
+	PropType_DATETIME PropType = 9  // microseconds since 1970-01-01T00:00:00
+	PropType_DURATION PropType = 10 // months and microseconds; not orderable, not indexable
 )
 
 // Enum value maps for PropType.
 var (
 	PropType_name = map[int32]string{
-		0: "PROP_TYPE_UNSPECIFIED",
-		1: "INT64",
-		2: "DOUBLE",
-		3: "BOOL",
-		4: "STRING",
-		5: "FIXED_STRING",
-		6: "TIMESTAMP",
+		0:  "PROP_TYPE_UNSPECIFIED",
+		1:  "INT64",
+		2:  "DOUBLE",
+		3:  "BOOL",
+		4:  "STRING",
+		5:  "FIXED_STRING",
+		6:  "TIMESTAMP",
+		7:  "DATE",
+		8:  "TIME",
+		9:  "DATETIME",
+		10: "DURATION",
 	}
 	PropType_value = map[string]int32{
 		"PROP_TYPE_UNSPECIFIED": 0,
@@ -56,6 +65,10 @@ var (
 		"STRING":                4,
 		"FIXED_STRING":          5,
 		"TIMESTAMP":             6,
+		"DATE":                  7,
+		"TIME":                  8,
+		"DATETIME":              9,
+		"DURATION":              10,
 	}
 )
 
@@ -2737,7 +2750,7 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x121\n" +
 	"\acatalog\x18\x02 \x01(\v2\x17.novagraph.meta.CatalogR\acatalog\"6\n" +
 	"\x0fWatchCatalogReq\x12#\n" +
-	"\rknown_version\x18\x01 \x01(\x03R\fknownVersion*s\n" +
+	"\rknown_version\x18\x01 \x01(\x03R\fknownVersion*\xa3\x01\n" +
 	"\bPropType\x12\x19\n" +
 	"\x15PROP_TYPE_UNSPECIFIED\x10\x00\x12\t\n" +
 	"\x05INT64\x10\x01\x12\n" +
@@ -2747,7 +2760,12 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\n" +
 	"\x06STRING\x10\x04\x12\x10\n" +
 	"\fFIXED_STRING\x10\x05\x12\r\n" +
-	"\tTIMESTAMP\x10\x06*H\n" +
+	"\tTIMESTAMP\x10\x06\x12\b\n" +
+	"\x04DATE\x10\a\x12\b\n" +
+	"\x04TIME\x10\b\x12\f\n" +
+	"\bDATETIME\x10\t\x12\f\n" +
+	"\bDURATION\x10\n" +
+	"*H\n" +
 	"\aVidType\x12\x18\n" +
 	"\x14VID_TYPE_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tVID_INT64\x10\x01\x12\x14\n" +
