@@ -27,7 +27,9 @@
 //
 // A statement graphd rejected returns a *QueryError whose Code tells syntax
 // (E_SYNTAX), semantic (E_SEMANTIC) and execution (E_EXECUTION) failures
-// apart; failed authentication is a *QueryError with Code E_AUTH. Failures
+// apart, and says when a query was stopped by its memory limit
+// (E_MEMORY_EXCEEDED), its deadline (E_TIMEOUT) or KILL QUERY (E_KILLED);
+// failed authentication is a *QueryError with Code E_AUTH. Failures
 // to reach graphd are a *TransportError naming the address; it unwraps to
 // the gRPC status error and, when the caller's context ended, to
 // context.DeadlineExceeded or context.Canceled.

@@ -32,9 +32,16 @@ type Config struct {
 	MetaAddrs    []string
 	RootPassword string        // password of user root
 	SessionIdle  time.Duration // sessions idle longer are closed; default 8h
-	QueryTimeout time.Duration // per statement; default 60s
 	Logger       *slog.Logger
 	Registry     *prometheus.Registry // optional
+
+	// Per-query limits (queries.go); a query is one Execute request. Zero
+	// is the default, negative none. Sessions override the memory limit
+	// and the timeout with SET QUERY_MEMORY_LIMIT / SET QUERY_TIMEOUT.
+	QueryTimeout          time.Duration // deadline; default 60s
+	QueryMemoryLimit      int64         // bytes one query may charge; default 1 GiB
+	QueryMemoryLimitTotal int64         // bytes all running queries may charge together; default 6 GiB
+	SlowQueryThreshold    time.Duration // queries running longer are logged at WARN; default 1s
 }
 
 // Server is one graphd.
@@ -45,6 +52,7 @@ type Server struct {
 	meta     *metaclient.Client
 	storage  *storageclient.Client
 	executor *exec.Executor
+	queries  *queryRegistry
 	grpc     *grpc.Server
 	lis      net.Listener
 	metrics  *metrics
@@ -96,12 +104,24 @@ func New(cfg Config) *Server {
 		cfg.SessionIdle = 8 * time.Hour
 	}
 	if cfg.QueryTimeout == 0 {
-		cfg.QueryTimeout = 60 * time.Second
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
+	if cfg.QueryMemoryLimit == 0 {
+		cfg.QueryMemoryLimit = DefaultQueryMemoryLimit
+	}
+	if cfg.QueryMemoryLimitTotal == 0 {
+		cfg.QueryMemoryLimitTotal = DefaultQueryMemoryLimitTotal
+	}
+	if cfg.SlowQueryThreshold == 0 {
+		cfg.SlowQueryThreshold = DefaultSlowQueryThreshold
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, sessions: map[int64]*session{}, stop: make(chan struct{}), metrics: newMetrics(cfg.Registry)}
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[int64]*session{}, stop: make(chan struct{}), metrics: newMetrics(cfg.Registry),
+		queries: newQueryRegistry(max(cfg.QueryMemoryLimitTotal, 0))}
+	registerQueryMetrics(cfg.Registry, s)
+	return s
 }
 
 // Start connects to metad and serves GraphService.
@@ -114,6 +134,8 @@ func (s *Server) Start() error {
 	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log)
 	s.storage = storageclient.New(s.meta, s.log)
 	s.executor = exec.New(s.meta, s.storage, s.log)
+	s.queries.host = lis.Addr().String()
+	s.executor.SetQueryAdmin(s.queries)
 	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.MaxSendMsgSize(256<<20))
 	graphpb.RegisterGraphServiceServer(s.grpc, s)
 	go func() {
@@ -239,9 +261,9 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	sess.lastUsed = start
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
-	defer cancel()
+	ctx, q := s.beginQuery(ctx, sess, req.Stmt, start)
 	data, err := s.execute(ctx, sess, req.Stmt)
+	data, err = s.endQuery(ctx, q, data, err)
 	resp := &graphpb.ExecuteResp{Data: data, SpaceName: sess.state.SpaceName}
 	if err != nil {
 		resp.Code, resp.Error = exec.ErrorCode(err), err.Error()

@@ -9,6 +9,8 @@ import (
 
 	"github.com/novagraph/novagraph/graphd"
 	"github.com/novagraph/novagraph/internal/daemon"
+	"github.com/novagraph/novagraph/query/exec"
+	"github.com/novagraph/novagraph/query/parser"
 )
 
 func main() {
@@ -28,7 +30,12 @@ func run(args []string) error {
 	httpAddr := fs.String("http-addr", "127.0.0.1:19669", "HTTP address for /healthz and /metrics")
 	metaAddrs := fs.String("meta-addrs", "127.0.0.1:9559", "comma-separated metad addresses")
 	password := fs.String("password", "nova", "password of user root")
-	queryTimeout := fs.Duration("query-timeout", 60*time.Second, "deadline of one statement")
+	queryTimeout := fs.Duration("query-timeout", graphd.DefaultQueryTimeout, "deadline of one query (request); 0: none. SET QUERY_TIMEOUT overrides it per session")
+	queryMemory := sizeFlag(graphd.DefaultQueryMemoryLimit)
+	fs.Var(&queryMemory, "query-memory-limit", "memory one query may use (bytes, or with a unit: 512MB, 2GiB; powers of 1024); 0: none. SET QUERY_MEMORY_LIMIT overrides it per session")
+	queryMemoryTotal := sizeFlag(graphd.DefaultQueryMemoryLimitTotal)
+	fs.Var(&queryMemoryTotal, "query-memory-limit-total", "memory all running queries together may use; the query that goes over it stops; 0: none")
+	slowQuery := fs.Duration("slow-query-threshold", graphd.DefaultSlowQueryThreshold, "log queries running longer at WARN, with duration, rows and memory; 0: off")
 	sessionIdle := fs.Duration("session-idle-timeout", 8*time.Hour, "close sessions idle for longer")
 	log, err := daemon.ParseFlags(fs, args, "graphd")
 	if err != nil {
@@ -43,7 +50,9 @@ func run(args []string) error {
 	metas := daemon.SplitList(*metaAddrs)
 	srv := graphd.New(graphd.Config{
 		ListenAddr: *addr, MetaAddrs: metas, RootPassword: *password,
-		QueryTimeout: *queryTimeout, SessionIdle: *sessionIdle, Logger: log, Registry: reg,
+		SessionIdle: *sessionIdle, Logger: log, Registry: reg,
+		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),
+		QueryMemoryLimitTotal: orNone(int64(queryMemoryTotal)), SlowQueryThreshold: orNone(*slowQuery),
 	})
 	if err := srv.Start(); err != nil {
 		return err
@@ -57,5 +66,28 @@ func run(args []string) error {
 	log.Info("shutting down")
 	_ = status.Close()
 	srv.Stop()
+	return nil
+}
+
+// orNone maps a flag's 0 ("none") to graphd.Config's negative ("none"; 0
+// there is the default).
+func orNone[T int64 | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
+
+// sizeFlag is a byte size flag: bytes, or a number with a unit.
+type sizeFlag int64
+
+func (f *sizeFlag) String() string { return exec.FormatBytes(int64(*f)) }
+
+func (f *sizeFlag) Set(s string) error {
+	n, err := parser.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*f = sizeFlag(n)
 	return nil
 }

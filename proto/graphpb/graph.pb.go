@@ -27,12 +27,15 @@ const (
 type QueryErrorCode int32
 
 const (
-	QueryErrorCode_OK          QueryErrorCode = 0
-	QueryErrorCode_E_SYNTAX    QueryErrorCode = 1 // the statement does not parse
-	QueryErrorCode_E_SEMANTIC  QueryErrorCode = 2 // it parses but names something unknown or mistyped
-	QueryErrorCode_E_EXECUTION QueryErrorCode = 3 // it failed while running (storage, timeout, ...)
-	QueryErrorCode_E_SESSION   QueryErrorCode = 4 // unknown or expired session
-	QueryErrorCode_E_AUTH      QueryErrorCode = 5
+	QueryErrorCode_OK                QueryErrorCode = 0
+	QueryErrorCode_E_SYNTAX          QueryErrorCode = 1 // the statement does not parse
+	QueryErrorCode_E_SEMANTIC        QueryErrorCode = 2 // it parses but names something unknown or mistyped
+	QueryErrorCode_E_EXECUTION       QueryErrorCode = 3 // it failed while running (storage, timeout, ...)
+	QueryErrorCode_E_SESSION         QueryErrorCode = 4 // unknown or expired session
+	QueryErrorCode_E_AUTH            QueryErrorCode = 5
+	QueryErrorCode_E_MEMORY_EXCEEDED QueryErrorCode = 6 // the query went over its memory budget and was stopped
+	QueryErrorCode_E_TIMEOUT         QueryErrorCode = 7 // the query ran past its deadline and was stopped
+	QueryErrorCode_E_KILLED          QueryErrorCode = 8 // KILL QUERY stopped the query
 )
 
 // Enum value maps for QueryErrorCode.
@@ -44,14 +47,20 @@ var (
 		3: "E_EXECUTION",
 		4: "E_SESSION",
 		5: "E_AUTH",
+		6: "E_MEMORY_EXCEEDED",
+		7: "E_TIMEOUT",
+		8: "E_KILLED",
 	}
 	QueryErrorCode_value = map[string]int32{
-		"OK":          0,
-		"E_SYNTAX":    1,
-		"E_SEMANTIC":  2,
-		"E_EXECUTION": 3,
-		"E_SESSION":   4,
-		"E_AUTH":      5,
+		"OK":                0,
+		"E_SYNTAX":          1,
+		"E_SEMANTIC":        2,
+		"E_EXECUTION":       3,
+		"E_SESSION":         4,
+		"E_AUTH":            5,
+		"E_MEMORY_EXCEEDED": 6,
+		"E_TIMEOUT":         7,
+		"E_KILLED":          8,
 	}
 )
 
@@ -533,7 +542,7 @@ const file_novagraph_graph_proto_rawDesc = "" +
 	"SignoutReq\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x03R\tsessionId\"\r\n" +
-	"\vSignoutResp*b\n" +
+	"\vSignoutResp*\x96\x01\n" +
 	"\x0eQueryErrorCode\x12\x06\n" +
 	"\x02OK\x10\x00\x12\f\n" +
 	"\bE_SYNTAX\x10\x01\x12\x0e\n" +
@@ -542,7 +551,10 @@ const file_novagraph_graph_proto_rawDesc = "" +
 	"\vE_EXECUTION\x10\x03\x12\r\n" +
 	"\tE_SESSION\x10\x04\x12\n" +
 	"\n" +
-	"\x06E_AUTH\x10\x052\xdf\x01\n" +
+	"\x06E_AUTH\x10\x05\x12\x15\n" +
+	"\x11E_MEMORY_EXCEEDED\x10\x06\x12\r\n" +
+	"\tE_TIMEOUT\x10\a\x12\f\n" +
+	"\bE_KILLED\x10\b2\xdf\x01\n" +
 	"\fGraphService\x12C\n" +
 	"\fAuthenticate\x12\x18.novagraph.graph.AuthReq\x1a\x19.novagraph.graph.AuthResp\x12D\n" +
 	"\aExecute\x12\x1b.novagraph.graph.ExecuteReq\x1a\x1c.novagraph.graph.ExecuteResp\x12D\n" +

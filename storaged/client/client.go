@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -16,10 +15,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -87,7 +86,14 @@ func (c *Client) conn(addr string) (*grpc.ClientConn, error) {
 	cc := c.conns[addr]
 	if cc == nil {
 		var err error
+		// gRPC's default reconnect backoff grows to 120 s: a connection to
+		// a store that was down for a while then keeps failing for minutes
+		// after the store is back and leading, and every call through it
+		// fails at once. Cap it near an election timeout.
+		backoffCfg := backoff.DefaultConfig
+		backoffCfg.MaxDelay = time.Second
 		cc, err = grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoffCfg, MinConnectTimeout: 2 * time.Second}),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(256<<20)))
 		if err != nil {
 			return nil, fmt.Errorf("dialing storaged %s: %w", addr, err)
@@ -221,8 +227,11 @@ func (c *Client) callHost(ctx context.Context, snap *metaclient.Snapshot, space 
 			return nil, &PartError{Part: parts[0], Code: commonpb.ErrorCode_E_OUTCOME_UNKNOWN,
 				Msg: fmt.Sprintf("connection to storaged %s failed during the write, which may or may not have applied: %v", addr, err)}
 		}
-		// Unreachable host: forget it as leader and try other replicas.
+		// Unreachable host: forget it as leader and try other replicas,
+		// and let the next call to it dial again at once instead of
+		// waiting out the connection's backoff.
 		c.log.Debug("storaged unreachable, retrying elsewhere", "addr", addr, "err", err)
+		conn.ResetConnectBackoff()
 		for _, p := range parts {
 			c.setLeader(space, p, 0)
 		}
@@ -257,41 +266,7 @@ func keys[V any](m map[int32]V) []int32 {
 // GetNeighbors runs tmpl (everything but Parts) for the vids of each
 // partition and returns every vertex's neighbors.
 func (c *Client) GetNeighbors(ctx context.Context, tmpl *storagepb.GetNeighborsReq, parts map[int32]*storagepb.VidList) ([]*storagepb.VertexNeighbors, error) {
-	var mu sync.Mutex
-	var out []*storagepb.VertexNeighbors
-	err := c.fanOut(ctx, tmpl.SpaceId, keys(parts), false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
-		cli := storagepb.NewStorageServiceClient(conn)
-		req := proto.CloneOf(tmpl)
-		req.Parts = make(map[int32]*storagepb.VidList, len(ps))
-		for _, p := range ps {
-			req.Parts[p] = parts[p]
-		}
-		stream, err := cli.GetNeighbors(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		// A partition's vertices arrive only once the partition finished
-		// without error (service.GetNeighbors), so keeping every batch
-		// received never duplicates what a retry of failed parts returns.
-		var got []*storagepb.VertexNeighbors
-		var failed []*storagepb.PartResult
-		for {
-			resp, err := stream.Recv()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			got = append(got, resp.Vertices...)
-			failed = append(failed, resp.FailedParts...)
-		}
-		mu.Lock()
-		out = append(out, got...)
-		mu.Unlock()
-		return failed, nil
-	})
-	return out, err
+	return c.GetNeighborsStream(ctx, tmpl, parts, nil)
 }
 
 // GetProps reads properties of vertices or edges (tmpl without the parts).

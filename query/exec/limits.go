@@ -1,0 +1,153 @@
+package exec
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/value"
+)
+
+// Unlimited, as a SessionLimits field, is a session's choice of no limit
+// (SET QUERY_MEMORY_LIMIT = 0, SET QUERY_TIMEOUT = 0).
+const Unlimited = -1
+
+// Where a limit comes from, as limit errors name it.
+const (
+	MemorySourceSession  = "set by SET QUERY_MEMORY_LIMIT in this session"
+	TimeoutSourceSession = "set by SET QUERY_TIMEOUT in this session"
+)
+
+// SessionLimits are a session's overrides of graphd's per-query limits.
+// graphd applies them to each request (one Execute call) when it starts.
+type SessionLimits struct {
+	MemoryLimit int64         // bytes; 0: graphd's default; Unlimited: none
+	Timeout     time.Duration // 0: graphd's default; Unlimited: none
+}
+
+// QueryAdmin is what SHOW QUERIES and KILL QUERY ask of the daemon that owns
+// the running queries (graphd).
+type QueryAdmin interface {
+	// Queries lists the running queries.
+	Queries() []QueryInfo
+	// KillQuery stops a running query. session 0 is the session of the
+	// query that ctx belongs to.
+	KillQuery(ctx context.Context, session, plan int64) error
+}
+
+// QueryInfo is one running query, a row of SHOW QUERIES.
+type QueryInfo struct {
+	SessionID   int64
+	PlanID      int64 // the query's id, unique within its graphd
+	User        string
+	Host        string // the graphd serving it
+	Text        string
+	Start       time.Time
+	Status      string // RUNNING, or KILLING once KILL QUERY asked it to stop
+	MemoryUsed  int64  // bytes charged to its budget now
+	MemoryLimit int64  // 0: none
+}
+
+// SetQueryAdmin connects SHOW QUERIES and KILL QUERY to their owner.
+func (x *Executor) SetQueryAdmin(a QueryAdmin) { x.admin = a }
+
+// setSession runs SET QUERY_MEMORY_LIMIT / SET QUERY_TIMEOUT: it changes the
+// session's limits from its next request on. Within the request that runs
+// the SET, a memory limit applies at once and a timeout to the statements
+// after it (counted from the SET, and never beyond the request's own
+// deadline); DEFAULT and 0 wait for the next request.
+func (r *runState) setSession(ctx context.Context, s *ast.SetSessionStmt) error {
+	l := &r.sess.Limits
+	switch s.Name {
+	case ast.SetQueryMemoryLimit:
+		switch {
+		case s.Default:
+			l.MemoryLimit = 0
+		case s.Bytes == 0:
+			l.MemoryLimit = Unlimited
+		default:
+			l.MemoryLimit = s.Bytes
+			BudgetOf(ctx).SetLimit(s.Bytes, MemorySourceSession)
+		}
+	case ast.SetQueryTimeout:
+		switch {
+		case s.Default:
+			l.Timeout = 0
+		case s.Timeout == 0:
+			l.Timeout = Unlimited
+		default:
+			l.Timeout = s.Timeout
+		}
+	}
+	return nil
+}
+
+// applyLimits returns the context for the statements after st: with st's
+// timeout when st is SET QUERY_TIMEOUT = d. cancel is nil when ctx stays.
+func (r *runState) applyLimits(ctx context.Context, st ast.Statement) (context.Context, context.CancelFunc) {
+	s, ok := st.(*ast.SetSessionStmt)
+	if !ok || s.Name != ast.SetQueryTimeout || s.Default || s.Timeout <= 0 {
+		return ctx, nil
+	}
+	return WithQueryTimeout(ctx, s.Timeout, TimeoutSourceSession)
+}
+
+// settle ends a statement: a query whose budget went over fails even if the
+// statement did not notice (tables drop rows once it is over), and tables
+// built without the budget (res, variables) are charged now.
+func (r *runState) settle(ctx context.Context, res *table) error {
+	b := BudgetOf(ctx)
+	if b == nil {
+		return nil
+	}
+	if err := b.Err(); err != nil {
+		return err
+	}
+	charge := func(t *table) error {
+		if t == nil || t.mem != nil {
+			return nil
+		}
+		t.mem = b
+		return b.Grow(tableSize(t), "holding the result")
+	}
+	if err := charge(res); err != nil {
+		return err
+	}
+	for _, t := range r.vars {
+		if err := charge(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runState) killQuery(ctx context.Context, s *ast.KillQueryStmt) error {
+	if r.x.admin == nil {
+		return execErrorf("KILL QUERY is not available here")
+	}
+	return r.x.admin.KillQuery(ctx, s.Session, s.Plan)
+}
+
+// showQueries lists the running queries, oldest first, with NebulaGraph's
+// columns plus the memory each has charged and its limit (bytes; 0: none).
+func (r *runState) showQueries() (*table, error) {
+	if r.x.admin == nil {
+		return nil, execErrorf("SHOW QUERIES is not available here")
+	}
+	qs := r.x.admin.Queries()
+	sort.Slice(qs, func(i, j int) bool {
+		if !qs[i].Start.Equal(qs[j].Start) {
+			return qs[i].Start.Before(qs[j].Start)
+		}
+		return qs[i].PlanID < qs[j].PlanID
+	})
+	t := newTable("SessionID", "ExecutionPlanID", "User", "Host", "StartTime", "DurationInUSec", "Status", "MemoryUsed", "MemoryLimit", "Query")
+	now := time.Now()
+	for _, q := range qs {
+		t.add(value.Int(q.SessionID), value.Int(q.PlanID), value.Str(q.User), value.Str(q.Host),
+			value.Str(q.Start.UTC().Format("2006-01-02T15:04:05.000000Z")), value.Int(now.Sub(q.Start).Microseconds()),
+			value.Str(q.Status), value.Int(q.MemoryUsed), value.Int(q.MemoryLimit), value.Str(q.Text))
+	}
+	return t, nil
+}
