@@ -258,6 +258,8 @@ func TestLDBCGoMatchesReference(t *testing.T) {
 	}
 	checkGo(t, s, g, samples)
 	t.Run("IS3", func(t *testing.T) { checkIS3(t, s) })
+	t.Run("IC13", func(t *testing.T) { checkIC13(t, s) })
+	t.Run("IC1", func(t *testing.T) { checkIC1(t, s) })
 
 	// One store down: queries answer once new leaders are elected (the
 	// storage client retries), and writes go on.

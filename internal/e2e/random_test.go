@@ -151,6 +151,24 @@ func TestRandomGraphsMatchReference(t *testing.T) {
 					t.Fatalf("%s: %s", stmt, diff)
 				}
 			}
+			// GROUP BY counts the rows per destination as the reference does.
+			for q := 0; q < 10; q++ {
+				start := int64(rng.Intn(40))
+				stmt := fmt.Sprintf("GO 2 STEPS FROM %d OVER e, f YIELD dst(edge) AS d | GROUP BY $-.d YIELD $-.d, count(*)", start)
+				got := render(exec(t, s, stmt))
+				counts := map[string]int{}
+				for _, r := range g.Go([]oracle.Vid{start}, 2, 2, []string{"e", "f"}, oracle.Out) {
+					counts[fmt.Sprint(r.To)]++
+				}
+				var want []string
+				for d, n := range counts {
+					want = append(want, fmt.Sprintf("%s|%d", d, n))
+				}
+				sortStrings(want)
+				if diff, ok := sameMultiset(got, want); !ok {
+					t.Fatalf("%s: %s", stmt, diff)
+				}
+			}
 		})
 	}
 }

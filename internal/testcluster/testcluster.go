@@ -54,6 +54,8 @@ type Options struct {
 	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
 	// MirrorWait is storaged's wait for edge mirrors (storaged.Config).
 	MirrorWait time.Duration
+	// Graph, if set, adjusts graphd's configuration before it starts.
+	Graph func(*graphd.Config)
 }
 
 // Start brings up a cluster and waits until every store is online.
@@ -87,10 +89,14 @@ func Start(t testing.TB, opts Options) *Cluster {
 			t.Fatal(err)
 		}
 	}
-	c.Graph = graphd.New(graphd.Config{
+	graphCfg := graphd.Config{
 		ListenAddr: "127.0.0.1:0", MetaAddrs: []string{c.Meta.Addr()}, RootPassword: Password,
 		Logger: c.log.With("daemon", "graphd"),
-	})
+	}
+	if opts.Graph != nil {
+		opts.Graph(&graphCfg)
+	}
+	c.Graph = graphd.New(graphCfg)
 	if err := c.Graph.Start(); err != nil {
 		t.Fatalf("starting graphd: %v", err)
 	}

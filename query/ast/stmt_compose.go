@@ -7,7 +7,8 @@ import "github.com/novagraph/novagraph/query/value"
 // YIELD or another pipe whose Right is one of those; Right is GO, FETCH,
 // LOOKUP, YIELD or, only as the last statement of a pipeline that is not
 // assigned, DELETE VERTEX / TAG / EDGE (which yield no result). Pos is the
-// position of the '|'.
+// position of the '|'. Either side may also be GROUP BY, ORDER BY, LIMIT
+// or a parenthesised set operation (stmt_ops.go).
 type PipeStmt struct {
 	Pos
 	Left, Right Statement
@@ -35,7 +36,7 @@ func (*PipeStmt) stmtNode()    {}
 func (*AssignStmt) stmtNode()  {}
 func (*ExplainStmt) stmtNode() {}
 
-func (s *PipeStmt) String() string   { return s.Left.String() + " | " + s.Right.String() }
+func (s *PipeStmt) String() string   { return parenSet(s.Left) + " | " + parenSet(s.Right) }
 func (s *AssignStmt) String() string { return "$" + s.Var + " = " + s.Stmt.String() }
 
 func (s *ExplainStmt) String() string {

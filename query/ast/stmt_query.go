@@ -113,15 +113,17 @@ func (y *YieldClause) String() string {
 //	GO [N STEPS | M TO N STEPS] FROM vids | $-.col | $var.col
 //	    OVER edge, ... | * [REVERSELY | BIDIRECT]
 //	    [WHERE expr] [YIELD [DISTINCT] expr [AS alias], ...]
+//	    [SAMPLE [n, ...] | LIMIT [n, ...]]
 //
 // Yield is nil when left out; the planner then yields the destination ids.
 type GoStmt struct {
 	Pos
-	Steps StepRange
-	From  *VertexSource
-	Over  *OverClause
-	Where Expr // nil: none
-	Yield *YieldClause
+	Steps  StepRange
+	From   *VertexSource
+	Over   *OverClause
+	Where  Expr // nil: none
+	Yield  *YieldClause
+	Limits *StepLimits // nil: none
 }
 
 // FetchVerticesStmt is FETCH PROP ON tag, ... | * vids [YIELD ...].
@@ -170,6 +172,10 @@ func (s *GoStmt) String() string {
 	if s.Yield != nil {
 		b.WriteByte(' ')
 		b.WriteString(s.Yield.String())
+	}
+	if s.Limits != nil {
+		b.WriteByte(' ')
+		b.WriteString(s.Limits.String())
 	}
 	return b.String()
 }

@@ -20,6 +20,10 @@ const (
 	PropString
 	PropFixedString
 	PropTimestamp
+	PropDate
+	PropTime
+	PropDateTime
+	PropDuration
 )
 
 // PropType is the declared type of a property.
@@ -29,7 +33,7 @@ type PropType struct {
 }
 
 // String is the type as DESCRIBE prints it: int64, double, bool, string,
-// fixed_string(N), timestamp.
+// fixed_string(N), timestamp, date, time, datetime, duration.
 func (t PropType) String() string {
 	switch t.Kind {
 	case PropInt64:
@@ -44,6 +48,14 @@ func (t PropType) String() string {
 		return "fixed_string(" + strconv.Itoa(t.Len) + ")"
 	case PropTimestamp:
 		return "timestamp"
+	case PropDate:
+		return "date"
+	case PropTime:
+		return "time"
+	case PropDateTime:
+		return "datetime"
+	case PropDuration:
+		return "duration"
 	}
 	return "?"
 }

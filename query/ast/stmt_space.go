@@ -74,6 +74,7 @@ const (
 	ShowEdges
 	ShowTagIndexes  // SHOW TAG INDEXES
 	ShowEdgeIndexes // SHOW EDGE INDEXES
+	ShowQueries     // SHOW QUERIES: the queries running on this graphd
 )
 
 func (t ShowTarget) String() string {
@@ -92,12 +93,14 @@ func (t ShowTarget) String() string {
 		return "TAG INDEXES"
 	case ShowEdgeIndexes:
 		return "EDGE INDEXES"
+	case ShowQueries:
+		return "QUERIES"
 	}
 	return "?"
 }
 
 // ShowStmt is SHOW SPACES | HOSTS | PARTS | TAGS | EDGES | TAG INDEXES |
-// EDGE INDEXES.
+// EDGE INDEXES | QUERIES.
 type ShowStmt struct {
 	Pos
 	Target ShowTarget

@@ -27,6 +27,10 @@ func Children(e Expr) []Expr {
 		return []Expr{e.X}
 	case *SubscriptExpr:
 		return []Expr{e.X, e.Index}
+	case *AggregateExpr:
+		if e.Arg != nil {
+			return []Expr{e.Arg}
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/novagraph/novagraph/query/ast"
@@ -16,41 +17,190 @@ import (
 type builtin struct {
 	minArgs, maxArgs int
 	keepNull         bool
+	volatile         volatility
 	fn               func(args []value.Value) (value.Value, error)
+}
+
+// volatility says whether a function may return different results for the
+// same arguments (it reads the clock or a random source).
+type volatility uint8
+
+const (
+	stable         volatility = iota
+	volatileAlways            // now(), rand(), rand32(), rand64()
+	volatileNoArgs            // date(), time(), datetime(), timestamp(): the clock, only without an argument
+)
+
+// isVolatile reports whether a call of b with n arguments may differ from
+// one evaluation to the next.
+func (b builtin) isVolatile(n int) bool {
+	return b.volatile == volatileAlways || (b.volatile == volatileNoArgs && n == 0)
+}
+
+func fixed(n int, fn func([]value.Value) (value.Value, error)) builtin {
+	return builtin{minArgs: n, maxArgs: n, fn: fn}
+}
+
+func ranged(lo, hi int, fn func([]value.Value) (value.Value, error)) builtin {
+	return builtin{minArgs: lo, maxArgs: hi, fn: fn}
 }
 
 // lookup finds a scalar function by its lower-case name. It is a switch
 // rather than a map so the package holds no state.
 func lookup(name string) (builtin, bool) {
 	switch name {
+	// Math.
 	case "abs":
-		return builtin{1, 1, false, fnAbs}, true
+		return fixed(1, fnAbs), true
 	case "ceil":
-		return builtin{1, 1, false, floatFn(math.Ceil)}, true
+		return fixed(1, floatFn(math.Ceil)), true
 	case "floor":
-		return builtin{1, 1, false, floatFn(math.Floor)}, true
+		return fixed(1, floatFn(math.Floor)), true
 	case "round":
-		return builtin{1, 1, false, floatFn(math.Round)}, true
+		return ranged(1, 2, fnRound), true
 	case "sqrt":
-		return builtin{1, 1, false, floatFn(math.Sqrt)}, true
+		return fixed(1, floatFn(math.Sqrt)), true
+	case "cbrt":
+		return fixed(1, floatFn(math.Cbrt)), true
+	case "exp":
+		return fixed(1, floatFn(math.Exp)), true
+	case "exp2":
+		return fixed(1, floatFn(math.Exp2)), true
+	case "log":
+		return fixed(1, floatFn(math.Log)), true
+	case "log2":
+		return fixed(1, floatFn(math.Log2)), true
+	case "log10":
+		return fixed(1, floatFn(math.Log10)), true
+	case "sin":
+		return fixed(1, floatFn(math.Sin)), true
+	case "cos":
+		return fixed(1, floatFn(math.Cos)), true
+	case "tan":
+		return fixed(1, floatFn(math.Tan)), true
+	case "asin":
+		return fixed(1, floatFn(math.Asin)), true
+	case "acos":
+		return fixed(1, floatFn(math.Acos)), true
+	case "atan":
+		return fixed(1, floatFn(math.Atan)), true
+	case "atan2":
+		return fixed(2, fnAtan2), true
+	case "radians":
+		return fixed(1, floatFn(func(x float64) float64 { return x * math.Pi / 180 })), true
+	case "degrees":
+		return fixed(1, floatFn(func(x float64) float64 { return x * 180 / math.Pi })), true
+	case "sign":
+		return fixed(1, fnSign), true
 	case "pow":
-		return builtin{2, 2, false, fnPow}, true
+		return fixed(2, fnPow), true
+	case "e":
+		return fixed(0, constFn(value.Float(math.E))), true
+	case "pi":
+		return fixed(0, constFn(value.Float(math.Pi))), true
+	case "rand":
+		return builtin{maxArgs: 0, volatile: volatileAlways, fn: fnRand}, true
+	case "rand32":
+		return builtin{maxArgs: 2, volatile: volatileAlways, fn: randIntFn(math.MinInt32, math.MaxInt32)}, true
+	case "rand64":
+		return builtin{maxArgs: 2, volatile: volatileAlways, fn: randIntFn(math.MinInt64, math.MaxInt64)}, true
+	case "hash":
+		return fixed(1, fnHash), true
+	// Strings.
 	case "lower", "tolower":
-		return builtin{1, 1, false, stringFn(strings.ToLower)}, true
+		return fixed(1, stringFn(strings.ToLower)), true
 	case "upper", "toupper":
-		return builtin{1, 1, false, stringFn(strings.ToUpper)}, true
+		return fixed(1, stringFn(strings.ToUpper)), true
+	case "trim":
+		return fixed(1, stringFn(strings.TrimSpace)), true
+	case "ltrim":
+		return fixed(1, stringFn(func(s string) string { return strings.TrimLeftFunc(s, unicode.IsSpace) })), true
+	case "rtrim":
+		return fixed(1, stringFn(func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) })), true
+	case "left":
+		return fixed(2, fnLeft), true
+	case "right":
+		return fixed(2, fnRight), true
+	case "lpad":
+		return fixed(3, padFn(true)), true
+	case "rpad":
+		return fixed(3, padFn(false)), true
+	case "substr", "substring":
+		return ranged(2, 3, fnSubstr), true
+	case "reverse":
+		return fixed(1, fnReverse), true
+	case "replace":
+		return fixed(3, fnReplace), true
+	case "split":
+		return fixed(2, fnSplit), true
+	case "concat":
+		return ranged(1, math.MaxInt, fnConcat), true
+	case "concat_ws":
+		return builtin{minArgs: 2, maxArgs: math.MaxInt, keepNull: true, fn: fnConcatWS}, true
+	case "strcasecmp":
+		return fixed(2, fnStrcasecmp), true
 	case "length", "size":
-		return builtin{1, 1, false, fnLength}, true
-	case "tostring":
-		return builtin{1, 1, false, fnToString}, true
-	case "tointeger":
-		return builtin{1, 1, false, fnToInteger}, true
-	case "tofloat":
-		return builtin{1, 1, false, fnToFloat}, true
+		return fixed(1, fnLength), true
+	// Lists.
+	case "range":
+		return ranged(2, 3, fnRange), true
+	case "head":
+		return fixed(1, fnHead), true
+	case "last":
+		return fixed(1, fnLast), true
+	case "tail":
+		return fixed(1, fnTail), true
 	case "coalesce":
-		return builtin{1, math.MaxInt, true, fnCoalesce}, true
+		return builtin{minArgs: 1, maxArgs: math.MaxInt, keepNull: true, fn: fnCoalesce}, true
+	// Conversion.
+	case "tostring":
+		return fixed(1, fnToString), true
+	case "tointeger":
+		return fixed(1, fnToInteger), true
+	case "tofloat":
+		return fixed(1, fnToFloat), true
+	case "toboolean":
+		return fixed(1, fnToBoolean), true
+	// Time.
+	case "now":
+		return builtin{maxArgs: 0, volatile: volatileAlways, fn: fnNow}, true
+	case "timestamp":
+		return builtin{maxArgs: 1, volatile: volatileNoArgs, fn: fnTimestamp}, true
+	case "date":
+		return builtin{maxArgs: 1, volatile: volatileNoArgs, fn: fnDate}, true
+	case "time":
+		return builtin{maxArgs: 1, volatile: volatileNoArgs, fn: fnTime}, true
+	case "datetime":
+		return builtin{maxArgs: 1, volatile: volatileNoArgs, fn: fnDateTime}, true
+	case "duration":
+		return fixed(1, fnDuration), true
 	}
-	return builtin{}, false
+	return lookupGraph(name) // graphfuncs.go
+}
+
+// IsDeterministic reports whether evaluating e twice on the same row must
+// give the same result: false when e calls now(), rand(), rand32(),
+// rand64(), or date(), time(), datetime() or timestamp() without an
+// argument. Whatever storaged evaluates (pushed filters, UPDATE) must be
+// deterministic, since each replica evaluates it on its own; graphd keeps
+// other expressions, or evaluates their volatile calls once and ships the
+// result.
+func IsDeterministic(e ast.Expr) bool {
+	det := true
+	ast.Inspect(e, func(x ast.Expr) bool {
+		if c, ok := x.(*ast.FuncCall); ok && IsVolatileCall(c) {
+			det = false
+		}
+		return det
+	})
+	return det
+}
+
+// IsVolatileCall reports whether c itself (not its arguments) is a call of
+// a non-deterministic function; see IsDeterministic.
+func IsVolatileCall(c *ast.FuncCall) bool {
+	b, ok := lookup(strings.ToLower(c.Name))
+	return ok && b.isVolatile(len(c.Args))
 }
 
 // edgeFunctions read a key field of the row's edge: f(EDGE).
@@ -70,8 +220,14 @@ func edgeFunctionProp(name string) (string, bool) {
 
 // CheckCall reports whether name(args) is a known function called with
 // the right number and form of arguments, so that the validator can reject
-// a bad call before anything runs. Names are case-insensitive.
-func CheckCall(c *ast.FuncCall) error {
+// a bad call before anything runs. Names are case-insensitive. A
+// deterministic call whose arguments are all literals is also evaluated, so
+// that lower(1) or date("2024-13-01") fails validation rather than the run.
+func CheckCall(c *ast.FuncCall) error { return checkCall(c, true) }
+
+// checkCall is CheckCall; evalCall, which evaluates the call anyway, skips
+// the evaluation of literal arguments.
+func checkCall(c *ast.FuncCall, literals bool) error {
 	name := strings.ToLower(c.Name)
 	if _, ok := edgeFunctionProp(name); ok {
 		if len(c.Args) != 1 {
@@ -86,26 +242,54 @@ func CheckCall(c *ast.FuncCall) error {
 		if len(c.Args) != 1 {
 			return fmt.Errorf("id() takes one argument, $^, $$ or VERTEX")
 		}
-		if _, ok := c.Args[0].(*ast.VertexExpr); !ok {
-			return fmt.Errorf("the argument of id() must be $^, $$ or VERTEX, got %s", c.Args[0])
+		switch c.Args[0].(type) {
+		case *ast.EdgeExpr, *ast.Literal, *ast.ListExpr:
+			return fmt.Errorf("the argument of id() must be $^, $$ or VERTEX (or a vertex value), got %s", c.Args[0])
 		}
-		return nil
+		return nil // $^, $$, VERTEX, or an expression giving a vertex (graphfuncs.go)
 	}
 	b, ok := lookup(name)
 	if !ok {
 		return fmt.Errorf("unknown function %s", c.Name)
 	}
 	if n := len(c.Args); n < b.minArgs || n > b.maxArgs {
-		if b.minArgs == b.maxArgs {
+		switch {
+		case b.minArgs == b.maxArgs:
 			return fmt.Errorf("%s() takes %d argument(s), got %d", c.Name, b.minArgs, n)
+		case b.maxArgs == math.MaxInt:
+			return fmt.Errorf("%s() takes at least %d argument(s), got %d", c.Name, b.minArgs, n)
 		}
-		return fmt.Errorf("%s() takes at least %d argument(s), got %d", c.Name, b.minArgs, n)
+		return fmt.Errorf("%s() takes %d to %d arguments, got %d", c.Name, b.minArgs, b.maxArgs, n)
+	}
+	if literals {
+		return checkLiteralArgs(c, b)
 	}
 	return nil
 }
 
+// checkLiteralArgs evaluates a deterministic call whose arguments are all
+// literals and returns its error, if any.
+func checkLiteralArgs(c *ast.FuncCall, b builtin) error {
+	if b.isVolatile(len(c.Args)) {
+		return nil
+	}
+	args := make([]value.Value, len(c.Args))
+	for i, a := range c.Args {
+		l, ok := a.(*ast.Literal)
+		if !ok {
+			return nil
+		}
+		if l.Value.IsNull() && !b.keepNull {
+			return nil // NULL in, NULL out
+		}
+		args[i] = l.Value
+	}
+	_, err := b.fn(args)
+	return err
+}
+
 func evalCall(ctx Context, c *ast.FuncCall) (value.Value, error) {
-	if err := CheckCall(c); err != nil {
+	if err := checkCall(c, false); err != nil {
 		return value.Value{}, fail(c, err)
 	}
 	name := strings.ToLower(c.Name)
@@ -113,6 +297,9 @@ func evalCall(ctx Context, c *ast.FuncCall) (value.Value, error) {
 		return ctx.EdgeProp(AnyEdge, prop)
 	}
 	if name == "id" {
+		if _, ok := c.Args[0].(*ast.VertexExpr); !ok {
+			return idOfValue(ctx, c) // graphfuncs.go
+		}
 		if c.Args[0].(*ast.VertexExpr).Role == ast.DstVertex {
 			return ctx.DstProp(AnyTag, PropVID)
 		}
@@ -245,14 +432,16 @@ func fnLength(args []value.Value) (value.Value, error) {
 	if l, ok := args[0].ListVal(); ok {
 		return value.Int(int64(len(l))), nil
 	}
-	return value.Value{}, argError("a string or list", args[0])
+	if p, ok := args[0].PathVal(); ok {
+		return value.Int(int64(p.Length())), nil // hops, as NebulaGraph's length(path)
+	}
+	return value.Value{}, argError("a string, list or path", args[0])
 }
 
+// fnToString renders any value: strings as they are, calendar values as
+// NebulaGraph displays them (2024-01-02), others as nGQL prints them.
 func fnToString(args []value.Value) (value.Value, error) {
-	if s, ok := args[0].StrVal(); ok {
-		return value.Str(s), nil
-	}
-	return value.Str(args[0].String()), nil
+	return value.Str(args[0].Text()), nil
 }
 
 // fnToInteger converts numbers (truncating floats) and numeric strings;

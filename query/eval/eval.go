@@ -89,7 +89,13 @@ func eval(ctx Context, e ast.Expr) (value.Value, error) {
 		if err != nil || x.IsNull() {
 			return value.Value{}, err
 		}
-		return value.Value{}, fail(e, fmt.Errorf("%w: %s has no attribute %s", value.ErrType, x.Kind(), e.Name))
+		// d.year, time(...).hour, duration(...).days; other kinds have no
+		// attributes.
+		v, err := value.Attribute(x, e.Name)
+		if err != nil {
+			return value.Value{}, fail(e, err)
+		}
+		return v, nil
 	case *ast.LabelExpr:
 		return value.Value{}, fail(e, fmt.Errorf("invalid label %s: write edge.prop, $^.tag.prop or $$.tag.prop", e.Name))
 	case *ast.EdgeExpr, *ast.VertexExpr:

@@ -63,7 +63,7 @@ func (ps *Props) Collect(e ast.Expr) {
 // collectCall records the key fields read by the special forms f(EDGE) and
 // id($^) / id($$), mirroring evalCall.
 func (ps *Props) collectCall(c *ast.FuncCall) {
-	if CheckCall(c) != nil {
+	if checkCall(c, false) != nil {
 		return
 	}
 	name := strings.ToLower(c.Name)
@@ -71,8 +71,11 @@ func (ps *Props) collectCall(c *ast.FuncCall) {
 		ps.Edge = addOnce(ps.Edge, PropRef{AnyEdge, prop})
 		return
 	}
-	if name == "id" {
-		if c.Args[0].(*ast.VertexExpr).Role == ast.DstVertex {
+	if name != "id" || len(c.Args) != 1 {
+		return // other functions may take no argument at all (now(), pi())
+	}
+	if v, ok := c.Args[0].(*ast.VertexExpr); ok {
+		if v.Role == ast.DstVertex {
 			ps.Dst = addOnce(ps.Dst, PropRef{AnyTag, PropVID})
 		} else {
 			ps.Src = addOnce(ps.Src, PropRef{AnyTag, PropVID})

@@ -44,7 +44,7 @@ func (r *runState) dropSpace(ctx context.Context, s *ast.DropSpaceStmt) error {
 		return metaError(fmt.Sprintf("DROP SPACE %s", s.Name), err)
 	}
 	if r.sess.SpaceName == s.Name {
-		*r.sess = SessionState{}
+		r.sess.SpaceName, r.sess.SpaceID = "", 0
 	}
 	return nil
 }
@@ -87,6 +87,8 @@ func (r *runState) show(s *ast.ShowStmt) (*table, error) {
 		return t, nil
 	case ast.ShowHosts:
 		return showHosts(snap), nil
+	case ast.ShowQueries:
+		return r.showQueries()
 	case ast.ShowParts:
 		space, err := r.currentSpace(snap, s)
 		if err != nil {
@@ -287,6 +289,14 @@ func propTypeString(c *metapb.ColumnDef) string {
 		return fmt.Sprintf("fixed_string(%d)", c.GetFixedLen())
 	case metapb.PropType_TIMESTAMP:
 		return "timestamp"
+	case metapb.PropType_DATE:
+		return "date"
+	case metapb.PropType_TIME:
+		return "time"
+	case metapb.PropType_DATETIME:
+		return "datetime"
+	case metapb.PropType_DURATION:
+		return "duration"
 	}
 	return "unknown"
 }
@@ -330,6 +340,14 @@ func columnDef(p *ast.PropDef) (*metapb.ColumnDef, error) {
 		col.Type, col.FixedLen = metapb.PropType_FIXED_STRING, int32(p.Type.Len)
 	case ast.PropTimestamp:
 		col.Type = metapb.PropType_TIMESTAMP
+	case ast.PropDate:
+		col.Type = metapb.PropType_DATE
+	case ast.PropTime:
+		col.Type = metapb.PropType_TIME
+	case ast.PropDateTime:
+		col.Type = metapb.PropType_DATETIME
+	case ast.PropDuration:
+		col.Type = metapb.PropType_DURATION
 	default:
 		return nil, at(p, "property %q: unsupported type %s", p.Name, p.Type)
 	}

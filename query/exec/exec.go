@@ -26,12 +26,14 @@ type Executor struct {
 	meta    *metaclient.Client
 	storage *storageclient.Client
 	log     *slog.Logger
+	admin   QueryAdmin // SHOW QUERIES and KILL QUERY (limits.go); nil: not available
 }
 
 // SessionState is what a session carries between statements.
 type SessionState struct {
 	SpaceName string
 	SpaceID   int32
+	Limits    SessionLimits // SET QUERY_MEMORY_LIMIT / QUERY_TIMEOUT (limits.go)
 }
 
 // New returns an executor over the given catalog cache and storage client.
@@ -88,8 +90,15 @@ func (x *Executor) Execute(ctx context.Context, sess *SessionState, text string)
 	var out *graphpb.DataSet
 	for _, st := range stmts {
 		res, err := run.statement(ctx, st)
+		if err == nil {
+			err = run.settle(ctx, res)
+		}
 		if err != nil {
-			return nil, err
+			return nil, QueryEndError(ctx, err)
+		}
+		if next, cancel := run.applyLimits(ctx, st); cancel != nil {
+			defer cancel()
+			ctx = next
 		}
 		out = nil
 		if res != nil {
@@ -142,6 +151,10 @@ func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, err
 		return r.updateEdge(ctx, s)
 	case *ast.ExplainStmt:
 		return r.explain(ctx, s)
+	case *ast.SetSessionStmt:
+		return nil, r.setSession(ctx, s)
+	case *ast.KillQueryStmt:
+		return nil, r.killQuery(ctx, s)
 	case *ast.AssignStmt:
 		t, err := r.query(ctx, s.Stmt, nil)
 		if err != nil {
@@ -149,7 +162,9 @@ func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, err
 		}
 		r.vars[s.Var] = t
 		return nil, nil
-	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.PipeStmt, *ast.YieldStmt:
+	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.PipeStmt, *ast.YieldStmt,
+		*ast.GroupByStmt, *ast.OrderByStmt, *ast.LimitStmt, *ast.SetOpStmt,
+		*ast.FindPathStmt, *ast.SubgraphStmt:
 		return r.query(ctx, st, nil)
 	}
 	return nil, at(st, "%s is not supported yet", stmtName(st))

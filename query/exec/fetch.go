@@ -130,6 +130,11 @@ func (r *runState) fetchVertices(ctx context.Context, s *ast.FetchVerticesStmt, 
 	if err != nil {
 		return nil, storageError("FETCH", err)
 	}
+	if out.mem = BudgetOf(ctx); out.mem != nil {
+		if err := out.mem.Grow(propRowsSize(res), "receiving FETCH results from storage"); err != nil {
+			return nil, err
+		}
+	}
 	rc := &fetchContext{vids: vids, index: index}
 	rc.rowContext = rowContext{input: input, vars: r.vars}
 	for _, row := range res {
@@ -296,6 +301,11 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 	res, err := r.x.storage.GetProps(ctx, &storagepb.GetPropsReq{SpaceId: space.GetSpaceId(), CatalogVersion: snap.Version(), Props: refs}, nil, parts)
 	if err != nil {
 		return nil, storageError("FETCH", err)
+	}
+	if out.mem = BudgetOf(ctx); out.mem != nil {
+		if err := out.mem.Grow(propRowsSize(res), "receiving FETCH results from storage"); err != nil {
+			return nil, err
+		}
 	}
 	rc := &fetchContext{vids: vids, index: index, edgeName: edge.GetName()}
 	rc.rowContext = rowContext{input: input, vars: r.vars}

@@ -55,6 +55,9 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 	if s.Steps.Min < 0 || s.Steps.Max < s.Steps.Min {
 		return nil, at(s, "invalid step range %s", s.Steps)
 	}
+	if s, err = rewriteProperties(snap, space, s); err != nil {
+		return nil, err
+	}
 	p := &goPlan{
 		r: r, stmt: s, space: space, version: snap.Version(), vids: vidCodec{space}, input: input,
 		edgeNames: map[int32]string{}, srcIndex: map[string]int{}, edgeIndex: map[string]int{}, dstIndex: map[string]int{},
@@ -113,6 +116,9 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 	if err := rejectVertex(exprs...); err != nil {
 		return nil, err
 	}
+	if err := p.checkStepLimits(); err != nil {
+		return nil, err
+	}
 	for _, ref := range props.Edge {
 		if ref.Owner == eval.AnyEdge || eval.IsReservedProp(ref.Name) {
 			if ref.Owner != eval.AnyEdge {
@@ -160,7 +166,9 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 	}
 	if s.Where != nil {
 		where := eval.CollectProps(s.Where)
-		if len(where.Dst) == 0 && len(where.Input) == 0 && len(where.Var) == 0 {
+		// A non-deterministic WHERE (rand(), now()...) stays in graphd:
+		// storaged evaluates pushed filters on whichever replica answers.
+		if len(where.Dst) == 0 && len(where.Input) == 0 && len(where.Var) == 0 && eval.IsDeterministic(s.Where) {
 			p.pushedWhere = s.Where.String()
 		}
 	}
@@ -179,10 +187,14 @@ func hasColumn(versions []*metapb.Schema, name string) bool {
 	return false
 }
 
-// checkCalls rejects unknown functions before anything runs.
+// checkCalls rejects unknown functions, and aggregate functions (which
+// ops.go replaces where they are valid), before anything runs.
 func checkCalls(e ast.Expr) error {
 	var err error
 	ast.Inspect(e, func(x ast.Expr) bool {
+		if a, ok := x.(*ast.AggregateExpr); ok && err == nil {
+			err = at(a, "aggregate function %s is only allowed in the YIELD of GROUP BY or of a YIELD that reads piped rows", a)
+		}
 		if c, ok := x.(*ast.FuncCall); ok && err == nil {
 			if cerr := eval.CheckCall(c); cerr != nil {
 				err = at(c, "%v", cerr)
@@ -235,13 +247,23 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 	}
 	frontier := set.vids
 	var rows []goRow
+	// Memory (budget.go): storage responses are charged as they stream
+	// in, then rows and frontier structures as they are built. held is
+	// what lives only until the next step ends: a step's frontier
+	// structures, and its response when no result row points into it.
+	mem := BudgetOf(ctx)
+	var held int64
 	for step := 1; step <= p.stmt.Steps.Max && len(frontier) > 0; step++ {
 		if err := ctx.Err(); err != nil {
-			return nil, execErrorf("GO step %d: %v", step, err)
+			return nil, ctxError(ctx, fmt.Sprintf("GO step %d", step))
+		}
+		if p.stepSkipped(step) {
+			break // SAMPLE / LIMIT 0: this step traverses nothing
 		}
 		final := step >= p.stmt.Steps.Min
 		start := time.Now()
 		req := &storagepb.GetNeighborsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, EdgeTypes: p.edgeTypes}
+		p.pushStepLimit(req, step)
 		if final {
 			req.VertexProps, req.EdgeProps, req.Filter = p.srcProps, p.edgeProps, p.pushedWhere
 		} else {
@@ -255,10 +277,26 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 			}
 			parts[pt].Vids = append(parts[pt].Vids, v)
 		}
-		resp, err := p.r.x.storage.GetNeighbors(ctx, req, parts)
+		var respBytes int64
+		var onBatch func([]*storagepb.VertexNeighbors) error
+		if mem != nil {
+			what := fmt.Sprintf("receiving GO step %d from storage", step)
+			onBatch = func(batch []*storagepb.VertexNeighbors) error {
+				n := neighborsSize(batch)
+				respBytes += n
+				return mem.Grow(n, what)
+			}
+		}
+		resp, err := p.r.x.storage.GetNeighborsStream(ctx, req, parts, onBatch)
 		if err != nil {
+			if e, ok := isLimitError(err); ok {
+				return nil, e
+			}
 			return nil, storageError(fmt.Sprintf("GO step %d", step), err)
 		}
+		var stepBytes int64 // frontier structures built in this step
+		building := fmt.Sprintf("building GO step %d", step)
+		resp = p.cutStep(step, resp)
 		var next [][]byte
 		seen := map[string]bool{}
 		var nextOrigins map[string]originSet
@@ -267,7 +305,9 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 		}
 		edges := 0
 		for _, vn := range resp {
+			var grown int64
 			if final {
+				before := len(rows)
 				for _, e := range vn.Edges {
 					if track {
 						for o := range origins[string(vn.Vid)] {
@@ -277,30 +317,47 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 						rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e})
 					}
 				}
+				grown += int64(len(rows)-before) * goRowStruct
 			}
 			// Steps before the result ask for destinations only (packed);
 			// result steps before the last (M TO N) continue from theirs.
 			dsts := storageclient.Dsts(vn, int(p.space.GetVidLen()))
 			edges += len(dsts)
-			if step == p.stmt.Steps.Max {
-				continue
-			}
-			for _, dst := range dsts {
-				if !seen[string(dst)] {
-					seen[string(dst)] = true
-					next = append(next, dst)
+			if step < p.stmt.Steps.Max {
+				var frontierBytes int64
+				for _, dst := range dsts {
+					if !seen[string(dst)] {
+						seen[string(dst)] = true
+						next = append(next, dst)
+						frontierBytes += mapEntryBytes + stringBytes + int64(len(dst)) + sliceBytes
+					}
+					if track {
+						frontierBytes += addOrigins(nextOrigins, dst, origins[string(vn.Vid)])
+					}
 				}
-				if track {
-					addOrigins(nextOrigins, dst, origins[string(vn.Vid)])
+				stepBytes += frontierBytes
+				grown += frontierBytes
+			}
+			if grown > 0 {
+				if err := mem.Grow(grown, building); err != nil {
+					return nil, err
 				}
 			}
 		}
 		record("GetNeighbors", fmt.Sprintf("step %d", step), edges, start)
 		frontier, origins = next, nextOrigins
+		// The previous step's frontier (and its response, unless rows
+		// point into it) is garbage now.
+		mem.Release(held)
+		held = stepBytes
+		if !final {
+			held += respBytes
+		}
 		if err := ctx.Err(); err != nil {
-			return nil, execErrorf("GO step %d: %v", step, err)
+			return nil, ctxError(ctx, fmt.Sprintf("GO step %d", step))
 		}
 	}
+	mem.Release(held)
 
 	var dstVals map[string][]*commonpb.Value
 	if len(p.dstProps) > 0 && len(rows) > 0 {
@@ -313,6 +370,7 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 
 	start = time.Now()
 	out := newTable()
+	out.mem = mem
 	for _, c := range p.columns {
 		out.cols = append(out.cols, c.Name())
 	}
@@ -321,7 +379,10 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 	for i := range rows {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, execErrorf("GO: %v", err)
+				return nil, ctxError(ctx, "GO")
+			}
+			if err := mem.Err(); err != nil {
+				return nil, err
 			}
 		}
 		rc.row = &rows[i]
@@ -349,16 +410,23 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 // originSet is the start vertices whose paths reach a frontier vertex.
 type originSet map[string]struct{}
 
-// addOrigins records that the paths of from reach dst.
-func addOrigins(next map[string]originSet, dst []byte, from originSet) {
+// addOrigins records that the paths of from reach dst, and returns an
+// estimate of the bytes that took.
+func addOrigins(next map[string]originSet, dst []byte, from originSet) int64 {
+	var bytes int64
 	set := next[string(dst)]
 	if set == nil {
 		set = originSet{}
 		next[string(dst)] = set
+		bytes += mapEntryBytes + stringBytes + int64(len(dst)) + 48 // + the set's header
 	}
 	for o := range from {
-		set[o] = struct{}{}
+		if _, ok := set[o]; !ok {
+			set[o] = struct{}{}
+			bytes += mapEntryBytes + stringBytes
+		}
 	}
+	return bytes
 }
 
 func (p *goPlan) emit(rc *goRowContext, out *table) error {
@@ -402,6 +470,11 @@ func (p *goPlan) fetchDst(ctx context.Context, rows []goRow) (map[string][]*comm
 	res, err := p.r.x.storage.GetProps(ctx, req, parts, nil)
 	if err != nil {
 		return nil, storageError("GO fetching $$ properties", err)
+	}
+	// The response, and a map entry per row.
+	bytes := propRowsSize(res) + int64(len(res))*(mapEntryBytes+stringBytes+sliceBytes)
+	if err := BudgetOf(ctx).Grow(bytes, "fetching $$ properties for GO"); err != nil {
+		return nil, err
 	}
 	out := make(map[string][]*commonpb.Value, len(res))
 	for _, row := range res {
@@ -522,6 +595,7 @@ func (p *goPlan) describe() []stageStat {
 	nodes := []stageStat{{name: "Start", info: "from: " + p.stmt.From.String()}}
 	for step := 1; step <= p.stmt.Steps.Max; step++ {
 		info := fmt.Sprintf("step: %d, edges: [%s], direction: %s", step, strings.Join(names, ", "), dir)
+		info += p.stepLimitInfo(step)
 		if step < p.stmt.Steps.Min {
 			info += ", dstOnly: true"
 		} else {

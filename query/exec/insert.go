@@ -16,7 +16,9 @@ import (
 
 // coerce converts v to the type of column c, as INSERT and DEFAULT accept
 // it: NULL stays NULL (the codec checks nullability), ints widen to double,
-// ints are timestamps, strings must fit a fixed_string.
+// ints are timestamps, strings must fit a fixed_string; a date, time,
+// datetime or duration column takes only its own kind (date("2024-01-02"),
+// not the string).
 func coerce(v value.Value, c *metapb.ColumnDef) (value.Value, error) {
 	if v.IsNull() {
 		return v, nil
@@ -63,6 +65,22 @@ func coerce(v value.Value, c *metapb.ColumnDef) (value.Value, error) {
 			return mismatch()
 		}
 		return value.Timestamp(i), nil
+	case metapb.PropType_DATE:
+		if v.Kind() != value.KindDate {
+			return mismatch()
+		}
+	case metapb.PropType_TIME:
+		if v.Kind() != value.KindTime {
+			return mismatch()
+		}
+	case metapb.PropType_DATETIME:
+		if v.Kind() != value.KindDateTime {
+			return mismatch()
+		}
+	case metapb.PropType_DURATION:
+		if v.Kind() != value.KindDuration {
+			return mismatch()
+		}
 	}
 	return v, nil
 }

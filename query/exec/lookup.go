@@ -50,6 +50,11 @@ func (r *runState) lookup(ctx context.Context, s *ast.LookupStmt) (*table, error
 		return nil, storageError("LOOKUP", err)
 	}
 	out := newTable()
+	if out.mem = BudgetOf(ctx); out.mem != nil {
+		if err := out.mem.Grow(propRowsSize(res), "receiving LOOKUP results from storage"); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range p.yield {
 		out.cols = append(out.cols, c.Name())
 	}
@@ -213,6 +218,10 @@ func (p *lookupPlan) normaliseFilter(where ast.Expr) (ast.Expr, error) {
 	if where == nil {
 		return nil, nil
 	}
+	where, err := foldVolatile(where, false, "LOOKUP")
+	if err != nil {
+		return nil, err
+	}
 	return rewrite(where, func(x ast.Expr) (ast.Expr, error) {
 		if p.isEdge {
 			return nil, nil
@@ -245,7 +254,8 @@ type propCond struct {
 }
 
 // conditions collects the index-usable conjuncts of where: name.prop
-// compared with a literal by ==, <, <=, > or >=. Others are left to the
+// compared with a literal (or a constant call, constOperand) by ==, <, <=,
+// > or >=. Others are left to the
 // filter.
 func (p *lookupPlan) conditions(where ast.Expr) map[string]*propCond {
 	conds := map[string]*propCond{}
@@ -262,7 +272,7 @@ func (p *lookupPlan) conditions(where ast.Expr) map[string]*propCond {
 		}
 		op := b.Op
 		prop, lit := b.L, b.R
-		if _, isLit := b.L.(*ast.Literal); isLit {
+		if _, isLit := constOperand(b.L); isLit {
 			prop, lit = b.R, b.L
 			switch op {
 			case ast.OpLt:
@@ -279,15 +289,15 @@ func (p *lookupPlan) conditions(where ast.Expr) map[string]*propCond {
 		if !ok || ref.Edge != p.name {
 			return
 		}
-		l, ok := lit.(*ast.Literal)
-		if !ok || l.Value.IsNull() {
+		lv, ok := constOperand(lit)
+		if !ok || lv.IsNull() {
 			return
 		}
 		col := p.column(ref.Prop)
 		if col == nil {
 			return
 		}
-		v, ok := hintValue(l.Value, col)
+		v, ok := hintValue(lv, col)
 		if !ok {
 			return
 		}
@@ -319,6 +329,23 @@ func (p *lookupPlan) conditions(where ast.Expr) map[string]*propCond {
 	}
 	walk(where)
 	return conds
+}
+
+// constOperand is the value of a literal, or of a constant call such as
+// date("2024-01-02") (deterministic, reading no row), so that it can bound
+// an index scan.
+func constOperand(e ast.Expr) (value.Value, bool) {
+	switch e := e.(type) {
+	case *ast.Literal:
+		return e.Value, true
+	case *ast.FuncCall:
+		if !eval.IsDeterministic(e) {
+			return value.Value{}, false
+		}
+		v, err := eval.Eval(nil, e)
+		return v, err == nil
+	}
+	return value.Value{}, false
 }
 
 // hintValue converts a literal to the column's type for an index hint; ok

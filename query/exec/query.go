@@ -10,7 +10,12 @@ import (
 )
 
 // constant evaluates an expression that refers to no row.
-func constant(e ast.Expr) (value.Value, error) { return eval.Eval(nil, e) }
+func constant(e ast.Expr) (value.Value, error) {
+	if a := findAggregate(e); a != nil {
+		return value.Null(), fmt.Errorf("aggregate function %s is not allowed here", a)
+	}
+	return eval.Eval(nil, e)
+}
 
 // query runs a statement that produces rows. input is the table piped in
 // ($-), nil when there is none.
@@ -36,6 +41,10 @@ func (r *runState) query(ctx context.Context, st ast.Statement, input *table) (*
 		return r.lookup(ctx, s)
 	case *ast.YieldStmt:
 		return r.yield(s, input)
+	case *ast.FindPathStmt:
+		return r.findPath(ctx, s, input)
+	case *ast.SubgraphStmt:
+		return r.getSubgraph(ctx, s, input)
 	// DELETE may end a pipe: it consumes the rows and returns none.
 	case *ast.DeleteVertexStmt:
 		return nil, r.deleteVertices(ctx, s, input)
@@ -43,6 +52,9 @@ func (r *runState) query(ctx context.Context, st ast.Statement, input *table) (*
 		return nil, r.deleteTags(ctx, s, input)
 	case *ast.DeleteEdgeStmt:
 		return nil, r.deleteEdges(ctx, s, input)
+	}
+	if t, ok, err := r.queryOps(ctx, st, input); ok {
+		return t, err
 	}
 	return nil, at(st, "%s cannot be used here", stmtName(st))
 }
@@ -108,6 +120,9 @@ func (r *runState) checkRefs(n ast.Node, props *eval.Props, input *table) error 
 
 // yield runs a standalone YIELD: once over constants, or once per input row.
 func (r *runState) yield(s *ast.YieldStmt, input *table) (*table, error) {
+	if hasAggregate(s.Yield.Columns) {
+		return r.yieldAggregate(s, input)
+	}
 	exprs := []ast.Expr{s.Where}
 	for _, c := range s.Yield.Columns {
 		exprs = append(exprs, c.Expr)

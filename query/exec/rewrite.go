@@ -61,6 +61,15 @@ func rewrite(e ast.Expr, f func(ast.Expr) (ast.Expr, error)) (ast.Expr, error) {
 			return nil, err
 		}
 		return &ast.SubscriptExpr{Pos: x.Pos, X: sub, Index: idx}, nil
+	case *ast.AggregateExpr:
+		if x.Arg == nil {
+			return x, nil
+		}
+		arg, err := rewrite(x.Arg, f)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.AggregateExpr{Pos: x.Pos, Name: x.Name, Distinct: x.Distinct, Arg: arg}, nil
 	}
 	return e, nil
 }

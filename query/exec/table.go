@@ -10,11 +10,19 @@ import (
 type table struct {
 	cols []string
 	rows [][]value.Value
+	// mem, if set, is charged for each row added (budget.go). Once it is
+	// exceeded add drops rows: the query is ending with the limit error.
+	mem *Budget
 }
 
 func newTable(cols ...string) *table { return &table{cols: cols} }
 
-func (t *table) add(row ...value.Value) { t.rows = append(t.rows, row) }
+func (t *table) add(row ...value.Value) {
+	if t.mem != nil && t.mem.Grow(rowSize(row), "building the result") != nil {
+		return
+	}
+	t.rows = append(t.rows, row)
+}
 
 func (t *table) colIndex(name string) int {
 	for i, c := range t.cols {

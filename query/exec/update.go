@@ -56,6 +56,10 @@ func (t *updateTarget) normalise(e ast.Expr) (ast.Expr, error) {
 	if err := checkCalls(e); err != nil {
 		return nil, err
 	}
+	e, err := foldVolatile(e, true, "UPDATE")
+	if err != nil {
+		return nil, err
+	}
 	return rewrite(e, func(x ast.Expr) (ast.Expr, error) {
 		switch x := x.(type) {
 		case *ast.LabelExpr:

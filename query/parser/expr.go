@@ -278,6 +278,9 @@ func (p *parser) parsePrimary() ast.Expr {
 		case t.IsName():
 			p.next()
 			if p.at(lexer.LParen) {
+				if ast.IsAggregateName(t.Value) {
+					return p.parseAggregateCall(pos, t.Value)
+				}
 				return p.parseCall(pos, t.Value)
 			}
 			return &ast.LabelExpr{Pos: pos, Name: t.Value}

@@ -42,6 +42,9 @@ func FuzzParse(f *testing.F) {
 		`UPDATE VERTEX ON player "Tim" SET age = age + 1, player.name = "T" WHEN name == "Tim" YIELD name AS Name`,
 		`UPSERT EDGE ON serve "a"->"b"@0 SET start_year = $^.player.age + 1 WHEN end_year > 2010 YIELD start_year`,
 		"CREATE TAG INDEX i ON t(name(0))",
+		`GO 2 STEPS FROM 1 OVER e YIELD dst(edge) AS d SAMPLE [1, 2] | GROUP BY $-.d YIELD $-.d, count(DISTINCT $-.d) AS n | ORDER BY $-.n DESC | LIMIT 1, 2`,
+		`(YIELD 1 AS a UNION ALL YIELD 2 AS a) | YIELD count(*) INTERSECT YIELD 1 MINUS (YIELD 2 UNION YIELD 3) | OFFSET 1 LIMIT 2`,
+		`$v = GO FROM 1 OVER e LIMIT [3] UNION DISTINCT YIELD sum($-.a); ORDER BY $v.a; GROUP BY $v.a YIELD collect_set($v.a)`,
 	} {
 		f.Add(seed)
 	}

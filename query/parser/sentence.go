@@ -10,12 +10,15 @@ import (
 // parseSentence parses one statement between semicolons:
 //
 //	sentence := (EXPLAIN | PROFILE) [FORMAT = string] pipeline | pipeline
-//	pipeline := $var = query ('|' query)* | statement ('|' query)* ['|' sink]
-//	query    := GO | FETCH | LOOKUP | YIELD
+//	pipeline := $var = set | statement ('|' query)* ['|' sink] [setop set]
+//	set      := query ('|' query)* (setop query ('|' query)*)*
+//	setop    := UNION [DISTINCT | ALL] | INTERSECT | MINUS
+//	query    := GO | FETCH | LOOKUP | YIELD | GROUP BY | ORDER BY | LIMIT | '(' set ')'
 //	sink     := DELETE VERTEX | DELETE TAG | DELETE EDGE
 //
 // A sink reads the piped input ($-) but yields no result, so it can only
-// end a pipeline that is not assigned.
+// end a pipeline that is not assigned or combined. See stmt_ops.go for
+// GROUP BY, ORDER BY, LIMIT and the set operators.
 func (p *parser) parseSentence() ast.Statement {
 	if p.is("EXPLAIN") || p.is("PROFILE") {
 		return p.parseExplain()
@@ -48,10 +51,10 @@ func (p *parser) parsePipeline() ast.Statement {
 		s := &ast.AssignStmt{Pos: p.pos(), Var: p.tok().Value}
 		p.next()
 		p.next()
-		s.Stmt = p.parsePipe(p.parseQuery(), false)
+		s.Stmt = p.parseSetOps(p.parseQuery(), false)
 		return s
 	}
-	return p.parsePipe(p.parseStatement(), true)
+	return p.parseSetOps(p.parseStatement(), true)
 }
 
 // parsePipe parses the '|' query ... that follows left. With sinks, the
@@ -71,7 +74,7 @@ func (p *parser) parsePipe(left ast.Statement, sinks bool) ast.Statement {
 		} else {
 			right = p.parseQuery()
 		}
-		left = &ast.PipeStmt{Pos: pos, Left: left, Right: right}
+		left = chainPipe(pos, left, right)
 	}
 	return left
 }
@@ -79,7 +82,9 @@ func (p *parser) parsePipe(left ast.Statement, sinks bool) ast.Statement {
 // isQuery reports whether s produces a result that can be piped or assigned.
 func isQuery(s ast.Statement) bool {
 	switch s := s.(type) {
-	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.YieldStmt:
+	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.YieldStmt,
+		*ast.GroupByStmt, *ast.OrderByStmt, *ast.LimitStmt, *ast.SetOpStmt,
+		*ast.FindPathStmt, *ast.SubgraphStmt:
 		return true
 	case *ast.PipeStmt:
 		return isQuery(s.Right)
@@ -94,6 +99,9 @@ func (p *parser) parseQuery() ast.Statement {
 
 // parseQueryOr is parseQuery failing with "expected <what>".
 func (p *parser) parseQueryOr(what string) ast.Statement {
+	if s := p.parseOpsQuery(); s != nil {
+		return s
+	}
 	switch {
 	case p.is("GO"):
 		return p.parseGo()
@@ -103,6 +111,10 @@ func (p *parser) parseQueryOr(what string) ast.Statement {
 		return p.parseLookup()
 	case p.is("YIELD"):
 		return p.parseYieldStmt()
+	case p.is("FIND"):
+		return p.parseFindPath()
+	case p.is("GET") && p.peek(1).Is("SUBGRAPH"):
+		return p.parseGetSubgraph()
 	}
 	p.expected(what)
 	return nil
@@ -111,6 +123,8 @@ func (p *parser) parseQueryOr(what string) ast.Statement {
 func (p *parser) parseStatement() ast.Statement {
 	switch {
 	case p.is("GO"), p.is("FETCH"), p.is("LOOKUP"), p.is("YIELD"):
+		return p.parseQuery()
+	case p.is("FIND"), p.is("GET") && p.peek(1).Is("SUBGRAPH"):
 		return p.parseQuery()
 	case p.is("CREATE"):
 		return p.parseCreate()
@@ -134,7 +148,14 @@ func (p *parser) parseStatement() ast.Statement {
 		return p.parseDescribe()
 	case p.is("INSERT"):
 		return p.parseInsert()
+	case p.is("SET"):
+		return p.parseSetSession()
+	case p.is("KILL"):
+		return p.parseKillQuery()
+	case p.at(lexer.LParen), p.is("ORDER"), p.is("GROUP") && p.peek(1).Is("BY"):
+		return p.parseOpsQuery()
 	}
+	p.rejectUnpiped()
 	p.expected("a statement")
 	return nil
 }

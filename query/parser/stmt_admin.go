@@ -181,8 +181,10 @@ func (p *parser) parseShow() *ast.ShowStmt {
 		if !p.is("INDEXES") {
 			p.expected("INDEXES")
 		}
+	case p.is("QUERIES"):
+		s.Target = ast.ShowQueries
 	default:
-		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES or EDGE INDEXES")
+		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES or QUERIES")
 	}
 	p.next()
 	return s
@@ -379,6 +381,14 @@ func (p *parser) parsePropType() ast.PropType {
 		t.Kind = ast.PropString
 	case p.is("TIMESTAMP"):
 		t.Kind = ast.PropTimestamp
+	case p.is("DATE"):
+		t.Kind = ast.PropDate
+	case p.is("TIME"):
+		t.Kind = ast.PropTime
+	case p.is("DATETIME"):
+		t.Kind = ast.PropDateTime
+	case p.is("DURATION"):
+		t.Kind = ast.PropDuration
 	case p.is("FIXED_STRING"):
 		p.next()
 		p.expect(lexer.LParen)
@@ -386,7 +396,7 @@ func (p *parser) parsePropType() ast.PropType {
 		p.expect(lexer.RParen)
 		return t
 	default:
-		p.expected("a property type (int, float, double, bool, string, fixed_string(N) or timestamp)")
+		p.expected("a property type (int, float, double, bool, string, fixed_string(N), timestamp, date, time, datetime or duration)")
 	}
 	p.next()
 	return t

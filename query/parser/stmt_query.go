@@ -23,6 +23,7 @@ func (p *parser) parseGo() *ast.GoStmt {
 	if p.is("YIELD") {
 		s.Yield = p.parseYieldClause()
 	}
+	s.Limits = p.parseStepLimits()
 	return s
 }
 

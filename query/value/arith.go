@@ -24,7 +24,7 @@ func typeError(op string, a, b Value) error {
 // TIMESTAMP behaves as INT. Operands of other kinds are a type error.
 
 // Add returns a+b. Besides numbers it concatenates: a STRING plus a STRING,
-// number or BOOL is a STRING; a LIST plus a LIST is their concatenation and
+// number, BOOL or calendar value (in its display form) is a STRING; a LIST plus a LIST is their concatenation and
 // a LIST plus another value appends (or prepends) it.
 func Add(a, b Value) (Value, error) {
 	if a.IsNull() || b.IsNull() {
@@ -43,6 +43,9 @@ func Add(a, b Value) (Value, error) {
 		}
 		return Str(concatText(a) + concatText(b)), nil
 	}
+	if v, ok, err := addTemporal(a, b); ok {
+		return v, err
+	}
 	return numeric("+", a, b,
 		func(x, y int64) (int64, error) {
 			s := x + y
@@ -56,6 +59,9 @@ func Add(a, b Value) (Value, error) {
 
 // Sub returns a-b.
 func Sub(a, b Value) (Value, error) {
+	if isTemporal(a.kind) || isTemporal(b.kind) {
+		return subTemporal(a, b)
+	}
 	return numeric("-", a, b,
 		func(x, y int64) (int64, error) {
 			d := x - y
@@ -133,6 +139,13 @@ func Neg(a Value) (Value, error) {
 		return Int(-a.i), nil
 	case KindFloat:
 		return Float(-a.f), nil
+	case KindDuration:
+		du, _ := a.DurationVal()
+		neg, err := du.Neg()
+		if err != nil {
+			return Value{}, fmt.Errorf("%w: %w", ErrOverflow, err)
+		}
+		return Duration(neg), nil
 	}
 	return Value{}, fmt.Errorf("%w: cannot negate %s", ErrType, a.kind)
 }
@@ -164,7 +177,7 @@ func numeric(op string, a, b Value,
 }
 
 func concatenable(v Value) bool {
-	return v.kind == KindString || v.kind == KindBool || v.IsNumeric()
+	return v.kind == KindString || v.kind == KindBool || v.IsNumeric() || isTemporal(v.kind)
 }
 
 // concatText is v as string concatenation embeds it: strings without
@@ -172,6 +185,9 @@ func concatenable(v Value) bool {
 func concatText(v Value) string {
 	if v.kind == KindString {
 		return v.s
+	}
+	if isTemporal(v.kind) {
+		return v.temporalText()
 	}
 	var b strings.Builder
 	v.format(&b)

@@ -25,7 +25,9 @@ func Equal(a, b Value) Value {
 		return Bool(false)
 	case a.kind == KindBool:
 		return Bool(a.i == b.i)
-	case a.kind == KindString:
+	case isTemporal(a.kind):
+		return Bool(a.i == b.i && a.m == b.m)
+	case a.kind == KindString || isGraph(a.kind):
 		return Bool(a.s == b.s)
 	case a.kind == KindList:
 		if len(a.l) != len(b.l) {
@@ -78,7 +80,8 @@ func order(a, b Value, test func(int) bool) Value {
 }
 
 // Compare orders a and b: numbers by value, strings bytewise, false before
-// true, lists lexicographically. ok is false when either is NULL or their
+// true, lists lexicographically, dates, times and datetimes chronologically
+// (each only against its own kind; durations do not order). ok is false when either is NULL or their
 // kinds cannot be ordered against each other.
 func Compare(a, b Value) (c int, ok bool) {
 	switch {
@@ -90,7 +93,11 @@ func Compare(a, b Value) (c int, ok bool) {
 		return 0, false
 	case a.kind == KindBool:
 		return cmp.Compare(a.i, b.i), true
-	case a.kind == KindString:
+	case a.kind == KindDuration:
+		return 0, false // months and days have no fixed ratio
+	case isTemporal(a.kind):
+		return cmp.Compare(a.i, b.i), true
+	case a.kind == KindString || isGraph(a.kind):
 		return strings.Compare(a.s, b.s), true
 	case a.kind == KindList:
 		for i := 0; i < len(a.l) && i < len(b.l); i++ {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/temporal"
 )
 
 // FromProto converts a wire value. A nil message, an unset oneof and an
@@ -24,6 +25,14 @@ func FromProto(pv *commonpb.Value) Value {
 		return Str(string(x.StrVal))
 	case *commonpb.Value_TimestampVal:
 		return Timestamp(x.TimestampVal)
+	case *commonpb.Value_DateVal:
+		return Date(temporal.Date(x.DateVal))
+	case *commonpb.Value_TimeVal:
+		return Time(temporal.Time(x.TimeVal))
+	case *commonpb.Value_DatetimeVal:
+		return DateTime(temporal.DateTime(x.DatetimeVal))
+	case *commonpb.Value_DurationVal:
+		return Duration(temporal.Duration{Months: x.DurationVal.GetMonths(), Micros: x.DurationVal.GetMicros()})
 	case *commonpb.Value_ListVal:
 		items := make([]Value, len(x.ListVal.GetValues()))
 		for i, item := range x.ListVal.GetValues() {
@@ -44,10 +53,19 @@ func (v Value) ToProto() *commonpb.Value {
 		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: v.i}}
 	case KindFloat:
 		return &commonpb.Value{V: &commonpb.Value_FloatVal{FloatVal: v.f}}
-	case KindString:
+	case KindString, KindVertex, KindEdge, KindPath:
+		// Graph values travel as their printed form (graph.go).
 		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: []byte(v.s)}}
 	case KindTimestamp:
 		return &commonpb.Value{V: &commonpb.Value_TimestampVal{TimestampVal: v.i}}
+	case KindDate:
+		return &commonpb.Value{V: &commonpb.Value_DateVal{DateVal: int32(v.i)}}
+	case KindTime:
+		return &commonpb.Value{V: &commonpb.Value_TimeVal{TimeVal: v.i}}
+	case KindDateTime:
+		return &commonpb.Value{V: &commonpb.Value_DatetimeVal{DatetimeVal: v.i}}
+	case KindDuration:
+		return &commonpb.Value{V: &commonpb.Value_DurationVal{DurationVal: &commonpb.Duration{Months: v.m, Micros: v.i}}}
 	case KindList:
 		items := make([]*commonpb.Value, len(v.l))
 		for i, item := range v.l {
@@ -59,7 +77,7 @@ func (v Value) ToProto() *commonpb.Value {
 }
 
 // FromGo converts a plain Go value, as the storage row codec produces it:
-// nil, bool, int64, float64 and string, plus the other sized ints and
+// nil, bool, int64, float64, string and the temporal types, plus the other sized ints and
 // float32, []byte (as a string), []any (as a list) and Value itself.
 func FromGo(x any) (Value, error) {
 	switch x := x.(type) {
@@ -98,6 +116,14 @@ func FromGo(x any) (Value, error) {
 		return Str(x), nil
 	case []byte:
 		return Str(string(x)), nil
+	case temporal.Date:
+		return Date(x), nil
+	case temporal.Time:
+		return Time(x), nil
+	case temporal.DateTime:
+		return DateTime(x), nil
+	case temporal.Duration:
+		return Duration(x), nil
 	case []any:
 		items := make([]Value, len(x))
 		for i, item := range x {
@@ -113,7 +139,9 @@ func FromGo(x any) (Value, error) {
 }
 
 // ToGo converts v to a plain Go value: nil, bool, int64 (also for
-// TIMESTAMP, which the row codec stores as int64), float64, string or []any.
+// TIMESTAMP, which the row codec stores as int64), float64, string, []any,
+// or temporal.Date, Time, DateTime or Duration for the calendar kinds (the
+// row codec's types for them).
 func (v Value) ToGo() any {
 	switch v.kind {
 	case KindBool:
@@ -124,6 +152,14 @@ func (v Value) ToGo() any {
 		return v.f
 	case KindString:
 		return v.s
+	case KindDate:
+		return temporal.Date(v.i)
+	case KindTime:
+		return temporal.Time(v.i)
+	case KindDateTime:
+		return temporal.DateTime(v.i)
+	case KindDuration:
+		return temporal.Duration{Months: v.m, Micros: v.i}
 	case KindList:
 		items := make([]any, len(v.l))
 		for i, item := range v.l {

@@ -8,8 +8,11 @@ import (
 
 // String prints v as an nGQL literal: strings double-quoted and escaped,
 // NULL as NULL, lists as [a,b]. Timestamps print as their integer seconds
-// (nGQL has no timestamp literal). The parser reads the output back to an
-// equal value for every kind but TIMESTAMP and non-finite floats.
+// (nGQL has no timestamp literal). Calendar values print as a call of
+// their constructor, date("2024-01-02"), which evaluates back to an equal
+// value. The parser reads the output back to an equal value for every kind
+// but TIMESTAMP and non-finite floats (and, through evaluation, the
+// calendar kinds).
 func (v Value) String() string {
 	var b strings.Builder
 	v.format(&b)
@@ -32,6 +35,10 @@ func (v Value) format(b *strings.Builder) {
 		b.WriteString(FormatFloat(v.f))
 	case KindString:
 		QuoteString(b, v.s)
+	case KindVertex, KindEdge, KindPath:
+		b.WriteString(v.s) // printed when built (graph.go)
+	case KindDate, KindTime, KindDateTime, KindDuration:
+		v.formatTemporal(b) // date("2024-01-02") (temporal.go)
 	case KindList:
 		b.WriteByte('[')
 		for i, item := range v.l {

@@ -12,7 +12,10 @@ import (
 func (v Value) AppendKey(buf []byte) []byte {
 	buf = append(buf, byte(v.kind))
 	switch v.kind {
-	case KindBool, KindInt, KindTimestamp:
+	case KindBool, KindInt, KindTimestamp, KindDate, KindTime, KindDateTime:
+		buf = binary.BigEndian.AppendUint64(buf, uint64(v.i))
+	case KindDuration:
+		buf = binary.BigEndian.AppendUint32(buf, uint32(v.m))
 		buf = binary.BigEndian.AppendUint64(buf, uint64(v.i))
 	case KindFloat:
 		f := v.f
@@ -23,7 +26,7 @@ func (v Value) AppendKey(buf []byte) []byte {
 			f = math.NaN()
 		}
 		buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(f))
-	case KindString:
+	case KindString, KindVertex, KindEdge, KindPath:
 		buf = binary.AppendUvarint(buf, uint64(len(v.s)))
 		buf = append(buf, v.s...)
 	case KindList:

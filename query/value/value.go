@@ -39,6 +39,10 @@ func (k Kind) String() string {
 		return "TIMESTAMP"
 	case KindList:
 		return "LIST"
+	case KindVertex, KindEdge, KindPath:
+		return graphKindName(k)
+	case KindDate, KindTime, KindDateTime, KindDuration:
+		return temporalKindName(k)
 	}
 	return "UNKNOWN"
 }
@@ -47,10 +51,12 @@ func (k Kind) String() string {
 // i holds bools (0 or 1), ints and timestamps, f floats, s strings, l lists.
 type Value struct {
 	kind Kind
+	m    int32 // DURATION: months; i holds its microseconds (temporal.go)
 	i    int64
 	f    float64
 	s    string
 	l    []Value
+	g    any // *Vertex, *Edge or *Path for the graph kinds (graph.go)
 }
 
 // Null returns NULL (the same as the zero Value).
