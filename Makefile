@@ -61,7 +61,7 @@ cluster-down:
 
 run: build
 	STORAGED=$(STORAGED) scripts/cluster.sh up
-	bin/nova-console -f demo/basketball.ngql >/dev/null
+	bin/nova-console -e ':play basketball' >/dev/null
 	@echo 'demo space basketball loaded; try: USE basketball; GO 2 STEPS FROM "player100" OVER follow YIELD dst(edge), $$$$.player.name;'
 	bin/nova-console
 

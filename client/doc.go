@@ -12,6 +12,15 @@
 //	defer sess.Close()
 //	rs, err := sess.Execute(ctx, "USE demo; MATCH (v) RETURN v.name LIMIT 3")
 //
+// # Query parameters
+//
+// ExecuteWithParams sends values that the statement reads as $name, as in
+// NebulaGraph 3, instead of splicing them into the text:
+//
+//	rs, err := sess.ExecuteWithParams(ctx,
+//		"GO FROM $ids OVER follow WHERE follow.degree > $min YIELD dst(edge)",
+//		map[string]any{"ids": []string{"player100", "player101"}, "min": 90})
+//
 // # Connections and failover
 //
 // gRPC multiplexes concurrent calls over one HTTP/2 connection, so the pool

@@ -44,10 +44,33 @@ func (s *Session) SpaceName() string {
 // a call that got no answer returns a *TransportError. ctx's deadline
 // bounds the whole call.
 func (s *Session) Execute(ctx context.Context, stmt string) (*ResultSet, error) {
+	return s.execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt})
+}
+
+// ExecuteWithParams is Execute with query parameters, which the statement
+// reads as $name, as in NebulaGraph 3:
+//
+//	sess.ExecuteWithParams(ctx, "GO FROM $p OVER follow WHERE follow.degree > $min YIELD dst(edge)",
+//		map[string]any{"p": []string{"player100", "player101"}, "min": 90})
+//
+// A parameter is a vid or a list of vids where the statement starts from
+// one (GO FROM $p, FETCH PROP ON tag $p), any value in an expression. See
+// ParamValue for the Go types a parameter may have; one of another type
+// fails the call before anything is sent. A parameter the statement reads
+// but params lacks is graphd's E_SEMANTIC error naming it.
+func (s *Session) ExecuteWithParams(ctx context.Context, stmt string, params map[string]any) (*ResultSet, error) {
+	values, err := paramValues(params)
+	if err != nil {
+		return nil, err
+	}
+	return s.execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt, Params: values})
+}
+
+func (s *Session) execute(ctx context.Context, req *graphpb.ExecuteReq) (*ResultSet, error) {
 	if err := s.closedError(); err != nil {
 		return nil, err
 	}
-	resp, err := s.rpc.Execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt})
+	resp, err := s.rpc.Execute(ctx, req)
 	if err != nil {
 		return nil, newTransportError(ctx, s.addr, "execute", err)
 	}

@@ -1,6 +1,9 @@
 // Package console is novagraph's nGQL console (cmd/nova-console): an
 // interactive prompt with history and multi-line input, or a runner of
-// statements given with -e or in a file with -f.
+// statements given with -e or in a file with -f. Both also run
+// NebulaGraph-style console commands (commands.go): query parameters
+// (:param), result export (:csv, :json), :repeat, :sleep and demo graphs
+// (:play).
 package console
 
 import (
@@ -17,6 +20,7 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/client"
+	"github.com/novagraph/novagraph/query/value"
 )
 
 // connectTimeout bounds connecting and logging in, so that a graphd that
@@ -59,7 +63,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer session.Close()
 
-	c := &console{session: session, user: opts.user, format: opts.format, stdout: stdout, stderr: stderr, now: time.Now}
+	c := newConsole(session, opts.user, opts.format, stdout, stderr)
 	switch {
 	case opts.exec != "":
 		err = c.runScript(ctx, "-e", strings.NewReader(opts.exec))
@@ -79,26 +83,78 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // console executes statements on one session and prints their results.
 type console struct {
-	session *client.Session
-	user    string
-	format  outputFormat
-	stdout  io.Writer
-	stderr  io.Writer
-	now     func() time.Time // injectable so that tests print fixed times
+	session    *client.Session
+	user       string
+	format     outputFormat
+	textFormat outputFormat // the format :json toggles back to
+	stdout     io.Writer
+	stderr     io.Writer
+	now        func() time.Time                           // injectable so that tests print fixed times
+	sleep      func(context.Context, time.Duration) error // :sleep; nil: sleepContext
+
+	params map[string]value.Value // :param, sent with every statement
+	next   nextStatement          // what :repeat, :csv and :json <file> asked of the next statement
 }
 
-// execute runs one statement and prints its result.
-func (c *console) execute(ctx context.Context, stmt Statement) error {
-	start := c.now()
-	rs, err := c.session.Execute(ctx, stmt.Text)
-	wallUS := c.now().Sub(start).Microseconds()
-	if err != nil {
-		return err
+func newConsole(session *client.Session, user string, format outputFormat, stdout, stderr io.Writer) *console {
+	c := &console{session: session, user: user, format: format, textFormat: format, stdout: stdout, stderr: stderr, now: time.Now}
+	if format == formatJSON {
+		c.textFormat = formatTable
 	}
-	if err := renderResult(c.stdout, rs, c.format, wallUS); err != nil {
-		return fmt.Errorf("printing the result: %w", err)
+	return c
+}
+
+// execute runs one statement, or console command, and prints its result.
+func (c *console) execute(ctx context.Context, stmt Statement) error {
+	if isCommand(stmt.Text) {
+		return c.command(ctx, stmt.Text)
+	}
+	next := c.next
+	c.next = nextStatement{}
+	runs := max(next.repeat, 1)
+	var rs *client.ResultSet
+	var latencyUS, wallUS, lastWallUS int64
+	for run := 1; run <= runs; run++ {
+		var err error
+		rs, lastWallUS, err = c.run(ctx, stmt.Text)
+		if err != nil {
+			if runs > 1 {
+				fmt.Fprintf(c.info(), ":repeat %d: run %d failed.\n", runs, run)
+			}
+			if next.export != nil {
+				fmt.Fprintf(c.info(), ":%s %s: the statement failed; nothing written.\n", next.export.cmd, next.export.path)
+			}
+			return err
+		}
+		latencyUS += rs.LatencyUS()
+		wallUS += lastWallUS
+		if err := renderResult(c.stdout, rs, c.format, lastWallUS); err != nil {
+			return fmt.Errorf("printing the result: %w", err)
+		}
+	}
+	if runs > 1 {
+		n := int64(runs)
+		fmt.Fprintf(c.info(), "Executed %d times, (total time spent %d/%d us), (average time spent %d/%d us)\n\n",
+			runs, latencyUS, wallUS, latencyUS/n, wallUS/n)
+	}
+	if next.export != nil {
+		return c.writeExport(next.export, rs, lastWallUS)
 	}
 	return nil
+}
+
+// run sends one statement with the console's parameters and returns its
+// result and the client-side time it took.
+func (c *console) run(ctx context.Context, stmt string) (*client.ResultSet, int64, error) {
+	start := c.now()
+	var rs *client.ResultSet
+	var err error
+	if len(c.params) == 0 {
+		rs, err = c.session.Execute(ctx, stmt)
+	} else {
+		rs, err = c.session.ExecuteWithParams(ctx, stmt, c.paramArgs())
+	}
+	return rs, c.now().Sub(start).Microseconds(), err
 }
 
 func (c *console) runFile(ctx context.Context, path string) error {
@@ -110,15 +166,19 @@ func (c *console) runFile(ctx context.Context, path string) error {
 	return c.runScript(ctx, path, f)
 }
 
-// scriptError is the first failing statement of a script.
+// scriptError is the first failing statement, or console command, of a
+// script.
 type scriptError struct {
 	source string // file name, "-e" or "<stdin>"
 	line   int
-	number int // 1-based among the script's statements
+	number int // 1-based among the script's statements; 0 for a command
 	err    error
 }
 
 func (e *scriptError) Error() string {
+	if e.number == 0 {
+		return fmt.Sprintf("%s:%d: %s", e.source, e.line, formatError(e.err))
+	}
 	return fmt.Sprintf("%s:%d: statement %d: %s", e.source, e.line, e.number, formatError(e.err))
 }
 
@@ -135,9 +195,15 @@ func (c *console) runScript(ctx context.Context, source string, src io.Reader) e
 			if isExitCommand(stmt.Text) {
 				return true, nil
 			}
-			number++
 			if err := c.execute(ctx, stmt); err != nil {
-				return true, &scriptError{source: source, line: stmt.Line, number: number, err: err}
+				se := &scriptError{source: source, line: stmt.Line, err: err}
+				if !isCommand(stmt.Text) {
+					se.number = number + 1
+				}
+				return true, se
+			}
+			if !isCommand(stmt.Text) {
+				number++
 			}
 		}
 		return false, nil

@@ -156,7 +156,7 @@ func TestUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"-h"}, 0, "Usage: nova-console"},
-		{[]string{"--format", "json"}, 2, `-format "json"`},
+		{[]string{"--format", "xml"}, 2, `-format "xml": want table, csv or json`},
 		{[]string{"-e", "RETURN 1", "-f", "x.ngql"}, 2, "exclusive"},
 		{[]string{"RETURN 1"}, 2, "unexpected arguments"},
 	} {

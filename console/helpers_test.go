@@ -57,13 +57,7 @@ func fakeClock(step time.Duration) func() time.Time {
 // of client-side time.
 func newTestConsole(t *testing.T, graphd *clienttest.Graphd, format outputFormat) (c *console, stdout, stderr *bytes.Buffer) {
 	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
-	c = &console{
-		session: newTestSession(t, graphd),
-		user:    "root",
-		format:  format,
-		stdout:  stdout,
-		stderr:  stderr,
-		now:     fakeClock(250 * time.Microsecond),
-	}
+	c = newConsole(newTestSession(t, graphd), "root", format, stdout, stderr)
+	c.now = fakeClock(250 * time.Microsecond)
 	return c, stdout, stderr
 }

@@ -28,7 +28,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("nova-console", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: nova-console [flags]\n\nThe interactive nGQL console of novagraph.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: nova-console [flags]\n\nThe interactive nGQL console of novagraph. Besides nGQL it runs console\ncommands such as :param, :csv, :json, :repeat, :sleep and :play, at the\nprompt and in -e and -f scripts; :help lists them.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&opts.host, "addr", "127.0.0.1", "graphd host")
@@ -37,20 +37,18 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&opts.password, "p", "nova", "password")
 	fs.StringVar(&opts.exec, "e", "", "run these statements (separated by ';') and exit, non-zero at the first failure")
 	fs.StringVar(&opts.file, "f", "", "run the statements in this file (each ended by ';') and exit, non-zero at the first failure")
-	format := fs.String("format", string(formatTable), "result format: table or csv")
+	format := fs.String("format", string(formatTable), "result format: table, csv or json (one JSON object per statement); :format changes it at the prompt")
 	fs.StringVar(&opts.historyFile, "history-file", defaultHistoryFile(), "interactive history file; empty disables history")
 
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	if err != nil {
 		return opts, err
 	}
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("unexpected arguments %q (statements go in -e)", fs.Args())
 	}
-	switch outputFormat(*format) {
-	case formatTable, formatCSV:
-		opts.format = outputFormat(*format)
-	default:
-		return opts, fmt.Errorf("-format %q: want table or csv", *format)
+	if opts.format, err = parseFormat(*format); err != nil {
+		return opts, fmt.Errorf("-format %w", err)
 	}
 	if opts.exec != "" && opts.file != "" {
 		return opts, errors.New("-e and -f are exclusive")

@@ -1,10 +1,13 @@
 package console
 
 import (
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -20,12 +23,31 @@ type outputFormat string
 const (
 	formatTable outputFormat = "table"
 	formatCSV   outputFormat = "csv"
+	formatJSON  outputFormat = "json"
 )
+
+// parseFormat checks a --format or :format value.
+func parseFormat(s string) (outputFormat, error) {
+	switch f := outputFormat(strings.ToLower(s)); f {
+	case formatTable, formatCSV, formatJSON:
+		return f, nil
+	}
+	return "", fmt.Errorf("%q: want table, csv or json", s)
+}
 
 // renderResult prints rs and its footer. wallUS is the client-side time
 // the statement took, printed next to graphd's own latency so that the
-// network and client overhead shows.
+// network and client overhead shows. JSON prints one object per line and
+// no footer (see renderJSON), so that the output is JSON Lines.
 func renderResult(w io.Writer, rs *client.ResultSet, format outputFormat, wallUS int64) error {
+	if format == formatJSON {
+		body, err := renderJSON(rs, wallUS)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", body)
+		return err
+	}
 	if !rs.HasData() {
 		_, err := fmt.Fprintf(w, "Execution succeeded (time spent %d/%d us)\n\n", rs.LatencyUS(), wallUS)
 		return err
@@ -99,11 +121,79 @@ func renderCSV(rs *client.ResultSet) (string, error) {
 	return b.String(), cw.Error()
 }
 
+// jsonResult is a result as renderJSON prints it. Columns and rows are
+// absent (nil) for a statement that returns no data set (USE, INSERT, ...)
+// and [] for a data set without rows.
+type jsonResult struct {
+	Columns   *[]string `json:"columns,omitempty"`
+	Rows      *[][]any  `json:"rows,omitempty"`
+	LatencyUS int64     `json:"latency_us"`
+	WallUS    int64     `json:"wall_us"`
+}
+
+// renderJSON renders rs as one line of JSON:
+//
+//	{"columns":["name","age"],"rows":[["Tim Duncan",42]],"latency_us":900,"wall_us":1200}
+//
+// Cells are JSON values: NULL is null, lists are arrays, floats that JSON
+// cannot hold (NaN, ±Inf) and dates, times, datetimes and durations are
+// strings as the table prints them unquoted.
+func renderJSON(rs *client.ResultSet, wallUS int64) ([]byte, error) {
+	out := jsonResult{LatencyUS: rs.LatencyUS(), WallUS: wallUS}
+	if rs.HasData() {
+		cols := append([]string{}, rs.Columns()...)
+		rows := make([][]any, rs.Len())
+		for i := range rs.Len() {
+			row := rs.Row(i)
+			cells := make([]any, row.Len())
+			for j := range row.Len() {
+				cells[j] = jsonValue(row.Value(j))
+			}
+			rows[i] = cells
+		}
+		out.Columns, out.Rows = &cols, &rows
+	}
+	// Not json.Marshal: it escapes <, > and & for HTML, which turns
+	// printed paths like <("a")-[:e@0 {}]->("b")> into \u003c...
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, fmt.Errorf("writing JSON: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// jsonValue converts a cell as client.Row.Value returns it for
+// encoding/json.
+func jsonValue(v any) any {
+	switch v := v.(type) {
+	case nil, string, int64, bool:
+		return v
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return client.FormatValue(v)
+		}
+		return v
+	case []any:
+		items := make([]any, len(v))
+		for i, item := range v {
+			items[i] = jsonValue(item)
+		}
+		return items
+	}
+	return fmt.Sprint(v) // temporal values print as NebulaGraph does
+}
+
 // formatError prints a failed statement as "[ERROR (code)]: message". The
-// code is graphd's (E_SYNTAX, E_SEMANTIC, ...) when graphd answered, and
-// the gRPC status code (Unavailable, DeadlineExceeded, ...) when it did
-// not.
+// code is graphd's (E_SYNTAX, E_SEMANTIC, ...) when graphd answered,
+// "console" for a console command, and the gRPC status code (Unavailable,
+// DeadlineExceeded, ...) when graphd did not answer.
 func formatError(err error) string {
+	var ce *commandError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("[ERROR (console)]: %s", ce)
+	}
 	var qe *client.QueryError
 	if errors.As(err, &qe) {
 		return fmt.Sprintf("[ERROR (%s)]: %s", qe.Code, qe.Msg)

@@ -21,6 +21,12 @@ type Statement struct {
 // Quoted text ('…', "…", `…`) is opaque. Comments are dropped, matching
 // graphd's lexer (query/lexer): "#", "//" and "--" to the end of the line,
 // and "/* … */".
+//
+// A console command (a statement whose first character is ':', such as
+// ":param p => 1" or ":csv out.csv") ends at the end of its line in
+// scripts too, unless the line ends with '\' or leaves a quote or bracket
+// open, and its comment markers are text: "--" or "//" may be part of a
+// file name.
 type splitter struct {
 	lineEnds bool // the end of a line ends a complete statement
 
@@ -33,6 +39,7 @@ type splitter struct {
 	inBlockComment bool
 	depth          int  // open ( [ { outside quotes
 	pending        bool // the last line left the statement unfinished
+	command        bool // the statement is a console command
 }
 
 // newPromptSplitter returns a splitter for the interactive prompt, where
@@ -71,6 +78,12 @@ func (s *splitter) Feed(line string) []Statement {
 		case c == '\'' || c == '"' || c == '`':
 			s.quote = c
 			s.write(c)
+		case c == ':' && s.startLine == 0:
+			s.command = true
+			s.write(c)
+		case s.command && c != ';' && !(c == '\\' && i == lastNonSpace):
+			s.trackDepth(c)
+			s.write(c)
 		case c == '#' || (c == '/' && next == '/') || (c == '-' && next == '-'):
 			i = len(runes) // the rest of the line is a comment
 		case c == '/' && next == '*':
@@ -89,7 +102,7 @@ func (s *splitter) Feed(line string) []Statement {
 	// A backslash inside quotes escapes the line break, not the next line.
 	s.escaped = false
 	open := continued || s.quote != 0 || s.inBlockComment || s.depth > 0
-	s.pending = open || (!s.lineEnds && strings.TrimSpace(s.text.String()) != "")
+	s.pending = open || (!s.lineEnds && !s.command && strings.TrimSpace(s.text.String()) != "")
 	if s.pending {
 		s.write('\n')
 		return done
@@ -149,6 +162,7 @@ func (s *splitter) emit(done []Statement) []Statement {
 	start := s.startLine
 	s.text.Reset()
 	s.startLine = 0
+	s.command = false
 	if text == "" {
 		return done
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/query/exec"
+	"github.com/novagraph/novagraph/query/value"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
@@ -237,16 +238,28 @@ func (s *Server) Signout(_ context.Context, req *graphpb.SignoutReq) (*graphpb.S
 	return &graphpb.SignoutResp{}, nil
 }
 
+// params converts a request's query parameters for the executor.
+func params(in map[string]*commonpb.Value) map[string]value.Value {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]value.Value, len(in))
+	for name, v := range in {
+		out[name] = value.FromProto(v)
+	}
+	return out
+}
+
 // execute runs one request, turning a panic in the executor into an error
 // for this statement instead of a crash of every session.
-func (s *Server) execute(ctx context.Context, sess *session, stmt string) (data *graphpb.DataSet, err error) {
+func (s *Server) execute(ctx context.Context, sess *session, stmt string, params map[string]value.Value) (data *graphpb.DataSet, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("statement panicked", "session", sess.id, "stmt", stmt, "panic", r, "stack", string(debug.Stack()))
 			data, err = nil, &exec.Error{Code: graphpb.QueryErrorCode_E_EXECUTION, Msg: fmt.Sprintf("internal error while executing the statement: %v", r)}
 		}
 	}()
-	return s.executor.Execute(ctx, &sess.state, stmt)
+	return s.executor.ExecuteWithParams(ctx, &sess.state, stmt, params)
 }
 
 // Execute implements GraphService.
@@ -262,7 +275,7 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	defer sess.mu.Unlock()
 	sess.lastUsed = start
 	ctx, q := s.beginQuery(ctx, sess, req.Stmt, start)
-	data, err := s.execute(ctx, sess, req.Stmt)
+	data, err := s.execute(ctx, sess, req.Stmt, params(req.GetParams()))
 	data, err = s.endQuery(ctx, q, data, err)
 	resp := &graphpb.ExecuteResp{Data: data, SpaceName: sess.state.SpaceName}
 	if err != nil {

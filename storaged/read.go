@@ -288,8 +288,8 @@ func parseFilter(snap *metaclient.Snapshot, spaceID int32, text string) (*pushed
 	}
 	f := &pushedFilter{expr: e}
 	props := eval.CollectProps(e)
-	if len(props.Dst) > 0 || len(props.Input) > 0 || len(props.Var) > 0 {
-		return nil, invalid("filter %q reads $$, $- or variables, which storage does not have", text)
+	if len(props.Dst) > 0 || len(props.Input) > 0 || len(props.Var) > 0 || len(props.Param) > 0 {
+		return nil, invalid("filter %q reads $$, $-, variables or query parameters, which storage does not have", text)
 	}
 	for _, p := range props.Src {
 		if p.Owner == eval.AnyTag {

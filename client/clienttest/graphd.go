@@ -37,6 +37,7 @@ type Graphd struct {
 	sessions  map[int64]string   // session id → current space
 	lastID    int64
 	executed  []string
+	params    []map[string]*commonpb.Value // of each executed statement
 }
 
 // Start serves a Graphd on 127.0.0.1:0 until the test ends.
@@ -108,6 +109,14 @@ func (g *Graphd) Executed() []string {
 	return append([]string(nil), g.executed...)
 }
 
+// ExecutedParams returns the query parameters sent with each statement
+// Executed returns, in the same order (nil for a statement sent without).
+func (g *Graphd) ExecutedParams() []map[string]*commonpb.Value {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]map[string]*commonpb.Value(nil), g.params...)
+}
+
 // OpenSessions is the number of sessions not signed out or expired.
 func (g *Graphd) OpenSessions() int {
 	g.mu.Lock()
@@ -140,6 +149,7 @@ func (g *Graphd) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	g.mu.Lock()
 	space, ok := g.sessions[req.GetSessionId()]
 	g.executed = append(g.executed, stmt)
+	g.params = append(g.params, req.GetParams())
 	handler := g.script[normalize(stmt)]
 	g.mu.Unlock()
 

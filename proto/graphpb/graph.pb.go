@@ -204,9 +204,13 @@ func (x *AuthResp) GetSessionId() int64 {
 }
 
 type ExecuteReq struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SessionId     int64                  `protobuf:"varint,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	Stmt          string                 `protobuf:"bytes,2,opt,name=stmt,proto3" json:"stmt,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId int64                  `protobuf:"varint,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Stmt      string                 `protobuf:"bytes,2,opt,name=stmt,proto3" json:"stmt,omitempty"`
+	// Query parameters, read in nGQL as $name (GO FROM $p, WHERE e.w > $min,
+	// YIELD $n + 1). A $name that is neither a parameter nor followed by
+	// .col is an error.
+	Params        map[string]*commonpb.Value `protobuf:"bytes,3,rep,name=params,proto3" json:"params,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -253,6 +257,13 @@ func (x *ExecuteReq) GetStmt() string {
 		return x.Stmt
 	}
 	return ""
+}
+
+func (x *ExecuteReq) GetParams() map[string]*commonpb.Value {
+	if x != nil {
+		return x.Params
+	}
+	return nil
 }
 
 type Row struct {
@@ -519,12 +530,16 @@ const file_novagraph_graph_proto_rawDesc = "" +
 	"\x04code\x18\x01 \x01(\x0e2\x1b.novagraph.common.ErrorCodeR\x04code\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x03 \x01(\x03R\tsessionId\"?\n" +
+	"session_id\x18\x03 \x01(\x03R\tsessionId\"\xd4\x01\n" +
 	"\n" +
 	"ExecuteReq\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x03R\tsessionId\x12\x12\n" +
-	"\x04stmt\x18\x02 \x01(\tR\x04stmt\"6\n" +
+	"\x04stmt\x18\x02 \x01(\tR\x04stmt\x12?\n" +
+	"\x06params\x18\x03 \x03(\v2'.novagraph.graph.ExecuteReq.ParamsEntryR\x06params\x1aR\n" +
+	"\vParamsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
+	"\x05value\x18\x02 \x01(\v2\x17.novagraph.common.ValueR\x05value:\x028\x01\"6\n" +
 	"\x03Row\x12/\n" +
 	"\x06values\x18\x01 \x03(\v2\x17.novagraph.common.ValueR\x06values\"V\n" +
 	"\aDataSet\x12!\n" +
@@ -573,7 +588,7 @@ func file_novagraph_graph_proto_rawDescGZIP() []byte {
 }
 
 var file_novagraph_graph_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_novagraph_graph_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_novagraph_graph_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_novagraph_graph_proto_goTypes = []any{
 	(QueryErrorCode)(0),     // 0: novagraph.graph.QueryErrorCode
 	(*AuthReq)(nil),         // 1: novagraph.graph.AuthReq
@@ -584,26 +599,29 @@ var file_novagraph_graph_proto_goTypes = []any{
 	(*ExecuteResp)(nil),     // 6: novagraph.graph.ExecuteResp
 	(*SignoutReq)(nil),      // 7: novagraph.graph.SignoutReq
 	(*SignoutResp)(nil),     // 8: novagraph.graph.SignoutResp
-	(commonpb.ErrorCode)(0), // 9: novagraph.common.ErrorCode
-	(*commonpb.Value)(nil),  // 10: novagraph.common.Value
+	nil,                     // 9: novagraph.graph.ExecuteReq.ParamsEntry
+	(commonpb.ErrorCode)(0), // 10: novagraph.common.ErrorCode
+	(*commonpb.Value)(nil),  // 11: novagraph.common.Value
 }
 var file_novagraph_graph_proto_depIdxs = []int32{
-	9,  // 0: novagraph.graph.AuthResp.code:type_name -> novagraph.common.ErrorCode
-	10, // 1: novagraph.graph.Row.values:type_name -> novagraph.common.Value
-	4,  // 2: novagraph.graph.DataSet.rows:type_name -> novagraph.graph.Row
-	0,  // 3: novagraph.graph.ExecuteResp.code:type_name -> novagraph.graph.QueryErrorCode
-	5,  // 4: novagraph.graph.ExecuteResp.data:type_name -> novagraph.graph.DataSet
-	1,  // 5: novagraph.graph.GraphService.Authenticate:input_type -> novagraph.graph.AuthReq
-	3,  // 6: novagraph.graph.GraphService.Execute:input_type -> novagraph.graph.ExecuteReq
-	7,  // 7: novagraph.graph.GraphService.Signout:input_type -> novagraph.graph.SignoutReq
-	2,  // 8: novagraph.graph.GraphService.Authenticate:output_type -> novagraph.graph.AuthResp
-	6,  // 9: novagraph.graph.GraphService.Execute:output_type -> novagraph.graph.ExecuteResp
-	8,  // 10: novagraph.graph.GraphService.Signout:output_type -> novagraph.graph.SignoutResp
-	8,  // [8:11] is the sub-list for method output_type
-	5,  // [5:8] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	10, // 0: novagraph.graph.AuthResp.code:type_name -> novagraph.common.ErrorCode
+	9,  // 1: novagraph.graph.ExecuteReq.params:type_name -> novagraph.graph.ExecuteReq.ParamsEntry
+	11, // 2: novagraph.graph.Row.values:type_name -> novagraph.common.Value
+	4,  // 3: novagraph.graph.DataSet.rows:type_name -> novagraph.graph.Row
+	0,  // 4: novagraph.graph.ExecuteResp.code:type_name -> novagraph.graph.QueryErrorCode
+	5,  // 5: novagraph.graph.ExecuteResp.data:type_name -> novagraph.graph.DataSet
+	11, // 6: novagraph.graph.ExecuteReq.ParamsEntry.value:type_name -> novagraph.common.Value
+	1,  // 7: novagraph.graph.GraphService.Authenticate:input_type -> novagraph.graph.AuthReq
+	3,  // 8: novagraph.graph.GraphService.Execute:input_type -> novagraph.graph.ExecuteReq
+	7,  // 9: novagraph.graph.GraphService.Signout:input_type -> novagraph.graph.SignoutReq
+	2,  // 10: novagraph.graph.GraphService.Authenticate:output_type -> novagraph.graph.AuthResp
+	6,  // 11: novagraph.graph.GraphService.Execute:output_type -> novagraph.graph.ExecuteResp
+	8,  // 12: novagraph.graph.GraphService.Signout:output_type -> novagraph.graph.SignoutResp
+	10, // [10:13] is the sub-list for method output_type
+	7,  // [7:10] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_graph_proto_init() }
@@ -617,7 +635,7 @@ func file_novagraph_graph_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_graph_proto_rawDesc), len(file_novagraph_graph_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -176,6 +176,14 @@ type VarPropExpr struct {
 	Var, Col string
 }
 
+// ParamExpr is $name with no .col after it: the query parameter name,
+// sent by the client with the statement (NebulaGraph 3's parameterized
+// queries). $name.col is a VarPropExpr, whatever name is.
+type ParamExpr struct {
+	Pos
+	Name string
+}
+
 // EdgeExpr is the keyword EDGE in an expression: the edge of the current
 // row as a whole, as in src(edge) or properties(edge).
 type EdgeExpr struct {
@@ -224,6 +232,7 @@ func (*SrcPropExpr) exprNode()   {}
 func (*DstPropExpr) exprNode()   {}
 func (*InputPropExpr) exprNode() {}
 func (*VarPropExpr) exprNode()   {}
+func (*ParamExpr) exprNode()     {}
 func (*EdgeExpr) exprNode()      {}
 func (*VertexExpr) exprNode()    {}
 func (*AttributeExpr) exprNode() {}
@@ -275,6 +284,7 @@ func (e *InputPropExpr) String() string {
 	return "$-." + QuoteName(e.Col)
 }
 func (e *VarPropExpr) String() string { return "$" + e.Var + "." + QuoteName(e.Col) }
+func (e *ParamExpr) String() string   { return "$" + e.Name }
 func (e *EdgeExpr) String() string    { return "EDGE" }
 
 func (e *VertexExpr) String() string {

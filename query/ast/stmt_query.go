@@ -7,12 +7,13 @@ import (
 
 // VertexSource is where GO starts and which vertices FETCH reads (and DELETE
 // VERTEX / DELETE TAG act on): either a
-// list of vid literals or one reference to a column of the piped input
-// ($-.col) or of a variable ($var.col). Exactly one of VIDs and Ref is set.
+// list of vid literals, or one reference to a column of the piped input
+// ($-.col) or of a variable ($var.col), or a query parameter ($p) holding
+// a vid or a list of vids. Exactly one of VIDs and Ref is set.
 type VertexSource struct {
 	Pos
 	VIDs []Expr // *Literal (INT or STRING) each
-	Ref  Expr   // *InputPropExpr or *VarPropExpr
+	Ref  Expr   // *InputPropExpr, *VarPropExpr or *ParamExpr
 }
 
 func (s *VertexSource) String() string {

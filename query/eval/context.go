@@ -6,6 +6,7 @@ package eval
 import (
 	"fmt"
 
+	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/value"
 )
 
@@ -62,6 +63,46 @@ type Context interface {
 	InputProp(col string) (value.Value, error)
 	// VarProp returns $variable.col, a column of the row of variable.
 	VarProp(variable, col string) (value.Value, error)
+}
+
+// ParamSource is implemented by a Context that can read query parameters
+// ($name, sent by the client with the statement). It is separate from
+// Context so that contexts without parameters need not implement it: a
+// parameter evaluated in such a context is an error.
+type ParamSource interface {
+	// Param returns the parameter name (without the '$'); ok is false
+	// when the statement was sent without it.
+	Param(name string) (v value.Value, ok bool)
+}
+
+// Params is a ParamSource over a map.
+type Params map[string]value.Value
+
+// Param implements ParamSource.
+func (p Params) Param(name string) (value.Value, bool) {
+	v, ok := p[name]
+	return v, ok
+}
+
+// ParamNotSetError is the error of evaluating a parameter that the
+// statement was sent without (wrapped in an *Error).
+type ParamNotSetError struct{ Name string }
+
+func (e *ParamNotSetError) Error() string {
+	return fmt.Sprintf("query parameter $%s is not set", e.Name)
+}
+
+// evalParam reads $name from ctx.
+func evalParam(ctx Context, e *ast.ParamExpr) (value.Value, error) {
+	ps, ok := ctx.(ParamSource)
+	if !ok {
+		return value.Value{}, fail(e, fmt.Errorf("query parameter $%s cannot be used here", e.Name))
+	}
+	v, ok := ps.Param(e.Name)
+	if !ok {
+		return value.Value{}, fail(e, &ParamNotSetError{Name: e.Name})
+	}
+	return v, nil
 }
 
 // noContext is the Context of constant expressions, such as INSERT values:

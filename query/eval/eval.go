@@ -82,6 +82,8 @@ func eval(ctx Context, e ast.Expr) (value.Value, error) {
 		return ctx.InputProp(e.Col)
 	case *ast.VarPropExpr:
 		return ctx.VarProp(e.Var, e.Col)
+	case *ast.ParamExpr:
+		return evalParam(ctx, e)
 	case *ast.SubscriptExpr:
 		return evalSubscript(ctx, e)
 	case *ast.AttributeExpr:

@@ -306,3 +306,51 @@ func TestPowLargeExponentsAreFast(t *testing.T) {
 		t.Fatalf("pow(2, 64) = %v (%v), want a FLOAT", v, err)
 	}
 }
+
+// paramRow is a row that also has query parameters.
+type paramRow struct {
+	*row
+	Params
+}
+
+func TestEvalParams(t *testing.T) {
+	ctx := paramRow{testRow(), Params{"n": value.Int(3), "ids": value.List(value.Str("a"), value.Str("b"))}}
+	for _, tc := range []struct {
+		src  string
+		want value.Value
+	}{
+		{"$n + 1", value.Int(4)},
+		{"$ids[1]", value.Str("b")},
+		{"$-.id > $n AND knows.since > $n", value.Bool(true)},
+		{"size($ids)", value.Int(2)},
+	} {
+		got, err := Eval(ctx, mustParse(t, tc.src))
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Eval(%s) = %v, %v; want %v", tc.src, got, err, tc.want)
+		}
+	}
+
+	_, err := Eval(ctx, mustParse(t, "1 + $missing"))
+	var notSet *ParamNotSetError
+	if !errors.As(err, &notSet) || notSet.Name != "missing" {
+		t.Fatalf("unset parameter: got %v, want a ParamNotSetError naming it", err)
+	}
+	if want := "evaluating $missing at line 1, column 5: query parameter $missing is not set"; err.Error() != want {
+		t.Errorf("unset parameter: got %q, want %q", err, want)
+	}
+
+	// Contexts without parameters keep compiling and reject them.
+	for _, c := range []Context{nil, testRow()} {
+		_, err := Eval(c, mustParse(t, "$n"))
+		if err == nil || !strings.Contains(err.Error(), "query parameter $n cannot be used here") {
+			t.Errorf("Eval($n) in %T: %v, want an error naming the parameter", c, err)
+		}
+	}
+
+	if got := CollectProps(mustParse(t, "$a + $b.c + $a")).Param; !reflect.DeepEqual(got, []string{"a"}) {
+		t.Errorf("CollectProps.Param = %v, want [a]", got)
+	}
+	if !IsDeterministic(mustParse(t, "$a + 1")) {
+		t.Error("a parameter is deterministic")
+	}
+}

@@ -27,6 +27,7 @@ type Props struct {
 	Dst   []PropRef // $$.tag.prop, and id($$) as {AnyTag, _vid}
 	Input []string  // $-.col
 	Var   []VarRef  // $var.col
+	Param []string  // $name, a query parameter
 }
 
 // CollectProps returns the properties read by exprs; nil expressions are
@@ -53,6 +54,8 @@ func (ps *Props) Collect(e ast.Expr) {
 			ps.Input = addOnce(ps.Input, e.Col)
 		case *ast.VarPropExpr:
 			ps.Var = addOnce(ps.Var, VarRef{e.Var, e.Col})
+		case *ast.ParamExpr:
+			ps.Param = addOnce(ps.Param, e.Name)
 		case *ast.FuncCall:
 			ps.collectCall(e)
 		}

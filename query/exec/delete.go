@@ -162,7 +162,7 @@ func (r *runState) refEdgeKeys(vids vidCodec, k *ast.EdgeKey, input *table, add 
 	if src == nil {
 		return at(k, "%s: no input is piped into this statement", k.Src)
 	}
-	rc := &rowContext{Context: constContext{}, input: input, vars: r.vars}
+	rc := &rowContext{Context: constContext{}, input: input, vars: r.vars, params: r.params}
 	for i, row := range src.rows {
 		if varName != "" {
 			rc.varName, rc.varRow = varName, row

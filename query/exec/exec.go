@@ -17,6 +17,7 @@ import (
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/parser"
+	"github.com/novagraph/novagraph/query/value"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
@@ -79,6 +80,12 @@ func ErrorCode(err error) graphpb.QueryErrorCode {
 // Execute parses text and runs its statements in order; the result is the
 // last statement's. The first failing statement ends the run.
 func (x *Executor) Execute(ctx context.Context, sess *SessionState, text string) (*graphpb.DataSet, error) {
+	return x.ExecuteWithParams(ctx, sess, text, nil)
+}
+
+// ExecuteWithParams is Execute with query parameters, which the statements
+// read as $name (GO FROM $p, WHERE e.w > $min, YIELD $n + 1).
+func (x *Executor) ExecuteWithParams(ctx context.Context, sess *SessionState, text string, params map[string]value.Value) (*graphpb.DataSet, error) {
 	stmts, err := parser.Parse(text)
 	if err != nil {
 		return nil, err
@@ -86,7 +93,7 @@ func (x *Executor) Execute(ctx context.Context, sess *SessionState, text string)
 	if len(stmts) == 0 {
 		return nil, nil
 	}
-	run := &runState{x: x, sess: sess, vars: map[string]*table{}}
+	run := &runState{x: x, sess: sess, vars: map[string]*table{}, params: params}
 	var out *graphpb.DataSet
 	for _, st := range stmts {
 		res, err := run.statement(ctx, st)
@@ -108,11 +115,13 @@ func (x *Executor) Execute(ctx context.Context, sess *SessionState, text string)
 	return out, nil
 }
 
-// runState is one Execute call: statements of one request share variables.
+// runState is one Execute call: statements of one request share variables
+// and the request's query parameters.
 type runState struct {
-	x    *Executor
-	sess *SessionState
-	vars map[string]*table
+	x      *Executor
+	sess   *SessionState
+	vars   map[string]*table
+	params map[string]value.Value // nil when the request has none
 }
 
 func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, error) {

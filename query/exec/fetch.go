@@ -136,7 +136,7 @@ func (r *runState) fetchVertices(ctx context.Context, s *ast.FetchVerticesStmt, 
 		}
 	}
 	rc := &fetchContext{vids: vids, index: index}
-	rc.rowContext = rowContext{input: input, vars: r.vars}
+	rc.rowContext = rowContext{input: input, vars: r.vars, params: r.params}
 	for _, row := range res {
 		rc.vid, rc.values = row.Vid, row.Values
 		emitRows := [][]value.Value{nil}
@@ -250,6 +250,9 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 		if len(props.Input)+len(props.Var) > 0 {
 			return nil, at(s, "FETCH PROP ON an edge cannot read $- or $var columns yet")
 		}
+		if err := r.checkParams(s, props.Param); err != nil {
+			return nil, err
+		}
 		if err := checkColumns(columns, exprs...); err != nil {
 			return nil, err
 		}
@@ -308,7 +311,7 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 		}
 	}
 	rc := &fetchContext{vids: vids, index: index, edgeName: edge.GetName()}
-	rc.rowContext = rowContext{input: input, vars: r.vars}
+	rc.rowContext = rowContext{input: input, vars: r.vars, params: r.params}
 	for _, row := range res {
 		rc.edge, rc.values = row.Edge, row.Values
 		vals := make([]value.Value, len(columns))

@@ -169,7 +169,15 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 		// A non-deterministic WHERE (rand(), now()...) stays in graphd:
 		// storaged evaluates pushed filters on whichever replica answers.
 		if len(where.Dst) == 0 && len(where.Input) == 0 && len(where.Var) == 0 && eval.IsDeterministic(s.Where) {
-			p.pushedWhere = s.Where.String()
+			// storaged has no query parameters: their values go as
+			// literals, and a value without one keeps WHERE here.
+			bound, ok, err := bindParams(r.params, s.Where)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				p.pushedWhere = bound.String()
+			}
 		}
 	}
 	return p, nil
@@ -375,7 +383,7 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 		out.cols = append(out.cols, c.Name())
 	}
 	rc := &goRowContext{p: p, dst: dstVals}
-	rc.rowContext = rowContext{input: p.input, vars: p.r.vars}
+	rc.rowContext = rowContext{input: p.input, vars: p.r.vars, params: p.r.params}
 	for i := range rows {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {

@@ -60,7 +60,7 @@ func (r *runState) lookup(ctx context.Context, s *ast.LookupStmt) (*table, error
 	}
 	vids := vidCodec{p.space}
 	rc := &fetchContext{vids: vids, index: p.propAt, edgeName: p.name}
-	rc.rowContext = rowContext{vars: r.vars}
+	rc.rowContext = rowContext{vars: r.vars, params: r.params}
 	for _, row := range res {
 		if p.isEdge {
 			if row.Edge == nil {
@@ -120,7 +120,11 @@ func (r *runState) planLookup(s *ast.LookupStmt) (*lookupPlan, error) {
 	if err := checkColumns(p.yield, append(yieldExprs, s.Where)...); err != nil {
 		return nil, err
 	}
-	if err := p.checkProps(eval.CollectProps(append(yieldExprs, s.Where)...)); err != nil {
+	props := eval.CollectProps(append(yieldExprs, s.Where)...)
+	if err := p.checkProps(props); err != nil {
+		return nil, err
+	}
+	if err := r.checkParams(s, props.Param); err != nil {
 		return nil, err
 	}
 	for _, ref := range eval.CollectProps(yieldExprs...).Edge {
@@ -134,7 +138,13 @@ func (r *runState) planLookup(s *ast.LookupStmt) (*lookupPlan, error) {
 		}
 	}
 
-	filter, err := p.normaliseFilter(s.Where)
+	// storaged has no query parameters: their values go as literals, which
+	// can then also bound the index scan.
+	where, err := mustBindParams(r.params, s.Where, "LOOKUP")
+	if err != nil {
+		return nil, err
+	}
+	filter, err := p.normaliseFilter(where)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +154,7 @@ func (r *runState) planLookup(s *ast.LookupStmt) (*lookupPlan, error) {
 	if len(indexes) == 0 {
 		return nil, at(s, "LOOKUP ON %s: There is no index to use at runtime: create a %s index on %s first", s.On, p.kind(), s.On)
 	}
-	conds := p.conditions(s.Where)
+	conds := p.conditions(where)
 	best := -1
 	for _, ix := range indexes {
 		hints := hintsFor(ix, conds)

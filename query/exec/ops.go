@@ -68,11 +68,12 @@ type opRows struct {
 	input   *table // the piped input, nil when reading a variable
 	varName string
 	vars    map[string]*table
+	params  map[string]value.Value
 }
 
 // context returns an evaluation context positioned on row.
 func (o *opRows) context(row []value.Value) *rowContext {
-	c := &rowContext{Context: constContext{}, input: o.input, vars: o.vars}
+	c := &rowContext{Context: constContext{}, input: o.input, vars: o.vars, params: o.params}
 	if o.varName != "" {
 		c.varName, c.varRow = o.varName, row
 	} else {
@@ -95,7 +96,7 @@ func (r *runState) rowsFor(n ast.Node, what string, input *table, props *eval.Pr
 			ref := props.Var[0]
 			return nil, at(n, "%s reads the piped rows: use $-.col, not $%s.%s", what, ref.Var, ref.Col)
 		}
-		return &opRows{t: input, input: input, vars: r.vars}, nil
+		return &opRows{t: input, input: input, vars: r.vars, params: r.params}, nil
 	}
 	if len(props.Var) == 0 {
 		return nil, at(n, "%s needs rows to read: write it after a pipe '|' or read a variable ($var.col)", what)
@@ -106,7 +107,7 @@ func (r *runState) rowsFor(n ast.Node, what string, input *table, props *eval.Pr
 			return nil, at(n, "%s reads both $%s and $%s: it can read one variable", what, name, ref.Var)
 		}
 	}
-	return &opRows{t: r.vars[name], varName: name, vars: r.vars}, nil
+	return &opRows{t: r.vars[name], varName: name, vars: r.vars, params: r.params}, nil
 }
 
 // --- Aggregation ---
@@ -449,7 +450,7 @@ func (r *runState) yieldAggregate(s *ast.YieldStmt, input *table) (*table, error
 		return nil, at(a, "aggregate function %s is not allowed in WHERE", a)
 	}
 	props := eval.CollectProps(exprs...)
-	src := &opRows{t: &table{rows: [][]value.Value{nil}}, input: input, vars: r.vars}
+	src := &opRows{t: &table{rows: [][]value.Value{nil}}, input: input, vars: r.vars, params: r.params}
 	if input != nil || len(props.Var) > 0 || len(props.Input) > 0 {
 		var err error
 		if src, err = r.rowsFor(s, "YIELD", input, props); err != nil {

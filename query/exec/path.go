@@ -367,7 +367,11 @@ func (r *runState) findPath(ctx context.Context, s *ast.FindPathStmt, input *tab
 			fwd, bwd = append(fwd, et), append(bwd, -et)
 		}
 	}
-	if err := t.checkEdgeFilter(s.Where, byName); err != nil {
+	where, err := mustBindParams(r.params, s.Where, "FIND PATH")
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkEdgeFilter(where, byName); err != nil {
 		return nil, err
 	}
 	from, err := r.startVids(t.vids, s.From, input)

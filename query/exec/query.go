@@ -59,8 +59,8 @@ func (r *runState) query(ctx context.Context, st ast.Statement, input *table) (*
 	return nil, at(st, "%s cannot be used here", stmtName(st))
 }
 
-// rowContext evaluates expressions over one row of an input table ($-) and
-// the session's variables ($var).
+// rowContext evaluates expressions over one row of an input table ($-),
+// the request's variables ($var) and its query parameters ($name).
 type rowContext struct {
 	eval.Context
 	input    *table
@@ -68,6 +68,7 @@ type rowContext struct {
 	vars     map[string]*table
 	varName  string        // the variable whose row varRow is, if any
 	varRow   []value.Value // set when rows come from a variable
+	params   map[string]value.Value
 }
 
 func (c *rowContext) InputProp(col string) (value.Value, error) {
@@ -96,8 +97,12 @@ func (c *rowContext) VarProp(v, col string) (value.Value, error) {
 	return c.varRow[i], nil
 }
 
-// checkRefs validates $-.col and $var.col references before anything runs.
+// checkRefs validates $-.col and $var.col references, and query
+// parameters, before anything runs.
 func (r *runState) checkRefs(n ast.Node, props *eval.Props, input *table) error {
+	if err := r.checkParams(n, props.Param); err != nil {
+		return err
+	}
 	for _, col := range props.Input {
 		if input == nil {
 			return at(n, "$-.%s: no input is piped into this statement", col)
@@ -157,7 +162,7 @@ func (r *runState) yield(s *ast.YieldStmt, input *table) (*table, error) {
 		rows = r.vars[varName].rows
 	}
 	for _, in := range rows {
-		ctx := &rowContext{Context: constContext{}, input: input, inputRow: in, vars: r.vars}
+		ctx := &rowContext{Context: constContext{}, input: input, inputRow: in, vars: r.vars, params: r.params}
 		if varName != "" {
 			ctx.inputRow, ctx.varName, ctx.varRow = nil, varName, in
 		}
@@ -202,7 +207,8 @@ func (constContext) VarProp(v, col string) (value.Value, error) {
 }
 
 // startVids evaluates a FROM / FETCH vertex source into the start vertices
-// and, for $-/$var sources, the table rows each start vertex came from.
+// and, for $-/$var sources, the table rows each start vertex came from. A
+// parameter source ($p) holds one vid or a list of them.
 type startSet struct {
 	vids    [][]byte
 	origins map[string][]int // vid key → rows of src that produced it
@@ -235,6 +241,22 @@ func (r *runState) startVids(vids vidCodec, from *ast.VertexSource, input *table
 	}
 	var col string
 	switch ref := from.Ref.(type) {
+	case *ast.ParamExpr:
+		if err := r.checkParams(ref, []string{ref.Name}); err != nil {
+			return nil, err
+		}
+		vals, err := paramVids(r.params, ref)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vals {
+			b, err := vids.encode(v)
+			if err != nil {
+				return nil, at(ref, "$%s: %v", ref.Name, err)
+			}
+			add(b)
+		}
+		return set, nil
 	case *ast.InputPropExpr:
 		if input == nil {
 			return nil, at(ref, "$-.%s: no input is piped into this statement", ref.Col)

@@ -26,6 +26,7 @@ type updateTarget struct {
 	name    string
 	isEdge  bool
 	columns []*metapb.ColumnDef // of the latest version
+	params  map[string]value.Value
 }
 
 func (t *updateTarget) column(name string) *metapb.ColumnDef {
@@ -56,8 +57,12 @@ func (t *updateTarget) normalise(e ast.Expr) (ast.Expr, error) {
 	if err := checkCalls(e); err != nil {
 		return nil, err
 	}
-	e, err := foldVolatile(e, true, "UPDATE")
+	// storaged has no query parameters: their values go as literals.
+	e, err := mustBindParams(t.params, e, "UPDATE")
 	if err != nil {
+		return nil, err
+	}
+	if e, err = foldVolatile(e, true, "UPDATE"); err != nil {
 		return nil, err
 	}
 	return rewrite(e, func(x ast.Expr) (ast.Expr, error) {
@@ -175,7 +180,7 @@ func (r *runState) updateVertex(ctx context.Context, s *ast.UpdateVertexStmt) (*
 		return nil, at(s, "tag %q not found in space %q", s.Tag, space.GetName())
 	}
 	vs := tag.GetVersions()
-	t := &updateTarget{stmt: s, what: fmt.Sprintf("tag %q", s.Tag), name: s.Tag, columns: vs[len(vs)-1].GetColumns()}
+	t := &updateTarget{stmt: s, what: fmt.Sprintf("tag %q", s.Tag), name: s.Tag, columns: vs[len(vs)-1].GetColumns(), params: r.params}
 	vids := vidCodec{space}
 	v, err := constant(s.Vid)
 	if err != nil {
@@ -212,7 +217,7 @@ func (r *runState) updateEdge(ctx context.Context, s *ast.UpdateEdgeStmt) (*tabl
 		return nil, at(s, "edge %q not found in space %q", s.Edge, space.GetName())
 	}
 	vs := edge.GetVersions()
-	t := &updateTarget{stmt: s, what: fmt.Sprintf("edge %q", s.Edge), name: s.Edge, isEdge: true, columns: vs[len(vs)-1].GetColumns()}
+	t := &updateTarget{stmt: s, what: fmt.Sprintf("edge %q", s.Edge), name: s.Edge, isEdge: true, columns: vs[len(vs)-1].GetColumns(), params: r.params}
 	vids := vidCodec{space}
 	src, dst, rank, err := r.edgeKey(vids, s.Key)
 	if err != nil {

@@ -191,7 +191,16 @@ func TestSyntaxErrors(t *testing.T) {
 		{"GO FROM 1 OVER e YIELD (e.a", 1, 28, "", "expected ')'"},
 		{"GO FROM 1 OVER e YIELD e.", 1, 26, "", "expected a property name"},
 		{"GO FROM 1 OVER e YIELD $^.t", 1, 28, "", "expected '.'"},
-		{"GO FROM 1 OVER e YIELD $v", 1, 26, "", "expected '.'"},
+		{"GO FROM 1 OVER e YIELD $v.", 1, 27, "", "expected a column name"},
+
+		// Query parameters: $name without .col.
+		{"GO FROM $p, 1 OVER e", 1, 11, ", 1", "expected OVER"},
+		{"GO FROM $p.", 1, 12, "", "expected a column name"},
+		{"FETCH PROP ON e $p->$q", 1, 19, "->$q", "the key of FETCH PROP ON edges cannot be a parameter"},
+		{"YIELD $", 1, 7, "$", "expected a variable name"},
+		{"YIELD $1", 1, 7, "$", "expected a variable name"},
+		{"YIELD $p $q", 1, 10, "$q", "expected ';' or end of input"},
+		{"$p", 1, 1, "$p", "expected a statement"},
 
 		// Expressions.
 		{"YIELD 1 +", 1, 10, "", "expected an expression"},

@@ -22,7 +22,7 @@ import (
 //	* / %
 //	- + !                                 prefix
 //	.name [index]                         postfix
-//	literals, lists, (expr), calls, property references
+//	literals, lists, (expr), calls, property references, $param
 
 func (p *parser) parseExpr() ast.Expr {
 	if p.depth == 0 {
@@ -259,7 +259,12 @@ func (p *parser) parsePrimary() ast.Expr {
 			return &ast.DstPropExpr{Pos: pos, Tag: tag, Prop: prop}
 		}
 		return &ast.SrcPropExpr{Pos: pos, Tag: tag, Prop: prop}
-	case lexer.InputRef, lexer.Variable:
+	case lexer.Variable:
+		if p.atParam() {
+			return p.parseParam()
+		}
+		return p.parseRef()
+	case lexer.InputRef:
 		return p.parseRef()
 	case lexer.Ident:
 		switch {

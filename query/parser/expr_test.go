@@ -62,6 +62,11 @@ func TestExprPrecedence(t *testing.T) {
 		{"TRUE AND false OR null", "((true AND false) OR NULL)"},
 		{"-9223372036854775808", "-9223372036854775808"},
 		{"1 /* inline */ + 2 # trailing", "(1+2)"},
+		{"$n + 1", "($n+1)"},
+		{"e.w > $min AND $v.c == $c", "((e.w>$min) AND ($v.c==$c))"},
+		{"$list[0] IN $set", "($list[0] IN $set)"},
+		{"-$n", "-($n)"},
+		{"abs($x)", "abs($x)"},
 	} {
 		e, err := ParseExpr(tc.src)
 		if err != nil {
@@ -85,6 +90,7 @@ func TestExprRoundTrip(t *testing.T) {
 		"coalesce($-.a, $v.b, id($$), src(edge), properties(vertex)['x'])",
 		"$^.`a b`.c", "`sel ect`.`from`", "f(1)[2].x[3]",
 		"1 + 2 * 3 % 4 / 5 - 6 >= 7 AND 8 <= 9",
+		"$p + $q.c - $-.x", "[$a, $b][0]", "e.w > $min",
 	} {
 		e1, err := ParseExpr(src)
 		if err != nil {
@@ -137,5 +143,36 @@ func TestExprNodes(t *testing.T) {
 		"BinaryExpr", "InputPropExpr", "VarPropExpr"}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("walk order %v, want %v", kinds, want)
+	}
+}
+
+// TestParamExpr checks that $name without .col is a query parameter, and
+// $name.col still a variable's column.
+func TestParamExpr(t *testing.T) {
+	e, err := ParseExpr("$p + $v.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := e.(*ast.BinaryExpr)
+	if p, ok := b.L.(*ast.ParamExpr); !ok || p.Name != "p" || p.Pos != (ast.Pos{Line: 1, Col: 1}) {
+		t.Errorf("left = %#v, want ParamExpr p at 1:1", b.L)
+	}
+	if v, ok := b.R.(*ast.VarPropExpr); !ok || v.Var != "v" || v.Col != "c" {
+		t.Errorf("right = %#v, want VarPropExpr $v.c", b.R)
+	}
+	if got := (&ast.ParamExpr{Name: "min"}).String(); got != "$min" {
+		t.Errorf("String() = %s, want $min", got)
+	}
+
+	stmts, err := Parse("$a = GO FROM $p OVER e YIELD dst(edge) AS id; GO FROM $a.id OVER e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := stmts[0].(*ast.AssignStmt).Stmt.(*ast.GoStmt).From
+	if p, ok := from.Ref.(*ast.ParamExpr); !ok || p.Name != "p" || from.VIDs != nil {
+		t.Errorf("GO FROM $p: source %#v, want the parameter p", from)
+	}
+	if _, ok := stmts[1].(*ast.GoStmt).From.Ref.(*ast.VarPropExpr); !ok {
+		t.Errorf("GO FROM $a.id: source %#v, want the variable's column", stmts[1].(*ast.GoStmt).From.Ref)
 	}
 }

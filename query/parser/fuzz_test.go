@@ -28,6 +28,7 @@ func FuzzParse(f *testing.F) {
 		"PROFILE GO FROM 1 OVER e YIELD \"str\\n\\u00e9\" + 'x' CONTAINS `q`.r",
 		"YIELD NOT a.b STARTS WITH 'x' XOR c.d ENDS WITH \"y\" OR !e.f",
 		"GO 1 STEPS FORM 1 OVER e",
+		"GO FROM $p OVER e WHERE e.w > $min YIELD $n + 1, $l[0], $v.c; FETCH PROP ON t $ids",
 		"-- comment\n/* block */ # hash\n// slash\nYIELD 1;",
 		"YIELD \"unterminated",
 		"YIELD `a b`.c, $^.`x`.y, -9223372036854775808",

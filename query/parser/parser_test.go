@@ -185,6 +185,13 @@ func TestStatements(t *testing.T) {
 		{`explain format="DOT" GO FROM 1 OVER e`, `EXPLAIN FORMAT = "dot" GO 1 STEPS FROM 1 OVER e`},
 		{`PROFILE FORMAT = 'row' $a = YIELD 1`, `PROFILE FORMAT = "row" $a = YIELD 1`},
 		{`EXPLAIN SHOW SPACES`, `EXPLAIN SHOW SPACES`},
+
+		// Query parameters: $name with no .col.
+		{`GO FROM $p OVER follow WHERE follow.degree > $min YIELD dst(edge), $n + 1 AS n`,
+			`GO 1 STEPS FROM $p OVER follow WHERE (follow.degree>$min) YIELD dst(EDGE), ($n+1) AS n`},
+		{`YIELD $n`, `YIELD $n`},
+		{`FETCH PROP ON player $ids YIELD player.name`, `FETCH PROP ON player $ids YIELD player.name`},
+		{`DELETE VERTEX $p`, `DELETE VERTEX $p`},
 	} {
 		st := parseOne(t, tc.src)
 		if got := st.String(); got != tc.want {

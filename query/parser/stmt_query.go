@@ -45,9 +45,14 @@ func (p *parser) parseSteps() ast.StepRange {
 	return r
 }
 
-// parseVertexSource parses vid, vid, ... or a single $-.col or $var.col.
+// parseVertexSource parses vid, vid, ... or a single $-.col, $var.col or
+// query parameter $p.
 func (p *parser) parseVertexSource() *ast.VertexSource {
 	s := &ast.VertexSource{Pos: p.pos()}
+	if p.atParam() {
+		s.Ref = p.parseParam()
+		return s
+	}
 	if p.at(lexer.InputRef) || p.at(lexer.Variable) {
 		s.Ref = p.parseRef()
 		return s
@@ -58,6 +63,19 @@ func (p *parser) parseVertexSource() *ast.VertexSource {
 			return s
 		}
 	}
+}
+
+// atParam reports whether the next token is a query parameter: $name with
+// no .col after it.
+func (p *parser) atParam() bool {
+	return p.at(lexer.Variable) && p.peek(1).Kind != lexer.Dot
+}
+
+// parseParam parses the query parameter $name.
+func (p *parser) parseParam() *ast.ParamExpr {
+	x := &ast.ParamExpr{Pos: p.pos(), Name: p.tok().Value}
+	p.next()
+	return x
 }
 
 // parseRef parses $-.col or $var.col.
@@ -117,6 +135,18 @@ func (p *parser) parseFetch() ast.Statement {
 	}
 
 	var first ast.Expr
+	if p.atParam() {
+		// FETCH PROP ON tag $p: the vertices a parameter holds.
+		v := &ast.FetchVerticesStmt{Pos: pos, Tags: names, AllTags: all}
+		v.Vertices = &ast.VertexSource{Pos: p.pos(), Ref: p.parseParam()}
+		if p.at(lexer.Arrow) {
+			p.fail("the key of FETCH PROP ON edges cannot be a parameter: write $-.src->$-.dst or literal keys")
+		}
+		if p.is("YIELD") {
+			v.Yield = p.parseYieldClause()
+		}
+		return v
+	}
 	isRef := p.at(lexer.InputRef) || p.at(lexer.Variable)
 	if isRef {
 		first = p.parseRef()
