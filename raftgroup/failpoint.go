@@ -1,8 +1,10 @@
 package raftgroup
 
+import fp "github.com/novagraph/novagraph/internal/failpoint"
+
 // Failpoints mark each disk and apply step of the engine, so crash tests
 // can stop a store exactly between two of them. They exist only in builds
-// with the `failpoints` tag (failpoint_on.go, on go.etcd.io/gofail's
+// with the `failpoints` tag (internal/failpoint, on go.etcd.io/gofail's
 // runtime); in every other build failpoint is an empty function the
 // compiler removes.
 //
@@ -20,3 +22,13 @@ const (
 )
 
 var allFailpoints = []string{fpBeforeLogWrite, fpAfterLogWrite, fpBeforeApply, fpAfterApply, fpBeforeSnapshotIngest, fpAfterSnapshotIngest}
+
+func init() {
+	for _, name := range allFailpoints {
+		fp.Register(name)
+	}
+}
+
+// failpoint evaluates the named failpoint: nil when it is off or in a build
+// without the tag, an error naming it when its term returns a value.
+func failpoint(name string) error { return fp.Eval(name) }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	fp "github.com/novagraph/novagraph/internal/failpoint"
 )
 
 // Crash tests at the engine's disk steps. Run with
@@ -210,3 +212,7 @@ func TestFailpointSlowDiskKeepsLeader(t *testing.T) {
 		}
 	}
 }
+
+// enableFailpoint turns a failpoint on with gofail terms, e.g.
+// `1*return("x")`; the returned func turns it off.
+func enableFailpoint(name, terms string) (func(), error) { return fp.Enable(name, terms) }
