@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -54,6 +55,12 @@ type Client struct {
 	conns   map[string]*grpc.ClientConn
 	leaders map[partKey]uint64 // learned from responses; wins over the catalog
 	retries int64
+
+	// suspected, if set, says whether gossip suspects the storaged at an
+	// address (gossip.Node.Suspected): routing then tries the partition's
+	// other replicas first. rerouted counts the partitions routed so.
+	suspected atomic.Pointer[func(addr string) bool]
+	rerouted  atomic.Int64
 }
 
 type partKey struct{ space, part int32 }
@@ -103,24 +110,56 @@ func (c *Client) conn(addr string) (*grpc.ClientConn, error) {
 	return cc, nil
 }
 
+// SetSuspicion makes routing avoid storaged hosts that suspected(addr)
+// reports as probably dead (gossip), until a leader they host is needed
+// and no other replica is left. Suspicion only reorders: a suspected host
+// is still tried when every replica is suspected.
+func (c *Client) SetSuspicion(suspected func(addr string) bool) {
+	c.suspected.Store(&suspected)
+}
+
+// Rerouted is how many partition requests went to another replica because
+// gossip suspected the leader's host.
+func (c *Client) Rerouted() int64 { return c.rerouted.Load() }
+
 // leaderGuess picks the store to send a partition to: the last leader a
 // response named, else the catalog's leader, else a replica chosen by the
-// attempt number so that retries walk the replicas.
+// attempt number so that retries walk the replicas. A guess whose host
+// gossip suspects gives way to the next replica it does not suspect: a
+// follower answers with the leader it knows (or fails fast while there is
+// none), which beats waiting on a dead host's connection timeout.
 func (c *Client) leaderGuess(snap *metaclient.Snapshot, space, part int32, attempt int) (uint64, error) {
+	replicas := snap.Parts(space)[part]
 	c.mu.Lock()
 	id, ok := c.leaders[partKey{space, part}]
 	c.mu.Unlock()
-	if ok {
-		return id, nil
+	if !ok {
+		if id, ok = snap.Leader(space, part); !ok || attempt > 0 {
+			if len(replicas) == 0 {
+				return 0, &PartError{Part: part, Code: commonpb.ErrorCode_E_PART_NOT_FOUND, Msg: fmt.Sprintf("space %d has no partition %d in the catalog", space, part)}
+			}
+			id = replicas[attempt%len(replicas)]
+		}
 	}
-	if id, ok := snap.Leader(space, part); ok && attempt == 0 {
-		return id, nil
+	if c.isSuspected(snap, id) {
+		for i := range replicas {
+			alt := replicas[(attempt+i)%len(replicas)]
+			if alt != id && !c.isSuspected(snap, alt) {
+				c.rerouted.Add(1)
+				return alt, nil
+			}
+		}
 	}
-	replicas := snap.Parts(space)[part]
-	if len(replicas) == 0 {
-		return 0, &PartError{Part: part, Code: commonpb.ErrorCode_E_PART_NOT_FOUND, Msg: fmt.Sprintf("space %d has no partition %d in the catalog", space, part)}
+	return id, nil
+}
+
+func (c *Client) isSuspected(snap *metaclient.Snapshot, store uint64) bool {
+	f := c.suspected.Load()
+	if f == nil {
+		return false
 	}
-	return replicas[attempt%len(replicas)], nil
+	addr, ok := snap.HostAddr(store)
+	return ok && (*f)(addr)
 }
 
 func (c *Client) setLeader(space, part int32, store uint64) {

@@ -1,0 +1,355 @@
+// Package gossip tells each daemon, within a second, which of its peers are
+// alive: storaged and graphd (and metad, if it joins) run one memberlist
+// node each, on its own UDP+TCP port, and advertise their role and the
+// gRPC address others route to.
+//
+// The point is speed. Raft notices a dead storaged after an election
+// timeout and metad after its host lease expires (10 s by default); a
+// client that keeps sending to the dead leader until then waits on
+// connection timeouts. memberlist probes every peer each ProbeInterval and
+// marks one that misses a probe *suspect* at once, so a graphd can route
+// around a dead storaged within a few hundred milliseconds, long before
+// the lease says anything. Suspicion is a hint, not a verdict: a suspected
+// host may be alive (a long GC pause, a congested link), so users of
+// Suspected only reorder their choices and never refuse a host outright,
+// and decisions that move data (metad's balance jobs) confirm it with the
+// host's lease.
+//
+// A Node has one owner goroutine (watch) that folds memberlist's events and
+// a periodic look at the member list into an immutable view; readers load
+// the view without locks.
+package gossip
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+)
+
+// Config configures a Node. Zero fields take the defaults shown.
+type Config struct {
+	// Role is what the daemon is: "storaged", "graphd", "metad".
+	Role string
+	// ServiceAddr is the daemon's gRPC host:port: the address peers route
+	// requests to and the key Suspected is asked about.
+	ServiceAddr string
+	// BindAddr is the gossip host:port (UDP and TCP); port 0 picks a free
+	// port, which Addr reports.
+	BindAddr string
+	// AdvertiseAddr is the gossip address peers reach this node at
+	// (BindAddr's).
+	AdvertiseAddr string
+	// Seeds are gossip addresses of peers to join; any live one suffices.
+	// A node keeps trying them in the background while it knows no peer.
+	Seeds []string
+	// ProbeInterval is how often each peer is probed (200ms). A peer that
+	// misses one probe is suspected; it is declared dead after about two
+	// more intervals unless it refutes.
+	ProbeInterval time.Duration
+	// Logger receives membership changes (discarded if nil).
+	Logger *slog.Logger
+}
+
+// State is what this node believes about a peer.
+type State int
+
+// Peer states. Suspect and Dead peers both count as Suspected.
+const (
+	Alive State = iota
+	Suspect
+	Dead
+)
+
+func (s State) String() string {
+	switch s {
+	case Alive:
+		return "alive"
+	case Suspect:
+		return "suspect"
+	}
+	return "dead"
+}
+
+// Member is one peer as this node sees it.
+type Member struct {
+	Name        string
+	Role        string
+	ServiceAddr string
+	GossipAddr  string
+	State       State
+	Since       time.Time // when State last changed, as seen here
+}
+
+// meta is what a node advertises, as JSON in memberlist's node metadata
+// (at most 512 bytes).
+type meta struct {
+	Role    string `json:"role"`
+	Service string `json:"service"`
+}
+
+// Node is one daemon's membership in the gossip cluster.
+type Node struct {
+	cfg  Config
+	log  *slog.Logger
+	list *memberlist.Memberlist
+	view atomic.Pointer[map[string]Member] // service addr → member; replaced whole
+
+	events chan struct{} // memberlist saw a change: refresh the view now
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
+}
+
+// Start creates the node, binds its port and starts joining the seeds in
+// the background.
+func Start(cfg Config) (*Node, error) {
+	if cfg.ServiceAddr == "" {
+		return nil, fmt.Errorf("gossip: the node's service address is required")
+	}
+	if cfg.ProbeInterval <= 0 {
+		cfg.ProbeInterval = 200 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.BindAddr == "" {
+		cfg.BindAddr = "127.0.0.1:0"
+	}
+	n := &Node{cfg: cfg, log: cfg.Logger, events: make(chan struct{}, 1), stop: make(chan struct{})}
+	empty := map[string]Member{}
+	n.view.Store(&empty)
+
+	mc := memberlist.DefaultLANConfig()
+	// A restarted daemon is a new member (its old incarnation may still be
+	// suspect or dead on the peers, which refuse a name's address change),
+	// so the name carries the start time.
+	mc.Name = fmt.Sprintf("%s@%s/%d", cfg.Role, cfg.ServiceAddr, time.Now().UnixNano())
+	host, port, err := splitHostPort(cfg.BindAddr)
+	if err != nil {
+		return nil, fmt.Errorf("gossip: bind address %q: %w", cfg.BindAddr, err)
+	}
+	mc.BindAddr, mc.BindPort = host, port
+	if cfg.AdvertiseAddr != "" {
+		ah, ap, err := splitHostPort(cfg.AdvertiseAddr)
+		if err != nil {
+			return nil, fmt.Errorf("gossip: advertise address %q: %w", cfg.AdvertiseAddr, err)
+		}
+		mc.AdvertiseAddr, mc.AdvertisePort = ah, ap
+	}
+	// Fast failure detection on a LAN: a missed probe makes a suspect at
+	// once; suspicion lasts SuspicionMult probe intervals (times log10 of
+	// the cluster size, at least 1) before the peer is declared dead.
+	mc.ProbeInterval = cfg.ProbeInterval
+	mc.ProbeTimeout = cfg.ProbeInterval / 2
+	mc.SuspicionMult = 2
+	mc.GossipInterval = cfg.ProbeInterval / 2
+	mc.PushPullInterval = 10 * time.Second
+	mc.TCPTimeout = time.Second
+	mc.Delegate = &delegate{meta: mustJSON(meta{Role: cfg.Role, Service: cfg.ServiceAddr})}
+	mc.Events = &eventSink{n: n}
+	mc.Logger = log.New(io.Discard, "", 0) // memberlist logs every probe; we log changes
+	list, err := memberlist.Create(mc)
+	if err != nil {
+		return nil, fmt.Errorf("gossip: starting on %s: %w", cfg.BindAddr, err)
+	}
+	n.list = list
+	n.wg.Add(1)
+	go n.watch()
+	return n, nil
+}
+
+// Addr is the gossip address peers use to join this node.
+func (n *Node) Addr() string {
+	ln := n.list.LocalNode()
+	return net.JoinHostPort(ln.Addr.String(), strconv.Itoa(int(ln.Port)))
+}
+
+// Members returns every peer this node has heard of (itself included),
+// dead ones too until memberlist forgets them.
+func (n *Node) Members() []Member {
+	v := *n.view.Load()
+	out := make([]Member, 0, len(v))
+	for _, m := range v {
+		out = append(out, m)
+	}
+	return out
+}
+
+// Suspected reports whether the peer serving at serviceAddr is suspect or
+// dead. An address no peer advertises is not suspected: gossip knows
+// nothing about it.
+func (n *Node) Suspected(serviceAddr string) bool {
+	m, ok := (*n.view.Load())[serviceAddr]
+	return ok && m.State != Alive
+}
+
+// Close leaves the cluster (so peers learn at once instead of suspecting)
+// and stops the node.
+func (n *Node) Close() error {
+	var err error
+	n.once.Do(func() {
+		close(n.stop)
+		n.wg.Wait()
+		if lerr := n.list.Leave(time.Second); lerr != nil {
+			err = fmt.Errorf("gossip: leaving: %w", lerr)
+		}
+		if serr := n.list.Shutdown(); serr != nil && err == nil {
+			err = fmt.Errorf("gossip: shutting down: %w", serr)
+		}
+	})
+	return err
+}
+
+// Kill stops the node without telling peers, as a crash would (tests).
+func (n *Node) Kill() {
+	n.once.Do(func() {
+		close(n.stop)
+		n.wg.Wait()
+		_ = n.list.Shutdown()
+	})
+}
+
+// watch owns the view: it rebuilds it when memberlist reports a change and
+// every probe interval (suspicion is not reported as an event), and joins
+// the seeds while the node is alone.
+func (n *Node) watch() {
+	defer n.wg.Done()
+	tick := time.NewTicker(n.cfg.ProbeInterval / 2)
+	defer tick.Stop()
+	var lastJoin time.Time
+	for {
+		n.refresh()
+		if len(n.cfg.Seeds) > 0 && n.list.NumMembers() <= 1 && time.Since(lastJoin) >= time.Second {
+			lastJoin = time.Now()
+			if _, err := n.list.Join(n.cfg.Seeds); err != nil {
+				n.log.Debug("gossip: joining seeds failed; retrying", "seeds", n.cfg.Seeds, "err", err)
+			}
+		}
+		select {
+		case <-n.stop:
+			return
+		case <-n.events:
+		case <-tick.C:
+		}
+	}
+}
+
+// refresh folds the member list into a new view. Members that memberlist
+// no longer lists are kept as dead: a dead peer must stay suspected.
+func (n *Node) refresh() {
+	old := *n.view.Load()
+	next := make(map[string]Member, len(old))
+	now := time.Now()
+	seen := map[string]bool{}
+	for _, nd := range n.list.Members() {
+		var md meta
+		if err := json.Unmarshal(nd.Meta, &md); err != nil || md.Service == "" {
+			continue
+		}
+		st := Alive
+		if nd.State == memberlist.StateSuspect {
+			st = Suspect
+		} else if nd.State != memberlist.StateAlive {
+			st = Dead
+		}
+		if cur, dup := next[md.Service]; dup && cur.State <= st {
+			continue // an old incarnation of a restarted daemon: the live one wins
+		}
+		m := Member{Name: nd.Name, Role: md.Role, ServiceAddr: md.Service, GossipAddr: nd.Address(), State: st, Since: now}
+		if prev, ok := old[md.Service]; ok && prev.State == st {
+			m.Since = prev.Since
+		}
+		next[md.Service] = m
+		seen[md.Service] = true
+	}
+	for addr, m := range old {
+		if seen[addr] {
+			continue
+		}
+		if m.State != Dead {
+			m.State, m.Since = Dead, now
+		}
+		next[addr] = m
+	}
+	changed := len(next) != len(old)
+	for addr, m := range next {
+		if prev, ok := old[addr]; !ok || prev.State != m.State {
+			changed = true
+			if m.ServiceAddr != n.cfg.ServiceAddr {
+				n.log.Info("gossip: peer state", "peer", m.Name, "service", addr, "state", m.State.String())
+			}
+		}
+	}
+	if changed {
+		n.view.Store(&next)
+	}
+}
+
+// eventSink wakes the owner on every memberlist event; the owner reads
+// the member list itself, so events carry no data and may coalesce.
+type eventSink struct{ n *Node }
+
+func (e *eventSink) wake() {
+	select {
+	case e.n.events <- struct{}{}:
+	default:
+	}
+}
+func (e *eventSink) NotifyJoin(*memberlist.Node)   { e.wake() }
+func (e *eventSink) NotifyLeave(*memberlist.Node)  { e.wake() }
+func (e *eventSink) NotifyUpdate(*memberlist.Node) { e.wake() }
+
+// delegate advertises the node's metadata; it carries no user messages.
+type delegate struct{ meta []byte }
+
+func (d *delegate) NodeMeta(limit int) []byte {
+	if len(d.meta) > limit {
+		return nil
+	}
+	return d.meta
+}
+func (d *delegate) NotifyMsg([]byte)                           {}
+func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte { return nil }
+func (d *delegate) LocalState(join bool) []byte                { return nil }
+func (d *delegate) MergeRemoteState(buf []byte, join bool)     {}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // a struct of two strings always marshals
+	}
+	return b
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return "", 0, fmt.Errorf("port %q: %w", p, err)
+	}
+	return host, port, nil
+}
+
+// ParseSeeds splits a comma-separated seed list, dropping blanks.
+func ParseSeeds(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
