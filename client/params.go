@@ -13,9 +13,11 @@ import (
 // ParamValue converts a Go value to the wire value of a query parameter.
 // It takes what Row.Value returns — nil (NULL), bool, int64, float64,
 // string, temporal.Date, temporal.Time, temporal.DateTime,
-// temporal.Duration and []any of those — and also the other integer and
-// float types, []byte (as a string), any slice or array of supported
-// values (as a list), and a *commonpb.Value, which is passed as is.
+// temporal.Duration, and []any and Map of those — and also the other
+// integer and float types, []byte (as a string), any slice or array of
+// supported values (as a list), any map with string keys (as a map), and a
+// *commonpb.Value, which is passed as is. Vertices, edges and paths cannot
+// be parameters.
 func ParamValue(v any) (*commonpb.Value, error) {
 	switch v := v.(type) {
 	case nil:
@@ -41,6 +43,10 @@ func ParamValue(v any) (*commonpb.Value, error) {
 		return &commonpb.Value{V: &commonpb.Value_DurationVal{DurationVal: &commonpb.Duration{Months: v.Months, Micros: v.Micros}}}, nil
 	case []any:
 		return paramList(len(v), func(i int) any { return v[i] })
+	case Map:
+		return paramMap(v)
+	case map[string]any:
+		return paramMap(v)
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
@@ -60,6 +66,14 @@ func ParamValue(v any) (*commonpb.Value, error) {
 		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: []byte(rv.String())}}, nil
 	case reflect.Slice, reflect.Array:
 		return paramList(rv.Len(), func(i int) any { return rv.Index(i).Interface() })
+	case reflect.Map:
+		if rv.Type().Key().Kind() == reflect.String {
+			m := make(map[string]any, rv.Len())
+			for it := rv.MapRange(); it.Next(); {
+				m[it.Key().String()] = it.Value().Interface()
+			}
+			return paramMap(m)
+		}
 	}
 	return nil, fmt.Errorf("%w: %T cannot be a query parameter", ErrType, v)
 }
@@ -74,6 +88,25 @@ func paramList(n int, item func(int) any) (*commonpb.Value, error) {
 		list.Values[i] = v
 	}
 	return &commonpb.Value{V: &commonpb.Value_ListVal{ListVal: list}}, nil
+}
+
+// paramMap converts a map, its entries sorted by key as the wire form
+// wants them (common.proto's MapVal).
+func paramMap(m map[string]any) (*commonpb.Value, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := &commonpb.MapVal{Entries: make([]*commonpb.MapEntry, len(keys))}
+	for i, k := range keys {
+		v, err := ParamValue(m[k])
+		if err != nil {
+			return nil, fmt.Errorf("map key %q: %w", k, err)
+		}
+		out.Entries[i] = &commonpb.MapEntry{Key: []byte(k), Value: v}
+	}
+	return &commonpb.Value{V: &commonpb.Value_MapVal{MapVal: out}}, nil
 }
 
 // paramValues converts ExecuteWithParams' parameters, naming the first

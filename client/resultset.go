@@ -71,7 +71,7 @@ func (r Row) IsNull(j int) bool { return isNull(r.values[j]) }
 // Value returns cell j as nil (NULL), int64 (int and timestamp), float64,
 // bool, string, temporal.Date, temporal.Time, temporal.DateTime,
 // temporal.Duration (each with a String method printing it as NebulaGraph
-// does) or []any of those.
+// does), []any or Map of those, or a Vertex, Edge or Path (graph.go).
 func (r Row) Value(j int) any { return toAny(r.values[j]) }
 
 // Display returns cell j as the console prints it: strings quoted, NULL as

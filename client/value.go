@@ -50,6 +50,14 @@ func toAny(v *commonpb.Value) any {
 			list[i] = toAny(elem)
 		}
 		return list
+	case *commonpb.Value_MapVal:
+		return mapFromProto(v.MapVal)
+	case *commonpb.Value_VertexVal:
+		return vertexFromProto(v.VertexVal)
+	case *commonpb.Value_EdgeVal:
+		return edgeFromProto(v.EdgeVal)
+	case *commonpb.Value_PathVal:
+		return pathFromProto(v.PathVal)
 	}
 	return nil
 }
@@ -77,6 +85,14 @@ func typeName(v *commonpb.Value) string {
 		return "duration"
 	case *commonpb.Value_ListVal:
 		return "list"
+	case *commonpb.Value_MapVal:
+		return "map"
+	case *commonpb.Value_VertexVal:
+		return "vertex"
+	case *commonpb.Value_EdgeVal:
+		return "edge"
+	case *commonpb.Value_PathVal:
+		return "path"
 	}
 	return "NULL"
 }
@@ -92,9 +108,14 @@ func (r Row) typeError(j int, want string) error {
 // prints it, stably across runs: nil as __NULL__, strings double-quoted
 // with Go escapes, floats in the shortest form that reads back exactly
 // (always with a '.' or an exponent, so 1.0 is not mistaken for an int),
-// lists as [a, b], dates, times, datetimes and durations as NebulaGraph
-// prints them (2024-01-02, 12:34:56.000000, 2024-01-02T12:34:56.000000,
-// P0MT93600.000000000S).
+// lists as [a, b], maps as {a: 1, b: "x"} (keys sorted), dates, times,
+// datetimes and durations as NebulaGraph prints them (2024-01-02,
+// 12:34:56.000000, 2024-01-02T12:34:56.000000, P0MT93600.000000000S),
+// vertices, edges and paths as nebula-console does:
+//
+//	("v1" :player{age: 42, name: "Tim"})
+//	[:follow "a"->"b" @0 {degree: 95}]
+//	<("a" :player{name: "A"})-[:follow@0 {degree: 95}]->("b")>
 func FormatValue(v any) string {
 	switch v := v.(type) {
 	case nil:
@@ -113,6 +134,16 @@ func FormatValue(v any) string {
 			parts[i] = FormatValue(elem)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
+	case Map:
+		return v.String()
+	case map[string]any:
+		return Map(v).String()
+	case Vertex:
+		return v.String()
+	case Edge:
+		return v.String()
+	case Path:
+		return v.String()
 	}
 	return fmt.Sprint(v)
 }

@@ -135,9 +135,18 @@ type jsonResult struct {
 //
 //	{"columns":["name","age"],"rows":[["Tim Duncan",42]],"latency_us":900,"wall_us":1200}
 //
-// Cells are JSON values: NULL is null, lists are arrays, floats that JSON
-// cannot hold (NaN, ±Inf) and dates, times, datetimes and durations are
-// strings as the table prints them unquoted.
+// Cells are JSON values: NULL is null, lists are arrays, maps are objects,
+// floats that JSON cannot hold (NaN, ±Inf) and dates, times, datetimes and
+// durations are strings as the table prints them unquoted. Graph values
+// are objects too:
+//
+//	vertex {"vid":"a","tags":{"player":{"age":42,"name":"Tim"}}}
+//	edge   {"type":"follow","src":"a","dst":"b","rank":0,"props":{"degree":95}}
+//	path   {"nodes":[vertex, ...],"relationships":[edge, ...]}
+//
+// A path's relationships keep their stored src and dst, so a hop taken
+// against an edge's direction shows as an edge whose dst is the node
+// before it.
 func renderJSON(rs *client.ResultSet, wallUS int64) ([]byte, error) {
 	out := jsonResult{LatencyUS: rs.LatencyUS(), WallUS: wallUS}
 	if rs.HasData() {
@@ -181,8 +190,45 @@ func jsonValue(v any) any {
 			items[i] = jsonValue(item)
 		}
 		return items
+	case client.Map:
+		return jsonMap(v)
+	case client.Vertex:
+		return jsonVertex(v)
+	case client.Edge:
+		return jsonEdge(v)
+	case client.Path:
+		nodes := make([]any, 0, len(v.Steps)+1)
+		for _, n := range v.Nodes() {
+			nodes = append(nodes, jsonVertex(n))
+		}
+		rels := make([]any, 0, len(v.Steps))
+		for _, e := range v.Relationships() {
+			rels = append(rels, jsonEdge(e))
+		}
+		return map[string]any{"nodes": nodes, "relationships": rels}
 	}
 	return fmt.Sprint(v) // temporal values print as NebulaGraph does
+}
+
+// jsonMap is a map as a JSON object (encoding/json sorts its keys).
+func jsonMap(m client.Map) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = jsonValue(v)
+	}
+	return out
+}
+
+func jsonVertex(v client.Vertex) map[string]any {
+	tags := make(map[string]any, len(v.Tags))
+	for _, t := range v.Tags {
+		tags[t.Name] = jsonMap(t.Props)
+	}
+	return map[string]any{"vid": jsonValue(v.VID), "tags": tags}
+}
+
+func jsonEdge(e client.Edge) map[string]any {
+	return map[string]any{"type": e.Type, "src": jsonValue(e.Src), "dst": jsonValue(e.Dst), "rank": e.Rank, "props": jsonMap(e.Props)}
 }
 
 // formatError prints a failed statement as "[ERROR (code)]: message". The

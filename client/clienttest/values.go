@@ -55,3 +55,61 @@ func Null() *commonpb.Value { return &commonpb.Value{V: &commonpb.Value_Null{Nul
 func List(elems ...*commonpb.Value) *commonpb.Value {
 	return &commonpb.Value{V: &commonpb.Value_ListVal{ListVal: &commonpb.ValueList{Values: elems}}}
 }
+
+// Entry is one entry of a Map.
+type Entry struct {
+	Key   string
+	Value *commonpb.Value
+}
+
+// KV is the entry key: v.
+func KV(key string, v *commonpb.Value) Entry { return Entry{Key: key, Value: v} }
+
+// Map is a map value, its entries in the order given (a sender sorts them
+// by key; a receiver must not rely on it).
+func Map(entries ...Entry) *commonpb.Value {
+	return &commonpb.Value{V: &commonpb.Value_MapVal{MapVal: mapVal(entries)}}
+}
+
+func mapVal(entries []Entry) *commonpb.MapVal {
+	m := &commonpb.MapVal{}
+	for _, e := range entries {
+		m.Entries = append(m.Entries, &commonpb.MapEntry{Key: []byte(e.Key), Value: e.Value})
+	}
+	return m
+}
+
+// Tag is one tag of a Vertex.
+func Tag(name string, props ...Entry) *commonpb.TagVal {
+	return &commonpb.TagVal{Name: name, Props: mapVal(props)}
+}
+
+// VertexVal is the wire vertex of Vertex, for Path.
+func VertexVal(vid *commonpb.Value, tags ...*commonpb.TagVal) *commonpb.VertexVal {
+	return &commonpb.VertexVal{Vid: vid, Tags: tags}
+}
+
+// Vertex is a vertex value.
+func Vertex(vid *commonpb.Value, tags ...*commonpb.TagVal) *commonpb.Value {
+	return &commonpb.Value{V: &commonpb.Value_VertexVal{VertexVal: VertexVal(vid, tags...)}}
+}
+
+// EdgeVal is the wire edge of Edge, for Path.
+func EdgeVal(src, dst *commonpb.Value, typ string, rank int64, props ...Entry) *commonpb.EdgeVal {
+	return &commonpb.EdgeVal{Src: src, Dst: dst, Name: typ, Rank: rank, Props: mapVal(props)}
+}
+
+// Edge is an edge value.
+func Edge(src, dst *commonpb.Value, typ string, rank int64, props ...Entry) *commonpb.Value {
+	return &commonpb.Value{V: &commonpb.Value_EdgeVal{EdgeVal: EdgeVal(src, dst, typ, rank, props...)}}
+}
+
+// Step is one hop of a Path.
+func Step(edge *commonpb.EdgeVal, reverse bool, dst *commonpb.VertexVal) *commonpb.PathStep {
+	return &commonpb.PathStep{Edge: edge, Reverse: reverse, Dst: dst}
+}
+
+// Path is a path value.
+func Path(src *commonpb.VertexVal, steps ...*commonpb.PathStep) *commonpb.Value {
+	return &commonpb.Value{V: &commonpb.Value_PathVal{PathVal: &commonpb.PathVal{Src: src, Steps: steps}}}
+}

@@ -132,6 +132,10 @@ type Value struct {
 	//	*Value_TimeVal
 	//	*Value_DatetimeVal
 	//	*Value_DurationVal
+	//	*Value_MapVal
+	//	*Value_VertexVal
+	//	*Value_EdgeVal
+	//	*Value_PathVal
 	V             isValue_V `protobuf_oneof:"v"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -273,6 +277,42 @@ func (x *Value) GetDurationVal() *Duration {
 	return nil
 }
 
+func (x *Value) GetMapVal() *MapVal {
+	if x != nil {
+		if x, ok := x.V.(*Value_MapVal); ok {
+			return x.MapVal
+		}
+	}
+	return nil
+}
+
+func (x *Value) GetVertexVal() *VertexVal {
+	if x != nil {
+		if x, ok := x.V.(*Value_VertexVal); ok {
+			return x.VertexVal
+		}
+	}
+	return nil
+}
+
+func (x *Value) GetEdgeVal() *EdgeVal {
+	if x != nil {
+		if x, ok := x.V.(*Value_EdgeVal); ok {
+			return x.EdgeVal
+		}
+	}
+	return nil
+}
+
+func (x *Value) GetPathVal() *PathVal {
+	if x != nil {
+		if x, ok := x.V.(*Value_PathVal); ok {
+			return x.PathVal
+		}
+	}
+	return nil
+}
+
 type isValue_V interface {
 	isValue_V()
 }
@@ -323,6 +363,24 @@ type Value_DurationVal struct {
 	DurationVal *Duration `protobuf:"bytes,11,opt,name=duration_val,json=durationVal,proto3,oneof"`
 }
 
+type Value_MapVal struct {
+	// The composite kinds: maps, and the graph values that FIND PATH, GET
+	// SUBGRAPH and properties() return (see the messages below).
+	MapVal *MapVal `protobuf:"bytes,12,opt,name=map_val,json=mapVal,proto3,oneof"`
+}
+
+type Value_VertexVal struct {
+	VertexVal *VertexVal `protobuf:"bytes,13,opt,name=vertex_val,json=vertexVal,proto3,oneof"`
+}
+
+type Value_EdgeVal struct {
+	EdgeVal *EdgeVal `protobuf:"bytes,14,opt,name=edge_val,json=edgeVal,proto3,oneof"`
+}
+
+type Value_PathVal struct {
+	PathVal *PathVal `protobuf:"bytes,15,opt,name=path_val,json=pathVal,proto3,oneof"`
+}
+
 func (*Value_Null) isValue_V() {}
 
 func (*Value_BoolVal) isValue_V() {}
@@ -344,6 +402,14 @@ func (*Value_TimeVal) isValue_V() {}
 func (*Value_DatetimeVal) isValue_V() {}
 
 func (*Value_DurationVal) isValue_V() {}
+
+func (*Value_MapVal) isValue_V() {}
+
+func (*Value_VertexVal) isValue_V() {}
+
+func (*Value_EdgeVal) isValue_V() {}
+
+func (*Value_PathVal) isValue_V() {}
 
 // Duration is months (whose length in days varies) plus microseconds (days
 // and below); P1M2DT3S is {months: 1, micros: 2*86400e6 + 3e6}.
@@ -443,6 +509,407 @@ func (x *ValueList) GetValues() []*Value {
 	return nil
 }
 
+// MapVal is a MAP: string keys to values, as map literals ({a: 1}) and
+// properties() give them. A sender lists the entries sorted by key
+// (bytewise) with no key twice, so equal maps encode identically; a
+// receiver sorts them and keeps the last entry of a repeated key. (Not a
+// proto map: keys are bytes, as str_val is, and the order is fixed.)
+type MapVal struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Entries       []*MapEntry            `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapVal) Reset() {
+	*x = MapVal{}
+	mi := &file_novagraph_common_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapVal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapVal) ProtoMessage() {}
+
+func (x *MapVal) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_common_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapVal.ProtoReflect.Descriptor instead.
+func (*MapVal) Descriptor() ([]byte, []int) {
+	return file_novagraph_common_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *MapVal) GetEntries() []*MapEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+// MapEntry is one entry of a MapVal.
+type MapEntry struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           []byte                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`     // the key, as str_val holds strings
+	Value         *Value                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"` // never absent: NULL is an explicit null
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapEntry) Reset() {
+	*x = MapEntry{}
+	mi := &file_novagraph_common_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapEntry) ProtoMessage() {}
+
+func (x *MapEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_common_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapEntry.ProtoReflect.Descriptor instead.
+func (*MapEntry) Descriptor() ([]byte, []int) {
+	return file_novagraph_common_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *MapEntry) GetKey() []byte {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *MapEntry) GetValue() *Value {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+// VertexVal is a vertex: its id and, when its properties were read (WITH
+// PROP, properties()), its tags.
+type VertexVal struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vid           *Value                 `protobuf:"bytes,1,opt,name=vid,proto3" json:"vid,omitempty"`   // int_val or str_val, as the space's vid_type
+	Tags          []*TagVal              `protobuf:"bytes,2,rep,name=tags,proto3" json:"tags,omitempty"` // sorted by name; empty when not read or none
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VertexVal) Reset() {
+	*x = VertexVal{}
+	mi := &file_novagraph_common_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VertexVal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VertexVal) ProtoMessage() {}
+
+func (x *VertexVal) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_common_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VertexVal.ProtoReflect.Descriptor instead.
+func (*VertexVal) Descriptor() ([]byte, []int) {
+	return file_novagraph_common_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *VertexVal) GetVid() *Value {
+	if x != nil {
+		return x.Vid
+	}
+	return nil
+}
+
+func (x *VertexVal) GetTags() []*TagVal {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+// TagVal is one tag of a vertex with its property values.
+type TagVal struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`   // the tag's name
+	Props         *MapVal                `protobuf:"bytes,2,opt,name=props,proto3" json:"props,omitempty"` // every property of the tag, by name
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TagVal) Reset() {
+	*x = TagVal{}
+	mi := &file_novagraph_common_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TagVal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TagVal) ProtoMessage() {}
+
+func (x *TagVal) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_common_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TagVal.ProtoReflect.Descriptor instead.
+func (*TagVal) Descriptor() ([]byte, []int) {
+	return file_novagraph_common_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *TagVal) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *TagVal) GetProps() *MapVal {
+	if x != nil {
+		return x.Props
+	}
+	return nil
+}
+
+// EdgeVal is an edge as stored: src and dst are its endpoints as inserted,
+// whichever direction a traversal followed it in.
+type EdgeVal struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Src           *Value                 `protobuf:"bytes,1,opt,name=src,proto3" json:"src,omitempty"`     // the source vertex id (int_val or str_val)
+	Dst           *Value                 `protobuf:"bytes,2,opt,name=dst,proto3" json:"dst,omitempty"`     // the destination vertex id
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`   // the edge type's name
+	Rank          int64                  `protobuf:"varint,4,opt,name=rank,proto3" json:"rank,omitempty"`  // the edge's rank
+	Props         *MapVal                `protobuf:"bytes,5,opt,name=props,proto3" json:"props,omitempty"` // its properties by name; empty when not read
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EdgeVal) Reset() {
+	*x = EdgeVal{}
+	mi := &file_novagraph_common_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EdgeVal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EdgeVal) ProtoMessage() {}
+
+func (x *EdgeVal) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_common_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EdgeVal.ProtoReflect.Descriptor instead.
+func (*EdgeVal) Descriptor() ([]byte, []int) {
+	return file_novagraph_common_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *EdgeVal) GetSrc() *Value {
+	if x != nil {
+		return x.Src
+	}
+	return nil
+}
+
+func (x *EdgeVal) GetDst() *Value {
+	if x != nil {
+		return x.Dst
+	}
+	return nil
+}
+
+func (x *EdgeVal) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *EdgeVal) GetRank() int64 {
+	if x != nil {
+		return x.Rank
+	}
+	return 0
+}
+
+func (x *EdgeVal) GetProps() *MapVal {
+	if x != nil {
+		return x.Props
+	}
+	return nil
+}
+
+// PathVal is a path: a start vertex and the hops taken from it.
+type PathVal struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Src           *VertexVal             `protobuf:"bytes,1,opt,name=src,proto3" json:"src,omitempty"`     // the vertex the path starts at
+	Steps         []*PathStep            `protobuf:"bytes,2,rep,name=steps,proto3" json:"steps,omitempty"` // in order; none for a 0-hop path
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PathVal) Reset() {
+	*x = PathVal{}
+	mi := &file_novagraph_common_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PathVal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PathVal) ProtoMessage() {}
+
+func (x *PathVal) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_common_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PathVal.ProtoReflect.Descriptor instead.
+func (*PathVal) Descriptor() ([]byte, []int) {
+	return file_novagraph_common_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *PathVal) GetSrc() *VertexVal {
+	if x != nil {
+		return x.Src
+	}
+	return nil
+}
+
+func (x *PathVal) GetSteps() []*PathStep {
+	if x != nil {
+		return x.Steps
+	}
+	return nil
+}
+
+// PathStep is one hop of a path: the edge followed and the vertex reached.
+type PathStep struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Edge          *EdgeVal               `protobuf:"bytes,1,opt,name=edge,proto3" json:"edge,omitempty"`        // the edge, with its stored src and dst
+	Reverse       bool                   `protobuf:"varint,2,opt,name=reverse,proto3" json:"reverse,omitempty"` // the hop went from edge.dst to edge.src (an in-edge)
+	Dst           *VertexVal             `protobuf:"bytes,3,opt,name=dst,proto3" json:"dst,omitempty"`          // the vertex the hop reached
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PathStep) Reset() {
+	*x = PathStep{}
+	mi := &file_novagraph_common_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PathStep) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PathStep) ProtoMessage() {}
+
+func (x *PathStep) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_common_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PathStep.ProtoReflect.Descriptor instead.
+func (*PathStep) Descriptor() ([]byte, []int) {
+	return file_novagraph_common_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PathStep) GetEdge() *EdgeVal {
+	if x != nil {
+		return x.Edge
+	}
+	return nil
+}
+
+func (x *PathStep) GetReverse() bool {
+	if x != nil {
+		return x.Reverse
+	}
+	return false
+}
+
+func (x *PathStep) GetDst() *VertexVal {
+	if x != nil {
+		return x.Dst
+	}
+	return nil
+}
+
 type HostAddr struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Host          string                 `protobuf:"bytes,1,opt,name=host,proto3" json:"host,omitempty"`
@@ -453,7 +920,7 @@ type HostAddr struct {
 
 func (x *HostAddr) Reset() {
 	*x = HostAddr{}
-	mi := &file_novagraph_common_proto_msgTypes[3]
+	mi := &file_novagraph_common_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -465,7 +932,7 @@ func (x *HostAddr) String() string {
 func (*HostAddr) ProtoMessage() {}
 
 func (x *HostAddr) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_common_proto_msgTypes[3]
+	mi := &file_novagraph_common_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -478,7 +945,7 @@ func (x *HostAddr) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostAddr.ProtoReflect.Descriptor instead.
 func (*HostAddr) Descriptor() ([]byte, []int) {
-	return file_novagraph_common_proto_rawDescGZIP(), []int{3}
+	return file_novagraph_common_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HostAddr) GetHost() string {
@@ -499,7 +966,7 @@ var File_novagraph_common_proto protoreflect.FileDescriptor
 
 const file_novagraph_common_proto_rawDesc = "" +
 	"\n" +
-	"\x16novagraph/common.proto\x12\x10novagraph.common\"\x95\x03\n" +
+	"\x16novagraph/common.proto\x12\x10novagraph.common\"\xf8\x04\n" +
 	"\x05Value\x12\x14\n" +
 	"\x04null\x18\x01 \x01(\bH\x00R\x04null\x12\x1b\n" +
 	"\bbool_val\x18\x02 \x01(\bH\x00R\aboolVal\x12\x19\n" +
@@ -512,13 +979,42 @@ const file_novagraph_common_proto_rawDesc = "" +
 	"\btime_val\x18\t \x01(\x03H\x00R\atimeVal\x12#\n" +
 	"\fdatetime_val\x18\n" +
 	" \x01(\x12H\x00R\vdatetimeVal\x12?\n" +
-	"\fduration_val\x18\v \x01(\v2\x1a.novagraph.common.DurationH\x00R\vdurationValB\x03\n" +
+	"\fduration_val\x18\v \x01(\v2\x1a.novagraph.common.DurationH\x00R\vdurationVal\x123\n" +
+	"\amap_val\x18\f \x01(\v2\x18.novagraph.common.MapValH\x00R\x06mapVal\x12<\n" +
+	"\n" +
+	"vertex_val\x18\r \x01(\v2\x1b.novagraph.common.VertexValH\x00R\tvertexVal\x126\n" +
+	"\bedge_val\x18\x0e \x01(\v2\x19.novagraph.common.EdgeValH\x00R\aedgeVal\x126\n" +
+	"\bpath_val\x18\x0f \x01(\v2\x19.novagraph.common.PathValH\x00R\apathValB\x03\n" +
 	"\x01v\":\n" +
 	"\bDuration\x12\x16\n" +
 	"\x06months\x18\x01 \x01(\x11R\x06months\x12\x16\n" +
 	"\x06micros\x18\x02 \x01(\x12R\x06micros\"<\n" +
 	"\tValueList\x12/\n" +
-	"\x06values\x18\x01 \x03(\v2\x17.novagraph.common.ValueR\x06values\"2\n" +
+	"\x06values\x18\x01 \x03(\v2\x17.novagraph.common.ValueR\x06values\">\n" +
+	"\x06MapVal\x124\n" +
+	"\aentries\x18\x01 \x03(\v2\x1a.novagraph.common.MapEntryR\aentries\"K\n" +
+	"\bMapEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\fR\x03key\x12-\n" +
+	"\x05value\x18\x02 \x01(\v2\x17.novagraph.common.ValueR\x05value\"d\n" +
+	"\tVertexVal\x12)\n" +
+	"\x03vid\x18\x01 \x01(\v2\x17.novagraph.common.ValueR\x03vid\x12,\n" +
+	"\x04tags\x18\x02 \x03(\v2\x18.novagraph.common.TagValR\x04tags\"L\n" +
+	"\x06TagVal\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
+	"\x05props\x18\x02 \x01(\v2\x18.novagraph.common.MapValR\x05props\"\xb7\x01\n" +
+	"\aEdgeVal\x12)\n" +
+	"\x03src\x18\x01 \x01(\v2\x17.novagraph.common.ValueR\x03src\x12)\n" +
+	"\x03dst\x18\x02 \x01(\v2\x17.novagraph.common.ValueR\x03dst\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
+	"\x04rank\x18\x04 \x01(\x03R\x04rank\x12.\n" +
+	"\x05props\x18\x05 \x01(\v2\x18.novagraph.common.MapValR\x05props\"j\n" +
+	"\aPathVal\x12-\n" +
+	"\x03src\x18\x01 \x01(\v2\x1b.novagraph.common.VertexValR\x03src\x120\n" +
+	"\x05steps\x18\x02 \x03(\v2\x1a.novagraph.common.PathStepR\x05steps\"\x82\x01\n" +
+	"\bPathStep\x12-\n" +
+	"\x04edge\x18\x01 \x01(\v2\x19.novagraph.common.EdgeValR\x04edge\x12\x18\n" +
+	"\areverse\x18\x02 \x01(\bR\areverse\x12-\n" +
+	"\x03dst\x18\x03 \x01(\v2\x1b.novagraph.common.VertexValR\x03dst\"2\n" +
 	"\bHostAddr\x12\x12\n" +
 	"\x04host\x18\x01 \x01(\tR\x04host\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\x05R\x04port*\xbf\x02\n" +
@@ -555,23 +1051,46 @@ func file_novagraph_common_proto_rawDescGZIP() []byte {
 }
 
 var file_novagraph_common_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_novagraph_common_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_novagraph_common_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_novagraph_common_proto_goTypes = []any{
 	(ErrorCode)(0),    // 0: novagraph.common.ErrorCode
 	(*Value)(nil),     // 1: novagraph.common.Value
 	(*Duration)(nil),  // 2: novagraph.common.Duration
 	(*ValueList)(nil), // 3: novagraph.common.ValueList
-	(*HostAddr)(nil),  // 4: novagraph.common.HostAddr
+	(*MapVal)(nil),    // 4: novagraph.common.MapVal
+	(*MapEntry)(nil),  // 5: novagraph.common.MapEntry
+	(*VertexVal)(nil), // 6: novagraph.common.VertexVal
+	(*TagVal)(nil),    // 7: novagraph.common.TagVal
+	(*EdgeVal)(nil),   // 8: novagraph.common.EdgeVal
+	(*PathVal)(nil),   // 9: novagraph.common.PathVal
+	(*PathStep)(nil),  // 10: novagraph.common.PathStep
+	(*HostAddr)(nil),  // 11: novagraph.common.HostAddr
 }
 var file_novagraph_common_proto_depIdxs = []int32{
-	3, // 0: novagraph.common.Value.list_val:type_name -> novagraph.common.ValueList
-	2, // 1: novagraph.common.Value.duration_val:type_name -> novagraph.common.Duration
-	1, // 2: novagraph.common.ValueList.values:type_name -> novagraph.common.Value
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	3,  // 0: novagraph.common.Value.list_val:type_name -> novagraph.common.ValueList
+	2,  // 1: novagraph.common.Value.duration_val:type_name -> novagraph.common.Duration
+	4,  // 2: novagraph.common.Value.map_val:type_name -> novagraph.common.MapVal
+	6,  // 3: novagraph.common.Value.vertex_val:type_name -> novagraph.common.VertexVal
+	8,  // 4: novagraph.common.Value.edge_val:type_name -> novagraph.common.EdgeVal
+	9,  // 5: novagraph.common.Value.path_val:type_name -> novagraph.common.PathVal
+	1,  // 6: novagraph.common.ValueList.values:type_name -> novagraph.common.Value
+	5,  // 7: novagraph.common.MapVal.entries:type_name -> novagraph.common.MapEntry
+	1,  // 8: novagraph.common.MapEntry.value:type_name -> novagraph.common.Value
+	1,  // 9: novagraph.common.VertexVal.vid:type_name -> novagraph.common.Value
+	7,  // 10: novagraph.common.VertexVal.tags:type_name -> novagraph.common.TagVal
+	4,  // 11: novagraph.common.TagVal.props:type_name -> novagraph.common.MapVal
+	1,  // 12: novagraph.common.EdgeVal.src:type_name -> novagraph.common.Value
+	1,  // 13: novagraph.common.EdgeVal.dst:type_name -> novagraph.common.Value
+	4,  // 14: novagraph.common.EdgeVal.props:type_name -> novagraph.common.MapVal
+	6,  // 15: novagraph.common.PathVal.src:type_name -> novagraph.common.VertexVal
+	10, // 16: novagraph.common.PathVal.steps:type_name -> novagraph.common.PathStep
+	8,  // 17: novagraph.common.PathStep.edge:type_name -> novagraph.common.EdgeVal
+	6,  // 18: novagraph.common.PathStep.dst:type_name -> novagraph.common.VertexVal
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_common_proto_init() }
@@ -591,6 +1110,10 @@ func file_novagraph_common_proto_init() {
 		(*Value_TimeVal)(nil),
 		(*Value_DatetimeVal)(nil),
 		(*Value_DurationVal)(nil),
+		(*Value_MapVal)(nil),
+		(*Value_VertexVal)(nil),
+		(*Value_EdgeVal)(nil),
+		(*Value_PathVal)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -598,7 +1121,7 @@ func file_novagraph_common_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_common_proto_rawDesc), len(file_novagraph_common_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   4,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -20,6 +20,20 @@ type ListExpr struct {
 	Items []Expr
 }
 
+// MapExpr is a map literal, {name: "Tim", age: 40 + 2}: keys are distinct
+// (the parser rejects a repeated one) and kept in source order; the
+// values may be any expressions.
+type MapExpr struct {
+	Pos
+	Items []MapItem
+}
+
+// MapItem is one key: value of a MapExpr.
+type MapItem struct {
+	Key   string
+	Value Expr
+}
+
 // UnaryOp is the operator of a UnaryExpr.
 type UnaryOp uint8
 
@@ -223,6 +237,7 @@ type SubscriptExpr struct {
 
 func (*Literal) exprNode()       {}
 func (*ListExpr) exprNode()      {}
+func (*MapExpr) exprNode()       {}
 func (*UnaryExpr) exprNode()     {}
 func (*BinaryExpr) exprNode()    {}
 func (*FuncCall) exprNode()      {}
@@ -244,6 +259,23 @@ func (*SubscriptExpr) exprNode() {}
 
 func (e *Literal) String() string  { return e.Value.String() }
 func (e *ListExpr) String() string { return "[" + joinNodes(e.Items, ",") + "]" }
+
+// String prints {k:v,...} in source order, as NebulaGraph prints a map
+// expression; a key that is not an identifier is a quoted string.
+func (e *MapExpr) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, item := range e.Items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		value.FormatKey(&b, item.Key)
+		b.WriteByte(':')
+		b.WriteString(item.Value.String())
+	}
+	b.WriteByte('}')
+	return b.String()
+}
 
 func (e *UnaryExpr) String() string {
 	switch e.Op {

@@ -17,6 +17,12 @@ func Children(e Expr) []Expr {
 	switch e := e.(type) {
 	case *ListExpr:
 		return e.Items
+	case *MapExpr:
+		out := make([]Expr, len(e.Items))
+		for i, item := range e.Items {
+			out[i] = item.Value
+		}
+		return out
 	case *UnaryExpr:
 		return []Expr{e.X}
 	case *BinaryExpr:

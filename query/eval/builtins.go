@@ -174,6 +174,11 @@ func lookup(name string) (builtin, bool) {
 		return builtin{maxArgs: 1, volatile: volatileNoArgs, fn: fnDateTime}, true
 	case "duration":
 		return fixed(1, fnDuration), true
+	// Maps.
+	case "keys":
+		return fixed(1, fnKeys), true
+	case "properties":
+		return fixed(1, fnProperties), true
 	}
 	return lookupGraph(name) // graphfuncs.go
 }
@@ -203,7 +208,9 @@ func IsVolatileCall(c *ast.FuncCall) bool {
 	return ok && b.isVolatile(len(c.Args))
 }
 
-// edgeFunctions read a key field of the row's edge: f(EDGE).
+// edgeFunctionProp names the key field of the row's edge that the special
+// form f(EDGE) reads, for f one of src, dst, rank and type. Called with an
+// edge value instead, they are ordinary functions (graphfuncs.go).
 func edgeFunctionProp(name string) (string, bool) {
 	switch name {
 	case "src":
@@ -216,6 +223,34 @@ func edgeFunctionProp(name string) (string, bool) {
 		return PropType, true
 	}
 	return "", false
+}
+
+// isEdgeArg reports whether c's only argument is EDGE.
+func isEdgeArg(c *ast.FuncCall) bool {
+	if len(c.Args) != 1 {
+		return false
+	}
+	_, ok := c.Args[0].(*ast.EdgeExpr)
+	return ok
+}
+
+// wholePropsScope reports whether c is properties(EDGE), properties($^),
+// properties($$) or properties(VERTEX), which read a whole edge or vertex
+// of the row (see PropsSource), and which.
+func wholePropsScope(c *ast.FuncCall) (Scope, bool) {
+	if len(c.Args) != 1 || !strings.EqualFold(c.Name, "properties") {
+		return 0, false
+	}
+	switch a := c.Args[0].(type) {
+	case *ast.EdgeExpr:
+		return ScopeEdge, true
+	case *ast.VertexExpr:
+		if a.Role == ast.DstVertex {
+			return ScopeDst, true
+		}
+		return ScopeSrc, true // $^, or VERTEX, which FETCH treats as $^
+	}
+	return 0, false
 }
 
 // CheckCall reports whether name(args) is a known function called with
@@ -231,11 +266,17 @@ func checkCall(c *ast.FuncCall, literals bool) error {
 	name := strings.ToLower(c.Name)
 	if _, ok := edgeFunctionProp(name); ok {
 		if len(c.Args) != 1 {
-			return fmt.Errorf("%s() takes one argument, EDGE", name)
+			return fmt.Errorf("%s() takes one argument, EDGE or an edge value", name)
 		}
-		if _, ok := c.Args[0].(*ast.EdgeExpr); !ok {
-			return fmt.Errorf("the argument of %s() must be EDGE, got %s", name, c.Args[0])
+		switch c.Args[0].(type) {
+		case *ast.EdgeExpr:
+			return nil
+		case *ast.VertexExpr:
+			return fmt.Errorf("the argument of %s() must be EDGE or an edge value, got %s", name, c.Args[0])
 		}
+		// An expression giving an edge value: an ordinary function.
+	}
+	if _, ok := wholePropsScope(c); ok {
 		return nil
 	}
 	if name == "id" {
@@ -243,7 +284,7 @@ func checkCall(c *ast.FuncCall, literals bool) error {
 			return fmt.Errorf("id() takes one argument, $^, $$ or VERTEX")
 		}
 		switch c.Args[0].(type) {
-		case *ast.EdgeExpr, *ast.Literal, *ast.ListExpr:
+		case *ast.EdgeExpr, *ast.Literal, *ast.ListExpr, *ast.MapExpr:
 			return fmt.Errorf("the argument of id() must be $^, $$ or VERTEX (or a vertex value), got %s", c.Args[0])
 		}
 		return nil // $^, $$, VERTEX, or an expression giving a vertex (graphfuncs.go)
@@ -251,6 +292,12 @@ func checkCall(c *ast.FuncCall, literals bool) error {
 	b, ok := lookup(name)
 	if !ok {
 		return fmt.Errorf("unknown function %s", c.Name)
+	}
+	for _, a := range c.Args {
+		switch a.(type) {
+		case *ast.EdgeExpr, *ast.VertexExpr:
+			return fmt.Errorf("%s is not a value: %s() cannot take it", a, c.Name)
+		}
 	}
 	if n := len(c.Args); n < b.minArgs || n > b.maxArgs {
 		switch {
@@ -293,8 +340,11 @@ func evalCall(ctx Context, c *ast.FuncCall) (value.Value, error) {
 		return value.Value{}, fail(c, err)
 	}
 	name := strings.ToLower(c.Name)
-	if prop, ok := edgeFunctionProp(name); ok {
+	if prop, ok := edgeFunctionProp(name); ok && isEdgeArg(c) {
 		return ctx.EdgeProp(AnyEdge, prop)
+	}
+	if scope, ok := wholePropsScope(c); ok {
+		return evalAllProps(ctx, c, scope) // context.go
 	}
 	if name == "id" {
 		if _, ok := c.Args[0].(*ast.VertexExpr); !ok {
@@ -424,7 +474,8 @@ func stringFn(f func(string) string) func([]value.Value) (value.Value, error) {
 	}
 }
 
-// fnLength is the number of characters of a string or items of a list.
+// fnLength is the number of characters of a string, items of a list,
+// entries of a map, or hops of a path.
 func fnLength(args []value.Value) (value.Value, error) {
 	if s, ok := args[0].StrVal(); ok {
 		return value.Int(int64(utf8.RuneCountInString(s))), nil
@@ -432,10 +483,13 @@ func fnLength(args []value.Value) (value.Value, error) {
 	if l, ok := args[0].ListVal(); ok {
 		return value.Int(int64(len(l))), nil
 	}
+	if m, ok := args[0].MapVal(); ok {
+		return value.Int(int64(len(m))), nil
+	}
 	if p, ok := args[0].PathVal(); ok {
 		return value.Int(int64(p.Length())), nil // hops, as NebulaGraph's length(path)
 	}
-	return value.Value{}, argError("a string, list or path", args[0])
+	return value.Value{}, argError("a string, list, map or path", args[0])
 }
 
 // fnToString renders any value: strings as they are, calendar values as

@@ -65,6 +65,56 @@ type Context interface {
 	VarProp(variable, col string) (value.Value, error)
 }
 
+// Scope names the edge or vertex of a row that properties() reads whole.
+type Scope uint8
+
+// The scopes of properties(EDGE), properties($^) and properties($$).
+// properties(VERTEX), the vertex of a FETCH PROP ON tags row, is ScopeSrc,
+// as id(VERTEX) reads $^.
+const (
+	ScopeEdge Scope = iota + 1
+	ScopeSrc
+	ScopeDst
+)
+
+// String is the argument of properties() that reads the scope.
+func (s Scope) String() string {
+	switch s {
+	case ScopeEdge:
+		return "EDGE"
+	case ScopeSrc:
+		return "$^"
+	case ScopeDst:
+		return "$$"
+	}
+	return "?"
+}
+
+// PropsSource is implemented by a Context that can give every property of
+// the row's edge or of one of its vertices at once, for properties(EDGE),
+// properties($^), properties($$) and properties(VERTEX) without .prop. It
+// is separate from Context so that contexts which cannot need not
+// implement it: properties() of a whole edge or vertex evaluated in such a
+// context is an error. (properties(EDGE).p and the like are plain property
+// reads, which the executor rewrites before evaluation.)
+type PropsSource interface {
+	// AllProps returns the properties as a MAP: for ScopeEdge those of the
+	// row's edge, by name; for a vertex those of every tag it has, merged
+	// (a name in several tags takes the value of the first tag by name),
+	// or NULL when the vertex has none of the space's tags.
+	AllProps(scope Scope) (value.Value, error)
+}
+
+// evalAllProps is properties(EDGE), properties($^), properties($$) or
+// properties(VERTEX).
+func evalAllProps(ctx Context, c *ast.FuncCall, scope Scope) (value.Value, error) {
+	ps, ok := ctx.(PropsSource)
+	if !ok {
+		return value.Value{}, fail(c, fmt.Errorf("%s is not available here", c))
+	}
+	return ps.AllProps(scope)
+}
+
 // ParamSource is implemented by a Context that can read query parameters
 // ($name, sent by the client with the statement). It is separate from
 // Context so that contexts without parameters need not implement it: a

@@ -66,6 +66,8 @@ func eval(ctx Context, e ast.Expr) (value.Value, error) {
 			items[i] = v
 		}
 		return value.List(items...), nil
+	case *ast.MapExpr:
+		return evalMap(ctx, e) // maps.go
 	case *ast.UnaryExpr:
 		return evalUnary(ctx, e)
 	case *ast.BinaryExpr:
@@ -91,8 +93,9 @@ func eval(ctx Context, e ast.Expr) (value.Value, error) {
 		if err != nil || x.IsNull() {
 			return value.Value{}, err
 		}
-		// d.year, time(...).hour, duration(...).days; other kinds have no
-		// attributes.
+		// d.year, time(...).hour, duration(...).days; m.key of a map;
+		// v.prop and e.prop of a vertex or edge value. Other kinds have
+		// no attributes.
 		v, err := value.Attribute(x, e.Name)
 		if err != nil {
 			return value.Value{}, fail(e, err)
@@ -101,7 +104,7 @@ func eval(ctx Context, e ast.Expr) (value.Value, error) {
 	case *ast.LabelExpr:
 		return value.Value{}, fail(e, fmt.Errorf("invalid label %s: write edge.prop, $^.tag.prop or $$.tag.prop", e.Name))
 	case *ast.EdgeExpr, *ast.VertexExpr:
-		return value.Value{}, fail(e, fmt.Errorf("%s is not a value here; use src(), dst(), rank(), type() or id()", e))
+		return value.Value{}, fail(e, fmt.Errorf("%s is not a value here; use src(), dst(), rank(), type(), id() or properties()", e))
 	}
 	return value.Value{}, fail(e, fmt.Errorf("unsupported expression %T", e))
 }
@@ -202,7 +205,8 @@ func apply(op ast.BinaryOp, l, r value.Value) (value.Value, error) {
 }
 
 // evalSubscript indexes a list; negative indexes count from the end and an
-// index out of range gives NULL, as in Cypher.
+// index out of range gives NULL, as in Cypher. A map (or a vertex or edge
+// value) is indexed by a STRING key: m["key"], NULL when absent.
 func evalSubscript(ctx Context, e *ast.SubscriptExpr) (value.Value, error) {
 	x, err := eval(ctx, e.X)
 	if err != nil {
@@ -214,6 +218,12 @@ func evalSubscript(ctx Context, e *ast.SubscriptExpr) (value.Value, error) {
 	}
 	if x.IsNull() || idx.IsNull() {
 		return value.Value{}, nil
+	}
+	if v, ok, err := value.Element(x, idx); ok {
+		if err != nil {
+			return value.Value{}, fail(e, err)
+		}
+		return v, nil
 	}
 	items, ok := x.ListVal()
 	i, isInt := idx.IntVal()

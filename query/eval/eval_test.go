@@ -177,7 +177,16 @@ func TestEvalErrors(t *testing.T) {
 		{"src($$)", nil, "must be EDGE", true},
 		{"id(edge)", nil, "must be $^, $$ or VERTEX", true},
 		{"abs('x')", value.ErrType, "expected a number", true},
-		{"properties(edge)", nil, "unknown function properties", true},
+		{"properties(edge)", nil, "properties(EDGE) is not available here", true},
+		{"properties(1)", value.ErrType, "expected a map, vertex or edge", true},
+		{"{a: 1}[0]", value.ErrType, "only with a STRING key", true},
+		{"{a: 1}.a.b", value.ErrType, "has no attribute", true},
+		{"date({year: 'x'})", value.ErrType, "field year must be an integer", true},
+		{"date({year: 2024, YEAR: 2025})", ErrArgument, "given twice", true},
+		{"duration({fortnights: 1})", nil, "unknown duration field", true},
+		{"src({a: 1})", value.ErrType, "expected an edge", true},
+		{"tags(1)", value.ErrType, "expected a vertex", true},
+		{"abs(EDGE)", nil, "EDGE is not a value", true},
 		{"nosuch.prop", nil, "no nosuch.prop", false}, // the Context's own error passes through
 	} {
 		_, err := Eval(testRow(), mustParse(t, tc.src))

@@ -26,6 +26,10 @@ func FuzzEval(f *testing.F) {
 		`time("23:00:00") + duration("PT2H")`, `toBoolean("TRUE") AND toString(time("1:2:3")) == "01:02:03.000000"`,
 		`reverse([1, "a", NULL])`, `tail(head([[1, 2]]))`, `timestamp("2024-01-02T00:00:00") - timestamp(0)`,
 		`date("2024-03-01") - date("2024-02-01")`, `datetime("2024-01-02") - datetime("2024-01-01")`,
+		`{a: 1, b: [1, 2], "c d": {e: NULL}}`, `{b: 2, a: 1} == {a: 1, b: 2}`, `keys({z: 1, a: 2})`,
+		`{a: {b: [10, 20]}}.a.b[1] + size({x: 1})`, `{m: date({year: 2024, month: 2})}["m"]`,
+		`duration({days: 3, hours: -1})`, "{`if`: 1, NULL: true, \"\": 'e'}", `properties({k: 'v'}).k`,
+		`[{a: 1}] + {b: time({hour: 1})}`,
 	} {
 		f.Add(seed)
 	}
@@ -56,7 +60,8 @@ func FuzzEval(f *testing.F) {
 }
 
 // literalKind reports whether v's String reads back exactly: not for
-// TIMESTAMP (printed as an INT), non-finite floats, or the graph kinds.
+// TIMESTAMP (printed as an INT), non-finite floats, or the graph kinds
+// (nor lists and maps holding them).
 func literalKind(v value.Value) bool {
 	switch v.Kind() {
 	case value.KindNull, value.KindBool, value.KindInt, value.KindString,
@@ -69,6 +74,14 @@ func literalKind(v value.Value) bool {
 		items, _ := v.ListVal()
 		for _, x := range items {
 			if !literalKind(x) {
+				return false
+			}
+		}
+		return true
+	case value.KindMap:
+		props, _ := v.MapVal()
+		for _, p := range props {
+			if !literalKind(p.Value) {
 				return false
 			}
 		}

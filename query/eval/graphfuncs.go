@@ -9,10 +9,13 @@ import (
 
 // Functions of the graph values that FIND PATH and GET SUBGRAPH return, as
 // NebulaGraph names them: nodes(path), relationships(path),
-// startNode(path), endNode(path), and id(vertex) for a vertex value (see
-// evalCall). length(path), the number of hops, is in fnLength.
+// startNode(path), endNode(path); src(e), dst(e), rank(e) and type(e) of an
+// edge value (src(EDGE) and friends, of the row's edge, are special forms:
+// see evalCall); tags(v) and labels(v), the tag names of a vertex value;
+// and id(vertex) for a vertex value (see evalCall). length(path), the
+// number of hops, is in fnLength; keys() and properties() in maps.go.
 
-// lookupGraph finds the path functions; lookup falls back to it.
+// lookupGraph finds the graph functions; lookup falls back to it.
 func lookupGraph(name string) (builtin, bool) {
 	switch name {
 	case "nodes":
@@ -23,8 +26,47 @@ func lookupGraph(name string) (builtin, bool) {
 		return fixed(1, fnStartNode), true
 	case "endnode":
 		return fixed(1, fnEndNode), true
+	case "src", "dst", "rank", "type":
+		return fixed(1, edgeFieldFn(name)), true
+	case "tags", "labels":
+		return fixed(1, fnTags), true
 	}
 	return builtin{}, false
+}
+
+// edgeFieldFn is src, dst, rank or type of an edge value: its stored
+// source and destination ids, its rank, the name of its type.
+func edgeFieldFn(name string) func([]value.Value) (value.Value, error) {
+	return func(args []value.Value) (value.Value, error) {
+		e, ok := args[0].EdgeVal()
+		if !ok {
+			return value.Value{}, argError("an edge", args[0])
+		}
+		switch name {
+		case "src":
+			return e.Src, nil
+		case "dst":
+			return e.Dst, nil
+		case "rank":
+			return value.Int(e.Rank), nil
+		}
+		return value.Str(e.Type), nil
+	}
+}
+
+// fnTags lists the names of a vertex value's tags, sorted (empty when its
+// properties were not read).
+func fnTags(args []value.Value) (value.Value, error) {
+	v, ok := args[0].VertexVal()
+	if !ok {
+		return value.Value{}, argError("a vertex", args[0])
+	}
+	names := v.TagNames()
+	out := make([]value.Value, len(names))
+	for i, n := range names {
+		out[i] = value.Str(n)
+	}
+	return value.List(out...), nil
 }
 
 func pathArg(v value.Value) (*value.Path, error) {

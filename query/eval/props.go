@@ -28,6 +28,11 @@ type Props struct {
 	Input []string  // $-.col
 	Var   []VarRef  // $var.col
 	Param []string  // $name, a query parameter
+	// properties(EDGE), properties($^) (or properties(VERTEX)) and
+	// properties($$) read every property of the row's edge or vertex, as
+	// a map (see PropsSource). The last two also list {AnyTag, _vid} in
+	// Src and Dst, so that a check for "reads $^" or "reads $$" sees them.
+	AllEdge, AllSrc, AllDst bool
 }
 
 // CollectProps returns the properties read by exprs; nil expressions are
@@ -63,15 +68,29 @@ func (ps *Props) Collect(e ast.Expr) {
 	})
 }
 
-// collectCall records the key fields read by the special forms f(EDGE) and
-// id($^) / id($$), mirroring evalCall.
+// collectCall records the key fields read by the special forms f(EDGE),
+// id($^) / id($$) and properties(EDGE | $^ | $$ | VERTEX), mirroring
+// evalCall.
 func (ps *Props) collectCall(c *ast.FuncCall) {
 	if checkCall(c, false) != nil {
 		return
 	}
 	name := strings.ToLower(c.Name)
-	if prop, ok := edgeFunctionProp(name); ok {
+	if prop, ok := edgeFunctionProp(name); ok && isEdgeArg(c) {
 		ps.Edge = addOnce(ps.Edge, PropRef{AnyEdge, prop})
+		return
+	}
+	if scope, ok := wholePropsScope(c); ok {
+		switch scope {
+		case ScopeEdge:
+			ps.AllEdge = true
+		case ScopeSrc:
+			ps.AllSrc = true
+			ps.Src = addOnce(ps.Src, PropRef{AnyTag, PropVID})
+		case ScopeDst:
+			ps.AllDst = true
+			ps.Dst = addOnce(ps.Dst, PropRef{AnyTag, PropVID})
+		}
 		return
 	}
 	if name != "id" || len(c.Args) != 1 {

@@ -11,21 +11,23 @@ import (
 // The time functions. Without an argument, date(), time(), datetime() and
 // timestamp() read the clock (UTC), as now() does; with one they convert:
 //
-//	date(x)      x a date string (2024-01-02), a map string ({year: 2024,
+//	date(x)      x a date string (2024-01-02), a map ({year: 2024,
 //	             month: 1, day: 2}), a DATE, a DATETIME (its date), or a
 //	             TIMESTAMP or INT of seconds since the epoch
-//	time(x)      a time string (12:34:56.5), a map string ({hour: 12,
+//	time(x)      a time string (12:34:56.5), a map ({hour: 12,
 //	             minute: 34}), a TIME, a DATETIME (its time of day), or
 //	             seconds since the epoch
-//	datetime(x)  a datetime string (2024-01-02T12:34:56), a map string, a
+//	datetime(x)  a datetime string (2024-01-02T12:34:56), a map, a
 //	             DATETIME, a DATE (midnight), or seconds since the epoch
 //	timestamp(x) seconds since the epoch (INT or TIMESTAMP), a datetime
 //	             string, a DATETIME or a DATE
-//	duration(x)  an ISO 8601 string (P1DT2H), a map string ({days: 1,
+//	duration(x)  an ISO 8601 string (P1DT2H), a map ({days: 1,
 //	             hours: 2}), or a DURATION
 //
-// nGQL has no map literal yet, so the map forms are written as strings:
-// duration("{days: 1, hours: 2}"). See package temporal for the formats.
+// A map is a map value, duration({days: 1, hours: 2}), with integer values
+// and names in any case; the same map written as a string,
+// duration("{days: 1, hours: 2}"), is accepted too. See package temporal
+// for the formats and field names.
 
 func now() temporal.DateTime {
 	return temporal.DateTime(time.Now().UnixMicro())
@@ -88,6 +90,13 @@ func fnDate(args []value.Value) (value.Value, error) {
 	case value.KindDateTime:
 		dt, _ := a.DateTimeVal()
 		return value.Date(dt.Date()), nil
+	case value.KindMap:
+		f, err := mapFields(a)
+		if err != nil {
+			return value.Value{}, err
+		}
+		d, err := temporal.DateFromFields(f)
+		return value.Date(d), err
 	case value.KindString:
 		s, _ := a.StrVal()
 		if f, ok, err := mapText(s); ok {
@@ -103,7 +112,7 @@ func fnDate(args []value.Value) (value.Value, error) {
 	if dt, ok, err := secondsArg(a); ok {
 		return value.Date(dt.Date()), err
 	}
-	return value.Value{}, argError("a date string, DATE, DATETIME or seconds", a)
+	return value.Value{}, argError("a date string or map, DATE, DATETIME or seconds", a)
 }
 
 func fnTime(args []value.Value) (value.Value, error) {
@@ -117,6 +126,13 @@ func fnTime(args []value.Value) (value.Value, error) {
 	case value.KindDateTime:
 		dt, _ := a.DateTimeVal()
 		return value.Time(dt.Time()), nil
+	case value.KindMap:
+		f, err := mapFields(a)
+		if err != nil {
+			return value.Value{}, err
+		}
+		t, err := temporal.TimeFromFields(f)
+		return value.Time(t), err
 	case value.KindString:
 		s, _ := a.StrVal()
 		if f, ok, err := mapText(s); ok {
@@ -132,7 +148,7 @@ func fnTime(args []value.Value) (value.Value, error) {
 	if dt, ok, err := secondsArg(a); ok {
 		return value.Time(dt.Time()), err
 	}
-	return value.Value{}, argError("a time string, TIME, DATETIME or seconds", a)
+	return value.Value{}, argError("a time string or map, TIME, DATETIME or seconds", a)
 }
 
 func fnDateTime(args []value.Value) (value.Value, error) {
@@ -146,6 +162,13 @@ func fnDateTime(args []value.Value) (value.Value, error) {
 	case value.KindDate:
 		d, _ := a.DateVal()
 		return value.DateTime(temporal.NewDateTime(d, 0)), nil
+	case value.KindMap:
+		f, err := mapFields(a)
+		if err != nil {
+			return value.Value{}, err
+		}
+		dt, err := temporal.DateTimeFromFields(f)
+		return value.DateTime(dt), err
 	case value.KindString:
 		s, _ := a.StrVal()
 		if f, ok, err := mapText(s); ok {
@@ -161,7 +184,7 @@ func fnDateTime(args []value.Value) (value.Value, error) {
 	if dt, ok, err := secondsArg(a); ok {
 		return value.DateTime(dt), err
 	}
-	return value.Value{}, argError("a datetime string, DATETIME, DATE or seconds", a)
+	return value.Value{}, argError("a datetime string or map, DATETIME, DATE or seconds", a)
 }
 
 func fnDuration(args []value.Value) (value.Value, error) {
@@ -169,9 +192,17 @@ func fnDuration(args []value.Value) (value.Value, error) {
 	if a.Kind() == value.KindDuration {
 		return a, nil
 	}
+	if a.Kind() == value.KindMap {
+		f, err := mapFields(a)
+		if err != nil {
+			return value.Value{}, err
+		}
+		du, err := temporal.DurationFromFields(f)
+		return value.Duration(du), err
+	}
 	s, ok := a.StrVal()
 	if !ok {
-		return value.Value{}, argError("a duration string or DURATION", a)
+		return value.Value{}, argError("a duration string or map, or a DURATION", a)
 	}
 	if f, ok, err := mapText(s); ok {
 		if err != nil {

@@ -22,7 +22,7 @@ import (
 //	* / %
 //	- + !                                 prefix
 //	.name [index]                         postfix
-//	literals, lists, (expr), calls, property references, $param
+//	literals, lists, maps, (expr), calls, property references, $param
 
 func (p *parser) parseExpr() ast.Expr {
 	if p.depth == 0 {
@@ -243,6 +243,8 @@ func (p *parser) parsePrimary() ast.Expr {
 		l := &ast.ListExpr{Pos: pos, Items: []ast.Expr{}}
 		p.parseList(lexer.RBracket, func() { l.Items = append(l.Items, p.parseExpr()) })
 		return l
+	case lexer.LBrace:
+		return p.parseMap()
 	case lexer.SrcRef, lexer.DstRef:
 		p.next()
 		role := ast.SrcVertex
@@ -293,6 +295,29 @@ func (p *parser) parsePrimary() ast.Expr {
 	}
 	p.expected("an expression")
 	return nil
+}
+
+// parseMap parses a map literal, {key: expr, ...}. A key is a name (any
+// word, reserved or not, or a back-quoted name) or a string literal; a key
+// given twice is an error.
+func (p *parser) parseMap() *ast.MapExpr {
+	m := &ast.MapExpr{Pos: p.pos(), Items: []ast.MapItem{}}
+	p.expect(lexer.LBrace)
+	seen := map[string]bool{}
+	p.parseList(lexer.RBrace, func() {
+		t := p.tok()
+		if t.Kind != lexer.Ident && t.Kind != lexer.String {
+			p.expected("a map key (a name or a string)")
+		}
+		if seen[t.Value] {
+			p.fail(fmt.Sprintf("map key %q given twice", t.Value))
+		}
+		seen[t.Value] = true
+		p.next()
+		p.expect(lexer.Colon)
+		m.Items = append(m.Items, ast.MapItem{Key: t.Value, Value: p.parseExpr()})
+	})
+	return m
 }
 
 func (p *parser) parseCall(pos ast.Pos, name string) *ast.FuncCall {

@@ -12,8 +12,10 @@ import (
 // and != between different kinds are simply false and true.
 
 // Equal returns a == b as a BOOL, or NULL. Numbers compare by value across
-// INT, FLOAT and TIMESTAMP. Lists are equal when every item is; if no item
-// differs but some comparison is NULL, so is the result.
+// INT, FLOAT and TIMESTAMP. Lists are equal when every item is, maps when
+// they have the same keys and every value is; if no item differs but some
+// comparison is NULL, so is the result. Graph values are equal when they
+// print alike.
 func Equal(a, b Value) Value {
 	if a.IsNull() || b.IsNull() {
 		return Value{}
@@ -29,6 +31,10 @@ func Equal(a, b Value) Value {
 		return Bool(a.i == b.i && a.m == b.m)
 	case a.kind == KindString || isGraph(a.kind):
 		return Bool(a.s == b.s)
+	case a.kind == KindMap:
+		am, _ := a.MapVal()
+		bm, _ := b.MapVal()
+		return equalMaps(am, bm)
 	case a.kind == KindList:
 		if len(a.l) != len(b.l) {
 			return Bool(false)
@@ -81,8 +87,9 @@ func order(a, b Value, test func(int) bool) Value {
 
 // Compare orders a and b: numbers by value, strings bytewise, false before
 // true, lists lexicographically, dates, times and datetimes chronologically
-// (each only against its own kind; durations do not order). ok is false when either is NULL or their
-// kinds cannot be ordered against each other.
+// (each only against its own kind; durations do not order), graph values by
+// their printed form. Maps do not order. ok is false when either is NULL or
+// their kinds cannot be ordered against each other.
 func Compare(a, b Value) (c int, ok bool) {
 	switch {
 	case a.IsNull() || b.IsNull():

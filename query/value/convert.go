@@ -39,8 +39,63 @@ func FromProto(pv *commonpb.Value) Value {
 			items[i] = FromProto(item)
 		}
 		return List(items...)
+	case *commonpb.Value_MapVal:
+		return Map(propsFromProto(x.MapVal)...)
+	case *commonpb.Value_VertexVal:
+		return VertexValue(vertexFromProto(x.VertexVal))
+	case *commonpb.Value_EdgeVal:
+		return EdgeValue(edgeFromProto(x.EdgeVal))
+	case *commonpb.Value_PathVal:
+		p := Path{Src: vertexFromProto(x.PathVal.GetSrc())}
+		for _, st := range x.PathVal.GetSteps() {
+			p.Steps = append(p.Steps, Step{Edge: edgeFromProto(st.GetEdge()), Reverse: st.GetReverse(), Dst: vertexFromProto(st.GetDst())})
+		}
+		return PathValue(p)
 	}
 	return Value{}
+}
+
+// propsFromProto decodes a wire map's entries, sorted by key with the last
+// of a repeated key kept (a nil map has none).
+func propsFromProto(m *commonpb.MapVal) []Prop {
+	props := make([]Prop, len(m.GetEntries()))
+	for i, e := range m.GetEntries() {
+		props[i] = Prop{Name: string(e.GetKey()), Value: FromProto(e.GetValue())}
+	}
+	out, _ := Map(props...).MapVal()
+	return out
+}
+
+func vertexFromProto(pv *commonpb.VertexVal) Vertex {
+	v := Vertex{VID: FromProto(pv.GetVid())}
+	for _, t := range pv.GetTags() {
+		v.Tags = append(v.Tags, TagProps{Name: t.GetName(), Props: propsFromProto(t.GetProps())})
+	}
+	return v
+}
+
+func edgeFromProto(pe *commonpb.EdgeVal) Edge {
+	return Edge{Src: FromProto(pe.GetSrc()), Dst: FromProto(pe.GetDst()), Type: pe.GetName(), Rank: pe.GetRank(), Props: propsFromProto(pe.GetProps())}
+}
+
+func propsToProto(props []Prop) *commonpb.MapVal {
+	m := &commonpb.MapVal{Entries: make([]*commonpb.MapEntry, len(props))}
+	for i, p := range props {
+		m.Entries[i] = &commonpb.MapEntry{Key: []byte(p.Name), Value: p.Value.ToProto()}
+	}
+	return m
+}
+
+func vertexToProto(v *Vertex) *commonpb.VertexVal {
+	pv := &commonpb.VertexVal{Vid: v.VID.ToProto()}
+	for _, t := range v.Tags {
+		pv.Tags = append(pv.Tags, &commonpb.TagVal{Name: t.Name, Props: propsToProto(t.Props)})
+	}
+	return pv
+}
+
+func edgeToProto(e *Edge) *commonpb.EdgeVal {
+	return &commonpb.EdgeVal{Src: e.Src.ToProto(), Dst: e.Dst.ToProto(), Name: e.Type, Rank: e.Rank, Props: propsToProto(e.Props)}
 }
 
 // ToProto converts v to its wire form. NULL is sent as an explicit null so
@@ -53,9 +108,25 @@ func (v Value) ToProto() *commonpb.Value {
 		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: v.i}}
 	case KindFloat:
 		return &commonpb.Value{V: &commonpb.Value_FloatVal{FloatVal: v.f}}
-	case KindString, KindVertex, KindEdge, KindPath:
-		// Graph values travel as their printed form (graph.go).
+	case KindString:
 		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: []byte(v.s)}}
+	case KindMap:
+		props, _ := v.MapVal()
+		return &commonpb.Value{V: &commonpb.Value_MapVal{MapVal: propsToProto(props)}}
+	case KindVertex:
+		vx, _ := v.VertexVal()
+		return &commonpb.Value{V: &commonpb.Value_VertexVal{VertexVal: vertexToProto(vx)}}
+	case KindEdge:
+		e, _ := v.EdgeVal()
+		return &commonpb.Value{V: &commonpb.Value_EdgeVal{EdgeVal: edgeToProto(e)}}
+	case KindPath:
+		p, _ := v.PathVal()
+		pp := &commonpb.PathVal{Src: vertexToProto(&p.Src), Steps: make([]*commonpb.PathStep, len(p.Steps))}
+		for i := range p.Steps {
+			st := &p.Steps[i]
+			pp.Steps[i] = &commonpb.PathStep{Edge: edgeToProto(&st.Edge), Reverse: st.Reverse, Dst: vertexToProto(&st.Dst)}
+		}
+		return &commonpb.Value{V: &commonpb.Value_PathVal{PathVal: pp}}
 	case KindTimestamp:
 		return &commonpb.Value{V: &commonpb.Value_TimestampVal{TimestampVal: v.i}}
 	case KindDate:
@@ -77,8 +148,9 @@ func (v Value) ToProto() *commonpb.Value {
 }
 
 // FromGo converts a plain Go value, as the storage row codec produces it:
-// nil, bool, int64, float64, string and the temporal types, plus the other sized ints and
-// float32, []byte (as a string), []any (as a list) and Value itself.
+// nil, bool, int64, float64, string and the temporal types, plus the other
+// sized ints and float32, []byte (as a string), []any (as a list),
+// map[string]any (as a map) and Value itself.
 func FromGo(x any) (Value, error) {
 	switch x := x.(type) {
 	case nil:
@@ -134,14 +206,24 @@ func FromGo(x any) (Value, error) {
 			items[i] = v
 		}
 		return List(items...), nil
+	case map[string]any:
+		props := make([]Prop, 0, len(x))
+		for k, item := range x {
+			v, err := FromGo(item)
+			if err != nil {
+				return Value{}, err
+			}
+			props = append(props, Prop{Name: k, Value: v})
+		}
+		return Map(props...), nil
 	}
 	return Value{}, fmt.Errorf("value: cannot convert Go %T", x)
 }
 
 // ToGo converts v to a plain Go value: nil, bool, int64 (also for
 // TIMESTAMP, which the row codec stores as int64), float64, string, []any,
-// or temporal.Date, Time, DateTime or Duration for the calendar kinds (the
-// row codec's types for them).
+// map[string]any, or temporal.Date, Time, DateTime or Duration for the
+// calendar kinds (the row codec's types for them). Graph values give nil.
 func (v Value) ToGo() any {
 	switch v.kind {
 	case KindBool:
@@ -166,6 +248,13 @@ func (v Value) ToGo() any {
 			items[i] = item.ToGo()
 		}
 		return items
+	case KindMap:
+		props, _ := v.MapVal()
+		m := make(map[string]any, len(props))
+		for _, p := range props {
+			m[p.Name] = p.Value.ToGo()
+		}
+		return m
 	}
 	return nil
 }

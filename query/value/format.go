@@ -7,12 +7,12 @@ import (
 )
 
 // String prints v as an nGQL literal: strings double-quoted and escaped,
-// NULL as NULL, lists as [a,b]. Timestamps print as their integer seconds
-// (nGQL has no timestamp literal). Calendar values print as a call of
-// their constructor, date("2024-01-02"), which evaluates back to an equal
-// value. The parser reads the output back to an equal value for every kind
-// but TIMESTAMP and non-finite floats (and, through evaluation, the
-// calendar kinds).
+// NULL as NULL, lists as [a,b], maps as {a: 1, b: 2} (keys sorted).
+// Timestamps print as their integer seconds (nGQL has no timestamp
+// literal). Calendar values print as a call of their constructor,
+// date("2024-01-02"), which evaluates back to an equal value. The parser reads the output back to an equal value for every kind
+// but TIMESTAMP, non-finite floats and the graph kinds, which print as
+// NebulaGraph prints them (and, through evaluation, the calendar kinds).
 func (v Value) String() string {
 	var b strings.Builder
 	v.format(&b)
@@ -35,6 +35,9 @@ func (v Value) format(b *strings.Builder) {
 		b.WriteString(FormatFloat(v.f))
 	case KindString:
 		QuoteString(b, v.s)
+	case KindMap:
+		props, _ := v.MapVal()
+		formatMap(b, props) // {a: 1, b: "x"} (map.go)
 	case KindVertex, KindEdge, KindPath:
 		b.WriteString(v.s) // printed when built (graph.go)
 	case KindDate, KindTime, KindDateTime, KindDuration:

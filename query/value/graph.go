@@ -14,10 +14,13 @@ import (
 //	path    <("a")-[:follow@0 {}]->("b")<-[:serve@0 {}]-("c")>
 //
 // A graph value is immutable. Its printed form is computed once, when it is
-// built, and is also what equality, ordering, hashing (AppendKey) and the
-// wire form use: two graph values are equal when they print alike. On the
-// wire (ToProto) a graph value travels as that string, since the protocol
-// has no graph types.
+// built, and is also what equality, ordering and hashing (AppendKey) use:
+// two graph values are equal when they print alike. On the wire (ToProto)
+// a graph value travels as its structure (commonpb.VertexVal, EdgeVal,
+// PathVal), and the receiver rebuilds the same value.
+//
+// A vertex's tags and an edge's properties are maps: property names to
+// values, sorted by name, as a MAP holds them (map.go).
 
 // Prop is one named property value.
 type Prop struct {
@@ -164,21 +167,82 @@ func formatVertex(b *strings.Builder, v *Vertex) {
 	b.WriteByte(')')
 }
 
-func formatProps(b *strings.Builder, props []Prop) {
-	b.WriteByte('{')
-	for i, p := range props {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(p.Name)
-		b.WriteString(": ")
-		p.Value.format(b)
-	}
-	b.WriteByte('}')
-}
+func formatProps(b *strings.Builder, props []Prop) { formatMap(b, props) }
 
 func sortProps(props []Prop) {
 	sort.SliceStable(props, func(i, j int) bool { return props[i].Name < props[j].Name })
+}
+
+// Map returns the tag's properties as a MAP.
+func (t TagProps) Map() Value { return Map(t.Props...) }
+
+// Props returns the properties of all the vertex's tags, merged; a name in
+// several tags takes its value in the first tag by name.
+func (v *Vertex) Props() []Prop {
+	var out []Prop
+	seen := map[string]bool{}
+	for _, t := range v.Tags {
+		for _, p := range t.Props {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sortProps(out)
+	return out
+}
+
+// PropsMap returns the properties of all the vertex's tags as a MAP (see
+// Props), as properties(vertex) gives them.
+func (v *Vertex) PropsMap() Value { return Map(v.Props()...) }
+
+// TagNames lists the vertex's tags by name.
+func (v *Vertex) TagNames() []string {
+	out := make([]string, len(v.Tags))
+	for i, t := range v.Tags {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// PropsMap returns the edge's properties as a MAP, as properties(edge)
+// gives them.
+func (e *Edge) PropsMap() Value { return Map(e.Props...) }
+
+// graphAttribute is x.name for a MAP (the key's value), a VERTEX (the
+// property of its first tag by name that has it) or an EDGE (a property,
+// or one of the key fields _src, _dst, _rank and _type, the type's name),
+// NULL when absent; ok is false for other kinds.
+func graphAttribute(x Value, name string) (Value, bool) {
+	switch x.kind {
+	case KindMap:
+		v, _ := x.MapGet(name)
+		return v, true
+	case KindVertex:
+		vx, _ := x.VertexVal()
+		for _, t := range vx.Tags {
+			if v, ok := t.Map().MapGet(name); ok {
+				return v, true
+			}
+		}
+		return Value{}, true
+	case KindEdge:
+		e, _ := x.EdgeVal()
+		switch name {
+		case "_src":
+			return e.Src, true
+		case "_dst":
+			return e.Dst, true
+		case "_rank":
+			return Int(e.Rank), true
+		case "_type":
+			return Str(e.Type), true
+		}
+		v, _ := e.PropsMap().MapGet(name)
+		return v, true
+	}
+	return Value{}, false
 }
 
 func sortTags(tags []TagProps) {

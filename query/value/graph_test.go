@@ -1,6 +1,10 @@
 package value
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/novagraph/novagraph/proto/commonpb"
+)
 
 func TestGraphValues(t *testing.T) {
 	a := Vertex{VID: Str("a")}
@@ -19,8 +23,11 @@ func TestGraphValues(t *testing.T) {
 	if pp, ok := p.PathVal(); !ok || pp.Length() != 2 || len(pp.Nodes()) != 3 {
 		t.Fatalf("PathVal = %v, %v", pp, ok)
 	}
-	if got := wireString(p); got != want {
-		t.Fatalf("wire form %q", got)
+	if _, ok := p.ToProto().GetV().(*commonpb.Value_PathVal); !ok {
+		t.Fatalf("a path travels as %T", p.ToProto().GetV())
+	}
+	if back := FromProto(p.ToProto()); back.String() != want || back.Kind() != KindPath {
+		t.Fatalf("path reads back from the wire as %s (%s)", back, back.Kind())
 	}
 	v := VertexValue(Vertex{VID: Int(7)})
 	if v.String() != "(7)" || v.Kind().String() != "VERTEX" {
@@ -49,6 +56,3 @@ func TestGraphValues(t *testing.T) {
 		t.Fatal("a string is a path")
 	}
 }
-
-// wireString is the wire form of a graph value.
-func wireString(v Value) string { return string(v.ToProto().GetStrVal()) }

@@ -34,6 +34,14 @@ func (v Value) AppendKey(buf []byte) []byte {
 		for _, item := range v.l {
 			buf = item.AppendKey(buf)
 		}
+	case KindMap:
+		props, _ := v.MapVal()
+		buf = binary.AppendUvarint(buf, uint64(len(props)))
+		for _, p := range props {
+			buf = binary.AppendUvarint(buf, uint64(len(p.Name)))
+			buf = append(buf, p.Name...)
+			buf = p.Value.AppendKey(buf)
+		}
 	}
 	return buf
 }

@@ -182,10 +182,15 @@ func subTemporal(a, b Value) (Value, error) {
 // second, millisecond, microsecond of a TIME; all of those of a DATETIME;
 // years, months, days, hours, minutes, seconds, milliseconds, microseconds
 // of a DURATION (see temporal.Duration.Attribute). Names are
-// case-insensitive. NULL has every attribute, as NULL.
+// case-insensitive. NULL has every attribute, as NULL. A MAP's attributes
+// are its keys, a VERTEX's and an EDGE's their properties (see
+// graphAttribute); those names are case-sensitive and a missing one is NULL.
 func Attribute(v Value, name string) (Value, error) {
 	if v.IsNull() {
 		return Value{}, nil
+	}
+	if x, ok := graphAttribute(v, name); ok {
+		return x, nil // maps, vertices and edges (graph.go)
 	}
 	n := strings.ToLower(name)
 	var dateOK, timeOK bool

@@ -20,6 +20,8 @@ const (
 	// through commonpb.Value.
 	KindTimestamp
 	KindList
+	// KindMap is string keys to values (map.go).
+	KindMap
 )
 
 // String names the kind as error messages and DESCRIBE output spell it.
@@ -39,6 +41,8 @@ func (k Kind) String() string {
 		return "TIMESTAMP"
 	case KindList:
 		return "LIST"
+	case KindMap:
+		return "MAP"
 	case KindVertex, KindEdge, KindPath:
 		return graphKindName(k)
 	case KindDate, KindTime, KindDateTime, KindDuration:
@@ -48,7 +52,8 @@ func (k Kind) String() string {
 }
 
 // Value is one nGQL value. Only the field that matches kind is meaningful:
-// i holds bools (0 or 1), ints and timestamps, f floats, s strings, l lists.
+// i holds bools (0 or 1), ints and timestamps, f floats, s strings, l lists,
+// g maps and graph values.
 type Value struct {
 	kind Kind
 	m    int32 // DURATION: months; i holds its microseconds (temporal.go)
@@ -56,7 +61,7 @@ type Value struct {
 	f    float64
 	s    string
 	l    []Value
-	g    any // *Vertex, *Edge or *Path for the graph kinds (graph.go)
+	g    any // []Prop for MAP (map.go); *Vertex, *Edge or *Path for the graph kinds (graph.go)
 }
 
 // Null returns NULL (the same as the zero Value).
