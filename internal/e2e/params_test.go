@@ -145,6 +145,15 @@ func TestParams(t *testing.T) {
 			graphpb.QueryErrorCode_E_SEMANTIC, "$x", "storage")
 	})
 
+	t.Run("insert", func(t *testing.T) {
+		execParams(t, s, `INSERT VERTEX player(name, age) VALUES $id:($name, $age + 1)`, map[string]any{"id": "p7", "name": "Kyle", "age": 29})
+		execParams(t, s, `INSERT EDGE follow(degree) VALUES $src->$dst@$rank:($d)`, map[string]any{"src": "p7", "dst": "p1", "rank": 2, "d": 70})
+		expectRows(t, s, `FETCH PROP ON player "p7" YIELD player.name, player.age`, "Kyle|30")
+		expectRows(t, s, `GO FROM "p7" OVER follow YIELD dst(edge), rank(edge), follow.degree`, "p1|2|70")
+		expectParamRows(t, s, `UPDATE EDGE ON follow $src->$dst@2 SET degree = $d YIELD degree`, map[string]any{"src": "p7", "dst": "p1", "d": 71}, "71")
+		exec(t, s, `DELETE VERTEX "p7" WITH EDGE`)
+	})
+
 	t.Run("errors", func(t *testing.T) {
 		expectParamError(t, s, `GO FROM $p OVER follow YIELD dst(edge)`, nil, graphpb.QueryErrorCode_E_SEMANTIC, "query parameter $p is not set")
 		expectParamError(t, s, `YIELD $n + 1`, map[string]any{"m": 1}, graphpb.QueryErrorCode_E_SEMANTIC, "query parameter $n is not set")
@@ -156,8 +165,8 @@ func TestParams(t *testing.T) {
 		expectParamError(t, s, `$v = GO FROM "p1" OVER follow YIELD dst(edge) AS id; GO FROM $v OVER follow`, nil,
 			graphpb.QueryErrorCode_E_SEMANTIC, "query parameter $v is not set", "$v is a variable")
 		expectParamError(t, s, `GO FROM $p OVER follow`, map[string]any{"p": 1}, graphpb.QueryErrorCode_E_SEMANTIC, "$p", "vid 1 is a INT")
-		expectParamError(t, s, `INSERT VERTEX player(name, age) VALUES "p9":($name, 1)`, map[string]any{"name": "x"},
-			graphpb.QueryErrorCode_E_SEMANTIC, "query parameter $name cannot be used here")
+		expectParamError(t, s, `INSERT VERTEX player(name, age) VALUES "p9":($name, $age)`, map[string]any{"name": "x"},
+			graphpb.QueryErrorCode_E_SEMANTIC, "query parameter $age is not set")
 		// Parameters do not outlive their request.
 		execParams(t, s, `YIELD $n`, map[string]any{"n": 1})
 		expectError(t, s, `YIELD $n`, graphpb.QueryErrorCode_E_SEMANTIC, "query parameter $n is not set")

@@ -300,9 +300,44 @@ func protoValuesSize(vs []*commonpb.Value) int64 {
 			n += int64(len(x.StrVal))
 		case *commonpb.Value_ListVal:
 			n += sliceBytes + protoValuesSize(x.ListVal.GetValues())
+		case *commonpb.Value_MapVal:
+			n += protoMapSize(x.MapVal)
+		case *commonpb.Value_VertexVal:
+			n += protoVertexSize(x.VertexVal)
+		case *commonpb.Value_EdgeVal:
+			n += protoEdgeSize(x.EdgeVal)
+		case *commonpb.Value_PathVal:
+			n += protoVertexSize(x.PathVal.GetSrc()) + sliceBytes
+			for _, st := range x.PathVal.GetSteps() {
+				n += pointerBytes + protoStruct + protoEdgeSize(st.GetEdge()) + protoVertexSize(st.GetDst())
+			}
 		}
 	}
 	return n
+}
+
+// protoStruct is a small wire message (a map entry, a tag, an edge...)
+// without what it points to.
+const protoStruct = 64
+
+func protoMapSize(m *commonpb.MapVal) int64 {
+	n := int64(protoStruct + sliceBytes)
+	for _, e := range m.GetEntries() {
+		n += pointerBytes + protoStruct + int64(len(e.GetKey())) + protoValuesSize([]*commonpb.Value{e.GetValue()})
+	}
+	return n
+}
+
+func protoVertexSize(v *commonpb.VertexVal) int64 {
+	n := int64(protoStruct+sliceBytes) + protoValuesSize([]*commonpb.Value{v.GetVid()})
+	for _, t := range v.GetTags() {
+		n += pointerBytes + protoStruct + int64(len(t.GetName())) + protoMapSize(t.GetProps())
+	}
+	return n
+}
+
+func protoEdgeSize(e *commonpb.EdgeVal) int64 {
+	return protoStruct + int64(len(e.GetName())) + protoValuesSize([]*commonpb.Value{e.GetSrc(), e.GetDst()}) + protoMapSize(e.GetProps())
 }
 
 // rowSize estimates the memory of one result table row.
@@ -313,13 +348,60 @@ func rowSize(row []value.Value) int64 {
 func valuesSize(vs []value.Value) int64 {
 	n := int64(len(vs)) * valueStruct
 	for _, v := range vs {
-		if s, ok := v.StrVal(); ok {
-			n += int64(len(s))
-		} else if l, ok := v.ListVal(); ok {
-			n += valuesSize(l)
-		}
+		n += valueExtraSize(v)
 	}
 	return n
+}
+
+// valueExtraSize is what a value holds beyond its struct: a string's
+// bytes, a list's items, a map's entries; a graph value's structure, and
+// as much again for the printed form it keeps (value/graph.go).
+func valueExtraSize(v value.Value) int64 {
+	switch v.Kind() {
+	case value.KindString:
+		s, _ := v.StrVal()
+		return int64(len(s))
+	case value.KindList:
+		l, _ := v.ListVal()
+		return valuesSize(l)
+	case value.KindMap:
+		props, _ := v.MapVal()
+		return propsSize(props)
+	case value.KindVertex:
+		vx, _ := v.VertexVal()
+		return 2 * vertexSize(vx)
+	case value.KindEdge:
+		e, _ := v.EdgeVal()
+		return 2 * edgeSize(e)
+	case value.KindPath:
+		p, _ := v.PathVal()
+		n := vertexSize(&p.Src) + sliceBytes
+		for i := range p.Steps {
+			n += edgeSize(&p.Steps[i].Edge) + vertexSize(&p.Steps[i].Dst) + 8
+		}
+		return 2 * n
+	}
+	return 0
+}
+
+func propsSize(props []value.Prop) int64 {
+	n := int64(sliceBytes)
+	for _, p := range props {
+		n += stringBytes + int64(len(p.Name)) + valueStruct + valueExtraSize(p.Value)
+	}
+	return n
+}
+
+func vertexSize(v *value.Vertex) int64 {
+	n := pointerBytes + valueStruct + valueExtraSize(v.VID) + sliceBytes
+	for _, t := range v.Tags {
+		n += stringBytes + int64(len(t.Name)) + propsSize(t.Props)
+	}
+	return n
+}
+
+func edgeSize(e *value.Edge) int64 {
+	return pointerBytes + 2*valueStruct + valueExtraSize(e.Src) + valueExtraSize(e.Dst) + stringBytes + int64(len(e.Type)) + 8 + propsSize(e.Props)
 }
 
 // tableSize estimates the memory of a table's rows.

@@ -122,6 +122,7 @@ type runState struct {
 	sess   *SessionState
 	vars   map[string]*table
 	params map[string]value.Value // nil when the request has none
+	prof   *profile               // set while PROFILE runs its statement
 }
 
 func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, error) {
@@ -153,7 +154,7 @@ func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, err
 	case *ast.InsertEdgeStmt:
 		return nil, r.insertEdges(ctx, s)
 	case *ast.DeleteVertexStmt, *ast.DeleteTagStmt, *ast.DeleteEdgeStmt:
-		return r.query(ctx, st, nil)
+		return r.queryStream(ctx, st, nil)
 	case *ast.UpdateVertexStmt:
 		return r.updateVertex(ctx, s)
 	case *ast.UpdateEdgeStmt:
@@ -165,7 +166,7 @@ func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, err
 	case *ast.KillQueryStmt:
 		return nil, r.killQuery(ctx, s)
 	case *ast.AssignStmt:
-		t, err := r.query(ctx, s.Stmt, nil)
+		t, err := r.queryStream(ctx, s.Stmt, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +175,7 @@ func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, err
 	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.PipeStmt, *ast.YieldStmt,
 		*ast.GroupByStmt, *ast.OrderByStmt, *ast.LimitStmt, *ast.SetOpStmt,
 		*ast.FindPathStmt, *ast.SubgraphStmt:
-		return r.query(ctx, st, nil)
+		return r.queryStream(ctx, st, nil)
 	}
 	return nil, at(st, "%s is not supported yet", stmtName(st))
 }

@@ -49,6 +49,7 @@ func (r *runState) fetchVertices(ctx context.Context, s *ast.FetchVerticesStmt, 
 		}
 	}
 	columns := []*ast.YieldColumn(nil)
+	var whole *wholeProps // properties(VERTEX) (properties.go)
 	if s.Yield != nil {
 		columns = s.Yield.Columns
 		var exprs []ast.Expr
@@ -89,6 +90,17 @@ func (r *runState) fetchVertices(ctx context.Context, s *ast.FetchVerticesStmt, 
 				return nil, at(s, "tag %q has no property %q", ref.Owner, ref.Name)
 			}
 			addRef(t, ref.Name)
+		}
+		if props.AllEdge {
+			return nil, at(s, "properties(edge) has no meaning in FETCH PROP ON a tag: there is no edge")
+		}
+		if props.AllSrc {
+			whole = &wholeProps{tags: wholeTagsOf(tags)}
+			for _, wt := range whole.tags {
+				for _, c := range wt.props {
+					addRef(byName[wt.name], c)
+				}
+			}
 		}
 	} else {
 		vidCol := &ast.YieldColumn{Pos: s.Pos, Expr: &ast.EdgePropExpr{Pos: s.Pos, Edge: eval.AnyEdge, Prop: eval.PropVID}, Alias: "VertexID"}
@@ -135,7 +147,7 @@ func (r *runState) fetchVertices(ctx context.Context, s *ast.FetchVerticesStmt, 
 			return nil, err
 		}
 	}
-	rc := &fetchContext{vids: vids, index: index}
+	rc := &fetchContext{vids: vids, index: index, whole: whole}
 	rc.rowContext = rowContext{input: input, vars: r.vars, params: r.params}
 	for _, row := range res {
 		rc.vid, rc.values = row.Vid, row.Values
@@ -176,6 +188,7 @@ type fetchContext struct {
 	edge     *storagepb.EdgeKey
 	values   []*commonpb.Value
 	edgeName string
+	whole    *wholeProps // for properties(VERTEX) and properties(EDGE) (properties.go)
 }
 
 func (c *fetchContext) EdgeProp(owner, prop string) (value.Value, error) {
@@ -237,6 +250,7 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 		}
 	}
 	var columns []*ast.YieldColumn
+	var whole *wholeProps // properties(EDGE) (properties.go)
 	if s.Yield != nil {
 		columns = s.Yield.Columns
 		var exprs []ast.Expr
@@ -267,6 +281,13 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 				return nil, at(s, "edge %q has no property %q", ref.Owner, ref.Name)
 			}
 			addRef(ref.Name)
+		}
+		if props.AllEdge {
+			cols := latestColumns(edge.GetVersions())
+			whole = &wholeProps{edges: map[string][]string{edge.GetName(): cols}}
+			for _, c := range cols {
+				addRef(c)
+			}
 		}
 	} else {
 		for _, k := range []string{eval.PropSrc, eval.PropDst, eval.PropRank} {
@@ -310,7 +331,7 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 			return nil, err
 		}
 	}
-	rc := &fetchContext{vids: vids, index: index, edgeName: edge.GetName()}
+	rc := &fetchContext{vids: vids, index: index, edgeName: edge.GetName(), whole: whole}
 	rc.rowContext = rowContext{input: input, vars: r.vars, params: r.params}
 	for _, row := range res {
 		rc.edge, rc.values = row.Edge, row.Values

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -38,10 +39,15 @@ type goPlan struct {
 	// Fetched after the traversal, only if YIELD/WHERE read $$.tag.prop.
 	dstProps []*storagepb.PropRef
 	dstIndex map[string]int
+	whole    *wholeProps // what properties(EDGE), ($^), ($$) read whole (properties.go)
 	// pushedWhere is WHERE as storaged evaluates it, when it reads only
 	// the edge and the vertex a step leaves from: storaged then drops
 	// the rows graphd would throw away, before they cross the network.
 	pushedWhere string
+	// joinsInput: YIELD or WHERE read $-/$var columns, so each result row
+	// joins back to the input rows its start vertex came from. Otherwise
+	// GO starts once from each distinct input vertex, as NebulaGraph does.
+	joinsInput bool
 }
 
 func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
@@ -104,6 +110,7 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 		exprs = append(exprs, c.Expr)
 	}
 	props := eval.CollectProps(exprs...)
+	p.joinsInput = len(props.Input)+len(props.Var) > 0
 	if err := r.checkRefs(s, props, input); err != nil {
 		return nil, err
 	}
@@ -164,11 +171,13 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 	if err := resolveTags(props.Dst, "$$", p.dstIndex, &p.dstProps); err != nil {
 		return nil, err
 	}
+	p.planWholeProps(snap, props, over)
 	if s.Where != nil {
 		where := eval.CollectProps(s.Where)
 		// A non-deterministic WHERE (rand(), now()...) stays in graphd:
 		// storaged evaluates pushed filters on whichever replica answers.
-		if len(where.Dst) == 0 && len(where.Input) == 0 && len(where.Var) == 0 && eval.IsDeterministic(s.Where) {
+		// Nor does properties(EDGE) or properties($^) as a whole map.
+		if len(where.Dst) == 0 && len(where.Input) == 0 && len(where.Var) == 0 && !where.AllEdge && !where.AllSrc && eval.IsDeterministic(s.Where) {
 			// storaged has no query parameters: their values go as
 			// literals, and a value without one keeps WHERE here.
 			bound, ok, err := bindParams(r.params, s.Where)
@@ -219,6 +228,7 @@ type goRow struct {
 	fromProps []*commonpb.Value
 	edge      *storagepb.NeighborEdge
 	origin    string // the start vid the path began at (for $-/$var joins)
+	filtered  bool   // storaged applied WHERE to this edge already
 }
 
 // stageStat is one plan node's profile: rows out and time spent.
@@ -229,19 +239,30 @@ type stageStat struct {
 	took time.Duration
 }
 
-// run executes the plan; stats, if not nil, receives a profile per stage.
-func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
+// stream executes the plan and passes the result rows to out in batches
+// (stream.go). Under PROFILE each stage records its rows and time.
+func (p *goPlan) stream(ctx context.Context, out rowSink) error {
 	record := func(name, info string, rows int, start time.Time) {
-		if stats != nil {
-			*stats = append(*stats, stageStat{name: name, info: info, rows: rows, took: time.Since(start)})
-		}
+		p.r.prof.record(p.stmt, stageStat{name: name, info: info, rows: rows, took: time.Since(start)})
+	}
+	cols := make([]string, len(p.columns))
+	for i, c := range p.columns {
+		cols[i] = c.Name()
+	}
+	// Open the rest of the pipe first: its semantic errors come before
+	// any storage work.
+	if err := out.open(ctx, cols); err != nil {
+		return err
 	}
 	start := time.Now()
 	set, err := p.r.startVids(p.vids, p.stmt.From, p.input)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	record("Start", "", len(set.vids), start)
+	if !p.joinsInput {
+		set.src = nil // the distinct start vertices are all GO needs
+	}
 
 	// origins maps each frontier vertex to the start vertices whose paths
 	// reach it; only tracked when result rows join back to input rows.
@@ -263,7 +284,7 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 	var held int64
 	for step := 1; step <= p.stmt.Steps.Max && len(frontier) > 0; step++ {
 		if err := ctx.Err(); err != nil {
-			return nil, ctxError(ctx, fmt.Sprintf("GO step %d", step))
+			return ctxError(ctx, fmt.Sprintf("GO step %d", step))
 		}
 		if p.stepSkipped(step) {
 			break // SAMPLE / LIMIT 0: this step traverses nothing
@@ -273,7 +294,13 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 		req := &storagepb.GetNeighborsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, EdgeTypes: p.edgeTypes}
 		p.pushStepLimit(req, step)
 		if final {
-			req.VertexProps, req.EdgeProps, req.Filter = p.srcProps, p.edgeProps, p.pushedWhere
+			req.VertexProps, req.EdgeProps = p.srcProps, p.edgeProps
+			// WHERE filters result rows, never the traversal: a result
+			// step before the last (M TO N) continues from every edge, so
+			// only the last step's rows are filtered by storaged.
+			if step == p.stmt.Steps.Max {
+				req.Filter = p.pushedWhere
+			}
 		} else {
 			req.DstOnly = true
 		}
@@ -298,9 +325,9 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 		resp, err := p.r.x.storage.GetNeighborsStream(ctx, req, parts, onBatch)
 		if err != nil {
 			if e, ok := isLimitError(err); ok {
-				return nil, e
+				return e
 			}
-			return nil, storageError(fmt.Sprintf("GO step %d", step), err)
+			return storageError(fmt.Sprintf("GO step %d", step), err)
 		}
 		var stepBytes int64 // frontier structures built in this step
 		building := fmt.Sprintf("building GO step %d", step)
@@ -319,10 +346,10 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 				for _, e := range vn.Edges {
 					if track {
 						for o := range origins[string(vn.Vid)] {
-							rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, origin: o})
+							rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, origin: o, filtered: req.Filter != ""})
 						}
 					} else {
-						rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e})
+						rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, filtered: req.Filter != ""})
 					}
 				}
 				grown += int64(len(rows)-before) * goRowStruct
@@ -348,7 +375,7 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 			}
 			if grown > 0 {
 				if err := mem.Grow(grown, building); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
@@ -362,7 +389,7 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 			held += respBytes
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, ctxError(ctx, fmt.Sprintf("GO step %d", step))
+			return ctxError(ctx, fmt.Sprintf("GO step %d", step))
 		}
 	}
 	mem.Release(held)
@@ -371,26 +398,46 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 	if len(p.dstProps) > 0 && len(rows) > 0 {
 		start := time.Now()
 		if dstVals, err = p.fetchDst(ctx, rows); err != nil {
-			return nil, err
+			return err
 		}
 		record("GetDstProps", "", len(dstVals), start)
 	}
 
 	start = time.Now()
-	out := newTable()
-	out.mem = mem
-	for _, c := range p.columns {
-		out.cols = append(out.cols, c.Name())
+	e := &emitter{sink: out}
+	var seen map[string]struct{}
+	if p.stmt.Yield != nil && p.stmt.Yield.Distinct {
+		seen = map[string]struct{}{}
 	}
 	rc := &goRowContext{p: p, dst: dstVals}
 	rc.rowContext = rowContext{input: p.input, vars: p.r.vars, params: p.r.params}
-	for i := range rows {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, ctxError(ctx, "GO")
+	emitted := 0
+	emit := func() error {
+		row, ok, err := p.project(rc)
+		if err != nil || !ok {
+			return err
+		}
+		if seen != nil {
+			key := rowKey(nil, row)
+			if _, dup := seen[string(key)]; dup {
+				return nil
 			}
-			if err := mem.Err(); err != nil {
-				return nil, err
+			seen[string(key)] = struct{}{}
+			if err := mem.Grow(mapEntryBytes+stringBytes+int64(len(key)), "GO YIELD DISTINCT"); err != nil {
+				return err
+			}
+		}
+		emitted++
+		return e.add(ctx, row)
+	}
+	err = nil
+	for i := 0; i < len(rows) && err == nil; i++ {
+		if i%1024 == 0 {
+			if cerr := ctx.Err(); cerr != nil {
+				return ctxError(ctx, "GO")
+			}
+			if merr := mem.Err(); merr != nil {
+				return merr
 			}
 		}
 		rc.row = &rows[i]
@@ -398,21 +445,22 @@ func (p *goPlan) run(ctx context.Context, stats *[]stageStat) (*table, error) {
 			// One result row per input row its path started from.
 			for _, srcRow := range set.origins[rows[i].origin] {
 				rc.bindSource(set, srcRow)
-				if err := p.emit(rc, out); err != nil {
-					return nil, err
+				if err = emit(); err != nil {
+					break
 				}
 			}
 			continue
 		}
-		if err := p.emit(rc, out); err != nil {
-			return nil, err
-		}
+		err = emit()
 	}
-	if p.stmt.Yield != nil && p.stmt.Yield.Distinct {
-		out.rows = distinctRows(out.rows)
+	if err != nil && !errors.Is(err, errEnough) {
+		return err
 	}
-	record("Project", "", len(out.rows), start)
-	return out, nil
+	if err := e.flush(ctx); err != nil && !errors.Is(err, errEnough) {
+		return err
+	}
+	record("Project", "", emitted, start)
+	return out.close(ctx)
 }
 
 // originSet is the start vertices whose paths reach a frontier vertex.
@@ -437,25 +485,25 @@ func addOrigins(next map[string]originSet, dst []byte, from originSet) int64 {
 	return bytes
 }
 
-func (p *goPlan) emit(rc *goRowContext, out *table) error {
-	if p.pushedWhere == "" {
+// project builds the result row of the edge rc is on; ok is false when
+// WHERE drops it.
+func (p *goPlan) project(rc *goRowContext) (row []value.Value, ok bool, err error) {
+	if !rc.row.filtered {
 		ok, err := eval.Filter(rc, p.stmt.Where)
 		if err != nil {
-			return execErrorf("WHERE: %v", err)
+			return nil, false, execErrorf("WHERE: %v", err)
 		}
 		if !ok {
-			return nil
+			return nil, false, nil
 		}
 	}
-	var err error
-	row := make([]value.Value, len(p.columns))
+	row = make([]value.Value, len(p.columns))
 	for i, c := range p.columns {
 		if row[i], err = eval.Eval(rc, c.Expr); err != nil {
-			return execErrorf("YIELD %s: %v", c.Name(), err)
+			return nil, false, execErrorf("YIELD %s: %v", c.Name(), err)
 		}
 	}
-	out.add(row...)
-	return nil
+	return row, true, nil
 }
 
 // fetchDst reads the $$ properties of every distinct destination.
@@ -608,7 +656,7 @@ func (p *goPlan) describe() []stageStat {
 			info += ", dstOnly: true"
 		} else {
 			info += fmt.Sprintf(", vertexProps: %s, edgeProps: %s", refsString(p.srcProps), refsString(p.edgeProps))
-			if p.pushedWhere != "" {
+			if p.pushedWhere != "" && step == p.stmt.Steps.Max {
 				info += ", filter: " + p.pushedWhere
 			}
 		}
@@ -617,7 +665,9 @@ func (p *goPlan) describe() []stageStat {
 	if len(p.dstProps) > 0 {
 		nodes = append(nodes, stageStat{name: "GetDstProps", info: "props: " + refsString(p.dstProps)})
 	}
-	if p.stmt.Where != nil && p.pushedWhere == "" {
+	if p.stmt.Where != nil && (p.pushedWhere == "" || p.stmt.Steps.Min < p.stmt.Steps.Max) {
+		// Also when storaged filters the last step: the earlier result
+		// steps of M TO N are filtered here.
 		nodes = append(nodes, stageStat{name: "Filter", info: "condition: " + p.stmt.Where.String()})
 	}
 	var cols []string

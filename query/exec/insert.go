@@ -91,8 +91,9 @@ type rowEncoder struct {
 	what    string // `tag "player"`, for errors
 	desc    *metapb.Schema
 	schema  *partition.Schema
-	listed  []int // position in desc.Columns of each listed property
-	missing []int // columns not listed: filled with default or NULL
+	listed  []int                  // position in desc.Columns of each listed property
+	missing []int                  // columns not listed: filled with default or NULL
+	params  map[string]value.Value // the request's query parameters
 }
 
 func newRowEncoder(what string, versions []*metapb.Schema, props []string, n ast.Node) (*rowEncoder, error) {
@@ -129,7 +130,7 @@ func (enc *rowEncoder) encode(exprs []ast.Expr, n ast.Node) ([]byte, error) {
 	values := make([]any, len(enc.desc.GetColumns()))
 	for k, e := range exprs {
 		col := enc.desc.GetColumns()[enc.listed[k]]
-		v, err := constant(e)
+		v, err := constantWith(enc.params, e)
 		if err != nil {
 			return nil, at(e, "%v", err)
 		}
@@ -171,11 +172,12 @@ func (r *runState) insertVertices(ctx context.Context, s *ast.InsertVertexStmt) 
 		if err != nil {
 			return err
 		}
+		enc.params = r.params
 		tags[i] = tagEnc{id: tag.GetTagId(), enc: enc}
 	}
 	parts := map[int32]*storagepb.VertexList{}
 	for _, row := range s.Rows {
-		v, err := constant(row.VID)
+		v, err := constantWith(r.params, row.VID)
 		if err != nil {
 			return at(row.VID, "%v", err)
 		}
@@ -221,6 +223,7 @@ func (r *runState) insertEdges(ctx context.Context, s *ast.InsertEdgeStmt) error
 	if err != nil {
 		return err
 	}
+	enc.params = r.params
 	vids := vidCodec{space}
 	parts := map[int32]*storagepb.EdgeList{}
 	add := func(e *storagepb.NewEdge) {
@@ -252,14 +255,14 @@ func (r *runState) insertEdges(ctx context.Context, s *ast.InsertEdgeStmt) error
 
 // edgeKey evaluates a literal src->dst@rank.
 func (r *runState) edgeKey(vids vidCodec, k *ast.EdgeKey) (src, dst []byte, rank int64, err error) {
-	sv, err := constant(k.Src)
+	sv, err := constantWith(r.params, k.Src)
 	if err != nil {
 		return nil, nil, 0, at(k.Src, "%v", err)
 	}
 	if src, err = vids.encode(sv); err != nil {
 		return nil, nil, 0, at(k.Src, "%v", err)
 	}
-	dv, err := constant(k.Dst)
+	dv, err := constantWith(r.params, k.Dst)
 	if err != nil {
 		return nil, nil, 0, at(k.Dst, "%v", err)
 	}
@@ -267,7 +270,7 @@ func (r *runState) edgeKey(vids vidCodec, k *ast.EdgeKey) (src, dst []byte, rank
 		return nil, nil, 0, at(k.Dst, "%v", err)
 	}
 	if k.Rank != nil {
-		rv, err := constant(k.Rank)
+		rv, err := constantWith(r.params, k.Rank)
 		if err != nil {
 			return nil, nil, 0, at(k.Rank, "%v", err)
 		}

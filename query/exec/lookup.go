@@ -29,6 +29,7 @@ type lookupPlan struct {
 	filter string
 	props  []*storagepb.PropRef
 	propAt map[string]int // "name.prop" → position in props
+	whole  *wholeProps    // properties(vertex) / properties(edge) in YIELD (properties.go)
 }
 
 // lookup runs LOOKUP ON tag | edge [WHERE ...] [YIELD ...]. In WHERE and
@@ -59,7 +60,7 @@ func (r *runState) lookup(ctx context.Context, s *ast.LookupStmt) (*table, error
 		out.cols = append(out.cols, c.Name())
 	}
 	vids := vidCodec{p.space}
-	rc := &fetchContext{vids: vids, index: p.propAt, edgeName: p.name}
+	rc := &fetchContext{vids: vids, index: p.propAt, edgeName: p.name, whole: p.whole}
 	rc.rowContext = rowContext{vars: r.vars, params: r.params}
 	for _, row := range res {
 		if p.isEdge {
@@ -127,14 +128,35 @@ func (r *runState) planLookup(s *ast.LookupStmt) (*lookupPlan, error) {
 	if err := r.checkParams(s, props.Param); err != nil {
 		return nil, err
 	}
-	for _, ref := range eval.CollectProps(yieldExprs...).Edge {
+	addRef := func(name string) {
+		key := p.name + "." + name
+		if _, ok := p.propAt[key]; !ok {
+			p.propAt[key] = len(p.props)
+			p.props = append(p.props, &storagepb.PropRef{SchemaId: p.schemaID, Name: name})
+		}
+	}
+	yieldProps := eval.CollectProps(yieldExprs...)
+	for _, ref := range yieldProps.Edge {
 		if ref.Owner == eval.AnyEdge || eval.IsReservedProp(ref.Name) {
 			continue // from the row's key
 		}
-		key := ref.Owner + "." + ref.Name
-		if _, ok := p.propAt[key]; !ok {
-			p.propAt[key] = len(p.props)
-			p.props = append(p.props, &storagepb.PropRef{SchemaId: p.schemaID, Name: ref.Name})
+		addRef(ref.Name)
+	}
+	// properties(vertex) of a tag, properties(edge) of an edge type: every
+	// property of the latest version.
+	if yieldProps.AllSrc || yieldProps.AllEdge {
+		if yieldProps.AllEdge != p.isEdge {
+			return nil, at(s, "LOOKUP ON %s: properties(%s) has no meaning on a %s", p.name, map[bool]string{true: "edge", false: "vertex"}[yieldProps.AllEdge], p.kind())
+		}
+		cols := make([]string, len(p.columns))
+		for i, c := range p.columns {
+			cols[i] = c.GetName()
+			addRef(c.GetName())
+		}
+		if p.isEdge {
+			p.whole = &wholeProps{edges: map[string][]string{p.name: cols}}
+		} else {
+			p.whole = &wholeProps{tags: []wholeTag{{name: p.name, props: cols, always: true}}}
 		}
 	}
 

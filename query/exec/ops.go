@@ -253,54 +253,112 @@ type group struct {
 
 // run groups rows (those passing where) and yields one row per group.
 func (p *aggPlan) run(rows [][]value.Value, ctxOf func([]value.Value) *rowContext, where ast.Expr, distinct bool) (*table, error) {
-	groups := map[string]*group{}
-	var order []*group
-	newGroup := func(row []value.Value) *group {
-		g := &group{row: row, accs: make([]*accumulator, len(p.aggs))}
-		for i, a := range p.aggs {
-			g.accs[i] = newAccumulator(a)
-		}
-		return g
-	}
-	var key []byte
+	st := p.newState(nil)
 	for _, row := range rows {
-		ctx := ctxOf(row)
-		ok, err := eval.Filter(ctx, where)
+		if err := st.add(row, ctxOf, where); err != nil {
+			return nil, err
+		}
+	}
+	return st.result(ctxOf, distinct)
+}
+
+// aggState is an aggregation in progress: the groups seen so far, in the
+// order they first occurred. What it holds is charged to mem (may be nil).
+type aggState struct {
+	p      *aggPlan
+	groups map[string]*group
+	order  []*group
+	key    []byte
+	mem    *Budget
+	held   int64
+}
+
+func (p *aggPlan) newState(mem *Budget) *aggState {
+	return &aggState{p: p, groups: map[string]*group{}, mem: mem}
+}
+
+func (s *aggState) newGroup(row []value.Value) *group {
+	g := &group{row: row, accs: make([]*accumulator, len(s.p.aggs))}
+	for i, a := range s.p.aggs {
+		g.accs[i] = newAccumulator(a)
+	}
+	return g
+}
+
+// grow charges n bytes the state now holds.
+func (s *aggState) grow(n int64) error {
+	if s.mem == nil {
+		return nil
+	}
+	s.held += n
+	return s.mem.Grow(n, "GROUP BY")
+}
+
+// release gives back what the state held; it is not used afterwards.
+func (s *aggState) release() {
+	if s.mem != nil {
+		s.mem.Release(s.held)
+		s.held = 0
+	}
+}
+
+// add folds one row (if it passes where) into its group.
+func (s *aggState) add(row []value.Value, ctxOf func([]value.Value) *rowContext, where ast.Expr) error {
+	ctx := ctxOf(row)
+	ok, err := eval.Filter(ctx, where)
+	if err != nil {
+		return execErrorf("WHERE: %v", err)
+	}
+	if !ok {
+		return nil
+	}
+	s.key = s.key[:0]
+	for _, k := range s.p.keys {
+		v, err := eval.Eval(ctx, k)
 		if err != nil {
-			return nil, execErrorf("WHERE: %v", err)
+			return execErrorf("GROUP BY %s: %v", k, err)
 		}
-		if !ok {
-			continue
+		s.key = v.AppendKey(s.key)
+	}
+	g := s.groups[string(s.key)]
+	if g == nil {
+		g = s.newGroup(row)
+		s.groups[string(s.key)] = g
+		s.order = append(s.order, g)
+		// The representative row, the key and the accumulators.
+		if err := s.grow(rowSize(row) + mapEntryBytes + stringBytes + int64(len(s.key)) + int64(len(g.accs))*accumulatorBytes); err != nil {
+			return err
 		}
-		key = key[:0]
-		for _, k := range p.keys {
-			v, err := eval.Eval(ctx, k)
-			if err != nil {
-				return nil, execErrorf("GROUP BY %s: %v", k, err)
+	}
+	for i, a := range s.p.aggs {
+		var v value.Value
+		if a.Arg != nil {
+			if v, err = eval.Eval(ctx, a.Arg); err != nil {
+				return execErrorf("%s: %v", a, err)
 			}
-			key = v.AppendKey(key)
 		}
-		g := groups[string(key)]
-		if g == nil {
-			g = newGroup(row)
-			groups[string(key)] = g
-			order = append(order, g)
+		acc := g.accs[i]
+		before := len(acc.items) + len(acc.seen)
+		if err := acc.add(v); err != nil {
+			return execErrorf("%s: %v", a, err)
 		}
-		for i, a := range p.aggs {
-			var v value.Value
-			if a.Arg != nil {
-				if v, err = eval.Eval(ctx, a.Arg); err != nil {
-					return nil, execErrorf("%s: %v", a, err)
-				}
-			}
-			if err := g.accs[i].add(v); err != nil {
-				return nil, execErrorf("%s: %v", a, err)
+		if len(acc.items)+len(acc.seen) > before {
+			// collect keeps the value, DISTINCT its key.
+			if err := s.grow(valuesSize([]value.Value{v}) + mapEntryBytes); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
+}
+
+// result yields one row per group.
+func (s *aggState) result(ctxOf func([]value.Value) *rowContext, distinct bool) (*table, error) {
+	p := s.p
+	order := s.order
 	if len(order) == 0 && len(p.keys) == 0 {
 		// Aggregating no rows without keys still yields one row.
-		order = append(order, newGroup(nil))
+		order = append(order, s.newGroup(nil))
 	}
 	out := newTable(p.names...)
 	for _, g := range order {
@@ -323,6 +381,9 @@ func (p *aggPlan) run(rows [][]value.Value, ctxOf func([]value.Value) *rowContex
 	}
 	return out, nil
 }
+
+// accumulatorBytes estimates one accumulator's fixed memory.
+const accumulatorBytes = 160
 
 // accumulator is the running state of one aggregate call over one group.
 type accumulator struct {
@@ -419,54 +480,22 @@ func numberOf(v value.Value) (float64, bool) {
 
 // groupBy runs GROUP BY over the piped rows (or a variable's).
 func (r *runState) groupBy(s *ast.GroupByStmt, input *table) (*table, error) {
-	exprs := append([]ast.Expr(nil), s.Keys...)
-	for _, c := range s.Yield.Columns {
-		exprs = append(exprs, c.Expr)
-	}
-	src, err := r.rowsFor(s, "GROUP BY", input, eval.CollectProps(exprs...))
-	if err != nil {
-		return nil, err
-	}
-	p, err := planAggregate("GROUP BY", s.Keys, s.Yield.Columns)
-	if err != nil {
-		return nil, err
-	}
-	return p.run(src.t.rows, src.context, nil, s.Yield.Distinct)
+	return r.aggregate(s, input)
 }
 
 // yieldAggregate runs a YIELD whose columns call aggregate functions: it
 // groups by its other columns, over the piped rows, the rows of the
 // variable it reads, or the one row of a YIELD of constants.
 func (r *runState) yieldAggregate(s *ast.YieldStmt, input *table) (*table, error) {
-	exprs := []ast.Expr{s.Where}
-	var keys []ast.Expr
-	for _, c := range s.Yield.Columns {
-		exprs = append(exprs, c.Expr)
-		if findAggregate(c.Expr) == nil {
-			keys = append(keys, c.Expr)
-		}
-	}
-	if a := findAggregate(s.Where); a != nil {
-		return nil, at(a, "aggregate function %s is not allowed in WHERE", a)
-	}
-	props := eval.CollectProps(exprs...)
-	src := &opRows{t: &table{rows: [][]value.Value{nil}}, input: input, vars: r.vars, params: r.params}
-	if input != nil || len(props.Var) > 0 || len(props.Input) > 0 {
-		var err error
-		if src, err = r.rowsFor(s, "YIELD", input, props); err != nil {
-			return nil, err
-		}
-	} else if len(props.Edge)+len(props.Src)+len(props.Dst) > 0 {
-		return nil, at(s, "YIELD on its own cannot read edge or vertex properties")
-	}
-	p, err := planAggregate("YIELD", keys, s.Yield.Columns)
+	return r.aggregate(s, input)
+}
+
+func (r *runState) aggregate(st ast.Statement, input *table) (*table, error) {
+	src, p, where, distinct, err := r.planAggregateStmt(st, input)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkColumns(nil, s.Where); err != nil {
-		return nil, err
-	}
-	return p.run(src.t.rows, src.context, s.Where, s.Yield.Distinct)
+	return p.run(src.t.rows, src.context, where, distinct)
 }
 
 // --- ORDER BY and LIMIT ---

@@ -95,6 +95,14 @@ func hasLiteral(v value.Value) bool {
 			}
 		}
 		return true
+	case value.KindMap:
+		props, _ := v.MapVal()
+		for _, p := range props {
+			if !hasLiteral(p.Value) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

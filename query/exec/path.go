@@ -143,6 +143,9 @@ func (t *traversal) checkEdgeFilter(where ast.Expr, over map[string]*metapb.Edge
 	if len(props.Src)+len(props.Dst) > 0 {
 		return at(where, "the WHERE of %s can only filter edge properties, not $^ or $$", t.what)
 	}
+	if props.AllEdge {
+		return at(where, "the WHERE of %s reads edge properties as edge.prop, not through properties(edge)", t.what)
+	}
 	if len(props.Input)+len(props.Var) > 0 {
 		return at(where, "the WHERE of %s cannot read $- or variables", t.what)
 	}

@@ -1,11 +1,17 @@
 package exec
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 
 	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/eval"
+	"github.com/novagraph/novagraph/query/value"
 )
 
 // GO reads single properties through properties(): properties(edge).p,
@@ -20,9 +26,14 @@ import (
 //     the tags of the space that have p, coalesced in tag order when there
 //     are several.
 //
-// A column keeps its name (properties(EDGE).p) unless aliased. properties()
-// as a whole value (a map of every property) is not supported: the value
-// model has no MAP kind.
+// A column keeps its name (properties(EDGE).p) unless aliased.
+//
+// properties(EDGE), properties($^) and properties($$) without .p are the
+// whole edge or vertex as a MAP (eval.PropsSource): GO then asks storage for
+// every property of the edge types of OVER, or of every tag of the space
+// with each tag's existence marker (so that a vertex's map has exactly the
+// tags it has), and goRowContext.AllProps assembles the map. FETCH does the
+// same for properties(VERTEX) (the fetched tags) and properties(EDGE).
 
 // rewriteProperties returns s with properties(...).p replaced, or s itself
 // if it has none.
@@ -113,4 +124,167 @@ func rewriteProperties(snap *metaclient.Snapshot, space *metapb.SpaceDesc, s *as
 	ns := *s
 	ns.Where, ns.Yield = where, yield
 	return &ns, nil
+}
+
+// wholeProps is what properties(EDGE), properties($^) and properties($$)
+// read whole: the properties of each edge type and of each tag.
+type wholeProps struct {
+	edges map[string][]string // edge type name → its properties
+	tags  []wholeTag          // by name
+}
+
+type wholeTag struct {
+	name  string
+	props []string
+	// always: every row has the tag (LOOKUP ON it), so no marker is read.
+	always bool
+}
+
+// latestColumns lists the property names of a schema's latest version.
+func latestColumns(versions []*metapb.Schema) []string {
+	if len(versions) == 0 {
+		return nil
+	}
+	cols := versions[len(versions)-1].GetColumns()
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.GetName()
+	}
+	return out
+}
+
+// wholeTagsOf lists tags and their properties, by name.
+func wholeTagsOf(tags []*metapb.TagDesc) []wholeTag {
+	out := make([]wholeTag, 0, len(tags))
+	for _, t := range tags {
+		out = append(out, wholeTag{name: t.GetName(), props: latestColumns(t.GetVersions())})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// addPropRef asks for owner.name under schema id, once; index maps
+// "owner.name" to its position in refs.
+func addPropRef(index map[string]int, refs *[]*storagepb.PropRef, id int32, owner, name string) {
+	key := owner + "." + name
+	if _, ok := index[key]; !ok {
+		index[key] = len(*refs)
+		*refs = append(*refs, &storagepb.PropRef{SchemaId: id, Name: name})
+	}
+}
+
+// planWholeProps adds to a GO plan's storage requests what the whole
+// properties() of its expressions read: every property of the edge types
+// of OVER for properties(EDGE); every property and the existence marker
+// of every tag for properties($^) and properties($$).
+func (p *goPlan) planWholeProps(snap *metaclient.Snapshot, props *eval.Props, over []*metapb.EdgeDesc) {
+	if !props.AllEdge && !props.AllSrc && !props.AllDst {
+		return
+	}
+	w := &wholeProps{edges: map[string][]string{}}
+	if props.AllEdge {
+		for _, e := range over {
+			cols := latestColumns(e.GetVersions())
+			w.edges[e.GetName()] = cols
+			for _, c := range cols {
+				addPropRef(p.edgeIndex, &p.edgeProps, e.GetEdgeType(), e.GetName(), c)
+			}
+		}
+	}
+	if props.AllSrc || props.AllDst {
+		tags := snap.Tags(p.space.GetSpaceId())
+		w.tags = wholeTagsOf(tags)
+		for _, t := range tags {
+			for _, c := range append(latestColumns(t.GetVersions()), "_tag") {
+				if props.AllSrc {
+					addPropRef(p.srcIndex, &p.srcProps, t.GetTagId(), t.GetName(), c)
+				}
+				if props.AllDst {
+					addPropRef(p.dstIndex, &p.dstProps, t.GetTagId(), t.GetName(), c)
+				}
+			}
+		}
+	}
+	p.whole = w
+}
+
+// AllProps implements eval.PropsSource for GO: properties(EDGE),
+// properties($^) and properties($$).
+func (c *goRowContext) AllProps(scope eval.Scope) (value.Value, error) {
+	w := c.p.whole
+	if w == nil {
+		return value.Null(), fmt.Errorf("properties(%s) was not fetched", scope)
+	}
+	switch scope {
+	case eval.ScopeEdge:
+		e := c.row.edge
+		abs := e.EdgeType
+		if abs < 0 {
+			abs = -abs
+		}
+		name := c.p.edgeNames[abs]
+		return edgePropsMap(w.edges[name], name, c.p.edgeIndex, e.Props), nil
+	case eval.ScopeSrc:
+		return vertexPropsMap(w.tags, c.p.srcIndex, c.row.fromProps), nil
+	case eval.ScopeDst:
+		return vertexPropsMap(w.tags, c.p.dstIndex, c.dst[string(c.row.edge.Dst)]), nil
+	}
+	return value.Null(), fmt.Errorf("properties(%s) is not available in GO", scope)
+}
+
+// AllProps implements eval.PropsSource for FETCH: properties(VERTEX) reads
+// the fetched tags, properties(EDGE) the fetched edge.
+func (c *fetchContext) AllProps(scope eval.Scope) (value.Value, error) {
+	w := c.whole
+	switch {
+	case w == nil:
+		return value.Null(), fmt.Errorf("properties(%s) was not fetched", scope)
+	case c.edge != nil && scope == eval.ScopeEdge:
+		return edgePropsMap(w.edges[c.edgeName], c.edgeName, c.index, c.values), nil
+	case c.edge == nil && scope == eval.ScopeSrc:
+		return vertexPropsMap(w.tags, c.index, c.values), nil
+	}
+	return value.Null(), fmt.Errorf("properties(%s) is not available in FETCH", scope)
+}
+
+// edgePropsMap is the map of an edge's properties cols, read from values by
+// index ("edge.prop").
+func edgePropsMap(cols []string, edge string, index map[string]int, values []*commonpb.Value) value.Value {
+	props := make([]value.Prop, 0, len(cols))
+	for _, col := range cols {
+		if i, ok := index[edge+"."+col]; ok && i < len(values) {
+			props = append(props, value.Prop{Name: col, Value: value.FromProto(values[i])})
+		}
+	}
+	return value.Map(props...)
+}
+
+// vertexPropsMap is the map of a vertex's properties of every tag whose
+// marker ("tag._tag") is set in values, merged (the first tag by name wins
+// a name they share); NULL when it has none of the tags.
+func vertexPropsMap(tags []wholeTag, index map[string]int, values []*commonpb.Value) value.Value {
+	var props []value.Prop
+	seen := map[string]bool{}
+	found := false
+	for _, t := range tags {
+		if !t.always {
+			i, ok := index[t.name+"._tag"]
+			if !ok || i >= len(values) || value.FromProto(values[i]).IsNull() {
+				continue
+			}
+		}
+		found = true
+		for _, col := range t.props {
+			j, ok := index[t.name+"."+col]
+			if !ok || j >= len(values) || seen[col] {
+				continue
+			}
+			seen[col] = true
+			props = append(props, value.Prop{Name: col, Value: value.FromProto(values[j])})
+		}
+	}
+	if !found {
+		return value.Null()
+	}
+	return value.Map(props...)
 }

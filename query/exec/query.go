@@ -17,22 +17,23 @@ func constant(e ast.Expr) (value.Value, error) {
 	return eval.Eval(nil, e)
 }
 
+// constantWith evaluates an expression that refers to no row but may read
+// the request's query parameters ($name), as INSERT and UPDATE's keys and
+// values do.
+func constantWith(params map[string]value.Value, e ast.Expr) (value.Value, error) {
+	if a := findAggregate(e); a != nil {
+		return value.Null(), fmt.Errorf("aggregate function %s is not allowed here", a)
+	}
+	return eval.Eval(&rowContext{Context: constContext{}, params: params}, e)
+}
+
 // query runs a statement that produces rows. input is the table piped in
 // ($-), nil when there is none.
 func (r *runState) query(ctx context.Context, st ast.Statement, input *table) (*table, error) {
 	switch s := st.(type) {
-	case *ast.PipeStmt:
-		left, err := r.query(ctx, s.Left, input)
-		if err != nil {
-			return nil, err
-		}
-		return r.query(ctx, s.Right, left)
-	case *ast.GoStmt:
-		p, err := r.planGo(s, input)
-		if err != nil {
-			return nil, err
-		}
-		return p.run(ctx, nil)
+	case *ast.PipeStmt, *ast.GoStmt:
+		// Pipes stream their rows between operators (stream.go).
+		return r.queryStream(ctx, st, input)
 	case *ast.FetchVerticesStmt:
 		return r.fetchVertices(ctx, s, input)
 	case *ast.FetchEdgesStmt:
@@ -227,7 +228,7 @@ func (r *runState) startVids(vids vidCodec, from *ast.VertexSource, input *table
 	}
 	if from.Ref == nil {
 		for _, e := range from.VIDs {
-			v, err := constant(e)
+			v, err := constantWith(r.params, e)
 			if err != nil {
 				return nil, at(e, "%v", err)
 			}

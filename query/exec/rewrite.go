@@ -23,6 +23,16 @@ func rewrite(e ast.Expr, f func(ast.Expr) (ast.Expr, error)) (ast.Expr, error) {
 			return nil, err
 		}
 		return &ast.ListExpr{Pos: x.Pos, Items: items}, nil
+	case *ast.MapExpr:
+		items := make([]ast.MapItem, len(x.Items))
+		for i, item := range x.Items {
+			v, err := rewrite(item.Value, f)
+			if err != nil {
+				return nil, err
+			}
+			items[i] = ast.MapItem{Key: item.Key, Value: v}
+		}
+		return &ast.MapExpr{Pos: x.Pos, Items: items}, nil
 	case *ast.UnaryExpr:
 		sub, err := rewrite(x.X, f)
 		if err != nil {

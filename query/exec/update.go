@@ -182,7 +182,7 @@ func (r *runState) updateVertex(ctx context.Context, s *ast.UpdateVertexStmt) (*
 	vs := tag.GetVersions()
 	t := &updateTarget{stmt: s, what: fmt.Sprintf("tag %q", s.Tag), name: s.Tag, columns: vs[len(vs)-1].GetColumns(), params: r.params}
 	vids := vidCodec{space}
-	v, err := constant(s.Vid)
+	v, err := constantWith(r.params, s.Vid)
 	if err != nil {
 		return nil, at(s.Vid, "%v", err)
 	}

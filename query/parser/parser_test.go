@@ -145,6 +145,10 @@ func TestStatements(t *testing.T) {
 		{`INSERT EDGE e(a, b) VALUES 1->2:(1, "x"), 1->2@7:(2, "y"), "p"->"q"@-1:(3, NULL)`,
 			`INSERT EDGE e(a, b) VALUES 1->2:(1, "x"), 1->2@7:(2, "y"), "p"->"q"@-1:(3, NULL)`},
 		{`INSERT EDGE IF NOT EXISTS e() VALUES 1->2:()`, `INSERT EDGE IF NOT EXISTS e() VALUES 1->2:()`},
+		// Query parameters as vertex ids, ranks and values.
+		{`INSERT EDGE e(a) VALUES $s->$d@$r:($a), 1->$d:(1)`, `INSERT EDGE e(a) VALUES $s->$d@$r:($a), 1->$d:(1)`},
+		{`INSERT VERTEX t(a) VALUES $id:($a + 1)`, `INSERT VERTEX t(a) VALUES $id:(($a+1))`},
+		{`FETCH PROP ON t 1, $p YIELD t.a`, `FETCH PROP ON t 1, $p YIELD t.a`},
 
 		// FETCH.
 		{`FETCH PROP ON player "a"`, `FETCH PROP ON player "a"`},

@@ -141,6 +141,10 @@ func (p *parser) finishLiteralEdgeKey(k *ast.EdgeKey) *ast.EdgeKey {
 	p.expect(lexer.Arrow)
 	k.Dst = p.parseVID()
 	if p.accept(lexer.At) {
+		if p.atParam() {
+			k.Rank = p.parseParam()
+			return k
+		}
 		if !p.at(lexer.Int) && !(p.at(lexer.Minus) && p.peek(1).Kind == lexer.Int) {
 			p.expected("an integer rank")
 		}
@@ -149,14 +153,17 @@ func (p *parser) finishLiteralEdgeKey(k *ast.EdgeKey) *ast.EdgeKey {
 	return k
 }
 
-// parseVID parses a vertex id literal: an integer (possibly negative) or a
-// string. Whether it matches the space's vid_type is the validator's call.
+// parseVID parses a vertex id: an integer literal (possibly negative), a
+// string literal or a query parameter $p. Whether it matches the space's
+// vid_type is the validator's call.
 func (p *parser) parseVID() ast.Expr {
 	switch {
 	case p.at(lexer.Int), p.at(lexer.Minus) && p.peek(1).Kind == lexer.Int:
 		return p.parseNumber()
 	case p.at(lexer.String):
 		return p.parseString()
+	case p.atParam():
+		return p.parseParam()
 	}
 	p.expected("a vertex id")
 	return nil
