@@ -4,11 +4,13 @@
 #   make build         bin/metad bin/storaged bin/graphd bin/nova-console
 #   make test          vet + every test (the command CI runs)
 #   make run           local cluster + demo graph + console
-#   make cluster-up    local cluster only (STORAGED=1 by default, STORAGED=3 for three)
+#   make cluster-up    local cluster only (STORAGED=1 by default, STORAGED=3 for three;
+#                      METAD=3 for three metad, metad HA)
 #   make cluster-down  stop exactly the processes cluster-up started
 
 GO          ?= go
 STORAGED    ?= 1
+METAD       ?= 1
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
@@ -54,13 +56,13 @@ test-short:
 	$(GO) test -short ./...
 
 cluster-up: build
-	STORAGED=$(STORAGED) scripts/cluster.sh up
+	METAD=$(METAD) STORAGED=$(STORAGED) scripts/cluster.sh up
 
 cluster-down:
 	scripts/cluster.sh down
 
 run: build
-	STORAGED=$(STORAGED) scripts/cluster.sh up
+	METAD=$(METAD) STORAGED=$(STORAGED) scripts/cluster.sh up
 	bin/nova-console -e ':play basketball' >/dev/null
 	@echo 'demo space basketball loaded; try: USE basketball; GO 2 STEPS FROM "player100" OVER follow YIELD dst(edge), $$$$.player.name;'
 	bin/nova-console

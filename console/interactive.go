@@ -11,6 +11,7 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/novagraph/novagraph/client"
+	"github.com/novagraph/novagraph/query/lexer"
 )
 
 // errInterrupted is a lineReader's answer to Ctrl-C.
@@ -36,9 +37,11 @@ func (c *console) runInteractive(ctx context.Context, historyFile string) error 
 	rl, err := readline.NewEx(&readline.Config{
 		HistoryFile:       historyFile,
 		HistorySearchFold: true,
-		Stdout:            c.stdout,
-		Stderr:            c.stderr,
-		InterruptPrompt:   "^C",
+		// Lines are saved by ReadLine, with passwords redacted.
+		DisableAutoSaveHistory: true,
+		Stdout:                 c.stdout,
+		Stderr:                 c.stderr,
+		InterruptPrompt:        "^C",
 	})
 	if err != nil {
 		return fmt.Errorf("nova-console: starting the line editor: %w", err)
@@ -101,6 +104,10 @@ func (r readlineReader) ReadLine(prompt string) (string, error) {
 	line, err := r.rl.Readline()
 	if errors.Is(err, readline.ErrInterrupt) {
 		return "", errInterrupted
+	}
+	if err == nil && strings.TrimSpace(line) != "" {
+		// The history file outlives the session: no passwords in it.
+		_ = r.rl.SaveHistory(lexer.RedactSecrets(line))
 	}
 	return line, err
 }

@@ -6,7 +6,6 @@ package graphd
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,22 +18,23 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/novagraph/novagraph/gossip"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/query/exec"
+	"github.com/novagraph/novagraph/query/lexer"
 	"github.com/novagraph/novagraph/query/value"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
 // Config configures a graphd.
 type Config struct {
-	ListenAddr   string // e.g. 127.0.0.1:9669 (port 0 in tests)
-	MetaAddrs    []string
-	RootPassword string        // password of user root
-	SessionIdle  time.Duration // sessions idle longer are closed; default 8h
-	Logger       *slog.Logger
-	Registry     *prometheus.Registry // optional
+	ListenAddr  string // e.g. 127.0.0.1:9669 (port 0 in tests)
+	MetaAddrs   []string
+	SessionIdle time.Duration // sessions idle longer are closed; default 8h
+	Logger      *slog.Logger
+	Registry    *prometheus.Registry // optional
 
 	// Per-query limits (queries.go); a query is one Execute request. Zero
 	// is the default, negative none. Sessions override the memory limit
@@ -43,6 +43,13 @@ type Config struct {
 	QueryMemoryLimit      int64         // bytes one query may charge; default 1 GiB
 	QueryMemoryLimitTotal int64         // bytes all running queries may charge together; default 6 GiB
 	SlowQueryThreshold    time.Duration // queries running longer are logged at WARN; default 1s
+
+	// GossipAddr, if set, is the host:port graphd gossips on (package
+	// gossip; port 0 picks one) and GossipSeeds the peers to join: the
+	// storage client then routes around storaged hosts gossip suspects,
+	// within a second of a crash instead of after connection timeouts.
+	GossipAddr  string
+	GossipSeeds []string
 }
 
 // Server is one graphd.
@@ -52,6 +59,7 @@ type Server struct {
 	log      *slog.Logger
 	meta     *metaclient.Client
 	storage  *storageclient.Client
+	gossip   *gossip.Node // nil without Config.GossipAddr
 	executor *exec.Executor
 	queries  *queryRegistry
 	grpc     *grpc.Server
@@ -134,6 +142,19 @@ func (s *Server) Start() error {
 	s.lis = lis
 	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log)
 	s.storage = storageclient.New(s.meta, s.log)
+	if s.cfg.GossipAddr != "" {
+		node, err := gossip.Start(gossip.Config{
+			Role: "graphd", ServiceAddr: lis.Addr().String(), BindAddr: s.cfg.GossipAddr, Seeds: s.cfg.GossipSeeds,
+			Logger: s.log.With("component", "gossip"),
+		})
+		if err != nil {
+			lis.Close()
+			s.meta.Close()
+			return fmt.Errorf("graphd: %w", err)
+		}
+		s.gossip = node
+		s.storage.SetSuspicion(node.Suspected)
+	}
 	s.executor = exec.New(s.meta, s.storage, s.log)
 	s.queries.host = lis.Addr().String()
 	s.executor.SetQueryAdmin(s.queries)
@@ -161,10 +182,21 @@ func (s *Server) Healthy() error {
 	return nil
 }
 
+// Gossip is graphd's gossip node, nil when it does not gossip.
+func (s *Server) Gossip() *gossip.Node { return s.gossip }
+
+// Storage is graphd's storage client (tests read its routing counters).
+func (s *Server) Storage() *storageclient.Client { return s.storage }
+
 // Stop ends every session and stops serving.
 func (s *Server) Stop() {
 	close(s.stop)
 	s.wg.Wait()
+	if s.gossip != nil {
+		if err := s.gossip.Close(); err != nil {
+			s.log.Warn("leaving gossip", "err", err)
+		}
+	}
 	if s.grpc != nil {
 		// Give running statements a moment, then cut them off: a statement
 		// must not keep the daemon from stopping.
@@ -213,17 +245,38 @@ func (s *Server) reapSessions() {
 	}
 }
 
-// Authenticate implements GraphService. Only user root exists for now; its
-// password comes from the --password flag.
-func (s *Server) Authenticate(_ context.Context, req *graphpb.AuthReq) (*graphpb.AuthResp, error) {
-	userOK := subtle.ConstantTimeCompare([]byte(req.Username), []byte("root")) == 1
-	passOK := subtle.ConstantTimeCompare([]byte(req.Password), []byte(s.cfg.RootPassword)) == 1
-	if !userOK || !passOK {
+// authWait bounds how long a sign-in waits for this graphd's catalog to
+// know the user metad just verified (a user created through another graphd
+// a moment ago).
+const authWait = 3 * time.Second
+
+// Authenticate implements GraphService. metad checks the name and password
+// (VerifyUser: the hash never leaves metad); an unknown user and a wrong
+// password get the same answer. The session remembers the user, whose roles
+// every statement is checked against (query/exec/users.go).
+func (s *Server) Authenticate(ctx context.Context, req *graphpb.AuthReq) (*graphpb.AuthResp, error) {
+	ok, version, created, err := s.meta.VerifyUser(ctx, req.Username, req.Password)
+	if err != nil {
+		s.log.Warn("cannot verify a sign-in", "user", req.Username, "err", err)
+		return &graphpb.AuthResp{Code: metaclient.CodeOf(err), Error: fmt.Sprintf("cannot verify the user now: %v", err)}, nil
+	}
+	if !ok {
+		s.log.Info("sign-in refused", "user", req.Username)
 		return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT, Error: "bad username or password"}, nil
 	}
+	wctx, cancel := context.WithTimeout(ctx, authWait)
+	err = s.meta.WaitVersion(wctx, version)
+	cancel()
+	if err != nil {
+		// The session works once the catalog catches up; until then its
+		// statements are refused as of an unknown user.
+		s.log.Warn("catalog lags behind a sign-in", "user", req.Username, "err", err)
+	}
 	id := s.nextSession.Add(1)<<16 | time.Now().UnixNano()&0xffff
+	sess := &session{id: id, user: req.Username, lastUsed: time.Now()}
+	sess.state.User, sess.state.UserCreated = req.Username, created
 	s.mu.Lock()
-	s.sessions[id] = &session{id: id, user: req.Username, lastUsed: time.Now()}
+	s.sessions[id] = sess
 	s.metrics.sessions.Set(float64(len(s.sessions)))
 	s.mu.Unlock()
 	return &graphpb.AuthResp{SessionId: id}, nil
@@ -274,7 +327,8 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	sess.lastUsed = start
-	ctx, q := s.beginQuery(ctx, sess, req.Stmt, start)
+	// The query list and the logs keep the text: never a password.
+	ctx, q := s.beginQuery(ctx, sess, lexer.RedactSecrets(req.Stmt), start)
 	data, err := s.execute(ctx, sess, req.Stmt, params(req.GetParams()))
 	data, err = s.endQuery(ctx, q, data, err)
 	resp := &graphpb.ExecuteResp{Data: data, SpaceName: sess.state.SpaceName}
@@ -286,7 +340,7 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	s.metrics.queries.WithLabelValues(resp.Code.String()).Inc()
 	s.metrics.latency.Observe(time.Since(start).Seconds())
 	if resp.Code != graphpb.QueryErrorCode_OK {
-		s.log.Debug("statement failed", "session", sess.id, "stmt", req.Stmt, "err", resp.Error)
+		s.log.Debug("statement failed", "session", sess.id, "stmt", q.text, "err", resp.Error)
 	}
 	return resp, nil
 }

@@ -33,10 +33,12 @@ type view struct {
 func (v *view) version() int64 { return v.cat.GetVersion() }
 
 // entry is one catalog key with its decoded value (nil for keys whose value
-// carries no catalog data, such as alive keys and the name indexes).
+// carries no catalog data, such as alive keys and the name indexes, or is
+// not protobuf, such as roles).
 type entry struct {
-	kv  *mvccpb.KeyValue
-	msg proto.Message
+	kv   *mvccpb.KeyValue
+	msg  proto.Message
+	role metapb.RoleType // roles keys only
 }
 
 // decodeEntry decodes kv by the prefix of its key.
@@ -58,6 +60,17 @@ func decodeEntry(kv *mvccpb.KeyValue) (entry, error) {
 		msg = &metapb.HostInfo{}
 	case strings.HasPrefix(key, prefixLeaders):
 		msg = &metapb.HeartbeatReq{}
+	case strings.HasPrefix(key, prefixUsers):
+		msg = &metapb.UserRecord{}
+	case strings.HasPrefix(key, prefixRoles):
+		if _, _, err := parseRoleKey(key); err != nil {
+			return entry{}, err
+		}
+		role, err := parseRole(kv.Value)
+		if err != nil {
+			return entry{}, fmt.Errorf("%s: %w", key, err)
+		}
+		return entry{kv: kv, role: role}, nil
 	case strings.HasPrefix(key, prefixAlive):
 		if _, err := idFromKey(key, prefixAlive); err != nil {
 			return entry{}, err
@@ -85,6 +98,8 @@ func buildView(rev int64, entries map[string]entry) *view {
 	}
 	alive := map[uint64]bool{}
 	var reports []*metapb.HeartbeatReq
+	users := map[string]*metapb.UserInfo{}
+	var roles []entry
 	for key, e := range entries {
 		switch m := e.msg.(type) {
 		case *metapb.SpaceDesc:
@@ -103,15 +118,33 @@ func buildView(rev int64, entries map[string]entry) *view {
 		case *metapb.IndexDesc:
 			v.cat.Indexes = append(v.cat.Indexes, m)
 		case *metapb.HostInfo:
-			h := &metapb.HostInfo{StoreId: m.StoreId, Addr: m.Addr}
+			h := &metapb.HostInfo{StoreId: m.StoreId, Addr: m.Addr, Zone: m.Zone}
 			v.cat.Hosts = append(v.cat.Hosts, h)
 		case *metapb.HeartbeatReq:
 			reports = append(reports, m)
+		case *metapb.UserRecord:
+			// The hash stays here: UserInfo has none. The create revision
+			// tells a user from an earlier one of the same name.
+			name := strings.TrimPrefix(key, prefixUsers)
+			u := &metapb.UserInfo{Name: name, Roles: map[int32]metapb.RoleType{}, CreateVersion: e.kv.CreateRevision}
+			users[name] = u
+			v.cat.Users = append(v.cat.Users, u)
 		case nil:
-			if strings.HasPrefix(key, prefixAlive) {
+			switch {
+			case strings.HasPrefix(key, prefixAlive):
 				id, _ := idFromKey(key, prefixAlive) // validated by decodeEntry
 				alive[id] = true
+			case strings.HasPrefix(key, prefixRoles):
+				roles = append(roles, e)
 			}
+		}
+	}
+	for _, e := range roles {
+		space, name, _ := parseRoleKey(string(e.kv.Key)) // validated by decodeEntry
+		// A role outlives neither its user nor its space (both drops
+		// delete it in the same transaction); skip strays all the same.
+		if u, ok := users[name]; ok && v.spaces[space] != nil {
+			u.Roles[space] = e.role
 		}
 	}
 	for _, h := range v.cat.Hosts {
@@ -132,6 +165,7 @@ func buildView(rev int64, entries map[string]entry) *view {
 		return cmp.Or(cmp.Compare(a.SpaceId, b.SpaceId), cmp.Compare(a.IndexId, b.IndexId))
 	})
 	slices.SortFunc(v.cat.Hosts, func(a, b *metapb.HostInfo) int { return cmp.Compare(a.StoreId, b.StoreId) })
+	slices.SortFunc(v.cat.Users, func(a, b *metapb.UserInfo) int { return cmp.Compare(a.Name, b.Name) })
 	return v
 }
 

@@ -21,14 +21,23 @@ import (
 //	/novagraph/indexes/<space_id>/<index_id>      IndexDesc
 //	/novagraph/index_names/<space_id>/<name>      <index_id> (decimal text); one index name per
 //	                                              space across tag and edge indexes
-//	/novagraph/hosts/<store_id>                   HostInfo with store_id and addr only
-//	/novagraph/host_addrs/<host>:<port>           <store_id> (decimal text); stable store ids
+//	/novagraph/hosts/<store_id>                   HostInfo with store_id and addr only; exists
+//	                                              while the host is added (hosts.go)
+//	/novagraph/host_addrs/<host>:<port>           <store_id> (decimal text); stable store ids,
+//	                                              never deleted (a dropped host keeps its id)
 //	/novagraph/alive/<store_id>                   empty; attached to the host's lease, so it
 //	                                              exists exactly while the host is online
 //	/novagraph/leaders/<store_id>                 HeartbeatReq holding store_id and the
 //	                                              (space, part, term) the host last reported
 //	                                              leading; attached to the host's lease, so a
 //	                                              dead host's claims vanish with it
+//	/novagraph/users/<name>                       UserRecord: the name and the bcrypt hash of the
+//	                                              password. Only metad reads it: the catalog sent
+//	                                              to graphd lists users (UserInfo) without hashes
+//	/novagraph/roles/<space_id>/<name>            the user's role on the space: the RoleType name
+//	                                              as text ("ADMIN", "DBA", "USER" or "GUEST"); one
+//	                                              role per user and space. Root's GOD is implicit
+//	                                              and never stored
 //	/novagraph/counters/space_id                  last assigned space id (decimal text)
 //	/novagraph/counters/store_id                  last assigned store id (decimal text)
 //	/novagraph/counters/schema_id/<space_id>      last tag/edge id of the space (decimal text)
@@ -37,6 +46,20 @@ import (
 // Heartbeat timestamps are deliberately not stored: a keep-alive refreshes the
 // lease without a write, so the etcd revision, which is the catalog version,
 // moves only when the catalog really changes.
+//
+// Jobs (SUBMIT JOB …, metad/jobs.go) live beside the catalog under jobsRoot,
+// outside the watched prefix: a job's progress changes every few seconds and
+// must not push the whole catalog to every graphd and storaged each time.
+//
+//	/novagraph-jobs/counter                       last assigned job id (decimal text)
+//	/novagraph-jobs/jobs/<job_id>                 JobDesc: type, space, status, times, and
+//	                                              whether the current round's plan is stored
+//	/novagraph-jobs/tasks/<job_id>/<task_id>      JobTask: one move, transfer or compaction,
+//	                                              its status and the steps it finished
+//	/novagraph-jobs/runner/<lease_hex>            the job runner election (etcd concurrency
+//	                                              package): the oldest key's owner runs jobs;
+//	                                              each key is attached to its metad's session
+//	                                              lease, so a dead runner's key expires
 const keyRoot = "/novagraph/"
 
 const (
@@ -52,6 +75,8 @@ const (
 	prefixHostAddrs   = keyRoot + "host_addrs/"
 	prefixAlive       = keyRoot + "alive/"
 	prefixLeaders     = keyRoot + "leaders/"
+	prefixUsers       = keyRoot + "users/"
+	prefixRoles       = keyRoot + "roles/"
 
 	keySpaceIDCounter  = keyRoot + "counters/space_id"
 	keyStoreIDCounter  = keyRoot + "counters/store_id"
@@ -62,6 +87,20 @@ const (
 	// Get needs a live etcd quorum, which is what metad needs to serve.
 	keyHealth = keyRoot + "health"
 )
+
+// Job keys (see the layout above). jobsRoot deliberately does not start with
+// keyRoot.
+const (
+	jobsRoot         = "/novagraph-jobs/"
+	keyJobIDCounter  = jobsRoot + "counter"
+	prefixJobs       = jobsRoot + "jobs/"
+	prefixJobTasks   = jobsRoot + "tasks/"
+	prefixJobsRunner = jobsRoot + "runner" // concurrency.Election adds the "/"
+)
+
+func jobKey(id int64) string                 { return prefixJobs + itoa(id) }
+func jobTasksPrefix(id int64) string         { return prefixJobTasks + itoa(id) + "/" }
+func jobTaskKey(id int64, task int32) string { return jobTasksPrefix(id) + itoa(int64(task)) }
 
 func spaceKey(id int32) string             { return prefixSpaces + itoa(int64(id)) }
 func spaceNameKey(name string) string      { return prefixSpaceNames + name }
@@ -87,7 +126,21 @@ func hostAddrKey(addr string) string       { return prefixHostAddrs + addr }
 func aliveKey(store uint64) string         { return prefixAlive + strconv.FormatUint(store, 10) }
 func leadersKey(store uint64) string       { return prefixLeaders + strconv.FormatUint(store, 10) }
 
+func userKey(name string) string              { return prefixUsers + name }
+func rolesPrefix(space int32) string          { return prefixRoles + itoa(int64(space)) + "/" }
+func roleKey(space int32, user string) string { return rolesPrefix(space) + user }
+
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// parseRoleKey splits a roles key into its space id and user name.
+func parseRoleKey(key string) (int32, string, error) {
+	id, user, ok := strings.Cut(strings.TrimPrefix(key, prefixRoles), "/")
+	n, err := strconv.ParseInt(id, 10, 32)
+	if !ok || err != nil || user == "" || !strings.HasPrefix(key, prefixRoles) {
+		return 0, "", fmt.Errorf("malformed role key %q", key)
+	}
+	return int32(n), user, nil
+}
 
 // schemaRef is the value of a schema_names key: which kind of schema owns the
 // name, and its id.

@@ -62,7 +62,7 @@ func (s *Server) updatePartReplicas(ctx context.Context, req *metapb.UpdatePartR
 				return nil, err
 			}
 			if host == nil {
-				return nil, errorf(commonpb.ErrorCode_E_NO_HOSTS, "store %d is not registered", store)
+				return nil, errorf(commonpb.ErrorCode_E_NO_HOSTS, "store %d is not an added host (ADD HOSTS)", store)
 			}
 		}
 		alloc.Replicas = slices.Clone(req.Replicas)

@@ -1,7 +1,8 @@
 // Package metad is the catalog service: spaces, tag and edge schemas,
-// partition placement, storage hosts and partition leaders, kept in etcd with
-// metad as the only writer. By default metad embeds a single-member etcd;
-// Config.EtcdEndpoints points it at an external etcd instead.
+// partition placement, storage hosts and partition leaders, users and their
+// roles (users.go), kept in etcd with metad as the only writer. By default
+// metad embeds a single-member etcd; Config.EtcdEndpoints points it at an
+// external etcd instead.
 //
 // Every catalog change is one etcd transaction whose comparisons cover
 // everything the change was computed from (see txnReader), so concurrent
@@ -27,6 +28,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
@@ -74,6 +76,17 @@ type Config struct {
 	Logger *slog.Logger
 	// Registry receives metad's metrics (a private registry if nil).
 	Registry *prometheus.Registry
+	// RootPassword is the password user root gets when metad creates it, on
+	// the first start of a new catalog ("nova"). Later starts ignore it:
+	// root's password is then whatever ALTER USER or CHANGE PASSWORD set.
+	RootPassword string
+	// BcryptCost is the bcrypt cost of stored password hashes
+	// (bcrypt.DefaultCost). Tests lower it to bcrypt.MinCost.
+	BcryptCost int
+	// RequireAddHosts makes a storaged that registers wait for ADD HOSTS
+	// before it is part of the cluster, as in NebulaGraph 3.x. By default a
+	// host that registers is added at once (hosts.go).
+	RequireAddHosts bool
 }
 
 func (c *Config) applyDefaults() {
@@ -87,6 +100,10 @@ func (c *Config) applyDefaults() {
 	def(&c.EtcdClientAddr, "127.0.0.1:2379")
 	def(&c.EtcdPeerAddr, "127.0.0.1:2380")
 	def(&c.EtcdName, "metad")
+	def(&c.RootPassword, DefaultRootPassword)
+	if c.BcryptCost == 0 {
+		c.BcryptCost = bcrypt.DefaultCost
+	}
 	if c.HostTTL <= 0 {
 		c.HostTTL = 10 * time.Second
 	}
@@ -133,10 +150,19 @@ type Server struct {
 	// conflicting write land exactly there.
 	beforeCommit atomic.Pointer[func()]
 
+	// dummyHash is compared against when a login names no user, so that
+	// VerifyUser takes as long for an unknown user as for a wrong password.
+	dummyHash     []byte
+	dummyHashOnce sync.Once
+
 	// hbMu guards lastHeartbeat: metad's clock at each host's last heartbeat.
 	// It lives in memory only, to keep heartbeats from writing to etcd.
 	hbMu          sync.Mutex
 	lastHeartbeat map[uint64]int64
+
+	// jobs runs SUBMIT JOB jobs while this metad holds the runner election
+	// (jobs_run.go).
+	jobs *jobRunner
 }
 
 // New returns a Server that Start will run with cfg.
@@ -149,6 +175,7 @@ func New(cfg Config) *Server {
 		stopping:      make(chan struct{}),
 		ddlSem:        make(chan struct{}, 1),
 		lastHeartbeat: map[uint64]int64{},
+		jobs:          newJobRunner(),
 	}
 }
 
@@ -194,12 +221,15 @@ func (s *Server) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("metad: %w", err)
 	}
 	s.wg.Go(func() { s.cat.run(runCtx) })
+	if err := s.bootstrapRoot(ctx); err != nil {
+		return fmt.Errorf("metad: %w", err)
+	}
 
 	if s.ln, err = net.Listen("tcp", s.cfg.ListenAddr); err != nil {
 		return fmt.Errorf("metad: listening on %s: %w", s.cfg.ListenAddr, err)
 	}
 	s.grpc = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(s.metrics.unaryInterceptor, limitDeadline),
+		grpc.ChainUnaryInterceptor(s.metrics.unaryInterceptor, limitDeadline, s.requireQuorum),
 		grpc.ChainStreamInterceptor(s.metrics.streamInterceptor),
 		// Clients keep their watch stream alive with pings; allow them, and
 		// ping idle clients ourselves so half-open streams get cleaned up.
@@ -213,6 +243,8 @@ func (s *Server) Start(ctx context.Context) (err error) {
 			s.log.Error("gRPC server stopped", "err", err)
 		}
 	})
+
+	s.jobs.start(runCtx, s)
 
 	if s.status, err = daemon.StartStatusServer(s.cfg.HTTPAddr, s.cfg.Registry, s.Healthy, s.log); err != nil {
 		return fmt.Errorf("metad: %w", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
@@ -34,6 +35,7 @@ func startServer(t *testing.T, hostTTL time.Duration) (*Server, metapb.MetaServi
 		EtcdPeerAddr:   "127.0.0.1:0",
 		EtcdTickMs:     10,
 		HostTTL:        hostTTL,
+		BcryptCost:     bcrypt.MinCost,
 		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"slices"
 	"strconv"
 	"time"
@@ -83,6 +82,12 @@ func (svc *service) GetCatalog(ctx context.Context, _ *metapb.GetCatalogReq) (*m
 func (svc *service) WatchCatalog(req *metapb.WatchCatalogReq, stream grpc.ServerStreamingServer[metapb.Catalog]) error {
 	s := svc.s
 	known := req.GetKnownVersion()
+	// A metad that cannot follow etcd (its member lost the quorum) would
+	// stream a catalog that silently stops changing; it ends the stream
+	// instead, so that the client moves to another metad.
+	health := time.NewTicker(watchHealthInterval)
+	defer health.Stop()
+	failing := 0
 	for {
 		v := s.cat.current()
 		if v.version() > known {
@@ -92,6 +97,12 @@ func (svc *service) WatchCatalog(req *metapb.WatchCatalogReq, stream grpc.Server
 			known = v.version()
 		}
 		select {
+		case <-health.C:
+			if err := s.cat.health(); err == nil {
+				failing = 0
+			} else if failing++; failing >= watchHealthFailures {
+				return status.Errorf(codes.Unavailable, "metad %s cannot follow etcd (%v); its catalog may be stale", s.Addr(), err)
+			}
 		case <-v.next:
 		case <-stream.Context().Done():
 			return status.FromContextError(stream.Context().Err()).Err()
@@ -111,6 +122,11 @@ func (s *Server) toStatus(method string, err error) *metapb.Status {
 	if errors.As(err, &se) {
 		return &metapb.Status{Code: se.code, Message: se.msg}
 	}
+	if errors.Is(err, rpctypes.ErrNoLeader) {
+		// requireQuorum turns this into gRPC Unavailable: nothing was
+		// written, and the client tries another metad.
+		return &metapb.Status{Code: codeNoQuorum, Message: err.Error()}
+	}
 	s.log.Warn("meta request failed", "method", method, "err", err)
 	code := commonpb.ErrorCode_E_UNKNOWN
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
@@ -126,7 +142,7 @@ func (s *Server) servedCatalog(v *view) *metapb.Catalog {
 	hosts := make([]*metapb.HostInfo, len(v.cat.Hosts))
 	s.hbMu.Lock()
 	for i, h := range v.cat.Hosts {
-		hosts[i] = &metapb.HostInfo{StoreId: h.StoreId, Addr: h.Addr, Online: h.Online, LastHeartbeatMs: s.lastHeartbeat[h.StoreId]}
+		hosts[i] = &metapb.HostInfo{StoreId: h.StoreId, Addr: h.Addr, Zone: h.Zone, Online: h.Online, LastHeartbeatMs: s.lastHeartbeat[h.StoreId]}
 	}
 	s.hbMu.Unlock()
 	c := v.cat
@@ -139,6 +155,7 @@ func (s *Server) servedCatalog(v *view) *metapb.Catalog {
 		Hosts:   hosts,
 		Leaders: c.Leaders,
 		Indexes: c.Indexes,
+		Users:   c.Users,
 	}
 }
 
@@ -256,8 +273,14 @@ func (s *Server) createSpace(ctx context.Context, req *metapb.CreateSpaceReq) (i
 		online := onlineHosts(hostKVs, aliveKVs)
 		if len(online) < int(desc.ReplicaFactor) {
 			return nil, errorf(commonpb.ErrorCode_E_NO_HOSTS,
-				"space %q needs %d online hosts for replica_factor %d, but %d of %d registered hosts are online",
+				"space %q needs %d online hosts for replica_factor %d, but %d of %d added hosts are online",
 				desc.Name, desc.ReplicaFactor, desc.ReplicaFactor, len(online), len(hostKVs))
+		}
+		// DROP HOSTS deletes host keys, which the prefix comparison of
+		// list cannot see: no partition may land on a host dropped
+		// meanwhile.
+		for _, kv := range hostKVs {
+			r.assertUnchanged(kv)
 		}
 		d := proto.Clone(desc).(*metapb.SpaceDesc)
 		d.SpaceId = id
@@ -288,7 +311,7 @@ func (s *Server) createSpace(ctx context.Context, req *metapb.CreateSpaceReq) (i
 	return id, rev, nil
 }
 
-// onlineHosts returns the sorted store ids of registered hosts with a live
+// onlineHosts returns the sorted store ids of added hosts with a live
 // lease.
 func onlineHosts(hostKVs, aliveKVs []*mvccpb.KeyValue) []uint64 {
 	registered := map[uint64]bool{}
@@ -339,6 +362,8 @@ func (s *Server) dropSpace(ctx context.Context, req *metapb.DropSpaceReq) (int64
 			clientv3.OpDelete(indexesPrefix(id), clientv3.WithPrefix()),
 			clientv3.OpDelete(indexNamesPrefix(id), clientv3.WithPrefix()),
 			clientv3.OpDelete(indexIDCounterKey(id)),
+			// Grants on the space go with it.
+			clientv3.OpDelete(rolesPrefix(id), clientv3.WithPrefix()),
 		}
 		// Remove the space from every host's leader report. The rewrite
 		// keeps each key's lease (WithIgnoreLease), so it still vanishes
@@ -463,51 +488,62 @@ func (s *Server) createSchema(ctx context.Context, req *metapb.CreateSchemaReq) 
 	return ref.id, rev, nil
 }
 
+// registerHost returns the store id of the host at an address, reserving
+// one the first time (the same address always gets the same id), and adds
+// the host unless metad requires ADD HOSTS (hosts.go).
 func (s *Server) registerHost(ctx context.Context, req *metapb.RegisterHostReq) (uint64, int64, error) {
 	addr := req.GetAddr()
-	if addr.GetHost() == "" || addr.GetPort() < 1 || addr.GetPort() > 65535 {
-		return 0, 0, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "host address %s:%d is not a host and a port in [1, 65535]", addr.GetHost(), addr.GetPort())
+	hostPort, err := hostPort(addr)
+	if err != nil {
+		return 0, 0, err
 	}
-	hostPort := net.JoinHostPort(addr.Host, strconv.Itoa(int(addr.Port)))
 	var id uint64
 	var existingRev int64
+	var added, wasAdded bool
 	rev, err := s.commit(ctx, func(r *txnReader) ([]clientv3.Op, error) {
-		id, existingRev = 0, 0
-		addrKV, err := r.get(hostAddrKey(hostPort))
+		id, existingRev, added, wasAdded = 0, 0, false, false
+		var addrKV *mvccpb.KeyValue
+		var ops []clientv3.Op
+		var err error
+		id, addrKV, ops, err = reserveStoreID(r, hostPort)
 		if err != nil {
 			return nil, err
 		}
 		if addrKV != nil {
-			n, err := strconv.ParseUint(string(addrKV.Value), 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s: malformed store id %q", addrKV.Key, addrKV.Value)
-			}
-			id, existingRev = n, addrKV.ModRevision
-			return nil, nil
+			existingRev = addrKV.ModRevision
 		}
-		next, counterOp, err := nextID(r, keyStoreIDCounter, math.MaxInt64, "store")
+		hostKV, err := r.get(hostKey(id))
 		if err != nil {
 			return nil, err
 		}
-		id = uint64(next)
-		hostVal, err := marshal(&metapb.HostInfo{StoreId: id, Addr: &commonpb.HostAddr{Host: addr.Host, Port: addr.Port}})
+		if hostKV != nil {
+			existingRev, wasAdded = max(existingRev, hostKV.ModRevision), true
+			rezone, err := reZone(r, id, req.GetZone())
+			return append(ops, rezone...), err
+		}
+		if s.cfg.RequireAddHosts {
+			return ops, nil // ADD HOSTS adds it
+		}
+		add, err := addHostOp(id, addr, req.GetZone())
 		if err != nil {
 			return nil, err
 		}
-		return []clientv3.Op{
-			counterOp,
-			clientv3.OpPut(hostAddrKey(hostPort), strconv.FormatUint(id, 10)),
-			clientv3.OpPut(hostKey(id), hostVal),
-		}, nil
+		added = true
+		return append(ops, add), nil
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	if rev == 0 {
+	switch {
+	case rev == 0:
 		rev = existingRev
 		s.settle(ctx, rev)
-	} else {
-		s.log.Info("host registered", "addr", hostPort, "store_id", id, "version", rev)
+	case added:
+		s.log.Info("host registered and added", "addr", hostPort, "store_id", id, "version", rev)
+	case wasAdded:
+		s.log.Info("host registered again", "addr", hostPort, "store_id", id, "zone", req.GetZone(), "version", rev)
+	default:
+		s.log.Info("host registered; it serves once ADD HOSTS adds it", "addr", hostPort, "store_id", id, "version", rev)
 	}
 	return id, rev, nil
 }
@@ -548,7 +584,7 @@ func (s *Server) heartbeat(ctx context.Context, req *metapb.HeartbeatReq) (int64
 			return nil, err
 		}
 		if hostKV == nil {
-			return nil, errorf(commonpb.ErrorCode_E_NOT_FOUND, "store %d is not registered; call RegisterHost first", store)
+			return nil, s.notAdded(r, store, req.GetAddr())
 		}
 		if a := req.GetAddr(); a != nil {
 			var host metapb.HostInfo

@@ -107,6 +107,7 @@ func update(ctx context.Context, kv clientv3.KV, onConflict func(), fn func(r *t
 		if len(ops) == 0 {
 			return 0, nil
 		}
+		markCommitting(ctx)
 		resp, err := kv.Txn(ctx).If(r.cmps...).Then(ops...).Commit()
 		if err != nil {
 			return 0, fmt.Errorf("committing catalog change: %w", err)

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Local cluster on 127.0.0.1: one metad, $STORAGED storaged (default 1), one
-# graphd, with data and logs under ./data. `up` returns once graphd answers
-# and every storaged is online; `down` stops exactly the processes `up`
-# started (by the pid files it wrote).
+# Local cluster on 127.0.0.1: $METAD metad (default 1; 3 for metad HA, one
+# embedded etcd member each, joined by --meta-peers), $STORAGED storaged
+# (default 1), one graphd, with data and logs under ./data. `up` returns
+# once graphd answers and every storaged is online; `down` stops exactly
+# the processes `up` started (by the pid files it wrote).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 STORAGED=${STORAGED:-1}
+METAD=${METAD:-1}
 DATA=${DATA:-data}
 PIDS="$DATA/pids"
 LOGS="$DATA/logs"
@@ -25,14 +27,37 @@ start() { # name, command...
 
 up() {
 	mkdir -p "$PIDS" "$LOGS"
-	start metad bin/metad --addr 127.0.0.1:9559 --http-addr 127.0.0.1:19559 --data-path "$DATA/meta" \
-		--etcd-client-addr 127.0.0.1:2379 --etcd-peer-addr 127.0.0.1:2380
+	local metas="127.0.0.1:9559"
+	if [ "$METAD" -eq 1 ]; then
+		start metad bin/metad --addr 127.0.0.1:9559 --http-addr 127.0.0.1:19559 --data-path "$DATA/meta" \
+			--etcd-client-addr 127.0.0.1:2379 --etcd-peer-addr 127.0.0.1:2380 --root-password "$PASSWORD"
+	else
+		# metad i listens on 9559+10(i-1), its etcd on 2379+10(i-1) (client)
+		# and 2380+10(i-1) (peer); every metad gets the same --meta-peers.
+		local peers="" i
+		metas=""
+		for i in $(seq 1 "$METAD"); do
+			local off=$(( (i - 1) * 10 ))
+			peers="$peers${peers:+,}127.0.0.1:$((2380 + off))"
+			metas="$metas${metas:+,}127.0.0.1:$((9559 + off))"
+		done
+		for i in $(seq 1 "$METAD"); do
+			local off=$(( (i - 1) * 10 ))
+			start "metad$i" bin/metad --addr "127.0.0.1:$((9559 + off))" --http-addr "127.0.0.1:$((19559 + off))" \
+				--data-path "$DATA/meta$i" --etcd-client-addr "127.0.0.1:$((2379 + off))" \
+				--etcd-peer-addr "127.0.0.1:$((2380 + off))" --meta-peers "$peers" --root-password "$PASSWORD"
+		done
+	fi
+	# Gossip (memberlist): every daemon joins graphd's gossip port.
+	local seeds=127.0.0.1:9671
 	for i in $(seq 1 "$STORAGED"); do
 		local off=$(( (i - 1) * 10 ))
 		start "storaged$i" bin/storaged --addr "127.0.0.1:$((9779 + off))" --http-addr "127.0.0.1:$((19779 + off))" \
-			--data-path "$DATA/storage$i" --meta-addrs 127.0.0.1:9559
+			--data-path "$DATA/storage$i" --meta-addrs "$metas" \
+			--gossip-addr "127.0.0.1:$((9781 + off))" --gossip-seeds "$seeds"
 	done
-	start graphd bin/graphd --addr 127.0.0.1:9669 --http-addr 127.0.0.1:19669 --meta-addrs 127.0.0.1:9559 --password "$PASSWORD"
+	start graphd bin/graphd --addr 127.0.0.1:9669 --http-addr 127.0.0.1:19669 --meta-addrs "$metas" \
+		--gossip-addr "$seeds" --gossip-seeds "127.0.0.1:9781"
 
 	# Ready when graphd answers and all storaged hosts are online.
 	for _ in $(seq 1 120); do
@@ -60,7 +85,8 @@ up() {
 down() {
 	[ -d "$PIDS" ] || { echo "no cluster pid files under $PIDS"; return 0; }
 	# graphd first, metad last, so nothing logs a flood of errors on the way down.
-	for name in graphd $(cd "$PIDS" && ls storaged*.pid 2>/dev/null | sed 's/\.pid$//') metad; do
+	for name in graphd $(cd "$PIDS" && ls storaged*.pid 2>/dev/null | sed 's/\.pid$//') \
+		$(cd "$PIDS" && ls metad*.pid 2>/dev/null | sed 's/\.pid$//'); do
 		pidfile="$PIDS/$name.pid"
 		[ -f "$pidfile" ] || continue
 		pid=$(cat "$pidfile")

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/novagraph/novagraph/gossip"
 	"log/slog"
 	"net"
 	"os"
@@ -35,6 +36,7 @@ type Config struct {
 	ListenAddr        string   // gRPC for storage and raft, e.g. 127.0.0.1:9779 (port 0 in tests)
 	DataPaths         []string // one RocksDB per path
 	MetaAddrs         []string
+	Zone              string        // zone label for placement (BALANCE DATA); "" for none
 	RaftTick          time.Duration // default 100ms
 	HeartbeatInterval time.Duration // default 1s
 	Logger            *slog.Logger
@@ -53,6 +55,13 @@ type Config struct {
 	// WrapTransport, if set, wraps the raft transport: fault-injection tests
 	// use it to drop, delay, reorder and partition raft messages.
 	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
+	// GossipAddr, if set, is the host:port this store gossips on
+	// (memberlist, package gossip; port 0 picks one), and GossipSeeds the
+	// gossip addresses of peers to join. The store's own storage client
+	// (edge mirrors, forwarded deletes) then routes around stores gossip
+	// suspects, as graphd's does.
+	GossipAddr  string
+	GossipSeeds []string
 }
 
 // Server is one storaged.
@@ -70,7 +79,8 @@ type Server struct {
 	lis       net.Listener
 
 	metrics  *metrics
-	resolver *resolver // edge-pair intents (pair.go)
+	resolver *resolver    // edge-pair intents (pair.go)
+	gossip   *gossip.Node // nil without Config.GossipAddr
 
 	mu      sync.Mutex
 	groupDB map[raftgroup.GroupID]*grocksdb.DB
@@ -204,8 +214,26 @@ func (s *Server) Start(ctx context.Context) error {
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
+	sc := storageclient.New(s.meta, s.log)
+	if s.cfg.GossipAddr != "" {
+		node, err := gossip.Start(gossip.Config{
+			Role: "storaged", ServiceAddr: s.addr, BindAddr: s.cfg.GossipAddr, Seeds: s.cfg.GossipSeeds,
+			Logger: s.log.With("component", "gossip"),
+		})
+		if err != nil {
+			cancel()
+			s.grpc.Stop()
+			s.transport.Close()
+			engine.Stop()
+			s.meta.Close()
+			s.closeDBs()
+			return fmt.Errorf("storaged: %w", err)
+		}
+		s.gossip = node
+		sc.SetSuspicion(node.Suspected)
+	}
 	s.mu.Lock()
-	s.resolver = newResolver(runCtx, s, storageclient.New(s.meta, s.log))
+	s.resolver = newResolver(runCtx, s, sc)
 	s.mu.Unlock()
 	s.wg.Add(3)
 	go s.reconcileLoop(runCtx)
@@ -225,7 +253,7 @@ func (s *Server) Start(ctx context.Context) error {
 func (s *Server) register(ctx context.Context, host string, port int32) (uint64, error) {
 	backoff := 100 * time.Millisecond
 	for {
-		id, _, err := s.meta.RegisterHost(ctx, &commonpb.HostAddr{Host: host, Port: port})
+		id, _, err := s.meta.RegisterHostInZone(ctx, &commonpb.HostAddr{Host: host, Port: port}, s.cfg.Zone)
 		if err == nil {
 			return id, nil
 		}
@@ -261,11 +289,20 @@ func (s *Server) Healthy() error {
 	return s.healthy
 }
 
+// Gossip is the store's gossip node, nil when it does not gossip.
+func (s *Server) Gossip() *gossip.Node { return s.gossip }
+
 // Stop shuts the store down: stop serving, stop raft, close RocksDB.
 func (s *Server) Stop() {
 	s.mu.Lock()
 	s.healthy = errors.New("stopping")
 	s.mu.Unlock()
+	if s.gossip != nil {
+		// Leave first: peers stop routing here before requests fail.
+		if err := s.gossip.Close(); err != nil {
+			s.log.Warn("leaving gossip", "err", err)
+		}
+	}
 	if s.cancel != nil {
 		s.cancel()
 	}

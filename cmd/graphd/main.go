@@ -29,7 +29,8 @@ func run(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:9669", "gRPC listen address of GraphService")
 	httpAddr := fs.String("http-addr", "127.0.0.1:19669", "HTTP address for /healthz and /metrics")
 	metaAddrs := fs.String("meta-addrs", "127.0.0.1:9559", "comma-separated metad addresses")
-	password := fs.String("password", "nova", "password of user root")
+	gossipAddr := fs.String("gossip-addr", "", "host:port to gossip on (memberlist) with storaged and other graphd: requests then avoid a crashed storaged within a second; empty: no gossip")
+	gossipSeeds := fs.String("gossip-seeds", "", "comma-separated gossip addresses of peers to join (any live one suffices)")
 	queryTimeout := fs.Duration("query-timeout", graphd.DefaultQueryTimeout, "deadline of one query (request); 0: none. SET QUERY_TIMEOUT overrides it per session")
 	queryMemory := sizeFlag(graphd.DefaultQueryMemoryLimit)
 	fs.Var(&queryMemory, "query-memory-limit", "memory one query may use (bytes, or with a unit: 512MB, 2GiB; powers of 1024); 0: none. SET QUERY_MEMORY_LIMIT overrides it per session")
@@ -49,7 +50,8 @@ func run(args []string) error {
 	reg := daemon.NewRegistry()
 	metas := daemon.SplitList(*metaAddrs)
 	srv := graphd.New(graphd.Config{
-		ListenAddr: *addr, MetaAddrs: metas, RootPassword: *password,
+		ListenAddr: *addr, MetaAddrs: metas,
+		GossipAddr: *gossipAddr, GossipSeeds: daemon.SplitList(*gossipSeeds),
 		SessionIdle: *sessionIdle, Logger: log, Registry: reg,
 		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),
 		QueryMemoryLimitTotal: orNone(int64(queryMemoryTotal)), SlowQueryThreshold: orNone(*slowQuery),

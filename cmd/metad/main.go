@@ -24,6 +24,26 @@ func run(args []string) int {
 metad keeps the novagraph catalog (spaces, schemas, partition placement, hosts
 and leaders) in etcd and serves it to graphd and storaged.
 
+High availability: run three metad (or five), each on its own host, with the
+same --meta-peers, the list of every metad's etcd peer address; each metad
+embeds one member of their etcd cluster and finds itself in the
+list by its --etcd-peer-addr. Any metad serves reads and writes; the
+cluster stays writable while a majority (2 of 3) is up. Give graphd and
+storaged all metad addresses: --meta-addrs=h1:9559,h2:9559,h3:9559.
+
+  metad --addr=h1:9559 --etcd-client-addr=h1:2379 --etcd-peer-addr=h1:2380 \
+        --meta-peers=h1:2380,h2:2380,h3:2380 --data-path=/data/meta
+  (likewise on h2 and h3, with their own addresses)
+
+An entry may name its member (meta1=h1:2380) and carry http://. The first
+start of all members creates the cluster; later starts rejoin it from
+--data-path (the list must not change then).
+
+Storage hosts: a storaged that registers is added to the cluster at once,
+unless --require-add-hosts is set; then, as in NebulaGraph 3.x, it serves
+nothing until ADD HOSTS "host":port names it. DROP HOSTS removes a host that
+holds no partition replica.
+
 Flags:
 `)
 		fs.PrintDefaults()
@@ -33,10 +53,13 @@ Flags:
 	dataPath := fs.String("data-path", "data/meta", "directory of the embedded etcd's data (unused with --etcd-endpoints)")
 	etcdClient := fs.String("etcd-client-addr", "127.0.0.1:2379", "client address of the embedded etcd")
 	etcdPeer := fs.String("etcd-peer-addr", "127.0.0.1:2380", "peer address of the embedded etcd")
-	etcdName := fs.String("etcd-name", "metad", "member name of the embedded etcd; unique per metad")
-	etcdCluster := fs.String("etcd-initial-cluster", "", "name=http://peer-addr,... of a new multi-metad etcd cluster (default: this member alone)")
+	etcdName := fs.String("etcd-name", "metad", "member name of the embedded etcd; unique per metad (with --meta-peers: derived from it)")
+	etcdCluster := fs.String("etcd-initial-cluster", "", "name=http://peer-addr,... of a new multi-metad etcd cluster (default: this member alone); --meta-peers is simpler")
+	metaPeers := fs.String("meta-peers", "", "etcd peer address (host:port) of every metad, comma-separated, the same on all of them; this metad is the entry equal to --etcd-peer-addr (default: a single metad)")
+	requireAddHosts := fs.Bool("require-add-hosts", false, "a storaged that registers serves only once ADD HOSTS added it (NebulaGraph 3.x); default: registering adds it")
 	etcdEndpoints := fs.String("etcd-endpoints", "", "comma-separated client URLs of an external etcd; if set, no etcd is embedded")
 	hostTTL := fs.Duration("host-ttl", 10*time.Second, "a storage host is offline this long after its last heartbeat (whole seconds)")
+	rootPassword := fs.String("root-password", metad.DefaultRootPassword, "password of user root when metad creates it, on the first start of a new catalog; ignored afterwards (ALTER USER root / CHANGE PASSWORD change it)")
 
 	log, err := daemon.ParseFlags(fs, args, "metad")
 	if errors.Is(err, flag.ErrHelp) {
@@ -48,6 +71,19 @@ Flags:
 	}
 
 	endpoints := daemon.SplitList(*etcdEndpoints)
+	if *metaPeers != "" {
+		if *etcdCluster != "" || len(endpoints) > 0 {
+			fmt.Fprintln(os.Stderr, "metad: --meta-peers excludes --etcd-initial-cluster and --etcd-endpoints")
+			return 2
+		}
+		peers, err := metad.ParseMetaPeers(*metaPeers, *etcdPeer)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "metad:", err)
+			return 2
+		}
+		*etcdName, *etcdCluster = peers.Name, peers.InitialCluster
+		log.Info("metad peers", "members", peers.Size, "name", peers.Name, "initial_cluster", peers.InitialCluster)
+	}
 
 	ctx, stop := daemon.SignalContext()
 	defer stop()
@@ -62,6 +98,8 @@ Flags:
 		EtcdInitialCluster: *etcdCluster,
 		EtcdEndpoints:      endpoints,
 		HostTTL:            *hostTTL,
+		RootPassword:       *rootPassword,
+		RequireAddHosts:    *requireAddHosts,
 		Logger:             log,
 		Registry:           daemon.NewRegistry(),
 	})

@@ -30,6 +30,9 @@ func run(args []string) error {
 	httpAddr := fs.String("http-addr", "127.0.0.1:19779", "HTTP address for /healthz and /metrics")
 	dataPaths := fs.String("data-path", "data/storage", "comma-separated data paths, one RocksDB instance each (one per disk)")
 	metaAddrs := fs.String("meta-addrs", "127.0.0.1:9559", "comma-separated metad addresses")
+	gossipAddr := fs.String("gossip-addr", "", "host:port to gossip on (memberlist, UDP and TCP) with the other storaged and graphd, which then route around this host within a second of a crash; empty: no gossip")
+	gossipSeeds := fs.String("gossip-seeds", "", "comma-separated gossip addresses of peers to join (any live one suffices)")
+	zone := fs.String("zone", "", "zone label of this host (rack, room, availability zone): BALANCE DATA spreads a partition's replicas over zones; empty: the host is a zone of its own")
 	raftTick := fs.Duration("raft-tick", 100*time.Millisecond, "raft tick interval (election timeout is 10 ticks)")
 	maxLog := fs.Int("raft-max-log-entries", 10000, "truncate a partition's raft log once it holds this many applied entries (-1: never)")
 	catchUp := fs.Int("raft-log-catchup-entries", 2000, "entries kept behind the applied index when truncating, so slightly lagging followers catch up without a snapshot")
@@ -70,6 +73,9 @@ func run(args []string) error {
 		ListenAddr:    *addr,
 		DataPaths:     daemon.SplitList(*dataPaths),
 		MetaAddrs:     daemon.SplitList(*metaAddrs),
+		Zone:          *zone,
+		GossipAddr:    *gossipAddr,
+		GossipSeeds:   daemon.SplitList(*gossipSeeds),
 		RaftTick:      *raftTick,
 		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes, MirrorWait: *mirrorWait,
 		RocksDB: storaged.RocksDBOptions{

@@ -20,17 +20,21 @@ import (
 	"github.com/novagraph/novagraph/storaged"
 )
 
-// Password of root in test clusters.
+// Password of root in test clusters (metad's RootPassword).
 const Password = "nova"
 
 // Cluster is an in-process cluster.
 type Cluster struct {
-	t      testing.TB
-	opts   Options
-	tick   time.Duration
-	dir    string
-	log    *slog.Logger
-	Meta   *metad.Server
+	t    testing.TB
+	opts Options
+	tick time.Duration
+	dir  string
+	log  *slog.Logger
+	// Meta is the first metad (Metas[0] when it was first started): what
+	// tests of a single metad use.
+	Meta *metad.Server
+	// Metas are the metad slots (Options.Metas); see metas.go.
+	Metas  []*MetaNode
 	Stores []*Store
 	Graph  *graphd.Server
 	pool   *client.Pool
@@ -45,7 +49,10 @@ type Store struct {
 
 // Options tune a cluster.
 type Options struct {
-	Stores   int
+	Stores int
+	// Metas is the number of metad (default 1), members of one embedded
+	// etcd cluster; graphd and storaged are given all their addresses.
+	Metas    int
 	RaftTick time.Duration // default 50ms: elections after 0.5–1s
 	// MaxLogEntries and LogCatchUpEntries set raft log truncation; tests
 	// set them small so restarted stores catch up by snapshot.
@@ -56,6 +63,9 @@ type Options struct {
 	MirrorWait time.Duration
 	// Graph, if set, adjusts graphd's configuration before it starts.
 	Graph func(*graphd.Config)
+	// NoGossip turns gossip off; by default graphd and every store gossip
+	// on loopback (package gossip) as a deployed cluster does.
+	NoGossip bool
 }
 
 // Start brings up a cluster and waits until every store is online.
@@ -72,14 +82,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 	c := &Cluster{t: t, opts: opts, tick: opts.RaftTick, dir: dir, log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))}
 	t.Cleanup(c.Close)
 
-	c.Meta = metad.New(metad.Config{
-		ListenAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataPath: filepath.Join(dir, "meta"),
-		EtcdClientAddr: "127.0.0.1:0", EtcdPeerAddr: "127.0.0.1:0", EtcdTickMs: 10,
-		HostTTL: 3 * time.Second, Logger: c.log.With("daemon", "metad"),
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := c.Meta.Start(ctx); err != nil {
+	if err := c.startMetas(ctx); err != nil {
 		t.Fatalf("starting metad: %v", err)
 	}
 	for i := 0; i < opts.Stores; i++ {
@@ -90,8 +95,11 @@ func Start(t testing.TB, opts Options) *Cluster {
 		}
 	}
 	graphCfg := graphd.Config{
-		ListenAddr: "127.0.0.1:0", MetaAddrs: []string{c.Meta.Addr()}, RootPassword: Password,
+		ListenAddr: "127.0.0.1:0", MetaAddrs: c.MetaAddrs(),
 		Logger: c.log.With("daemon", "graphd"),
+	}
+	if !opts.NoGossip {
+		graphCfg.GossipAddr, graphCfg.GossipSeeds = "127.0.0.1:0", c.gossipSeeds()
 	}
 	if opts.Graph != nil {
 		opts.Graph(&graphCfg)
@@ -109,14 +117,34 @@ func Start(t testing.TB, opts Options) *Cluster {
 	return c
 }
 
+// gossipSeeds is where a starting daemon joins gossip: graphd once it
+// runs (it outlives store restarts), else the first store.
+func (c *Cluster) gossipSeeds() []string {
+	if c.opts.NoGossip {
+		return nil
+	}
+	if c.Graph != nil && c.Graph.Gossip() != nil {
+		return []string{c.Graph.Gossip().Addr()}
+	}
+	if len(c.Stores) > 0 && c.Stores[0].Server != nil && c.Stores[0].Server.Gossip() != nil {
+		return []string{c.Stores[0].Server.Gossip().Addr()}
+	}
+	return nil
+}
+
 func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) error {
 	s := c.Stores[i]
+	gossipAddr := ""
+	if !c.opts.NoGossip {
+		gossipAddr = "127.0.0.1:0"
+	}
 	srv := storaged.New(storaged.Config{
-		ListenAddr: s.addr, DataPaths: []string{s.dataDir}, MetaAddrs: []string{c.Meta.Addr()},
+		ListenAddr: s.addr, DataPaths: []string{s.dataDir}, MetaAddrs: c.MetaAddrs(),
 		RaftTick: tick, HeartbeatInterval: 200 * time.Millisecond, WrapTransport: c.opts.WrapTransport,
 		MaxLogEntries: c.opts.MaxLogEntries, LogCatchUpEntries: c.opts.LogCatchUpEntries,
 		MirrorWait: c.opts.MirrorWait,
 		Logger:     c.log.With("daemon", "storaged", "slot", i),
+		GossipAddr: gossipAddr, GossipSeeds: c.gossipSeeds(),
 	})
 	if err := srv.Start(ctx); err != nil {
 		return fmt.Errorf("starting storaged %d: %w", i, err)
@@ -165,7 +193,8 @@ func (c *Cluster) waitOnline(ctx context.Context, n int) {
 	c.t.Fatalf("cluster: %d stores did not come online", n)
 }
 
-// MetaAddr is metad's address (for storage clients built by tests).
+// MetaAddr is the first metad's address (for storage clients built by
+// tests); MetaAddrs lists all.
 func (c *Cluster) MetaAddr() string { return c.Meta.Addr() }
 
 // Session opens a root session on graphd.
@@ -178,6 +207,13 @@ func (c *Cluster) Session() *client.Session {
 		c.t.Fatalf("opening session: %v", err)
 	}
 	return s
+}
+
+// SessionAs signs in as user on graphd.
+func (c *Cluster) SessionAs(user, password string) (*client.Session, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return c.pool.Session(ctx, user, password)
 }
 
 // Close stops everything.
@@ -193,8 +229,21 @@ func (c *Cluster) Close() {
 	for i := range c.Stores {
 		c.StopStore(i)
 	}
-	if c.Meta != nil {
-		c.Meta.Stop()
-		c.Meta = nil
+	for i := range c.Metas {
+		c.StopMeta(i)
+	}
+	c.Meta = nil
+}
+
+// CrashStore stops store i the way a power cut would, as far as its peers
+// can tell: it vanishes from gossip without leaving, so peers must notice
+// by probing. Its data stays; RestartStore brings it back.
+func (c *Cluster) CrashStore(i int) {
+	if s := c.Stores[i]; s.Server != nil {
+		if g := s.Server.Gossip(); g != nil {
+			g.Kill()
+		}
+		s.Server.Stop()
+		s.Server = nil
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -220,36 +221,89 @@ func (c *Client) install(cat *metapb.Catalog) {
 
 // call runs fn against the preferred metad, and against the others in turn
 // while it cannot reach one. When none is reachable it tries again, with
-// backoff, until ctx ends, so that a call rides out a metad restart.
-// Only Unavailable is retried: the call then most likely never reached
-// metad (a write that did reach it answers E_EXISTED on the retry).
+// backoff, until ctx ends or no metad has answered for failoverWindow, so
+// that a call rides out a metad restart or an etcd election but a DDL
+// does not hang on a dead metad cluster. Only gRPC Unavailable is retried:
+// the call then never reached metad, or metad refused it because its etcd
+// member has no leader (metad/ha.go); either way nothing was written (a
+// write that did reach metad answers E_EXISTED on a retry).
 func (c *Client) call(ctx context.Context, method string, fn func(metapb.MetaServiceClient) error) error {
 	n := len(c.stubs)
 	if n == 0 {
 		return fmt.Errorf("metad %s: no usable metad address", method)
 	}
 	delay := minBackoff
+	began := time.Now()
+	last := make([]error, n) // each metad's last failure, for the message
 	for {
 		start := int(c.preferred.Load())
-		var err error
 		for k := range n {
 			i := (start + k) % n
-			if err = fn(c.stubs[i]); err == nil {
+			err := fn(c.stubs[i])
+			if err == nil {
 				c.preferred.Store(int64(i))
 				return nil
 			}
 			if status.Code(err) != codes.Unavailable || ctx.Err() != nil {
-				return fmt.Errorf("metad %s: %w", method, err)
+				return fmt.Errorf("metad %s at %s: %w", method, c.addrs[i], err)
+			}
+			last[i] = err
+		}
+		var cause error
+		if time.Since(began)+delay >= failoverWindow {
+			cause = fmt.Errorf("gave up after %s", time.Since(began).Round(100*time.Millisecond))
+		} else {
+			select {
+			case <-time.After(delay):
+			case <-ctx.Done():
+				cause = ctx.Err()
 			}
 		}
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return fmt.Errorf("metad %s: no metad reachable (last error: %v): %w", method, err, ctx.Err())
+		if cause != nil {
+			return &UnavailableError{Method: method, Addrs: c.addrs, Errs: last, Cause: cause}
 		}
 		delay = min(2*delay, maxBackoff)
 	}
 }
+
+// failoverWindow bounds how long call keeps trying while no metad answers.
+// It covers a metad restart and an etcd election (about a second) with a
+// wide margin, and stays well below graphd's query timeout, so that a DDL
+// fails with UnavailableError (which names the metad tried) rather than
+// with the query's timeout.
+const failoverWindow = 10 * time.Second
+
+// UnavailableError is a call that no metad could serve: every address was
+// unreachable or refused it (a metad without an etcd quorum does), until
+// the caller's context ended or the client gave up. Nothing was written.
+type UnavailableError struct {
+	Method string
+	Addrs  []string
+	Errs   []error // Errs[i] is the last failure of Addrs[i]
+	Cause  error   // the context's error, or the client giving up
+}
+
+func (e *UnavailableError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "metad %s: no metad could serve it (%v); tried ", e.Method, e.Cause)
+	for i, addr := range e.Addrs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(addr)
+		if i < len(e.Errs) && e.Errs[i] != nil {
+			msg := e.Errs[i].Error()
+			if st, ok := status.FromError(e.Errs[i]); ok {
+				// metad's own refusals start with its address.
+				msg = strings.TrimPrefix(st.Message(), "metad "+addr+": ")
+			}
+			b.WriteString(": " + msg)
+		}
+	}
+	return b.String()
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Cause }
 
 func statusErr(s *metapb.Status) error {
 	if s.GetCode() == commonpb.ErrorCode_SUCCEEDED {
@@ -454,4 +508,93 @@ func (c *Client) UpdatePartReplicas(ctx context.Context, req *metapb.UpdatePartR
 		return 0, err
 	}
 	return resp.Version, c.await(ctx, "UpdatePartReplicas", resp.Version)
+}
+
+// writeUser runs one of the user and role RPCs, which all answer a Status
+// and a catalog version, and waits until the cache has that version.
+func (c *Client) writeUser(ctx context.Context, method string, fn func(metapb.MetaServiceClient) (*metapb.Status, int64, error)) (int64, error) {
+	var st *metapb.Status
+	var version int64
+	err := c.call(ctx, method, func(s metapb.MetaServiceClient) (err error) {
+		st, version, err = fn(s)
+		return err
+	})
+	if err == nil {
+		err = statusErr(st)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return version, c.await(ctx, method, version)
+}
+
+// CreateUser creates a user with a password (metad stores its bcrypt hash)
+// and returns the catalog version that has it, once the cache has it.
+func (c *Client) CreateUser(ctx context.Context, name, password string, ifNotExists bool) (int64, error) {
+	return c.writeUser(ctx, "CreateUser", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
+		resp, err := s.CreateUser(ctx, &metapb.CreateUserReq{Name: name, Password: password, IfNotExists: ifNotExists})
+		return resp.GetStatus(), resp.GetVersion(), err
+	})
+}
+
+// DropUser drops a user and its roles (never root).
+func (c *Client) DropUser(ctx context.Context, name string, ifExists bool) (int64, error) {
+	return c.writeUser(ctx, "DropUser", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
+		resp, err := s.DropUser(ctx, &metapb.DropUserReq{Name: name, IfExists: ifExists})
+		return resp.GetStatus(), resp.GetVersion(), err
+	})
+}
+
+// AlterUser sets a user's password.
+func (c *Client) AlterUser(ctx context.Context, name, password string) (int64, error) {
+	return c.writeUser(ctx, "AlterUser", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
+		resp, err := s.AlterUser(ctx, &metapb.AlterUserReq{Name: name, Password: password})
+		return resp.GetStatus(), resp.GetVersion(), err
+	})
+}
+
+// ChangePassword sets a user's password if old is the current one.
+func (c *Client) ChangePassword(ctx context.Context, name, old, password string) (int64, error) {
+	return c.writeUser(ctx, "ChangePassword", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
+		resp, err := s.ChangePassword(ctx, &metapb.ChangePasswordReq{Name: name, OldPassword: old, NewPassword: password})
+		return resp.GetStatus(), resp.GetVersion(), err
+	})
+}
+
+// GrantRole gives the user the role on the space, replacing its role there,
+// and returns once the cache has the change, so the grant is in force for
+// the next statement of every session on this graphd.
+func (c *Client) GrantRole(ctx context.Context, user string, spaceID int32, role metapb.RoleType) (int64, error) {
+	return c.writeUser(ctx, "GrantRole", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
+		resp, err := s.GrantRole(ctx, &metapb.GrantRoleReq{User: user, SpaceId: spaceID, Role: role})
+		return resp.GetStatus(), resp.GetVersion(), err
+	})
+}
+
+// RevokeRole takes the user's role on the space away; role must be the one
+// it has.
+func (c *Client) RevokeRole(ctx context.Context, user string, spaceID int32, role metapb.RoleType) (int64, error) {
+	return c.writeUser(ctx, "RevokeRole", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
+		resp, err := s.RevokeRole(ctx, &metapb.RevokeRoleReq{User: user, SpaceId: spaceID, Role: role})
+		return resp.GetStatus(), resp.GetVersion(), err
+	})
+}
+
+// VerifyUser checks a login. ok is false both for an unknown user and for
+// a wrong password; err is set only when metad could not check. When ok,
+// version is a catalog version that knows the user (VerifyUser does not
+// wait for it) and created the user's UserInfo.create_version.
+func (c *Client) VerifyUser(ctx context.Context, name, password string) (ok bool, version, created int64, err error) {
+	var resp *metapb.VerifyUserResp
+	err = c.call(ctx, "VerifyUser", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.VerifyUser(ctx, &metapb.VerifyUserReq{Name: name, Password: password})
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.Status)
+	}
+	if err != nil {
+		return false, 0, 0, err
+	}
+	return resp.Ok, resp.Version, resp.CreateVersion, nil
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/novagraph/novagraph/metad"
 	"github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -35,6 +37,7 @@ func startMetad(t *testing.T, addr, dir string) *metad.Server {
 		EtcdClientAddr: "127.0.0.1:0",
 		EtcdPeerAddr:   "127.0.0.1:0",
 		EtcdTickMs:     10,
+		BcryptCost:     bcrypt.MinCost,
 		Logger:         testLogger(),
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -418,5 +421,73 @@ func TestSchemaChangesAndIndexes(t *testing.T) {
 	}
 	if _, ok := s.IndexByName(space, "p_name"); ok {
 		t.Fatal("IndexByName finds an index of a dropped space")
+	}
+}
+
+// TestUsersThroughClient: the user and role writes return once the cache
+// has them, so the next statement's permission check sees them.
+func TestUsersThroughClient(t *testing.T) {
+	srv := startMetad(t, "127.0.0.1:0", t.TempDir())
+	c := client.New([]string{srv.Addr()}, testLogger())
+	defer c.Close()
+	addHosts(t, c, 1)
+	space := must[int32](t)(c.CreateSpace(ctxT(t), &metapb.SpaceDesc{
+		Name: "g", PartitionNum: 1, ReplicaFactor: 1, VidType: metapb.VidType_VID_INT64,
+	}, false))
+
+	if ok, _, _, err := c.VerifyUser(ctxT(t), client.RootUser, metad.DefaultRootPassword); err != nil || !ok {
+		t.Fatalf("root with the default password: %v %v", ok, err)
+	}
+	if _, err := c.CreateUser(ctxT(t), "bob", "pw", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Catalog().User("bob"); !ok {
+		t.Fatal("the cache lacks bob after CreateUser returned")
+	}
+	if _, err := c.CreateUser(ctxT(t), "bob", "pw", false); client.CodeOf(err) != commonpb.ErrorCode_E_EXISTED {
+		t.Fatalf("CreateUser bob again: %v", err)
+	}
+	if _, err := c.GrantRole(ctxT(t), "bob", space, metapb.RoleType_USER); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Catalog().RoleOf("bob", space); got != metapb.RoleType_USER {
+		t.Fatalf("RoleOf(bob) after GrantRole returned: %s", got)
+	}
+	ok, ver, created, err := c.VerifyUser(ctxT(t), "bob", "pw")
+	if err != nil || !ok || ver < c.Catalog().Version() || created == 0 {
+		t.Fatalf("VerifyUser(bob, pw) = %v %d %d %v", ok, ver, created, err)
+	}
+	if u, _ := c.Catalog().User("bob"); u.CreateVersion != created {
+		t.Fatalf("create version %d in the catalog, %d from VerifyUser", u.CreateVersion, created)
+	}
+	if ok, _, _, err := c.VerifyUser(ctxT(t), "bob", "wrong"); err != nil || ok {
+		t.Fatalf("VerifyUser(bob, wrong) = %v %v", ok, err)
+	}
+	if _, err := c.ChangePassword(ctxT(t), "bob", "wrong", "x"); client.CodeOf(err) != commonpb.ErrorCode_E_INVALID_ARGUMENT {
+		t.Fatalf("ChangePassword with a wrong old password: %v", err)
+	}
+	if _, err := c.ChangePassword(ctxT(t), "bob", "pw", "pw2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AlterUser(ctxT(t), "bob", "pw3"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, _, _ := c.VerifyUser(ctxT(t), "bob", "pw3"); !ok {
+		t.Fatal("bob cannot sign in with the password ALTER USER set")
+	}
+	if _, err := c.RevokeRole(ctxT(t), "bob", space, metapb.RoleType_USER); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Catalog().RoleOf("bob", space); got != metapb.RoleType_ROLE_TYPE_UNSPECIFIED {
+		t.Fatalf("RoleOf(bob) after RevokeRole returned: %s", got)
+	}
+	if _, err := c.DropUser(ctxT(t), "bob", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Catalog().User("bob"); ok {
+		t.Fatal("the cache still has bob after DropUser returned")
+	}
+	if _, err := c.DropUser(ctxT(t), "root", true); client.CodeOf(err) != commonpb.ErrorCode_E_INVALID_ARGUMENT {
+		t.Fatalf("DropUser root: %v", err)
 	}
 }

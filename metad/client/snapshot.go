@@ -27,6 +27,7 @@ type Snapshot struct {
 	hosts        map[uint64]*metapb.HostInfo
 	hostAddrs    map[uint64]string
 	leaders      map[partKey]uint64
+	users        map[string]*metapb.UserInfo
 
 	// next is closed when a newer snapshot replaces this one.
 	next chan struct{}
@@ -65,6 +66,10 @@ type schemaKey struct {
 	id     int32
 }
 
+// NewSnapshot indexes cat, which it takes ownership of: a catalog built by
+// hand, for tests and tools. Its Changed channel never closes.
+func NewSnapshot(cat *metapb.Catalog) *Snapshot { return newSnapshot(cat) }
+
 // newSnapshot indexes cat, which it takes ownership of.
 func newSnapshot(cat *metapb.Catalog) *Snapshot {
 	s := &Snapshot{
@@ -81,7 +86,11 @@ func newSnapshot(cat *metapb.Catalog) *Snapshot {
 		hosts:        make(map[uint64]*metapb.HostInfo, len(cat.GetHosts())),
 		hostAddrs:    make(map[uint64]string, len(cat.GetHosts())),
 		leaders:      make(map[partKey]uint64, len(cat.GetLeaders())),
+		users:        make(map[string]*metapb.UserInfo, len(cat.GetUsers())),
 		next:         make(chan struct{}),
+	}
+	for _, u := range cat.GetUsers() {
+		s.users[u.Name] = u
 	}
 	for _, sp := range cat.GetSpaces() {
 		s.spacesByName[sp.Name] = sp
@@ -310,4 +319,30 @@ func (s *Snapshot) HostAddr(storeID uint64) (string, bool) {
 func (s *Snapshot) Leader(spaceID, partID int32) (uint64, bool) {
 	l, ok := s.leaders[partKey{spaceID, partID}]
 	return l, ok
+}
+
+// RootUser is the user metad creates on the first start: the only GOD, with
+// that role implicitly on every space.
+const RootUser = "root"
+
+// Users lists every user, by name.
+func (s *Snapshot) Users() []*metapb.UserInfo { return s.cat.GetUsers() }
+
+// User finds a user by name.
+func (s *Snapshot) User(name string) (*metapb.UserInfo, bool) {
+	u, ok := s.users[name]
+	return u, ok
+}
+
+// RoleOf is the user's role on the space: GOD for root on every space,
+// ROLE_TYPE_UNSPECIFIED for a user without a role there or an unknown user.
+func (s *Snapshot) RoleOf(user string, spaceID int32) metapb.RoleType {
+	u, ok := s.users[user]
+	switch {
+	case !ok:
+		return metapb.RoleType_ROLE_TYPE_UNSPECIFIED
+	case user == RootUser:
+		return metapb.RoleType_GOD
+	}
+	return u.GetRoles()[spaceID]
 }

@@ -53,3 +53,38 @@ func TestSnapshotIndexOrder(t *testing.T) {
 		t.Fatalf("IndexByID(1, 5) = %v, %v", d, ok)
 	}
 }
+
+func TestSnapshotUsers(t *testing.T) {
+	s := NewSnapshot(&metapb.Catalog{Version: 3, Users: []*metapb.UserInfo{
+		{Name: "bob", Roles: map[int32]metapb.RoleType{1: metapb.RoleType_DBA}},
+		{Name: "root"},
+	}})
+	if u, ok := s.User("bob"); !ok || u.Roles[1] != metapb.RoleType_DBA {
+		t.Fatalf("User(bob) = %v, %v", u, ok)
+	}
+	if _, ok := s.User("ann"); ok {
+		t.Fatal("User(ann) found")
+	}
+	if n := len(s.Users()); n != 2 {
+		t.Fatalf("%d users", n)
+	}
+	for _, tc := range []struct {
+		user  string
+		space int32
+		want  metapb.RoleType
+	}{
+		{"bob", 1, metapb.RoleType_DBA},
+		{"bob", 2, metapb.RoleType_ROLE_TYPE_UNSPECIFIED},
+		{"root", 2, metapb.RoleType_GOD},
+		{"ann", 1, metapb.RoleType_ROLE_TYPE_UNSPECIFIED},
+	} {
+		if got := s.RoleOf(tc.user, tc.space); got != tc.want {
+			t.Errorf("RoleOf(%s, %d) = %s, want %s", tc.user, tc.space, got, tc.want)
+		}
+	}
+	// Root is GOD only while the catalog has it (never before the first
+	// catalog arrives).
+	if got := NewSnapshot(&metapb.Catalog{}).RoleOf(RootUser, 1); got != metapb.RoleType_ROLE_TYPE_UNSPECIFIED {
+		t.Errorf("RoleOf(root) in an empty catalog = %s", got)
+	}
+}

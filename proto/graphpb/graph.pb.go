@@ -36,6 +36,7 @@ const (
 	QueryErrorCode_E_MEMORY_EXCEEDED QueryErrorCode = 6 // the query went over its memory budget and was stopped
 	QueryErrorCode_E_TIMEOUT         QueryErrorCode = 7 // the query ran past its deadline and was stopped
 	QueryErrorCode_E_KILLED          QueryErrorCode = 8 // KILL QUERY stopped the query
+	QueryErrorCode_E_BAD_PERMISSION  QueryErrorCode = 9 // the session's user lacks the role the statement needs
 )
 
 // Enum value maps for QueryErrorCode.
@@ -50,6 +51,7 @@ var (
 		6: "E_MEMORY_EXCEEDED",
 		7: "E_TIMEOUT",
 		8: "E_KILLED",
+		9: "E_BAD_PERMISSION",
 	}
 	QueryErrorCode_value = map[string]int32{
 		"OK":                0,
@@ -61,6 +63,7 @@ var (
 		"E_MEMORY_EXCEEDED": 6,
 		"E_TIMEOUT":         7,
 		"E_KILLED":          8,
+		"E_BAD_PERMISSION":  9,
 	}
 )
 
@@ -557,7 +560,7 @@ const file_novagraph_graph_proto_rawDesc = "" +
 	"SignoutReq\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x03R\tsessionId\"\r\n" +
-	"\vSignoutResp*\x96\x01\n" +
+	"\vSignoutResp*\xac\x01\n" +
 	"\x0eQueryErrorCode\x12\x06\n" +
 	"\x02OK\x10\x00\x12\f\n" +
 	"\bE_SYNTAX\x10\x01\x12\x0e\n" +
@@ -569,7 +572,8 @@ const file_novagraph_graph_proto_rawDesc = "" +
 	"\x06E_AUTH\x10\x05\x12\x15\n" +
 	"\x11E_MEMORY_EXCEEDED\x10\x06\x12\r\n" +
 	"\tE_TIMEOUT\x10\a\x12\f\n" +
-	"\bE_KILLED\x10\b2\xdf\x01\n" +
+	"\bE_KILLED\x10\b\x12\x14\n" +
+	"\x10E_BAD_PERMISSION\x10\t2\xdf\x01\n" +
 	"\fGraphService\x12C\n" +
 	"\fAuthenticate\x12\x18.novagraph.graph.AuthReq\x1a\x19.novagraph.graph.AuthResp\x12D\n" +
 	"\aExecute\x12\x1b.novagraph.graph.ExecuteReq\x1a\x1c.novagraph.graph.ExecuteResp\x12D\n" +

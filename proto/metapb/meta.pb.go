@@ -148,6 +148,178 @@ func (VidType) EnumDescriptor() ([]byte, []int) {
 	return file_novagraph_meta_proto_rawDescGZIP(), []int{1}
 }
 
+// RoleType is a user's role on a space, as in NebulaGraph; a lower number
+// is more privileged. GOD is user root's alone, implicitly on every space:
+// it can be neither granted nor revoked.
+type RoleType int32
+
+const (
+	RoleType_ROLE_TYPE_UNSPECIFIED RoleType = 0
+	RoleType_GOD                   RoleType = 1 // everything
+	RoleType_ADMIN                 RoleType = 2 // a space's DBA, and grants DBA, USER and GUEST on it
+	RoleType_DBA                   RoleType = 3 // schema and index DDL of a space, and USER
+	RoleType_USER                  RoleType = 4 // writes data of a space, and GUEST
+	RoleType_GUEST                 RoleType = 5 // reads data and schema of a space
+)
+
+// Enum value maps for RoleType.
+var (
+	RoleType_name = map[int32]string{
+		0: "ROLE_TYPE_UNSPECIFIED",
+		1: "GOD",
+		2: "ADMIN",
+		3: "DBA",
+		4: "USER",
+		5: "GUEST",
+	}
+	RoleType_value = map[string]int32{
+		"ROLE_TYPE_UNSPECIFIED": 0,
+		"GOD":                   1,
+		"ADMIN":                 2,
+		"DBA":                   3,
+		"USER":                  4,
+		"GUEST":                 5,
+	}
+)
+
+func (x RoleType) Enum() *RoleType {
+	p := new(RoleType)
+	*p = x
+	return p
+}
+
+func (x RoleType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RoleType) Descriptor() protoreflect.EnumDescriptor {
+	return file_novagraph_meta_proto_enumTypes[2].Descriptor()
+}
+
+func (RoleType) Type() protoreflect.EnumType {
+	return &file_novagraph_meta_proto_enumTypes[2]
+}
+
+func (x RoleType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RoleType.Descriptor instead.
+func (RoleType) EnumDescriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{2}
+}
+
+type JobType int32
+
+const (
+	JobType_JOB_TYPE_UNSPECIFIED JobType = 0
+	JobType_JOB_BALANCE_DATA     JobType = 1 // move replicas until every active host holds its even share ±1
+	JobType_JOB_BALANCE_LEADER   JobType = 2 // transfer leaderships until every active host leads its even share ±1
+	JobType_JOB_COMPACT          JobType = 3 // RocksDB manual compaction of the space's keys, one task per host
+)
+
+// Enum value maps for JobType.
+var (
+	JobType_name = map[int32]string{
+		0: "JOB_TYPE_UNSPECIFIED",
+		1: "JOB_BALANCE_DATA",
+		2: "JOB_BALANCE_LEADER",
+		3: "JOB_COMPACT",
+	}
+	JobType_value = map[string]int32{
+		"JOB_TYPE_UNSPECIFIED": 0,
+		"JOB_BALANCE_DATA":     1,
+		"JOB_BALANCE_LEADER":   2,
+		"JOB_COMPACT":          3,
+	}
+)
+
+func (x JobType) Enum() *JobType {
+	p := new(JobType)
+	*p = x
+	return p
+}
+
+func (x JobType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (JobType) Descriptor() protoreflect.EnumDescriptor {
+	return file_novagraph_meta_proto_enumTypes[3].Descriptor()
+}
+
+func (JobType) Type() protoreflect.EnumType {
+	return &file_novagraph_meta_proto_enumTypes[3]
+}
+
+func (x JobType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use JobType.Descriptor instead.
+func (JobType) EnumDescriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{3}
+}
+
+// JobStatus is the status of a job and of each of its tasks.
+type JobStatus int32
+
+const (
+	JobStatus_JOB_STATUS_UNSPECIFIED JobStatus = 0
+	JobStatus_JOB_QUEUE              JobStatus = 1
+	JobStatus_JOB_RUNNING            JobStatus = 2
+	JobStatus_JOB_FINISHED           JobStatus = 3
+	JobStatus_JOB_FAILED             JobStatus = 4
+	JobStatus_JOB_STOPPED            JobStatus = 5
+)
+
+// Enum value maps for JobStatus.
+var (
+	JobStatus_name = map[int32]string{
+		0: "JOB_STATUS_UNSPECIFIED",
+		1: "JOB_QUEUE",
+		2: "JOB_RUNNING",
+		3: "JOB_FINISHED",
+		4: "JOB_FAILED",
+		5: "JOB_STOPPED",
+	}
+	JobStatus_value = map[string]int32{
+		"JOB_STATUS_UNSPECIFIED": 0,
+		"JOB_QUEUE":              1,
+		"JOB_RUNNING":            2,
+		"JOB_FINISHED":           3,
+		"JOB_FAILED":             4,
+		"JOB_STOPPED":            5,
+	}
+)
+
+func (x JobStatus) Enum() *JobStatus {
+	p := new(JobStatus)
+	*p = x
+	return p
+}
+
+func (x JobStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (JobStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_novagraph_meta_proto_enumTypes[4].Descriptor()
+}
+
+func (JobStatus) Type() protoreflect.EnumType {
+	return &file_novagraph_meta_proto_enumTypes[4]
+}
+
+func (x JobStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use JobStatus.Descriptor instead.
+func (JobStatus) EnumDescriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{4}
+}
+
 type AlterSchemaOp_Kind int32
 
 const (
@@ -184,11 +356,11 @@ func (x AlterSchemaOp_Kind) String() string {
 }
 
 func (AlterSchemaOp_Kind) Descriptor() protoreflect.EnumDescriptor {
-	return file_novagraph_meta_proto_enumTypes[2].Descriptor()
+	return file_novagraph_meta_proto_enumTypes[5].Descriptor()
 }
 
 func (AlterSchemaOp_Kind) Type() protoreflect.EnumType {
-	return &file_novagraph_meta_proto_enumTypes[2]
+	return &file_novagraph_meta_proto_enumTypes[5]
 }
 
 func (x AlterSchemaOp_Kind) Number() protoreflect.EnumNumber {
@@ -197,7 +369,7 @@ func (x AlterSchemaOp_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use AlterSchemaOp_Kind.Descriptor instead.
 func (AlterSchemaOp_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{20, 0}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{22, 0}
 }
 
 type ColumnDef struct {
@@ -793,8 +965,11 @@ type HostInfo struct {
 	Addr            *commonpb.HostAddr     `protobuf:"bytes,2,opt,name=addr,proto3" json:"addr,omitempty"`
 	LastHeartbeatMs int64                  `protobuf:"varint,3,opt,name=last_heartbeat_ms,json=lastHeartbeatMs,proto3" json:"last_heartbeat_ms,omitempty"` // metad's clock
 	Online          bool                   `protobuf:"varint,4,opt,name=online,proto3" json:"online,omitempty"`                                            // lease alive
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The host's zone (storaged --zone); "" for none, which makes the host a
+	// zone of its own. BALANCE DATA spreads a partition's replicas over zones.
+	Zone          string `protobuf:"bytes,5,opt,name=zone,proto3" json:"zone,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HostInfo) Reset() {
@@ -853,6 +1028,13 @@ func (x *HostInfo) GetOnline() bool {
 		return x.Online
 	}
 	return false
+}
+
+func (x *HostInfo) GetZone() string {
+	if x != nil {
+		return x.Zone
+	}
+	return ""
 }
 
 type LeaderInfo struct {
@@ -932,10 +1114,12 @@ type Catalog struct {
 	Tags    []*TagDesc             `protobuf:"bytes,3,rep,name=tags,proto3" json:"tags,omitempty"`
 	Edges   []*EdgeDesc            `protobuf:"bytes,4,rep,name=edges,proto3" json:"edges,omitempty"`
 	// key: space_id; value: the allocation of each partition.
-	Parts         map[int32]*SpaceParts `protobuf:"bytes,5,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Hosts         []*HostInfo           `protobuf:"bytes,6,rep,name=hosts,proto3" json:"hosts,omitempty"`
-	Leaders       []*LeaderInfo         `protobuf:"bytes,7,rep,name=leaders,proto3" json:"leaders,omitempty"`
-	Indexes       []*IndexDesc          `protobuf:"bytes,8,rep,name=indexes,proto3" json:"indexes,omitempty"`
+	Parts   map[int32]*SpaceParts `protobuf:"bytes,5,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Hosts   []*HostInfo           `protobuf:"bytes,6,rep,name=hosts,proto3" json:"hosts,omitempty"`
+	Leaders []*LeaderInfo         `protobuf:"bytes,7,rep,name=leaders,proto3" json:"leaders,omitempty"`
+	Indexes []*IndexDesc          `protobuf:"bytes,8,rep,name=indexes,proto3" json:"indexes,omitempty"`
+	// Every user with its roles, by name; never a password hash.
+	Users         []*UserInfo `protobuf:"bytes,9,rep,name=users,proto3" json:"users,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1026,6 +1210,133 @@ func (x *Catalog) GetIndexes() []*IndexDesc {
 	return nil
 }
 
+func (x *Catalog) GetUsers() []*UserInfo {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
+// UserInfo is a user as the catalog shows it to graphd: name and roles,
+// never the password hash.
+type UserInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// key: space_id. Root (GOD everywhere) has none.
+	Roles map[int32]RoleType `protobuf:"bytes,2,rep,name=roles,proto3" json:"roles,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"varint,2,opt,name=value,enum=novagraph.meta.RoleType"`
+	// The catalog version that created the user: a user dropped and created
+	// again under the same name is a different user, whose rights the old
+	// one's sessions do not get.
+	CreateVersion int64 `protobuf:"varint,3,opt,name=create_version,json=createVersion,proto3" json:"create_version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserInfo) Reset() {
+	*x = UserInfo{}
+	mi := &file_novagraph_meta_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserInfo) ProtoMessage() {}
+
+func (x *UserInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserInfo.ProtoReflect.Descriptor instead.
+func (*UserInfo) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *UserInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UserInfo) GetRoles() map[int32]RoleType {
+	if x != nil {
+		return x.Roles
+	}
+	return nil
+}
+
+func (x *UserInfo) GetCreateVersion() int64 {
+	if x != nil {
+		return x.CreateVersion
+	}
+	return 0
+}
+
+// UserRecord is a user as metad stores it in etcd (see metad/keys.go). It
+// holds the password hash and never leaves metad.
+type UserRecord struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	PasswordHash  []byte                 `protobuf:"bytes,2,opt,name=password_hash,json=passwordHash,proto3" json:"password_hash,omitempty"` // bcrypt
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserRecord) Reset() {
+	*x = UserRecord{}
+	mi := &file_novagraph_meta_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserRecord) ProtoMessage() {}
+
+func (x *UserRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserRecord.ProtoReflect.Descriptor instead.
+func (*UserRecord) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *UserRecord) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UserRecord) GetPasswordHash() []byte {
+	if x != nil {
+		return x.PasswordHash
+	}
+	return nil
+}
+
 type SpaceParts struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Parts         []*PartAlloc           `protobuf:"bytes,1,rep,name=parts,proto3" json:"parts,omitempty"`
@@ -1035,7 +1346,7 @@ type SpaceParts struct {
 
 func (x *SpaceParts) Reset() {
 	*x = SpaceParts{}
-	mi := &file_novagraph_meta_proto_msgTypes[11]
+	mi := &file_novagraph_meta_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1047,7 +1358,7 @@ func (x *SpaceParts) String() string {
 func (*SpaceParts) ProtoMessage() {}
 
 func (x *SpaceParts) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[11]
+	mi := &file_novagraph_meta_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1060,7 +1371,7 @@ func (x *SpaceParts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpaceParts.ProtoReflect.Descriptor instead.
 func (*SpaceParts) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{11}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SpaceParts) GetParts() []*PartAlloc {
@@ -1080,7 +1391,7 @@ type Status struct {
 
 func (x *Status) Reset() {
 	*x = Status{}
-	mi := &file_novagraph_meta_proto_msgTypes[12]
+	mi := &file_novagraph_meta_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1092,7 +1403,7 @@ func (x *Status) String() string {
 func (*Status) ProtoMessage() {}
 
 func (x *Status) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[12]
+	mi := &file_novagraph_meta_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1105,7 +1416,7 @@ func (x *Status) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Status.ProtoReflect.Descriptor instead.
 func (*Status) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{12}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Status) GetCode() commonpb.ErrorCode {
@@ -1132,7 +1443,7 @@ type CreateSpaceReq struct {
 
 func (x *CreateSpaceReq) Reset() {
 	*x = CreateSpaceReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[13]
+	mi := &file_novagraph_meta_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1144,7 +1455,7 @@ func (x *CreateSpaceReq) String() string {
 func (*CreateSpaceReq) ProtoMessage() {}
 
 func (x *CreateSpaceReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[13]
+	mi := &file_novagraph_meta_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1157,7 +1468,7 @@ func (x *CreateSpaceReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSpaceReq.ProtoReflect.Descriptor instead.
 func (*CreateSpaceReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{13}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateSpaceReq) GetSpace() *SpaceDesc {
@@ -1185,7 +1496,7 @@ type CreateSpaceResp struct {
 
 func (x *CreateSpaceResp) Reset() {
 	*x = CreateSpaceResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[14]
+	mi := &file_novagraph_meta_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1197,7 +1508,7 @@ func (x *CreateSpaceResp) String() string {
 func (*CreateSpaceResp) ProtoMessage() {}
 
 func (x *CreateSpaceResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[14]
+	mi := &file_novagraph_meta_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1210,7 +1521,7 @@ func (x *CreateSpaceResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSpaceResp.ProtoReflect.Descriptor instead.
 func (*CreateSpaceResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{14}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateSpaceResp) GetStatus() *Status {
@@ -1244,7 +1555,7 @@ type DropSpaceReq struct {
 
 func (x *DropSpaceReq) Reset() {
 	*x = DropSpaceReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[15]
+	mi := &file_novagraph_meta_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1256,7 +1567,7 @@ func (x *DropSpaceReq) String() string {
 func (*DropSpaceReq) ProtoMessage() {}
 
 func (x *DropSpaceReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[15]
+	mi := &file_novagraph_meta_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1269,7 +1580,7 @@ func (x *DropSpaceReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropSpaceReq.ProtoReflect.Descriptor instead.
 func (*DropSpaceReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{15}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DropSpaceReq) GetName() string {
@@ -1296,7 +1607,7 @@ type DropSpaceResp struct {
 
 func (x *DropSpaceResp) Reset() {
 	*x = DropSpaceResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[16]
+	mi := &file_novagraph_meta_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1308,7 +1619,7 @@ func (x *DropSpaceResp) String() string {
 func (*DropSpaceResp) ProtoMessage() {}
 
 func (x *DropSpaceResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[16]
+	mi := &file_novagraph_meta_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1321,7 +1632,7 @@ func (x *DropSpaceResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropSpaceResp.ProtoReflect.Descriptor instead.
 func (*DropSpaceResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{16}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DropSpaceResp) GetStatus() *Status {
@@ -1353,7 +1664,7 @@ type CreateSchemaReq struct {
 
 func (x *CreateSchemaReq) Reset() {
 	*x = CreateSchemaReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[17]
+	mi := &file_novagraph_meta_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1365,7 +1676,7 @@ func (x *CreateSchemaReq) String() string {
 func (*CreateSchemaReq) ProtoMessage() {}
 
 func (x *CreateSchemaReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[17]
+	mi := &file_novagraph_meta_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1378,7 +1689,7 @@ func (x *CreateSchemaReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSchemaReq.ProtoReflect.Descriptor instead.
 func (*CreateSchemaReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{17}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateSchemaReq) GetSpaceId() int32 {
@@ -1441,7 +1752,7 @@ type CreateSchemaResp struct {
 
 func (x *CreateSchemaResp) Reset() {
 	*x = CreateSchemaResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[18]
+	mi := &file_novagraph_meta_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1453,7 +1764,7 @@ func (x *CreateSchemaResp) String() string {
 func (*CreateSchemaResp) ProtoMessage() {}
 
 func (x *CreateSchemaResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[18]
+	mi := &file_novagraph_meta_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1466,7 +1777,7 @@ func (x *CreateSchemaResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSchemaResp.ProtoReflect.Descriptor instead.
 func (*CreateSchemaResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{18}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateSchemaResp) GetStatus() *Status {
@@ -1508,7 +1819,7 @@ type AlterSchemaReq struct {
 
 func (x *AlterSchemaReq) Reset() {
 	*x = AlterSchemaReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[19]
+	mi := &file_novagraph_meta_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1520,7 +1831,7 @@ func (x *AlterSchemaReq) String() string {
 func (*AlterSchemaReq) ProtoMessage() {}
 
 func (x *AlterSchemaReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[19]
+	mi := &file_novagraph_meta_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1533,7 +1844,7 @@ func (x *AlterSchemaReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AlterSchemaReq.ProtoReflect.Descriptor instead.
 func (*AlterSchemaReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{19}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AlterSchemaReq) GetSpaceId() int32 {
@@ -1596,7 +1907,7 @@ type AlterSchemaOp struct {
 
 func (x *AlterSchemaOp) Reset() {
 	*x = AlterSchemaOp{}
-	mi := &file_novagraph_meta_proto_msgTypes[20]
+	mi := &file_novagraph_meta_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1608,7 +1919,7 @@ func (x *AlterSchemaOp) String() string {
 func (*AlterSchemaOp) ProtoMessage() {}
 
 func (x *AlterSchemaOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[20]
+	mi := &file_novagraph_meta_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1621,7 +1932,7 @@ func (x *AlterSchemaOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AlterSchemaOp.ProtoReflect.Descriptor instead.
 func (*AlterSchemaOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{20}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *AlterSchemaOp) GetKind() AlterSchemaOp_Kind {
@@ -1655,7 +1966,7 @@ type AlterSchemaResp struct {
 
 func (x *AlterSchemaResp) Reset() {
 	*x = AlterSchemaResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[21]
+	mi := &file_novagraph_meta_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1667,7 +1978,7 @@ func (x *AlterSchemaResp) String() string {
 func (*AlterSchemaResp) ProtoMessage() {}
 
 func (x *AlterSchemaResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[21]
+	mi := &file_novagraph_meta_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1680,7 +1991,7 @@ func (x *AlterSchemaResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AlterSchemaResp.ProtoReflect.Descriptor instead.
 func (*AlterSchemaResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{21}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AlterSchemaResp) GetStatus() *Status {
@@ -1709,7 +2020,7 @@ type DropSchemaReq struct {
 
 func (x *DropSchemaReq) Reset() {
 	*x = DropSchemaReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[22]
+	mi := &file_novagraph_meta_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1721,7 +2032,7 @@ func (x *DropSchemaReq) String() string {
 func (*DropSchemaReq) ProtoMessage() {}
 
 func (x *DropSchemaReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[22]
+	mi := &file_novagraph_meta_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1734,7 +2045,7 @@ func (x *DropSchemaReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropSchemaReq.ProtoReflect.Descriptor instead.
 func (*DropSchemaReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{22}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DropSchemaReq) GetSpaceId() int32 {
@@ -1775,7 +2086,7 @@ type DropSchemaResp struct {
 
 func (x *DropSchemaResp) Reset() {
 	*x = DropSchemaResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[23]
+	mi := &file_novagraph_meta_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1787,7 +2098,7 @@ func (x *DropSchemaResp) String() string {
 func (*DropSchemaResp) ProtoMessage() {}
 
 func (x *DropSchemaResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[23]
+	mi := &file_novagraph_meta_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1800,7 +2111,7 @@ func (x *DropSchemaResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropSchemaResp.ProtoReflect.Descriptor instead.
 func (*DropSchemaResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{23}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DropSchemaResp) GetStatus() *Status {
@@ -1831,7 +2142,7 @@ type CreateIndexReq struct {
 
 func (x *CreateIndexReq) Reset() {
 	*x = CreateIndexReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[24]
+	mi := &file_novagraph_meta_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1843,7 +2154,7 @@ func (x *CreateIndexReq) String() string {
 func (*CreateIndexReq) ProtoMessage() {}
 
 func (x *CreateIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[24]
+	mi := &file_novagraph_meta_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1856,7 +2167,7 @@ func (x *CreateIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateIndexReq.ProtoReflect.Descriptor instead.
 func (*CreateIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{24}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CreateIndexReq) GetSpaceId() int32 {
@@ -1912,7 +2223,7 @@ type CreateIndexResp struct {
 
 func (x *CreateIndexResp) Reset() {
 	*x = CreateIndexResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[25]
+	mi := &file_novagraph_meta_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1924,7 +2235,7 @@ func (x *CreateIndexResp) String() string {
 func (*CreateIndexResp) ProtoMessage() {}
 
 func (x *CreateIndexResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[25]
+	mi := &file_novagraph_meta_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1937,7 +2248,7 @@ func (x *CreateIndexResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateIndexResp.ProtoReflect.Descriptor instead.
 func (*CreateIndexResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{25}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CreateIndexResp) GetStatus() *Status {
@@ -1973,7 +2284,7 @@ type DropIndexReq struct {
 
 func (x *DropIndexReq) Reset() {
 	*x = DropIndexReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[26]
+	mi := &file_novagraph_meta_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1985,7 +2296,7 @@ func (x *DropIndexReq) String() string {
 func (*DropIndexReq) ProtoMessage() {}
 
 func (x *DropIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[26]
+	mi := &file_novagraph_meta_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1998,7 +2309,7 @@ func (x *DropIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropIndexReq.ProtoReflect.Descriptor instead.
 func (*DropIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{26}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DropIndexReq) GetSpaceId() int32 {
@@ -2039,7 +2350,7 @@ type DropIndexResp struct {
 
 func (x *DropIndexResp) Reset() {
 	*x = DropIndexResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[27]
+	mi := &file_novagraph_meta_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2051,7 +2362,7 @@ func (x *DropIndexResp) String() string {
 func (*DropIndexResp) ProtoMessage() {}
 
 func (x *DropIndexResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[27]
+	mi := &file_novagraph_meta_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2064,7 +2375,7 @@ func (x *DropIndexResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropIndexResp.ProtoReflect.Descriptor instead.
 func (*DropIndexResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{27}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DropIndexResp) GetStatus() *Status {
@@ -2084,13 +2395,14 @@ func (x *DropIndexResp) GetVersion() int64 {
 type RegisterHostReq struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Addr          *commonpb.HostAddr     `protobuf:"bytes,1,opt,name=addr,proto3" json:"addr,omitempty"`
+	Zone          string                 `protobuf:"bytes,2,opt,name=zone,proto3" json:"zone,omitempty"` // see HostInfo.zone; a registered host re-registering may change it
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RegisterHostReq) Reset() {
 	*x = RegisterHostReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[28]
+	mi := &file_novagraph_meta_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2102,7 +2414,7 @@ func (x *RegisterHostReq) String() string {
 func (*RegisterHostReq) ProtoMessage() {}
 
 func (x *RegisterHostReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[28]
+	mi := &file_novagraph_meta_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2115,7 +2427,7 @@ func (x *RegisterHostReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterHostReq.ProtoReflect.Descriptor instead.
 func (*RegisterHostReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{28}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RegisterHostReq) GetAddr() *commonpb.HostAddr {
@@ -2123,6 +2435,13 @@ func (x *RegisterHostReq) GetAddr() *commonpb.HostAddr {
 		return x.Addr
 	}
 	return nil
+}
+
+func (x *RegisterHostReq) GetZone() string {
+	if x != nil {
+		return x.Zone
+	}
+	return ""
 }
 
 type RegisterHostResp struct {
@@ -2136,7 +2455,7 @@ type RegisterHostResp struct {
 
 func (x *RegisterHostResp) Reset() {
 	*x = RegisterHostResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[29]
+	mi := &file_novagraph_meta_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2148,7 +2467,7 @@ func (x *RegisterHostResp) String() string {
 func (*RegisterHostResp) ProtoMessage() {}
 
 func (x *RegisterHostResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[29]
+	mi := &file_novagraph_meta_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2161,7 +2480,7 @@ func (x *RegisterHostResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterHostResp.ProtoReflect.Descriptor instead.
 func (*RegisterHostResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{29}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RegisterHostResp) GetStatus() *Status {
@@ -2196,7 +2515,7 @@ type HeartbeatReq struct {
 
 func (x *HeartbeatReq) Reset() {
 	*x = HeartbeatReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[30]
+	mi := &file_novagraph_meta_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2208,7 +2527,7 @@ func (x *HeartbeatReq) String() string {
 func (*HeartbeatReq) ProtoMessage() {}
 
 func (x *HeartbeatReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[30]
+	mi := &file_novagraph_meta_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2221,7 +2540,7 @@ func (x *HeartbeatReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatReq.ProtoReflect.Descriptor instead.
 func (*HeartbeatReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{30}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *HeartbeatReq) GetStoreId() uint64 {
@@ -2255,7 +2574,7 @@ type HeartbeatResp struct {
 
 func (x *HeartbeatResp) Reset() {
 	*x = HeartbeatResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[31]
+	mi := &file_novagraph_meta_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2267,7 +2586,7 @@ func (x *HeartbeatResp) String() string {
 func (*HeartbeatResp) ProtoMessage() {}
 
 func (x *HeartbeatResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[31]
+	mi := &file_novagraph_meta_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2280,7 +2599,7 @@ func (x *HeartbeatResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResp.ProtoReflect.Descriptor instead.
 func (*HeartbeatResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{31}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *HeartbeatResp) GetStatus() *Status {
@@ -2314,7 +2633,7 @@ type UpdatePartReplicasReq struct {
 
 func (x *UpdatePartReplicasReq) Reset() {
 	*x = UpdatePartReplicasReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[32]
+	mi := &file_novagraph_meta_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2326,7 +2645,7 @@ func (x *UpdatePartReplicasReq) String() string {
 func (*UpdatePartReplicasReq) ProtoMessage() {}
 
 func (x *UpdatePartReplicasReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[32]
+	mi := &file_novagraph_meta_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2339,7 +2658,7 @@ func (x *UpdatePartReplicasReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePartReplicasReq.ProtoReflect.Descriptor instead.
 func (*UpdatePartReplicasReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{32}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *UpdatePartReplicasReq) GetSpaceId() int32 {
@@ -2394,7 +2713,7 @@ type UpdatePartReplicasResp struct {
 
 func (x *UpdatePartReplicasResp) Reset() {
 	*x = UpdatePartReplicasResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[33]
+	mi := &file_novagraph_meta_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2406,7 +2725,7 @@ func (x *UpdatePartReplicasResp) String() string {
 func (*UpdatePartReplicasResp) ProtoMessage() {}
 
 func (x *UpdatePartReplicasResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[33]
+	mi := &file_novagraph_meta_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2419,7 +2738,7 @@ func (x *UpdatePartReplicasResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePartReplicasResp.ProtoReflect.Descriptor instead.
 func (*UpdatePartReplicasResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{33}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *UpdatePartReplicasResp) GetStatus() *Status {
@@ -2436,6 +2755,205 @@ func (x *UpdatePartReplicasResp) GetVersion() int64 {
 	return 0
 }
 
+// Host management, as NebulaGraph 3.x's ADD HOSTS and DROP HOSTS. A host
+// must be added before placement gives it partitions (metad adds hosts that
+// register by themselves unless it runs with --require-add-hosts). Each
+// request is one transaction: every host is added (dropped) or none.
+type AddHostsReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Hosts         []*commonpb.HostAddr   `protobuf:"bytes,1,rep,name=hosts,proto3" json:"hosts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddHostsReq) Reset() {
+	*x = AddHostsReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddHostsReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddHostsReq) ProtoMessage() {}
+
+func (x *AddHostsReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddHostsReq.ProtoReflect.Descriptor instead.
+func (*AddHostsReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *AddHostsReq) GetHosts() []*commonpb.HostAddr {
+	if x != nil {
+		return x.Hosts
+	}
+	return nil
+}
+
+type AddHostsResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddHostsResp) Reset() {
+	*x = AddHostsResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddHostsResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddHostsResp) ProtoMessage() {}
+
+func (x *AddHostsResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddHostsResp.ProtoReflect.Descriptor instead.
+func (*AddHostsResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *AddHostsResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *AddHostsResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// DropHostsReq removes hosts from the cluster. A host that still holds a
+// partition replica (or learner) is refused; its store id stays reserved
+// for its address, so adding it again gives it the same id.
+type DropHostsReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Hosts         []*commonpb.HostAddr   `protobuf:"bytes,1,rep,name=hosts,proto3" json:"hosts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropHostsReq) Reset() {
+	*x = DropHostsReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropHostsReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropHostsReq) ProtoMessage() {}
+
+func (x *DropHostsReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropHostsReq.ProtoReflect.Descriptor instead.
+func (*DropHostsReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *DropHostsReq) GetHosts() []*commonpb.HostAddr {
+	if x != nil {
+		return x.Hosts
+	}
+	return nil
+}
+
+type DropHostsResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropHostsResp) Reset() {
+	*x = DropHostsResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropHostsResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropHostsResp) ProtoMessage() {}
+
+func (x *DropHostsResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropHostsResp.ProtoReflect.Descriptor instead.
+func (*DropHostsResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *DropHostsResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *DropHostsResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 type GetCatalogReq struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -2444,7 +2962,7 @@ type GetCatalogReq struct {
 
 func (x *GetCatalogReq) Reset() {
 	*x = GetCatalogReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[34]
+	mi := &file_novagraph_meta_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2456,7 +2974,7 @@ func (x *GetCatalogReq) String() string {
 func (*GetCatalogReq) ProtoMessage() {}
 
 func (x *GetCatalogReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[34]
+	mi := &file_novagraph_meta_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2469,7 +2987,7 @@ func (x *GetCatalogReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCatalogReq.ProtoReflect.Descriptor instead.
 func (*GetCatalogReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{34}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{40}
 }
 
 type GetCatalogResp struct {
@@ -2482,7 +3000,7 @@ type GetCatalogResp struct {
 
 func (x *GetCatalogResp) Reset() {
 	*x = GetCatalogResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[35]
+	mi := &file_novagraph_meta_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2494,7 +3012,7 @@ func (x *GetCatalogResp) String() string {
 func (*GetCatalogResp) ProtoMessage() {}
 
 func (x *GetCatalogResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[35]
+	mi := &file_novagraph_meta_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2507,7 +3025,7 @@ func (x *GetCatalogResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCatalogResp.ProtoReflect.Descriptor instead.
 func (*GetCatalogResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{35}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetCatalogResp) GetStatus() *Status {
@@ -2533,7 +3051,7 @@ type WatchCatalogReq struct {
 
 func (x *WatchCatalogReq) Reset() {
 	*x = WatchCatalogReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[36]
+	mi := &file_novagraph_meta_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2545,7 +3063,7 @@ func (x *WatchCatalogReq) String() string {
 func (*WatchCatalogReq) ProtoMessage() {}
 
 func (x *WatchCatalogReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[36]
+	mi := &file_novagraph_meta_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2558,12 +3076,1599 @@ func (x *WatchCatalogReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogReq.ProtoReflect.Descriptor instead.
 func (*WatchCatalogReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{36}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *WatchCatalogReq) GetKnownVersion() int64 {
 	if x != nil {
 		return x.KnownVersion
+	}
+	return 0
+}
+
+// Users and roles. Passwords travel in the clear to metad, which stores
+// only their bcrypt hash; a password is at most 72 bytes (bcrypt's limit).
+type CreateUserReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Password      string                 `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	IfNotExists   bool                   `protobuf:"varint,3,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateUserReq) Reset() {
+	*x = CreateUserReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateUserReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateUserReq) ProtoMessage() {}
+
+func (x *CreateUserReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateUserReq.ProtoReflect.Descriptor instead.
+func (*CreateUserReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *CreateUserReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateUserReq) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+func (x *CreateUserReq) GetIfNotExists() bool {
+	if x != nil {
+		return x.IfNotExists
+	}
+	return false
+}
+
+type CreateUserResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateUserResp) Reset() {
+	*x = CreateUserResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateUserResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateUserResp) ProtoMessage() {}
+
+func (x *CreateUserResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateUserResp.ProtoReflect.Descriptor instead.
+func (*CreateUserResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *CreateUserResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *CreateUserResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// Root cannot be dropped. Dropping a user drops its roles.
+type DropUserReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	IfExists      bool                   `protobuf:"varint,2,opt,name=if_exists,json=ifExists,proto3" json:"if_exists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropUserReq) Reset() {
+	*x = DropUserReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropUserReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropUserReq) ProtoMessage() {}
+
+func (x *DropUserReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropUserReq.ProtoReflect.Descriptor instead.
+func (*DropUserReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *DropUserReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DropUserReq) GetIfExists() bool {
+	if x != nil {
+		return x.IfExists
+	}
+	return false
+}
+
+type DropUserResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropUserResp) Reset() {
+	*x = DropUserResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropUserResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropUserResp) ProtoMessage() {}
+
+func (x *DropUserResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropUserResp.ProtoReflect.Descriptor instead.
+func (*DropUserResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *DropUserResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *DropUserResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// AlterUserReq sets a user's password (ALTER USER, GOD only).
+type AlterUserReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Password      string                 `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AlterUserReq) Reset() {
+	*x = AlterUserReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AlterUserReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AlterUserReq) ProtoMessage() {}
+
+func (x *AlterUserReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AlterUserReq.ProtoReflect.Descriptor instead.
+func (*AlterUserReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *AlterUserReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AlterUserReq) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+type AlterUserResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AlterUserResp) Reset() {
+	*x = AlterUserResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AlterUserResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AlterUserResp) ProtoMessage() {}
+
+func (x *AlterUserResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AlterUserResp.ProtoReflect.Descriptor instead.
+func (*AlterUserResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *AlterUserResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *AlterUserResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// ChangePasswordReq sets a user's password if old_password is its current
+// one (E_INVALID_ARGUMENT otherwise).
+type ChangePasswordReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	OldPassword   string                 `protobuf:"bytes,2,opt,name=old_password,json=oldPassword,proto3" json:"old_password,omitempty"`
+	NewPassword   string                 `protobuf:"bytes,3,opt,name=new_password,json=newPassword,proto3" json:"new_password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangePasswordReq) Reset() {
+	*x = ChangePasswordReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangePasswordReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangePasswordReq) ProtoMessage() {}
+
+func (x *ChangePasswordReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangePasswordReq.ProtoReflect.Descriptor instead.
+func (*ChangePasswordReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ChangePasswordReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ChangePasswordReq) GetOldPassword() string {
+	if x != nil {
+		return x.OldPassword
+	}
+	return ""
+}
+
+func (x *ChangePasswordReq) GetNewPassword() string {
+	if x != nil {
+		return x.NewPassword
+	}
+	return ""
+}
+
+type ChangePasswordResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangePasswordResp) Reset() {
+	*x = ChangePasswordResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangePasswordResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangePasswordResp) ProtoMessage() {}
+
+func (x *ChangePasswordResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangePasswordResp.ProtoReflect.Descriptor instead.
+func (*ChangePasswordResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *ChangePasswordResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *ChangePasswordResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// GrantRoleReq gives user the role on the space, replacing the role it had
+// there. GOD cannot be granted, and root's role cannot change.
+type GrantRoleReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	User          string                 `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	SpaceId       int32                  `protobuf:"varint,2,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Role          RoleType               `protobuf:"varint,3,opt,name=role,proto3,enum=novagraph.meta.RoleType" json:"role,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GrantRoleReq) Reset() {
+	*x = GrantRoleReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GrantRoleReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GrantRoleReq) ProtoMessage() {}
+
+func (x *GrantRoleReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GrantRoleReq.ProtoReflect.Descriptor instead.
+func (*GrantRoleReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *GrantRoleReq) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *GrantRoleReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *GrantRoleReq) GetRole() RoleType {
+	if x != nil {
+		return x.Role
+	}
+	return RoleType_ROLE_TYPE_UNSPECIFIED
+}
+
+type GrantRoleResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GrantRoleResp) Reset() {
+	*x = GrantRoleResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GrantRoleResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GrantRoleResp) ProtoMessage() {}
+
+func (x *GrantRoleResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GrantRoleResp.ProtoReflect.Descriptor instead.
+func (*GrantRoleResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *GrantRoleResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *GrantRoleResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// RevokeRoleReq takes the role away, if it is the role user has on the
+// space (E_INVALID_ARGUMENT if it has another, E_NOT_FOUND if none).
+type RevokeRoleReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	User          string                 `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	SpaceId       int32                  `protobuf:"varint,2,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Role          RoleType               `protobuf:"varint,3,opt,name=role,proto3,enum=novagraph.meta.RoleType" json:"role,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeRoleReq) Reset() {
+	*x = RevokeRoleReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeRoleReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeRoleReq) ProtoMessage() {}
+
+func (x *RevokeRoleReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeRoleReq.ProtoReflect.Descriptor instead.
+func (*RevokeRoleReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *RevokeRoleReq) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *RevokeRoleReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *RevokeRoleReq) GetRole() RoleType {
+	if x != nil {
+		return x.Role
+	}
+	return RoleType_ROLE_TYPE_UNSPECIFIED
+}
+
+type RevokeRoleResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeRoleResp) Reset() {
+	*x = RevokeRoleResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeRoleResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeRoleResp) ProtoMessage() {}
+
+func (x *RevokeRoleResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeRoleResp.ProtoReflect.Descriptor instead.
+func (*RevokeRoleResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *RevokeRoleResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *RevokeRoleResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// VerifyUserReq checks a login. ok is false, with status SUCCEEDED, both
+// for an unknown user and for a wrong password: the caller cannot tell
+// which. A failed status means metad could not check (etcd unreachable).
+type VerifyUserReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Password      string                 `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyUserReq) Reset() {
+	*x = VerifyUserReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyUserReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyUserReq) ProtoMessage() {}
+
+func (x *VerifyUserReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyUserReq.ProtoReflect.Descriptor instead.
+func (*VerifyUserReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *VerifyUserReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *VerifyUserReq) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+type VerifyUserResp struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Ok     bool                   `protobuf:"varint,2,opt,name=ok,proto3" json:"ok,omitempty"`
+	// When ok: the catalog version the user was read at (a cache at this
+	// version knows the user) and the user's create_version (see UserInfo).
+	Version       int64 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	CreateVersion int64 `protobuf:"varint,4,opt,name=create_version,json=createVersion,proto3" json:"create_version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyUserResp) Reset() {
+	*x = VerifyUserResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyUserResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyUserResp) ProtoMessage() {}
+
+func (x *VerifyUserResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyUserResp.ProtoReflect.Descriptor instead.
+func (*VerifyUserResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *VerifyUserResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *VerifyUserResp) GetOk() bool {
+	if x != nil {
+		return x.Ok
+	}
+	return false
+}
+
+func (x *VerifyUserResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *VerifyUserResp) GetCreateVersion() int64 {
+	if x != nil {
+		return x.CreateVersion
+	}
+	return 0
+}
+
+type JobDesc struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	JobId   int64                  `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	SpaceId int32                  `protobuf:"varint,2,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Type    JobType                `protobuf:"varint,3,opt,name=type,proto3,enum=novagraph.meta.JobType" json:"type,omitempty"`
+	// BALANCE DATA REMOVE: the stores to empty (none may keep a replica).
+	RemoveStores []uint64  `protobuf:"varint,4,rep,packed,name=remove_stores,json=removeStores,proto3" json:"remove_stores,omitempty"`
+	Status       JobStatus `protobuf:"varint,5,opt,name=status,proto3,enum=novagraph.meta.JobStatus" json:"status,omitempty"`
+	Command      string    `protobuf:"bytes,6,opt,name=command,proto3" json:"command,omitempty"`                                  // as SHOW JOBS prints it: BALANCE DATA REMOVE "h":p
+	SubmitTimeMs int64     `protobuf:"varint,7,opt,name=submit_time_ms,json=submitTimeMs,proto3" json:"submit_time_ms,omitempty"` // metad's clock
+	StartTimeMs  int64     `protobuf:"varint,8,opt,name=start_time_ms,json=startTimeMs,proto3" json:"start_time_ms,omitempty"`    // 0: never started
+	StopTimeMs   int64     `protobuf:"varint,9,opt,name=stop_time_ms,json=stopTimeMs,proto3" json:"stop_time_ms,omitempty"`       // 0: not ended
+	Message      string    `protobuf:"bytes,10,opt,name=message,proto3" json:"message,omitempty"`                                 // why it failed, or what it concluded
+	// planned: the tasks of the current round are persisted; a resumed job
+	// runs them instead of planning again. rounds counts completed rounds.
+	Planned       bool  `protobuf:"varint,11,opt,name=planned,proto3" json:"planned,omitempty"`
+	Rounds        int32 `protobuf:"varint,12,opt,name=rounds,proto3" json:"rounds,omitempty"`
+	TaskCount     int32 `protobuf:"varint,13,opt,name=task_count,json=taskCount,proto3" json:"task_count,omitempty"` // tasks persisted so far (ids 1..task_count)
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobDesc) Reset() {
+	*x = JobDesc{}
+	mi := &file_novagraph_meta_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobDesc) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobDesc) ProtoMessage() {}
+
+func (x *JobDesc) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobDesc.ProtoReflect.Descriptor instead.
+func (*JobDesc) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *JobDesc) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+func (x *JobDesc) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *JobDesc) GetType() JobType {
+	if x != nil {
+		return x.Type
+	}
+	return JobType_JOB_TYPE_UNSPECIFIED
+}
+
+func (x *JobDesc) GetRemoveStores() []uint64 {
+	if x != nil {
+		return x.RemoveStores
+	}
+	return nil
+}
+
+func (x *JobDesc) GetStatus() JobStatus {
+	if x != nil {
+		return x.Status
+	}
+	return JobStatus_JOB_STATUS_UNSPECIFIED
+}
+
+func (x *JobDesc) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *JobDesc) GetSubmitTimeMs() int64 {
+	if x != nil {
+		return x.SubmitTimeMs
+	}
+	return 0
+}
+
+func (x *JobDesc) GetStartTimeMs() int64 {
+	if x != nil {
+		return x.StartTimeMs
+	}
+	return 0
+}
+
+func (x *JobDesc) GetStopTimeMs() int64 {
+	if x != nil {
+		return x.StopTimeMs
+	}
+	return 0
+}
+
+func (x *JobDesc) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *JobDesc) GetPlanned() bool {
+	if x != nil {
+		return x.Planned
+	}
+	return false
+}
+
+func (x *JobDesc) GetRounds() int32 {
+	if x != nil {
+		return x.Rounds
+	}
+	return 0
+}
+
+func (x *JobDesc) GetTaskCount() int32 {
+	if x != nil {
+		return x.TaskCount
+	}
+	return 0
+}
+
+// JobTask is one step-wise unit of a job: a replica move (BALANCE DATA),
+// a leadership transfer (BALANCE LEADER) or one host's compaction (COMPACT).
+type JobTask struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	JobId     int64                  `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	TaskId    int32                  `protobuf:"varint,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	SpaceId   int32                  `protobuf:"varint,3,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId    int32                  `protobuf:"varint,4,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`          // 0 for COMPACT
+	FromStore uint64                 `protobuf:"varint,5,opt,name=from_store,json=fromStore,proto3" json:"from_store,omitempty"` // move, transfer: the source
+	ToStore   uint64                 `protobuf:"varint,6,opt,name=to_store,json=toStore,proto3" json:"to_store,omitempty"`       // move, transfer: the target; COMPACT: the host
+	Status    JobStatus              `protobuf:"varint,7,opt,name=status,proto3,enum=novagraph.meta.JobStatus" json:"status,omitempty"`
+	// done_steps: the steps of a move that finished (1 add, 2 leader moved
+	// away, 3 removed); a resumed task continues after them.
+	DoneSteps     int32  `protobuf:"varint,8,opt,name=done_steps,json=doneSteps,proto3" json:"done_steps,omitempty"`
+	StartTimeMs   int64  `protobuf:"varint,9,opt,name=start_time_ms,json=startTimeMs,proto3" json:"start_time_ms,omitempty"`
+	StopTimeMs    int64  `protobuf:"varint,10,opt,name=stop_time_ms,json=stopTimeMs,proto3" json:"stop_time_ms,omitempty"`
+	Message       string `protobuf:"bytes,11,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobTask) Reset() {
+	*x = JobTask{}
+	mi := &file_novagraph_meta_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobTask) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobTask) ProtoMessage() {}
+
+func (x *JobTask) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobTask.ProtoReflect.Descriptor instead.
+func (*JobTask) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *JobTask) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+func (x *JobTask) GetTaskId() int32 {
+	if x != nil {
+		return x.TaskId
+	}
+	return 0
+}
+
+func (x *JobTask) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *JobTask) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *JobTask) GetFromStore() uint64 {
+	if x != nil {
+		return x.FromStore
+	}
+	return 0
+}
+
+func (x *JobTask) GetToStore() uint64 {
+	if x != nil {
+		return x.ToStore
+	}
+	return 0
+}
+
+func (x *JobTask) GetStatus() JobStatus {
+	if x != nil {
+		return x.Status
+	}
+	return JobStatus_JOB_STATUS_UNSPECIFIED
+}
+
+func (x *JobTask) GetDoneSteps() int32 {
+	if x != nil {
+		return x.DoneSteps
+	}
+	return 0
+}
+
+func (x *JobTask) GetStartTimeMs() int64 {
+	if x != nil {
+		return x.StartTimeMs
+	}
+	return 0
+}
+
+func (x *JobTask) GetStopTimeMs() int64 {
+	if x != nil {
+		return x.StopTimeMs
+	}
+	return 0
+}
+
+func (x *JobTask) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+type SubmitJobReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Type          JobType                `protobuf:"varint,2,opt,name=type,proto3,enum=novagraph.meta.JobType" json:"type,omitempty"`
+	RemoveHosts   []*commonpb.HostAddr   `protobuf:"bytes,3,rep,name=remove_hosts,json=removeHosts,proto3" json:"remove_hosts,omitempty"` // BALANCE DATA REMOVE
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitJobReq) Reset() {
+	*x = SubmitJobReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitJobReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitJobReq) ProtoMessage() {}
+
+func (x *SubmitJobReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitJobReq.ProtoReflect.Descriptor instead.
+func (*SubmitJobReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *SubmitJobReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *SubmitJobReq) GetType() JobType {
+	if x != nil {
+		return x.Type
+	}
+	return JobType_JOB_TYPE_UNSPECIFIED
+}
+
+func (x *SubmitJobReq) GetRemoveHosts() []*commonpb.HostAddr {
+	if x != nil {
+		return x.RemoveHosts
+	}
+	return nil
+}
+
+type SubmitJobResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	JobId         int64                  `protobuf:"varint,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitJobResp) Reset() {
+	*x = SubmitJobResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitJobResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitJobResp) ProtoMessage() {}
+
+func (x *SubmitJobResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitJobResp.ProtoReflect.Descriptor instead.
+func (*SubmitJobResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *SubmitJobResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *SubmitJobResp) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+type ListJobsReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListJobsReq) Reset() {
+	*x = ListJobsReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListJobsReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListJobsReq) ProtoMessage() {}
+
+func (x *ListJobsReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListJobsReq.ProtoReflect.Descriptor instead.
+func (*ListJobsReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *ListJobsReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+type ListJobsResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Jobs          []*JobDesc             `protobuf:"bytes,2,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListJobsResp) Reset() {
+	*x = ListJobsResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListJobsResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListJobsResp) ProtoMessage() {}
+
+func (x *ListJobsResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListJobsResp.ProtoReflect.Descriptor instead.
+func (*ListJobsResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *ListJobsResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *ListJobsResp) GetJobs() []*JobDesc {
+	if x != nil {
+		return x.Jobs
+	}
+	return nil
+}
+
+type GetJobReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	JobId         int64                  `protobuf:"varint,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetJobReq) Reset() {
+	*x = GetJobReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetJobReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetJobReq) ProtoMessage() {}
+
+func (x *GetJobReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetJobReq.ProtoReflect.Descriptor instead.
+func (*GetJobReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *GetJobReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *GetJobReq) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+type GetJobResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Job           *JobDesc               `protobuf:"bytes,2,opt,name=job,proto3" json:"job,omitempty"`
+	Tasks         []*JobTask             `protobuf:"bytes,3,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetJobResp) Reset() {
+	*x = GetJobResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetJobResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetJobResp) ProtoMessage() {}
+
+func (x *GetJobResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetJobResp.ProtoReflect.Descriptor instead.
+func (*GetJobResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *GetJobResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *GetJobResp) GetJob() *JobDesc {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
+
+func (x *GetJobResp) GetTasks() []*JobTask {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+// StopJobReq stops a QUEUE or RUNNING job of the space: the runner halts
+// between two steps, never in the middle of one.
+type StopJobReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	JobId         int64                  `protobuf:"varint,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopJobReq) Reset() {
+	*x = StopJobReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopJobReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopJobReq) ProtoMessage() {}
+
+func (x *StopJobReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopJobReq.ProtoReflect.Descriptor instead.
+func (*StopJobReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *StopJobReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *StopJobReq) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+type StopJobResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopJobResp) Reset() {
+	*x = StopJobResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopJobResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopJobResp) ProtoMessage() {}
+
+func (x *StopJobResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopJobResp.ProtoReflect.Descriptor instead.
+func (*StopJobResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *StopJobResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+// RecoverJobReq puts STOPPED and FAILED jobs of the space back in the
+// queue (job_ids empty: all of them); they resume at their first
+// unfinished task.
+type RecoverJobReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	JobIds        []int64                `protobuf:"varint,2,rep,packed,name=job_ids,json=jobIds,proto3" json:"job_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecoverJobReq) Reset() {
+	*x = RecoverJobReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecoverJobReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecoverJobReq) ProtoMessage() {}
+
+func (x *RecoverJobReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecoverJobReq.ProtoReflect.Descriptor instead.
+func (*RecoverJobReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *RecoverJobReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *RecoverJobReq) GetJobIds() []int64 {
+	if x != nil {
+		return x.JobIds
+	}
+	return nil
+}
+
+type RecoverJobResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Recovered     int32                  `protobuf:"varint,2,opt,name=recovered,proto3" json:"recovered,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecoverJobResp) Reset() {
+	*x = RecoverJobResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecoverJobResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecoverJobResp) ProtoMessage() {}
+
+func (x *RecoverJobResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecoverJobResp.ProtoReflect.Descriptor instead.
+func (*RecoverJobResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *RecoverJobResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *RecoverJobResp) GetRecovered() int32 {
+	if x != nil {
+		return x.Recovered
 	}
 	return 0
 }
@@ -2617,18 +4722,19 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\apart_id\x18\x01 \x01(\x05R\x06partId\x12\x1a\n" +
 	"\breplicas\x18\x02 \x03(\x04R\breplicas\x12\x1a\n" +
 	"\blearners\x18\x03 \x03(\x04R\blearners\x12)\n" +
-	"\x10initial_replicas\x18\x04 \x03(\x04R\x0finitialReplicas\"\x99\x01\n" +
+	"\x10initial_replicas\x18\x04 \x03(\x04R\x0finitialReplicas\"\xad\x01\n" +
 	"\bHostInfo\x12\x19\n" +
 	"\bstore_id\x18\x01 \x01(\x04R\astoreId\x12.\n" +
 	"\x04addr\x18\x02 \x01(\v2\x1a.novagraph.common.HostAddrR\x04addr\x12*\n" +
 	"\x11last_heartbeat_ms\x18\x03 \x01(\x03R\x0flastHeartbeatMs\x12\x16\n" +
-	"\x06online\x18\x04 \x01(\bR\x06online\"o\n" +
+	"\x06online\x18\x04 \x01(\bR\x06online\x12\x12\n" +
+	"\x04zone\x18\x05 \x01(\tR\x04zone\"o\n" +
 	"\n" +
 	"LeaderInfo\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
 	"\bstore_id\x18\x03 \x01(\x04R\astoreId\x12\x12\n" +
-	"\x04term\x18\x04 \x01(\x04R\x04term\"\xde\x03\n" +
+	"\x04term\x18\x04 \x01(\x04R\x04term\"\x8e\x04\n" +
 	"\aCatalog\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x121\n" +
 	"\x06spaces\x18\x02 \x03(\v2\x19.novagraph.meta.SpaceDescR\x06spaces\x12+\n" +
@@ -2637,11 +4743,24 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x05parts\x18\x05 \x03(\v2\".novagraph.meta.Catalog.PartsEntryR\x05parts\x12.\n" +
 	"\x05hosts\x18\x06 \x03(\v2\x18.novagraph.meta.HostInfoR\x05hosts\x124\n" +
 	"\aleaders\x18\a \x03(\v2\x1a.novagraph.meta.LeaderInfoR\aleaders\x123\n" +
-	"\aindexes\x18\b \x03(\v2\x19.novagraph.meta.IndexDescR\aindexes\x1aT\n" +
+	"\aindexes\x18\b \x03(\v2\x19.novagraph.meta.IndexDescR\aindexes\x12.\n" +
+	"\x05users\x18\t \x03(\v2\x18.novagraph.meta.UserInfoR\x05users\x1aT\n" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x120\n" +
-	"\x05value\x18\x02 \x01(\v2\x1a.novagraph.meta.SpacePartsR\x05value:\x028\x01\"=\n" +
+	"\x05value\x18\x02 \x01(\v2\x1a.novagraph.meta.SpacePartsR\x05value:\x028\x01\"\xd4\x01\n" +
+	"\bUserInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x129\n" +
+	"\x05roles\x18\x02 \x03(\v2#.novagraph.meta.UserInfo.RolesEntryR\x05roles\x12%\n" +
+	"\x0ecreate_version\x18\x03 \x01(\x03R\rcreateVersion\x1aR\n" +
+	"\n" +
+	"RolesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x12.\n" +
+	"\x05value\x18\x02 \x01(\x0e2\x18.novagraph.meta.RoleTypeR\x05value:\x028\x01\"E\n" +
+	"\n" +
+	"UserRecord\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
+	"\rpassword_hash\x18\x02 \x01(\fR\fpasswordHash\"=\n" +
 	"\n" +
 	"SpaceParts\x12/\n" +
 	"\x05parts\x18\x01 \x03(\v2\x19.novagraph.meta.PartAllocR\x05parts\"S\n" +
@@ -2721,9 +4840,10 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\tif_exists\x18\x04 \x01(\bR\bifExists\"Y\n" +
 	"\rDropIndexResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion\"A\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"U\n" +
 	"\x0fRegisterHostReq\x12.\n" +
-	"\x04addr\x18\x01 \x01(\v2\x1a.novagraph.common.HostAddrR\x04addr\"w\n" +
+	"\x04addr\x18\x01 \x01(\v2\x1a.novagraph.common.HostAddrR\x04addr\x12\x12\n" +
+	"\x04zone\x18\x02 \x01(\tR\x04zone\"w\n" +
 	"\x10RegisterHostResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x19\n" +
 	"\bstore_id\x18\x02 \x01(\x04R\astoreId\x12\x18\n" +
@@ -2744,13 +4864,136 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\blearners\x18\x06 \x03(\x04R\blearners\"b\n" +
 	"\x16UpdatePartReplicasResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"?\n" +
+	"\vAddHostsReq\x120\n" +
+	"\x05hosts\x18\x01 \x03(\v2\x1a.novagraph.common.HostAddrR\x05hosts\"X\n" +
+	"\fAddHostsResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"@\n" +
+	"\fDropHostsReq\x120\n" +
+	"\x05hosts\x18\x01 \x03(\v2\x1a.novagraph.common.HostAddrR\x05hosts\"Y\n" +
+	"\rDropHostsResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\"\x0f\n" +
 	"\rGetCatalogReq\"s\n" +
 	"\x0eGetCatalogResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x121\n" +
 	"\acatalog\x18\x02 \x01(\v2\x17.novagraph.meta.CatalogR\acatalog\"6\n" +
 	"\x0fWatchCatalogReq\x12#\n" +
-	"\rknown_version\x18\x01 \x01(\x03R\fknownVersion*\xa3\x01\n" +
+	"\rknown_version\x18\x01 \x01(\x03R\fknownVersion\"c\n" +
+	"\rCreateUserReq\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\x12\"\n" +
+	"\rif_not_exists\x18\x03 \x01(\bR\vifNotExists\"Z\n" +
+	"\x0eCreateUserResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\">\n" +
+	"\vDropUserReq\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
+	"\tif_exists\x18\x02 \x01(\bR\bifExists\"X\n" +
+	"\fDropUserResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\">\n" +
+	"\fAlterUserReq\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\"Y\n" +
+	"\rAlterUserResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"m\n" +
+	"\x11ChangePasswordReq\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
+	"\fold_password\x18\x02 \x01(\tR\voldPassword\x12!\n" +
+	"\fnew_password\x18\x03 \x01(\tR\vnewPassword\"^\n" +
+	"\x12ChangePasswordResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"k\n" +
+	"\fGrantRoleReq\x12\x12\n" +
+	"\x04user\x18\x01 \x01(\tR\x04user\x12\x19\n" +
+	"\bspace_id\x18\x02 \x01(\x05R\aspaceId\x12,\n" +
+	"\x04role\x18\x03 \x01(\x0e2\x18.novagraph.meta.RoleTypeR\x04role\"Y\n" +
+	"\rGrantRoleResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"l\n" +
+	"\rRevokeRoleReq\x12\x12\n" +
+	"\x04user\x18\x01 \x01(\tR\x04user\x12\x19\n" +
+	"\bspace_id\x18\x02 \x01(\x05R\aspaceId\x12,\n" +
+	"\x04role\x18\x03 \x01(\x0e2\x18.novagraph.meta.RoleTypeR\x04role\"Z\n" +
+	"\x0eRevokeRoleResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"?\n" +
+	"\rVerifyUserReq\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\"\x91\x01\n" +
+	"\x0eVerifyUserResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x0e\n" +
+	"\x02ok\x18\x02 \x01(\bR\x02ok\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\x03R\aversion\x12%\n" +
+	"\x0ecreate_version\x18\x04 \x01(\x03R\rcreateVersion\"\xb1\x03\n" +
+	"\aJobDesc\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x19\n" +
+	"\bspace_id\x18\x02 \x01(\x05R\aspaceId\x12+\n" +
+	"\x04type\x18\x03 \x01(\x0e2\x17.novagraph.meta.JobTypeR\x04type\x12#\n" +
+	"\rremove_stores\x18\x04 \x03(\x04R\fremoveStores\x121\n" +
+	"\x06status\x18\x05 \x01(\x0e2\x19.novagraph.meta.JobStatusR\x06status\x12\x18\n" +
+	"\acommand\x18\x06 \x01(\tR\acommand\x12$\n" +
+	"\x0esubmit_time_ms\x18\a \x01(\x03R\fsubmitTimeMs\x12\"\n" +
+	"\rstart_time_ms\x18\b \x01(\x03R\vstartTimeMs\x12 \n" +
+	"\fstop_time_ms\x18\t \x01(\x03R\n" +
+	"stopTimeMs\x12\x18\n" +
+	"\amessage\x18\n" +
+	" \x01(\tR\amessage\x12\x18\n" +
+	"\aplanned\x18\v \x01(\bR\aplanned\x12\x16\n" +
+	"\x06rounds\x18\f \x01(\x05R\x06rounds\x12\x1d\n" +
+	"\n" +
+	"task_count\x18\r \x01(\x05R\ttaskCount\"\xd9\x02\n" +
+	"\aJobTask\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\x05R\x06taskId\x12\x19\n" +
+	"\bspace_id\x18\x03 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x04 \x01(\x05R\x06partId\x12\x1d\n" +
+	"\n" +
+	"from_store\x18\x05 \x01(\x04R\tfromStore\x12\x19\n" +
+	"\bto_store\x18\x06 \x01(\x04R\atoStore\x121\n" +
+	"\x06status\x18\a \x01(\x0e2\x19.novagraph.meta.JobStatusR\x06status\x12\x1d\n" +
+	"\n" +
+	"done_steps\x18\b \x01(\x05R\tdoneSteps\x12\"\n" +
+	"\rstart_time_ms\x18\t \x01(\x03R\vstartTimeMs\x12 \n" +
+	"\fstop_time_ms\x18\n" +
+	" \x01(\x03R\n" +
+	"stopTimeMs\x12\x18\n" +
+	"\amessage\x18\v \x01(\tR\amessage\"\x95\x01\n" +
+	"\fSubmitJobReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12+\n" +
+	"\x04type\x18\x02 \x01(\x0e2\x17.novagraph.meta.JobTypeR\x04type\x12=\n" +
+	"\fremove_hosts\x18\x03 \x03(\v2\x1a.novagraph.common.HostAddrR\vremoveHosts\"V\n" +
+	"\rSubmitJobResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x15\n" +
+	"\x06job_id\x18\x02 \x01(\x03R\x05jobId\"(\n" +
+	"\vListJobsReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\"k\n" +
+	"\fListJobsResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12+\n" +
+	"\x04jobs\x18\x02 \x03(\v2\x17.novagraph.meta.JobDescR\x04jobs\"=\n" +
+	"\tGetJobReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x15\n" +
+	"\x06job_id\x18\x02 \x01(\x03R\x05jobId\"\x96\x01\n" +
+	"\n" +
+	"GetJobResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12)\n" +
+	"\x03job\x18\x02 \x01(\v2\x17.novagraph.meta.JobDescR\x03job\x12-\n" +
+	"\x05tasks\x18\x03 \x03(\v2\x17.novagraph.meta.JobTaskR\x05tasks\">\n" +
+	"\n" +
+	"StopJobReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x15\n" +
+	"\x06job_id\x18\x02 \x01(\x03R\x05jobId\"=\n" +
+	"\vStopJobResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\"C\n" +
+	"\rRecoverJobReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\ajob_ids\x18\x02 \x03(\x03R\x06jobIds\"^\n" +
+	"\x0eRecoverJobResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x1c\n" +
+	"\trecovered\x18\x02 \x01(\x05R\trecovered*\xa3\x01\n" +
 	"\bPropType\x12\x19\n" +
 	"\x15PROP_TYPE_UNSPECIFIED\x10\x00\x12\t\n" +
 	"\x05INT64\x10\x01\x12\n" +
@@ -2769,7 +5012,27 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\aVidType\x12\x18\n" +
 	"\x14VID_TYPE_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tVID_INT64\x10\x01\x12\x14\n" +
-	"\x10VID_FIXED_STRING\x10\x022\xcc\a\n" +
+	"\x10VID_FIXED_STRING\x10\x02*W\n" +
+	"\bRoleType\x12\x19\n" +
+	"\x15ROLE_TYPE_UNSPECIFIED\x10\x00\x12\a\n" +
+	"\x03GOD\x10\x01\x12\t\n" +
+	"\x05ADMIN\x10\x02\x12\a\n" +
+	"\x03DBA\x10\x03\x12\b\n" +
+	"\x04USER\x10\x04\x12\t\n" +
+	"\x05GUEST\x10\x05*b\n" +
+	"\aJobType\x12\x18\n" +
+	"\x14JOB_TYPE_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10JOB_BALANCE_DATA\x10\x01\x12\x16\n" +
+	"\x12JOB_BALANCE_LEADER\x10\x02\x12\x0f\n" +
+	"\vJOB_COMPACT\x10\x03*z\n" +
+	"\tJobStatus\x12\x1a\n" +
+	"\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\r\n" +
+	"\tJOB_QUEUE\x10\x01\x12\x0f\n" +
+	"\vJOB_RUNNING\x10\x02\x12\x10\n" +
+	"\fJOB_FINISHED\x10\x03\x12\x0e\n" +
+	"\n" +
+	"JOB_FAILED\x10\x04\x12\x0f\n" +
+	"\vJOB_STOPPED\x10\x052\xdb\x0f\n" +
 	"\vMetaService\x12N\n" +
 	"\vCreateSpace\x12\x1e.novagraph.meta.CreateSpaceReq\x1a\x1f.novagraph.meta.CreateSpaceResp\x12H\n" +
 	"\tDropSpace\x12\x1c.novagraph.meta.DropSpaceReq\x1a\x1d.novagraph.meta.DropSpaceResp\x12Q\n" +
@@ -2783,7 +5046,25 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\tHeartbeat\x12\x1c.novagraph.meta.HeartbeatReq\x1a\x1d.novagraph.meta.HeartbeatResp\x12K\n" +
 	"\n" +
 	"GetCatalog\x12\x1d.novagraph.meta.GetCatalogReq\x1a\x1e.novagraph.meta.GetCatalogResp\x12c\n" +
-	"\x12UpdatePartReplicas\x12%.novagraph.meta.UpdatePartReplicasReq\x1a&.novagraph.meta.UpdatePartReplicasResp\x12J\n" +
+	"\x12UpdatePartReplicas\x12%.novagraph.meta.UpdatePartReplicasReq\x1a&.novagraph.meta.UpdatePartReplicasResp\x12K\n" +
+	"\n" +
+	"CreateUser\x12\x1d.novagraph.meta.CreateUserReq\x1a\x1e.novagraph.meta.CreateUserResp\x12E\n" +
+	"\bDropUser\x12\x1b.novagraph.meta.DropUserReq\x1a\x1c.novagraph.meta.DropUserResp\x12H\n" +
+	"\tAlterUser\x12\x1c.novagraph.meta.AlterUserReq\x1a\x1d.novagraph.meta.AlterUserResp\x12W\n" +
+	"\x0eChangePassword\x12!.novagraph.meta.ChangePasswordReq\x1a\".novagraph.meta.ChangePasswordResp\x12H\n" +
+	"\tGrantRole\x12\x1c.novagraph.meta.GrantRoleReq\x1a\x1d.novagraph.meta.GrantRoleResp\x12K\n" +
+	"\n" +
+	"RevokeRole\x12\x1d.novagraph.meta.RevokeRoleReq\x1a\x1e.novagraph.meta.RevokeRoleResp\x12K\n" +
+	"\n" +
+	"VerifyUser\x12\x1d.novagraph.meta.VerifyUserReq\x1a\x1e.novagraph.meta.VerifyUserResp\x12E\n" +
+	"\bAddHosts\x12\x1b.novagraph.meta.AddHostsReq\x1a\x1c.novagraph.meta.AddHostsResp\x12H\n" +
+	"\tDropHosts\x12\x1c.novagraph.meta.DropHostsReq\x1a\x1d.novagraph.meta.DropHostsResp\x12H\n" +
+	"\tSubmitJob\x12\x1c.novagraph.meta.SubmitJobReq\x1a\x1d.novagraph.meta.SubmitJobResp\x12E\n" +
+	"\bListJobs\x12\x1b.novagraph.meta.ListJobsReq\x1a\x1c.novagraph.meta.ListJobsResp\x12?\n" +
+	"\x06GetJob\x12\x19.novagraph.meta.GetJobReq\x1a\x1a.novagraph.meta.GetJobResp\x12B\n" +
+	"\aStopJob\x12\x1a.novagraph.meta.StopJobReq\x1a\x1b.novagraph.meta.StopJobResp\x12K\n" +
+	"\n" +
+	"RecoverJob\x12\x1d.novagraph.meta.RecoverJobReq\x1a\x1e.novagraph.meta.RecoverJobResp\x12J\n" +
 	"\fWatchCatalog\x12\x1f.novagraph.meta.WatchCatalogReq\x1a\x17.novagraph.meta.Catalog0\x01B-Z+github.com/novagraph/novagraph/proto/metapbb\x06proto3"
 
 var (
@@ -2798,123 +5079,216 @@ func file_novagraph_meta_proto_rawDescGZIP() []byte {
 	return file_novagraph_meta_proto_rawDescData
 }
 
-var file_novagraph_meta_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_novagraph_meta_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 71)
 var file_novagraph_meta_proto_goTypes = []any{
 	(PropType)(0),                  // 0: novagraph.meta.PropType
 	(VidType)(0),                   // 1: novagraph.meta.VidType
-	(AlterSchemaOp_Kind)(0),        // 2: novagraph.meta.AlterSchemaOp.Kind
-	(*ColumnDef)(nil),              // 3: novagraph.meta.ColumnDef
-	(*Schema)(nil),                 // 4: novagraph.meta.Schema
-	(*SpaceDesc)(nil),              // 5: novagraph.meta.SpaceDesc
-	(*TagDesc)(nil),                // 6: novagraph.meta.TagDesc
-	(*EdgeDesc)(nil),               // 7: novagraph.meta.EdgeDesc
-	(*IndexField)(nil),             // 8: novagraph.meta.IndexField
-	(*IndexDesc)(nil),              // 9: novagraph.meta.IndexDesc
-	(*PartAlloc)(nil),              // 10: novagraph.meta.PartAlloc
-	(*HostInfo)(nil),               // 11: novagraph.meta.HostInfo
-	(*LeaderInfo)(nil),             // 12: novagraph.meta.LeaderInfo
-	(*Catalog)(nil),                // 13: novagraph.meta.Catalog
-	(*SpaceParts)(nil),             // 14: novagraph.meta.SpaceParts
-	(*Status)(nil),                 // 15: novagraph.meta.Status
-	(*CreateSpaceReq)(nil),         // 16: novagraph.meta.CreateSpaceReq
-	(*CreateSpaceResp)(nil),        // 17: novagraph.meta.CreateSpaceResp
-	(*DropSpaceReq)(nil),           // 18: novagraph.meta.DropSpaceReq
-	(*DropSpaceResp)(nil),          // 19: novagraph.meta.DropSpaceResp
-	(*CreateSchemaReq)(nil),        // 20: novagraph.meta.CreateSchemaReq
-	(*CreateSchemaResp)(nil),       // 21: novagraph.meta.CreateSchemaResp
-	(*AlterSchemaReq)(nil),         // 22: novagraph.meta.AlterSchemaReq
-	(*AlterSchemaOp)(nil),          // 23: novagraph.meta.AlterSchemaOp
-	(*AlterSchemaResp)(nil),        // 24: novagraph.meta.AlterSchemaResp
-	(*DropSchemaReq)(nil),          // 25: novagraph.meta.DropSchemaReq
-	(*DropSchemaResp)(nil),         // 26: novagraph.meta.DropSchemaResp
-	(*CreateIndexReq)(nil),         // 27: novagraph.meta.CreateIndexReq
-	(*CreateIndexResp)(nil),        // 28: novagraph.meta.CreateIndexResp
-	(*DropIndexReq)(nil),           // 29: novagraph.meta.DropIndexReq
-	(*DropIndexResp)(nil),          // 30: novagraph.meta.DropIndexResp
-	(*RegisterHostReq)(nil),        // 31: novagraph.meta.RegisterHostReq
-	(*RegisterHostResp)(nil),       // 32: novagraph.meta.RegisterHostResp
-	(*HeartbeatReq)(nil),           // 33: novagraph.meta.HeartbeatReq
-	(*HeartbeatResp)(nil),          // 34: novagraph.meta.HeartbeatResp
-	(*UpdatePartReplicasReq)(nil),  // 35: novagraph.meta.UpdatePartReplicasReq
-	(*UpdatePartReplicasResp)(nil), // 36: novagraph.meta.UpdatePartReplicasResp
-	(*GetCatalogReq)(nil),          // 37: novagraph.meta.GetCatalogReq
-	(*GetCatalogResp)(nil),         // 38: novagraph.meta.GetCatalogResp
-	(*WatchCatalogReq)(nil),        // 39: novagraph.meta.WatchCatalogReq
-	nil,                            // 40: novagraph.meta.Catalog.PartsEntry
-	(*commonpb.Value)(nil),         // 41: novagraph.common.Value
-	(*commonpb.HostAddr)(nil),      // 42: novagraph.common.HostAddr
-	(commonpb.ErrorCode)(0),        // 43: novagraph.common.ErrorCode
+	(RoleType)(0),                  // 2: novagraph.meta.RoleType
+	(JobType)(0),                   // 3: novagraph.meta.JobType
+	(JobStatus)(0),                 // 4: novagraph.meta.JobStatus
+	(AlterSchemaOp_Kind)(0),        // 5: novagraph.meta.AlterSchemaOp.Kind
+	(*ColumnDef)(nil),              // 6: novagraph.meta.ColumnDef
+	(*Schema)(nil),                 // 7: novagraph.meta.Schema
+	(*SpaceDesc)(nil),              // 8: novagraph.meta.SpaceDesc
+	(*TagDesc)(nil),                // 9: novagraph.meta.TagDesc
+	(*EdgeDesc)(nil),               // 10: novagraph.meta.EdgeDesc
+	(*IndexField)(nil),             // 11: novagraph.meta.IndexField
+	(*IndexDesc)(nil),              // 12: novagraph.meta.IndexDesc
+	(*PartAlloc)(nil),              // 13: novagraph.meta.PartAlloc
+	(*HostInfo)(nil),               // 14: novagraph.meta.HostInfo
+	(*LeaderInfo)(nil),             // 15: novagraph.meta.LeaderInfo
+	(*Catalog)(nil),                // 16: novagraph.meta.Catalog
+	(*UserInfo)(nil),               // 17: novagraph.meta.UserInfo
+	(*UserRecord)(nil),             // 18: novagraph.meta.UserRecord
+	(*SpaceParts)(nil),             // 19: novagraph.meta.SpaceParts
+	(*Status)(nil),                 // 20: novagraph.meta.Status
+	(*CreateSpaceReq)(nil),         // 21: novagraph.meta.CreateSpaceReq
+	(*CreateSpaceResp)(nil),        // 22: novagraph.meta.CreateSpaceResp
+	(*DropSpaceReq)(nil),           // 23: novagraph.meta.DropSpaceReq
+	(*DropSpaceResp)(nil),          // 24: novagraph.meta.DropSpaceResp
+	(*CreateSchemaReq)(nil),        // 25: novagraph.meta.CreateSchemaReq
+	(*CreateSchemaResp)(nil),       // 26: novagraph.meta.CreateSchemaResp
+	(*AlterSchemaReq)(nil),         // 27: novagraph.meta.AlterSchemaReq
+	(*AlterSchemaOp)(nil),          // 28: novagraph.meta.AlterSchemaOp
+	(*AlterSchemaResp)(nil),        // 29: novagraph.meta.AlterSchemaResp
+	(*DropSchemaReq)(nil),          // 30: novagraph.meta.DropSchemaReq
+	(*DropSchemaResp)(nil),         // 31: novagraph.meta.DropSchemaResp
+	(*CreateIndexReq)(nil),         // 32: novagraph.meta.CreateIndexReq
+	(*CreateIndexResp)(nil),        // 33: novagraph.meta.CreateIndexResp
+	(*DropIndexReq)(nil),           // 34: novagraph.meta.DropIndexReq
+	(*DropIndexResp)(nil),          // 35: novagraph.meta.DropIndexResp
+	(*RegisterHostReq)(nil),        // 36: novagraph.meta.RegisterHostReq
+	(*RegisterHostResp)(nil),       // 37: novagraph.meta.RegisterHostResp
+	(*HeartbeatReq)(nil),           // 38: novagraph.meta.HeartbeatReq
+	(*HeartbeatResp)(nil),          // 39: novagraph.meta.HeartbeatResp
+	(*UpdatePartReplicasReq)(nil),  // 40: novagraph.meta.UpdatePartReplicasReq
+	(*UpdatePartReplicasResp)(nil), // 41: novagraph.meta.UpdatePartReplicasResp
+	(*AddHostsReq)(nil),            // 42: novagraph.meta.AddHostsReq
+	(*AddHostsResp)(nil),           // 43: novagraph.meta.AddHostsResp
+	(*DropHostsReq)(nil),           // 44: novagraph.meta.DropHostsReq
+	(*DropHostsResp)(nil),          // 45: novagraph.meta.DropHostsResp
+	(*GetCatalogReq)(nil),          // 46: novagraph.meta.GetCatalogReq
+	(*GetCatalogResp)(nil),         // 47: novagraph.meta.GetCatalogResp
+	(*WatchCatalogReq)(nil),        // 48: novagraph.meta.WatchCatalogReq
+	(*CreateUserReq)(nil),          // 49: novagraph.meta.CreateUserReq
+	(*CreateUserResp)(nil),         // 50: novagraph.meta.CreateUserResp
+	(*DropUserReq)(nil),            // 51: novagraph.meta.DropUserReq
+	(*DropUserResp)(nil),           // 52: novagraph.meta.DropUserResp
+	(*AlterUserReq)(nil),           // 53: novagraph.meta.AlterUserReq
+	(*AlterUserResp)(nil),          // 54: novagraph.meta.AlterUserResp
+	(*ChangePasswordReq)(nil),      // 55: novagraph.meta.ChangePasswordReq
+	(*ChangePasswordResp)(nil),     // 56: novagraph.meta.ChangePasswordResp
+	(*GrantRoleReq)(nil),           // 57: novagraph.meta.GrantRoleReq
+	(*GrantRoleResp)(nil),          // 58: novagraph.meta.GrantRoleResp
+	(*RevokeRoleReq)(nil),          // 59: novagraph.meta.RevokeRoleReq
+	(*RevokeRoleResp)(nil),         // 60: novagraph.meta.RevokeRoleResp
+	(*VerifyUserReq)(nil),          // 61: novagraph.meta.VerifyUserReq
+	(*VerifyUserResp)(nil),         // 62: novagraph.meta.VerifyUserResp
+	(*JobDesc)(nil),                // 63: novagraph.meta.JobDesc
+	(*JobTask)(nil),                // 64: novagraph.meta.JobTask
+	(*SubmitJobReq)(nil),           // 65: novagraph.meta.SubmitJobReq
+	(*SubmitJobResp)(nil),          // 66: novagraph.meta.SubmitJobResp
+	(*ListJobsReq)(nil),            // 67: novagraph.meta.ListJobsReq
+	(*ListJobsResp)(nil),           // 68: novagraph.meta.ListJobsResp
+	(*GetJobReq)(nil),              // 69: novagraph.meta.GetJobReq
+	(*GetJobResp)(nil),             // 70: novagraph.meta.GetJobResp
+	(*StopJobReq)(nil),             // 71: novagraph.meta.StopJobReq
+	(*StopJobResp)(nil),            // 72: novagraph.meta.StopJobResp
+	(*RecoverJobReq)(nil),          // 73: novagraph.meta.RecoverJobReq
+	(*RecoverJobResp)(nil),         // 74: novagraph.meta.RecoverJobResp
+	nil,                            // 75: novagraph.meta.Catalog.PartsEntry
+	nil,                            // 76: novagraph.meta.UserInfo.RolesEntry
+	(*commonpb.Value)(nil),         // 77: novagraph.common.Value
+	(*commonpb.HostAddr)(nil),      // 78: novagraph.common.HostAddr
+	(commonpb.ErrorCode)(0),        // 79: novagraph.common.ErrorCode
 }
 var file_novagraph_meta_proto_depIdxs = []int32{
 	0,  // 0: novagraph.meta.ColumnDef.type:type_name -> novagraph.meta.PropType
-	41, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
-	3,  // 2: novagraph.meta.Schema.columns:type_name -> novagraph.meta.ColumnDef
+	77, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
+	6,  // 2: novagraph.meta.Schema.columns:type_name -> novagraph.meta.ColumnDef
 	1,  // 3: novagraph.meta.SpaceDesc.vid_type:type_name -> novagraph.meta.VidType
-	4,  // 4: novagraph.meta.TagDesc.versions:type_name -> novagraph.meta.Schema
-	4,  // 5: novagraph.meta.EdgeDesc.versions:type_name -> novagraph.meta.Schema
-	8,  // 6: novagraph.meta.IndexDesc.fields:type_name -> novagraph.meta.IndexField
-	42, // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
-	5,  // 8: novagraph.meta.Catalog.spaces:type_name -> novagraph.meta.SpaceDesc
-	6,  // 9: novagraph.meta.Catalog.tags:type_name -> novagraph.meta.TagDesc
-	7,  // 10: novagraph.meta.Catalog.edges:type_name -> novagraph.meta.EdgeDesc
-	40, // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
-	11, // 12: novagraph.meta.Catalog.hosts:type_name -> novagraph.meta.HostInfo
-	12, // 13: novagraph.meta.Catalog.leaders:type_name -> novagraph.meta.LeaderInfo
-	9,  // 14: novagraph.meta.Catalog.indexes:type_name -> novagraph.meta.IndexDesc
-	10, // 15: novagraph.meta.SpaceParts.parts:type_name -> novagraph.meta.PartAlloc
-	43, // 16: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
-	5,  // 17: novagraph.meta.CreateSpaceReq.space:type_name -> novagraph.meta.SpaceDesc
-	15, // 18: novagraph.meta.CreateSpaceResp.status:type_name -> novagraph.meta.Status
-	15, // 19: novagraph.meta.DropSpaceResp.status:type_name -> novagraph.meta.Status
-	3,  // 20: novagraph.meta.CreateSchemaReq.columns:type_name -> novagraph.meta.ColumnDef
-	15, // 21: novagraph.meta.CreateSchemaResp.status:type_name -> novagraph.meta.Status
-	23, // 22: novagraph.meta.AlterSchemaReq.ops:type_name -> novagraph.meta.AlterSchemaOp
-	2,  // 23: novagraph.meta.AlterSchemaOp.kind:type_name -> novagraph.meta.AlterSchemaOp.Kind
-	3,  // 24: novagraph.meta.AlterSchemaOp.columns:type_name -> novagraph.meta.ColumnDef
-	15, // 25: novagraph.meta.AlterSchemaResp.status:type_name -> novagraph.meta.Status
-	15, // 26: novagraph.meta.DropSchemaResp.status:type_name -> novagraph.meta.Status
-	8,  // 27: novagraph.meta.CreateIndexReq.fields:type_name -> novagraph.meta.IndexField
-	15, // 28: novagraph.meta.CreateIndexResp.status:type_name -> novagraph.meta.Status
-	15, // 29: novagraph.meta.DropIndexResp.status:type_name -> novagraph.meta.Status
-	42, // 30: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
-	15, // 31: novagraph.meta.RegisterHostResp.status:type_name -> novagraph.meta.Status
-	42, // 32: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
-	12, // 33: novagraph.meta.HeartbeatReq.leaders:type_name -> novagraph.meta.LeaderInfo
-	15, // 34: novagraph.meta.HeartbeatResp.status:type_name -> novagraph.meta.Status
-	15, // 35: novagraph.meta.UpdatePartReplicasResp.status:type_name -> novagraph.meta.Status
-	15, // 36: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
-	13, // 37: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
-	14, // 38: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
-	16, // 39: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
-	18, // 40: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
-	20, // 41: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
-	22, // 42: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
-	25, // 43: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
-	27, // 44: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
-	29, // 45: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
-	31, // 46: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
-	33, // 47: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
-	37, // 48: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
-	35, // 49: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
-	39, // 50: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
-	17, // 51: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
-	19, // 52: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
-	21, // 53: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
-	24, // 54: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
-	26, // 55: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
-	28, // 56: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
-	30, // 57: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
-	32, // 58: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
-	34, // 59: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
-	38, // 60: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
-	36, // 61: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
-	13, // 62: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
-	51, // [51:63] is the sub-list for method output_type
-	39, // [39:51] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	7,  // 4: novagraph.meta.TagDesc.versions:type_name -> novagraph.meta.Schema
+	7,  // 5: novagraph.meta.EdgeDesc.versions:type_name -> novagraph.meta.Schema
+	11, // 6: novagraph.meta.IndexDesc.fields:type_name -> novagraph.meta.IndexField
+	78, // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
+	8,  // 8: novagraph.meta.Catalog.spaces:type_name -> novagraph.meta.SpaceDesc
+	9,  // 9: novagraph.meta.Catalog.tags:type_name -> novagraph.meta.TagDesc
+	10, // 10: novagraph.meta.Catalog.edges:type_name -> novagraph.meta.EdgeDesc
+	75, // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
+	14, // 12: novagraph.meta.Catalog.hosts:type_name -> novagraph.meta.HostInfo
+	15, // 13: novagraph.meta.Catalog.leaders:type_name -> novagraph.meta.LeaderInfo
+	12, // 14: novagraph.meta.Catalog.indexes:type_name -> novagraph.meta.IndexDesc
+	17, // 15: novagraph.meta.Catalog.users:type_name -> novagraph.meta.UserInfo
+	76, // 16: novagraph.meta.UserInfo.roles:type_name -> novagraph.meta.UserInfo.RolesEntry
+	13, // 17: novagraph.meta.SpaceParts.parts:type_name -> novagraph.meta.PartAlloc
+	79, // 18: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
+	8,  // 19: novagraph.meta.CreateSpaceReq.space:type_name -> novagraph.meta.SpaceDesc
+	20, // 20: novagraph.meta.CreateSpaceResp.status:type_name -> novagraph.meta.Status
+	20, // 21: novagraph.meta.DropSpaceResp.status:type_name -> novagraph.meta.Status
+	6,  // 22: novagraph.meta.CreateSchemaReq.columns:type_name -> novagraph.meta.ColumnDef
+	20, // 23: novagraph.meta.CreateSchemaResp.status:type_name -> novagraph.meta.Status
+	28, // 24: novagraph.meta.AlterSchemaReq.ops:type_name -> novagraph.meta.AlterSchemaOp
+	5,  // 25: novagraph.meta.AlterSchemaOp.kind:type_name -> novagraph.meta.AlterSchemaOp.Kind
+	6,  // 26: novagraph.meta.AlterSchemaOp.columns:type_name -> novagraph.meta.ColumnDef
+	20, // 27: novagraph.meta.AlterSchemaResp.status:type_name -> novagraph.meta.Status
+	20, // 28: novagraph.meta.DropSchemaResp.status:type_name -> novagraph.meta.Status
+	11, // 29: novagraph.meta.CreateIndexReq.fields:type_name -> novagraph.meta.IndexField
+	20, // 30: novagraph.meta.CreateIndexResp.status:type_name -> novagraph.meta.Status
+	20, // 31: novagraph.meta.DropIndexResp.status:type_name -> novagraph.meta.Status
+	78, // 32: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
+	20, // 33: novagraph.meta.RegisterHostResp.status:type_name -> novagraph.meta.Status
+	78, // 34: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
+	15, // 35: novagraph.meta.HeartbeatReq.leaders:type_name -> novagraph.meta.LeaderInfo
+	20, // 36: novagraph.meta.HeartbeatResp.status:type_name -> novagraph.meta.Status
+	20, // 37: novagraph.meta.UpdatePartReplicasResp.status:type_name -> novagraph.meta.Status
+	78, // 38: novagraph.meta.AddHostsReq.hosts:type_name -> novagraph.common.HostAddr
+	20, // 39: novagraph.meta.AddHostsResp.status:type_name -> novagraph.meta.Status
+	78, // 40: novagraph.meta.DropHostsReq.hosts:type_name -> novagraph.common.HostAddr
+	20, // 41: novagraph.meta.DropHostsResp.status:type_name -> novagraph.meta.Status
+	20, // 42: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
+	16, // 43: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
+	20, // 44: novagraph.meta.CreateUserResp.status:type_name -> novagraph.meta.Status
+	20, // 45: novagraph.meta.DropUserResp.status:type_name -> novagraph.meta.Status
+	20, // 46: novagraph.meta.AlterUserResp.status:type_name -> novagraph.meta.Status
+	20, // 47: novagraph.meta.ChangePasswordResp.status:type_name -> novagraph.meta.Status
+	2,  // 48: novagraph.meta.GrantRoleReq.role:type_name -> novagraph.meta.RoleType
+	20, // 49: novagraph.meta.GrantRoleResp.status:type_name -> novagraph.meta.Status
+	2,  // 50: novagraph.meta.RevokeRoleReq.role:type_name -> novagraph.meta.RoleType
+	20, // 51: novagraph.meta.RevokeRoleResp.status:type_name -> novagraph.meta.Status
+	20, // 52: novagraph.meta.VerifyUserResp.status:type_name -> novagraph.meta.Status
+	3,  // 53: novagraph.meta.JobDesc.type:type_name -> novagraph.meta.JobType
+	4,  // 54: novagraph.meta.JobDesc.status:type_name -> novagraph.meta.JobStatus
+	4,  // 55: novagraph.meta.JobTask.status:type_name -> novagraph.meta.JobStatus
+	3,  // 56: novagraph.meta.SubmitJobReq.type:type_name -> novagraph.meta.JobType
+	78, // 57: novagraph.meta.SubmitJobReq.remove_hosts:type_name -> novagraph.common.HostAddr
+	20, // 58: novagraph.meta.SubmitJobResp.status:type_name -> novagraph.meta.Status
+	20, // 59: novagraph.meta.ListJobsResp.status:type_name -> novagraph.meta.Status
+	63, // 60: novagraph.meta.ListJobsResp.jobs:type_name -> novagraph.meta.JobDesc
+	20, // 61: novagraph.meta.GetJobResp.status:type_name -> novagraph.meta.Status
+	63, // 62: novagraph.meta.GetJobResp.job:type_name -> novagraph.meta.JobDesc
+	64, // 63: novagraph.meta.GetJobResp.tasks:type_name -> novagraph.meta.JobTask
+	20, // 64: novagraph.meta.StopJobResp.status:type_name -> novagraph.meta.Status
+	20, // 65: novagraph.meta.RecoverJobResp.status:type_name -> novagraph.meta.Status
+	19, // 66: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
+	2,  // 67: novagraph.meta.UserInfo.RolesEntry.value:type_name -> novagraph.meta.RoleType
+	21, // 68: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
+	23, // 69: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
+	25, // 70: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
+	27, // 71: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
+	30, // 72: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
+	32, // 73: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
+	34, // 74: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
+	36, // 75: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
+	38, // 76: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
+	46, // 77: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
+	40, // 78: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
+	49, // 79: novagraph.meta.MetaService.CreateUser:input_type -> novagraph.meta.CreateUserReq
+	51, // 80: novagraph.meta.MetaService.DropUser:input_type -> novagraph.meta.DropUserReq
+	53, // 81: novagraph.meta.MetaService.AlterUser:input_type -> novagraph.meta.AlterUserReq
+	55, // 82: novagraph.meta.MetaService.ChangePassword:input_type -> novagraph.meta.ChangePasswordReq
+	57, // 83: novagraph.meta.MetaService.GrantRole:input_type -> novagraph.meta.GrantRoleReq
+	59, // 84: novagraph.meta.MetaService.RevokeRole:input_type -> novagraph.meta.RevokeRoleReq
+	61, // 85: novagraph.meta.MetaService.VerifyUser:input_type -> novagraph.meta.VerifyUserReq
+	42, // 86: novagraph.meta.MetaService.AddHosts:input_type -> novagraph.meta.AddHostsReq
+	44, // 87: novagraph.meta.MetaService.DropHosts:input_type -> novagraph.meta.DropHostsReq
+	65, // 88: novagraph.meta.MetaService.SubmitJob:input_type -> novagraph.meta.SubmitJobReq
+	67, // 89: novagraph.meta.MetaService.ListJobs:input_type -> novagraph.meta.ListJobsReq
+	69, // 90: novagraph.meta.MetaService.GetJob:input_type -> novagraph.meta.GetJobReq
+	71, // 91: novagraph.meta.MetaService.StopJob:input_type -> novagraph.meta.StopJobReq
+	73, // 92: novagraph.meta.MetaService.RecoverJob:input_type -> novagraph.meta.RecoverJobReq
+	48, // 93: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
+	22, // 94: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
+	24, // 95: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
+	26, // 96: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
+	29, // 97: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
+	31, // 98: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
+	33, // 99: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
+	35, // 100: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
+	37, // 101: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
+	39, // 102: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
+	47, // 103: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
+	41, // 104: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
+	50, // 105: novagraph.meta.MetaService.CreateUser:output_type -> novagraph.meta.CreateUserResp
+	52, // 106: novagraph.meta.MetaService.DropUser:output_type -> novagraph.meta.DropUserResp
+	54, // 107: novagraph.meta.MetaService.AlterUser:output_type -> novagraph.meta.AlterUserResp
+	56, // 108: novagraph.meta.MetaService.ChangePassword:output_type -> novagraph.meta.ChangePasswordResp
+	58, // 109: novagraph.meta.MetaService.GrantRole:output_type -> novagraph.meta.GrantRoleResp
+	60, // 110: novagraph.meta.MetaService.RevokeRole:output_type -> novagraph.meta.RevokeRoleResp
+	62, // 111: novagraph.meta.MetaService.VerifyUser:output_type -> novagraph.meta.VerifyUserResp
+	43, // 112: novagraph.meta.MetaService.AddHosts:output_type -> novagraph.meta.AddHostsResp
+	45, // 113: novagraph.meta.MetaService.DropHosts:output_type -> novagraph.meta.DropHostsResp
+	66, // 114: novagraph.meta.MetaService.SubmitJob:output_type -> novagraph.meta.SubmitJobResp
+	68, // 115: novagraph.meta.MetaService.ListJobs:output_type -> novagraph.meta.ListJobsResp
+	70, // 116: novagraph.meta.MetaService.GetJob:output_type -> novagraph.meta.GetJobResp
+	72, // 117: novagraph.meta.MetaService.StopJob:output_type -> novagraph.meta.StopJobResp
+	74, // 118: novagraph.meta.MetaService.RecoverJob:output_type -> novagraph.meta.RecoverJobResp
+	16, // 119: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
+	94, // [94:120] is the sub-list for method output_type
+	68, // [68:94] is the sub-list for method input_type
+	68, // [68:68] is the sub-list for extension type_name
+	68, // [68:68] is the sub-list for extension extendee
+	0,  // [0:68] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_meta_proto_init() }
@@ -2927,8 +5301,8 @@ func file_novagraph_meta_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_meta_proto_rawDesc), len(file_novagraph_meta_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   38,
+			NumEnums:      6,
+			NumMessages:   71,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

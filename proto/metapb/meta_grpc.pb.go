@@ -33,6 +33,20 @@ const (
 	MetaService_Heartbeat_FullMethodName          = "/novagraph.meta.MetaService/Heartbeat"
 	MetaService_GetCatalog_FullMethodName         = "/novagraph.meta.MetaService/GetCatalog"
 	MetaService_UpdatePartReplicas_FullMethodName = "/novagraph.meta.MetaService/UpdatePartReplicas"
+	MetaService_CreateUser_FullMethodName         = "/novagraph.meta.MetaService/CreateUser"
+	MetaService_DropUser_FullMethodName           = "/novagraph.meta.MetaService/DropUser"
+	MetaService_AlterUser_FullMethodName          = "/novagraph.meta.MetaService/AlterUser"
+	MetaService_ChangePassword_FullMethodName     = "/novagraph.meta.MetaService/ChangePassword"
+	MetaService_GrantRole_FullMethodName          = "/novagraph.meta.MetaService/GrantRole"
+	MetaService_RevokeRole_FullMethodName         = "/novagraph.meta.MetaService/RevokeRole"
+	MetaService_VerifyUser_FullMethodName         = "/novagraph.meta.MetaService/VerifyUser"
+	MetaService_AddHosts_FullMethodName           = "/novagraph.meta.MetaService/AddHosts"
+	MetaService_DropHosts_FullMethodName          = "/novagraph.meta.MetaService/DropHosts"
+	MetaService_SubmitJob_FullMethodName          = "/novagraph.meta.MetaService/SubmitJob"
+	MetaService_ListJobs_FullMethodName           = "/novagraph.meta.MetaService/ListJobs"
+	MetaService_GetJob_FullMethodName             = "/novagraph.meta.MetaService/GetJob"
+	MetaService_StopJob_FullMethodName            = "/novagraph.meta.MetaService/StopJob"
+	MetaService_RecoverJob_FullMethodName         = "/novagraph.meta.MetaService/RecoverJob"
 	MetaService_WatchCatalog_FullMethodName       = "/novagraph.meta.MetaService/WatchCatalog"
 )
 
@@ -51,6 +65,21 @@ type MetaServiceClient interface {
 	Heartbeat(ctx context.Context, in *HeartbeatReq, opts ...grpc.CallOption) (*HeartbeatResp, error)
 	GetCatalog(ctx context.Context, in *GetCatalogReq, opts ...grpc.CallOption) (*GetCatalogResp, error)
 	UpdatePartReplicas(ctx context.Context, in *UpdatePartReplicasReq, opts ...grpc.CallOption) (*UpdatePartReplicasResp, error)
+	CreateUser(ctx context.Context, in *CreateUserReq, opts ...grpc.CallOption) (*CreateUserResp, error)
+	DropUser(ctx context.Context, in *DropUserReq, opts ...grpc.CallOption) (*DropUserResp, error)
+	AlterUser(ctx context.Context, in *AlterUserReq, opts ...grpc.CallOption) (*AlterUserResp, error)
+	ChangePassword(ctx context.Context, in *ChangePasswordReq, opts ...grpc.CallOption) (*ChangePasswordResp, error)
+	GrantRole(ctx context.Context, in *GrantRoleReq, opts ...grpc.CallOption) (*GrantRoleResp, error)
+	RevokeRole(ctx context.Context, in *RevokeRoleReq, opts ...grpc.CallOption) (*RevokeRoleResp, error)
+	VerifyUser(ctx context.Context, in *VerifyUserReq, opts ...grpc.CallOption) (*VerifyUserResp, error)
+	AddHosts(ctx context.Context, in *AddHostsReq, opts ...grpc.CallOption) (*AddHostsResp, error)
+	DropHosts(ctx context.Context, in *DropHostsReq, opts ...grpc.CallOption) (*DropHostsResp, error)
+	// Jobs (metad/jobs.go).
+	SubmitJob(ctx context.Context, in *SubmitJobReq, opts ...grpc.CallOption) (*SubmitJobResp, error)
+	ListJobs(ctx context.Context, in *ListJobsReq, opts ...grpc.CallOption) (*ListJobsResp, error)
+	GetJob(ctx context.Context, in *GetJobReq, opts ...grpc.CallOption) (*GetJobResp, error)
+	StopJob(ctx context.Context, in *StopJobReq, opts ...grpc.CallOption) (*StopJobResp, error)
+	RecoverJob(ctx context.Context, in *RecoverJobReq, opts ...grpc.CallOption) (*RecoverJobResp, error)
 	// WatchCatalog sends the catalog whenever its version passes known_version,
 	// starting at once if it already has.
 	WatchCatalog(ctx context.Context, in *WatchCatalogReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Catalog], error)
@@ -174,6 +203,146 @@ func (c *metaServiceClient) UpdatePartReplicas(ctx context.Context, in *UpdatePa
 	return out, nil
 }
 
+func (c *metaServiceClient) CreateUser(ctx context.Context, in *CreateUserReq, opts ...grpc.CallOption) (*CreateUserResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateUserResp)
+	err := c.cc.Invoke(ctx, MetaService_CreateUser_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) DropUser(ctx context.Context, in *DropUserReq, opts ...grpc.CallOption) (*DropUserResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DropUserResp)
+	err := c.cc.Invoke(ctx, MetaService_DropUser_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) AlterUser(ctx context.Context, in *AlterUserReq, opts ...grpc.CallOption) (*AlterUserResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AlterUserResp)
+	err := c.cc.Invoke(ctx, MetaService_AlterUser_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) ChangePassword(ctx context.Context, in *ChangePasswordReq, opts ...grpc.CallOption) (*ChangePasswordResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ChangePasswordResp)
+	err := c.cc.Invoke(ctx, MetaService_ChangePassword_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) GrantRole(ctx context.Context, in *GrantRoleReq, opts ...grpc.CallOption) (*GrantRoleResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GrantRoleResp)
+	err := c.cc.Invoke(ctx, MetaService_GrantRole_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) RevokeRole(ctx context.Context, in *RevokeRoleReq, opts ...grpc.CallOption) (*RevokeRoleResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeRoleResp)
+	err := c.cc.Invoke(ctx, MetaService_RevokeRole_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) VerifyUser(ctx context.Context, in *VerifyUserReq, opts ...grpc.CallOption) (*VerifyUserResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(VerifyUserResp)
+	err := c.cc.Invoke(ctx, MetaService_VerifyUser_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) AddHosts(ctx context.Context, in *AddHostsReq, opts ...grpc.CallOption) (*AddHostsResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddHostsResp)
+	err := c.cc.Invoke(ctx, MetaService_AddHosts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) DropHosts(ctx context.Context, in *DropHostsReq, opts ...grpc.CallOption) (*DropHostsResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DropHostsResp)
+	err := c.cc.Invoke(ctx, MetaService_DropHosts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) SubmitJob(ctx context.Context, in *SubmitJobReq, opts ...grpc.CallOption) (*SubmitJobResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubmitJobResp)
+	err := c.cc.Invoke(ctx, MetaService_SubmitJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) ListJobs(ctx context.Context, in *ListJobsReq, opts ...grpc.CallOption) (*ListJobsResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListJobsResp)
+	err := c.cc.Invoke(ctx, MetaService_ListJobs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) GetJob(ctx context.Context, in *GetJobReq, opts ...grpc.CallOption) (*GetJobResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetJobResp)
+	err := c.cc.Invoke(ctx, MetaService_GetJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) StopJob(ctx context.Context, in *StopJobReq, opts ...grpc.CallOption) (*StopJobResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StopJobResp)
+	err := c.cc.Invoke(ctx, MetaService_StopJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) RecoverJob(ctx context.Context, in *RecoverJobReq, opts ...grpc.CallOption) (*RecoverJobResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RecoverJobResp)
+	err := c.cc.Invoke(ctx, MetaService_RecoverJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *metaServiceClient) WatchCatalog(ctx context.Context, in *WatchCatalogReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Catalog], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &MetaService_ServiceDesc.Streams[0], MetaService_WatchCatalog_FullMethodName, cOpts...)
@@ -208,6 +377,21 @@ type MetaServiceServer interface {
 	Heartbeat(context.Context, *HeartbeatReq) (*HeartbeatResp, error)
 	GetCatalog(context.Context, *GetCatalogReq) (*GetCatalogResp, error)
 	UpdatePartReplicas(context.Context, *UpdatePartReplicasReq) (*UpdatePartReplicasResp, error)
+	CreateUser(context.Context, *CreateUserReq) (*CreateUserResp, error)
+	DropUser(context.Context, *DropUserReq) (*DropUserResp, error)
+	AlterUser(context.Context, *AlterUserReq) (*AlterUserResp, error)
+	ChangePassword(context.Context, *ChangePasswordReq) (*ChangePasswordResp, error)
+	GrantRole(context.Context, *GrantRoleReq) (*GrantRoleResp, error)
+	RevokeRole(context.Context, *RevokeRoleReq) (*RevokeRoleResp, error)
+	VerifyUser(context.Context, *VerifyUserReq) (*VerifyUserResp, error)
+	AddHosts(context.Context, *AddHostsReq) (*AddHostsResp, error)
+	DropHosts(context.Context, *DropHostsReq) (*DropHostsResp, error)
+	// Jobs (metad/jobs.go).
+	SubmitJob(context.Context, *SubmitJobReq) (*SubmitJobResp, error)
+	ListJobs(context.Context, *ListJobsReq) (*ListJobsResp, error)
+	GetJob(context.Context, *GetJobReq) (*GetJobResp, error)
+	StopJob(context.Context, *StopJobReq) (*StopJobResp, error)
+	RecoverJob(context.Context, *RecoverJobReq) (*RecoverJobResp, error)
 	// WatchCatalog sends the catalog whenever its version passes known_version,
 	// starting at once if it already has.
 	WatchCatalog(*WatchCatalogReq, grpc.ServerStreamingServer[Catalog]) error
@@ -253,6 +437,48 @@ func (UnimplementedMetaServiceServer) GetCatalog(context.Context, *GetCatalogReq
 }
 func (UnimplementedMetaServiceServer) UpdatePartReplicas(context.Context, *UpdatePartReplicasReq) (*UpdatePartReplicasResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UpdatePartReplicas not implemented")
+}
+func (UnimplementedMetaServiceServer) CreateUser(context.Context, *CreateUserReq) (*CreateUserResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CreateUser not implemented")
+}
+func (UnimplementedMetaServiceServer) DropUser(context.Context, *DropUserReq) (*DropUserResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DropUser not implemented")
+}
+func (UnimplementedMetaServiceServer) AlterUser(context.Context, *AlterUserReq) (*AlterUserResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AlterUser not implemented")
+}
+func (UnimplementedMetaServiceServer) ChangePassword(context.Context, *ChangePasswordReq) (*ChangePasswordResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ChangePassword not implemented")
+}
+func (UnimplementedMetaServiceServer) GrantRole(context.Context, *GrantRoleReq) (*GrantRoleResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GrantRole not implemented")
+}
+func (UnimplementedMetaServiceServer) RevokeRole(context.Context, *RevokeRoleReq) (*RevokeRoleResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RevokeRole not implemented")
+}
+func (UnimplementedMetaServiceServer) VerifyUser(context.Context, *VerifyUserReq) (*VerifyUserResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method VerifyUser not implemented")
+}
+func (UnimplementedMetaServiceServer) AddHosts(context.Context, *AddHostsReq) (*AddHostsResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AddHosts not implemented")
+}
+func (UnimplementedMetaServiceServer) DropHosts(context.Context, *DropHostsReq) (*DropHostsResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DropHosts not implemented")
+}
+func (UnimplementedMetaServiceServer) SubmitJob(context.Context, *SubmitJobReq) (*SubmitJobResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SubmitJob not implemented")
+}
+func (UnimplementedMetaServiceServer) ListJobs(context.Context, *ListJobsReq) (*ListJobsResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListJobs not implemented")
+}
+func (UnimplementedMetaServiceServer) GetJob(context.Context, *GetJobReq) (*GetJobResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetJob not implemented")
+}
+func (UnimplementedMetaServiceServer) StopJob(context.Context, *StopJobReq) (*StopJobResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method StopJob not implemented")
+}
+func (UnimplementedMetaServiceServer) RecoverJob(context.Context, *RecoverJobReq) (*RecoverJobResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RecoverJob not implemented")
 }
 func (UnimplementedMetaServiceServer) WatchCatalog(*WatchCatalogReq, grpc.ServerStreamingServer[Catalog]) error {
 	return status.Errorf(codes.Unimplemented, "method WatchCatalog not implemented")
@@ -476,6 +702,258 @@ func _MetaService_UpdatePartReplicas_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MetaService_CreateUser_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateUserReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).CreateUser(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_CreateUser_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).CreateUser(ctx, req.(*CreateUserReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_DropUser_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DropUserReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).DropUser(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_DropUser_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).DropUser(ctx, req.(*DropUserReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_AlterUser_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AlterUserReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).AlterUser(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_AlterUser_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).AlterUser(ctx, req.(*AlterUserReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_ChangePassword_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ChangePasswordReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).ChangePassword(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_ChangePassword_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).ChangePassword(ctx, req.(*ChangePasswordReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_GrantRole_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GrantRoleReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).GrantRole(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_GrantRole_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).GrantRole(ctx, req.(*GrantRoleReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_RevokeRole_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeRoleReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).RevokeRole(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_RevokeRole_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).RevokeRole(ctx, req.(*RevokeRoleReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_VerifyUser_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(VerifyUserReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).VerifyUser(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_VerifyUser_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).VerifyUser(ctx, req.(*VerifyUserReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_AddHosts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddHostsReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).AddHosts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_AddHosts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).AddHosts(ctx, req.(*AddHostsReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_DropHosts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DropHostsReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).DropHosts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_DropHosts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).DropHosts(ctx, req.(*DropHostsReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_SubmitJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubmitJobReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).SubmitJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_SubmitJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).SubmitJob(ctx, req.(*SubmitJobReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_ListJobs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListJobsReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).ListJobs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_ListJobs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).ListJobs(ctx, req.(*ListJobsReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_GetJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetJobReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).GetJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_GetJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).GetJob(ctx, req.(*GetJobReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_StopJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StopJobReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).StopJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_StopJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).StopJob(ctx, req.(*StopJobReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_RecoverJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RecoverJobReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).RecoverJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_RecoverJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).RecoverJob(ctx, req.(*RecoverJobReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _MetaService_WatchCatalog_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(WatchCatalogReq)
 	if err := stream.RecvMsg(m); err != nil {
@@ -537,6 +1015,62 @@ var MetaService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdatePartReplicas",
 			Handler:    _MetaService_UpdatePartReplicas_Handler,
+		},
+		{
+			MethodName: "CreateUser",
+			Handler:    _MetaService_CreateUser_Handler,
+		},
+		{
+			MethodName: "DropUser",
+			Handler:    _MetaService_DropUser_Handler,
+		},
+		{
+			MethodName: "AlterUser",
+			Handler:    _MetaService_AlterUser_Handler,
+		},
+		{
+			MethodName: "ChangePassword",
+			Handler:    _MetaService_ChangePassword_Handler,
+		},
+		{
+			MethodName: "GrantRole",
+			Handler:    _MetaService_GrantRole_Handler,
+		},
+		{
+			MethodName: "RevokeRole",
+			Handler:    _MetaService_RevokeRole_Handler,
+		},
+		{
+			MethodName: "VerifyUser",
+			Handler:    _MetaService_VerifyUser_Handler,
+		},
+		{
+			MethodName: "AddHosts",
+			Handler:    _MetaService_AddHosts_Handler,
+		},
+		{
+			MethodName: "DropHosts",
+			Handler:    _MetaService_DropHosts_Handler,
+		},
+		{
+			MethodName: "SubmitJob",
+			Handler:    _MetaService_SubmitJob_Handler,
+		},
+		{
+			MethodName: "ListJobs",
+			Handler:    _MetaService_ListJobs_Handler,
+		},
+		{
+			MethodName: "GetJob",
+			Handler:    _MetaService_GetJob_Handler,
+		},
+		{
+			MethodName: "StopJob",
+			Handler:    _MetaService_StopJob_Handler,
+		},
+		{
+			MethodName: "RecoverJob",
+			Handler:    _MetaService_RecoverJob_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -3064,6 +3064,50 @@ func (x *AdminResp) GetFailedParts() []*PartResult {
 	return nil
 }
 
+type CompactReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompactReq) Reset() {
+	*x = CompactReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompactReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompactReq) ProtoMessage() {}
+
+func (x *CompactReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompactReq.ProtoReflect.Descriptor instead.
+func (*CompactReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *CompactReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
 type RebuildIndexReq struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
@@ -3076,7 +3120,7 @@ type RebuildIndexReq struct {
 
 func (x *RebuildIndexReq) Reset() {
 	*x = RebuildIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3088,7 +3132,7 @@ func (x *RebuildIndexReq) String() string {
 func (*RebuildIndexReq) ProtoMessage() {}
 
 func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3101,7 +3145,7 @@ func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexReq.ProtoReflect.Descriptor instead.
 func (*RebuildIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RebuildIndexReq) GetSpaceId() int32 {
@@ -3403,7 +3447,10 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"from_store\x18\x03 \x01(\x04R\tfromStore\x12\x19\n" +
 	"\bto_store\x18\x04 \x01(\x04R\atoStore\"M\n" +
 	"\tAdminResp\x12@\n" +
-	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"\x89\x01\n" +
+	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"'\n" +
+	"\n" +
+	"CompactReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\"\x89\x01\n" +
 	"\x0fRebuildIndexReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
@@ -3424,14 +3471,15 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\bScanEdge\x12\x1a.novagraph.storage.ScanReq\x1a\x1b.novagraph.storage.ScanResp\x12T\n" +
 	"\vLookupIndex\x12!.novagraph.storage.LookupIndexReq\x1a\".novagraph.storage.LookupIndexResp\x12M\n" +
 	"\vMirrorEdges\x12!.novagraph.storage.MirrorEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12O\n" +
-	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp2\xa2\x03\n" +
+	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp2\xea\x03\n" +
 	"\x13StorageAdminService\x12J\n" +
 	"\n" +
 	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
 	"\rRemoveReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
 	"\x0eTransferLeader\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
 	"\x0eReplaceReplica\x12\x1e.novagraph.storage.PartMoveReq\x1a\x1c.novagraph.storage.AdminResp\x12P\n" +
-	"\fRebuildIndex\x12\".novagraph.storage.RebuildIndexReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
+	"\fRebuildIndex\x12\".novagraph.storage.RebuildIndexReq\x1a\x1c.novagraph.storage.AdminResp\x12F\n" +
+	"\aCompact\x12\x1d.novagraph.storage.CompactReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
 
 var (
 	file_novagraph_storage_proto_rawDescOnce sync.Once
@@ -3445,7 +3493,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),        // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),            // 1: novagraph.storage.NewTag
@@ -3490,44 +3538,45 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*PartPeerReq)(nil),       // 40: novagraph.storage.PartPeerReq
 	(*PartMoveReq)(nil),       // 41: novagraph.storage.PartMoveReq
 	(*AdminResp)(nil),         // 42: novagraph.storage.AdminResp
-	(*RebuildIndexReq)(nil),   // 43: novagraph.storage.RebuildIndexReq
-	nil,                       // 44: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                       // 45: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                       // 46: novagraph.storage.DeleteVerticesReq.PartsEntry
-	nil,                       // 47: novagraph.storage.DeleteTagsReq.PartsEntry
-	nil,                       // 48: novagraph.storage.DeleteEdgesReq.PartsEntry
-	nil,                       // 49: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                       // 50: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                       // 51: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),   // 52: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil), // 53: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),    // 54: novagraph.common.Value
-	(*metapb.TagDesc)(nil),    // 55: novagraph.meta.TagDesc
-	(*metapb.EdgeDesc)(nil),   // 56: novagraph.meta.EdgeDesc
-	(*metapb.IndexDesc)(nil),  // 57: novagraph.meta.IndexDesc
-	(*metapb.SpaceDesc)(nil),  // 58: novagraph.meta.SpaceDesc
+	(*CompactReq)(nil),        // 43: novagraph.storage.CompactReq
+	(*RebuildIndexReq)(nil),   // 44: novagraph.storage.RebuildIndexReq
+	nil,                       // 45: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                       // 46: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                       // 47: novagraph.storage.DeleteVerticesReq.PartsEntry
+	nil,                       // 48: novagraph.storage.DeleteTagsReq.PartsEntry
+	nil,                       // 49: novagraph.storage.DeleteEdgesReq.PartsEntry
+	nil,                       // 50: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                       // 51: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                       // 52: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),   // 53: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil), // 54: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),    // 55: novagraph.common.Value
+	(*metapb.TagDesc)(nil),    // 56: novagraph.meta.TagDesc
+	(*metapb.EdgeDesc)(nil),   // 57: novagraph.meta.EdgeDesc
+	(*metapb.IndexDesc)(nil),  // 58: novagraph.meta.IndexDesc
+	(*metapb.SpaceDesc)(nil),  // 59: novagraph.meta.SpaceDesc
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	52, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	53, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	53, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	54, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,  // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,  // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,  // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	44, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	45, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
-	46, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
-	47, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
-	48, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
+	45, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	46, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	47, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
+	48, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
+	49, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
 	30, // 10: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
 	12, // 11: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
 	0,  // 12: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
-	54, // 13: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
+	55, // 13: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
 	0,  // 14: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	55, // 15: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
-	56, // 16: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
-	57, // 17: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
+	56, // 15: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
+	57, // 16: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
+	58, // 17: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
 	17, // 18: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
-	58, // 19: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
+	59, // 19: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
 	2,  // 20: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
 	19, // 21: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
 	3,  // 22: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
@@ -3540,28 +3589,28 @@ var file_novagraph_storage_proto_depIdxs = []int32{
 	20, // 29: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
 	20, // 30: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
 	30, // 31: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
-	49, // 32: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	50, // 32: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
 	25, // 33: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
 	25, // 34: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	54, // 35: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	54, // 36: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	55, // 35: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	55, // 36: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
 	27, // 37: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
 	0,  // 38: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
 	28, // 39: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
 	30, // 40: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	50, // 41: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	51, // 42: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	51, // 41: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	52, // 42: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
 	25, // 43: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
 	30, // 44: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	54, // 45: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	55, // 45: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
 	0,  // 46: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
 	33, // 47: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
 	25, // 48: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
 	0,  // 49: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
 	33, // 50: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	54, // 51: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	54, // 52: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	54, // 53: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	55, // 51: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	55, // 52: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	55, // 53: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
 	37, // 54: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
 	25, // 55: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
 	0,  // 56: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
@@ -3592,27 +3641,29 @@ var file_novagraph_storage_proto_depIdxs = []int32{
 	40, // 81: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
 	40, // 82: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
 	41, // 83: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	43, // 84: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	15, // 85: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	15, // 86: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	15, // 87: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	15, // 88: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	15, // 89: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	14, // 90: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	29, // 91: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	34, // 92: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	36, // 93: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	36, // 94: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	39, // 95: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	15, // 96: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	15, // 97: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
-	42, // 98: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	42, // 99: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	42, // 100: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	42, // 101: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	42, // 102: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	85, // [85:103] is the sub-list for method output_type
-	67, // [67:85] is the sub-list for method input_type
+	44, // 84: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	43, // 85: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
+	15, // 86: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	15, // 87: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	15, // 88: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	15, // 89: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	15, // 90: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	14, // 91: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	29, // 92: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	34, // 93: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	36, // 94: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	36, // 95: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	39, // 96: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	15, // 97: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	15, // 98: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	42, // 99: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	42, // 100: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	42, // 101: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	42, // 102: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	42, // 103: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	42, // 104: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
+	86, // [86:105] is the sub-list for method output_type
+	67, // [67:86] is the sub-list for method input_type
 	67, // [67:67] is the sub-list for extension type_name
 	67, // [67:67] is the sub-list for extension extendee
 	0,  // [0:67] is the sub-list for field type_name
@@ -3641,7 +3692,7 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   52,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

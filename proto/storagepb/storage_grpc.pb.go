@@ -594,6 +594,7 @@ const (
 	StorageAdminService_TransferLeader_FullMethodName = "/novagraph.storage.StorageAdminService/TransferLeader"
 	StorageAdminService_ReplaceReplica_FullMethodName = "/novagraph.storage.StorageAdminService/ReplaceReplica"
 	StorageAdminService_RebuildIndex_FullMethodName   = "/novagraph.storage.StorageAdminService/RebuildIndex"
+	StorageAdminService_Compact_FullMethodName        = "/novagraph.storage.StorageAdminService/Compact"
 )
 
 // StorageAdminServiceClient is the client API for StorageAdminService service.
@@ -618,6 +619,9 @@ type StorageAdminServiceClient interface {
 	// RebuildIndex rebuilds an index on one partition, in raft-applied chunks
 	// (RebuildIndexOp) so concurrent writes keep it consistent.
 	RebuildIndex(ctx context.Context, in *RebuildIndexReq, opts ...grpc.CallOption) (*AdminResp, error)
+	// Compact runs a RocksDB manual compaction of the space's key range on
+	// this host (every data path). It goes to a host, not to a leader.
+	Compact(ctx context.Context, in *CompactReq, opts ...grpc.CallOption) (*AdminResp, error)
 }
 
 type storageAdminServiceClient struct {
@@ -678,6 +682,16 @@ func (c *storageAdminServiceClient) RebuildIndex(ctx context.Context, in *Rebuil
 	return out, nil
 }
 
+func (c *storageAdminServiceClient) Compact(ctx context.Context, in *CompactReq, opts ...grpc.CallOption) (*AdminResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdminResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_Compact_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StorageAdminServiceServer is the server API for StorageAdminService service.
 // All implementations must embed UnimplementedStorageAdminServiceServer
 // for forward compatibility.
@@ -700,6 +714,9 @@ type StorageAdminServiceServer interface {
 	// RebuildIndex rebuilds an index on one partition, in raft-applied chunks
 	// (RebuildIndexOp) so concurrent writes keep it consistent.
 	RebuildIndex(context.Context, *RebuildIndexReq) (*AdminResp, error)
+	// Compact runs a RocksDB manual compaction of the space's key range on
+	// this host (every data path). It goes to a host, not to a leader.
+	Compact(context.Context, *CompactReq) (*AdminResp, error)
 	mustEmbedUnimplementedStorageAdminServiceServer()
 }
 
@@ -724,6 +741,9 @@ func (UnimplementedStorageAdminServiceServer) ReplaceReplica(context.Context, *P
 }
 func (UnimplementedStorageAdminServiceServer) RebuildIndex(context.Context, *RebuildIndexReq) (*AdminResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method RebuildIndex not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) Compact(context.Context, *CompactReq) (*AdminResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Compact not implemented")
 }
 func (UnimplementedStorageAdminServiceServer) mustEmbedUnimplementedStorageAdminServiceServer() {}
 func (UnimplementedStorageAdminServiceServer) testEmbeddedByValue()                             {}
@@ -836,6 +856,24 @@ func _StorageAdminService_RebuildIndex_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StorageAdminService_Compact_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompactReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).Compact(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_Compact_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).Compact(ctx, req.(*CompactReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // StorageAdminService_ServiceDesc is the grpc.ServiceDesc for StorageAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -862,6 +900,10 @@ var StorageAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RebuildIndex",
 			Handler:    _StorageAdminService_RebuildIndex_Handler,
+		},
+		{
+			MethodName: "Compact",
+			Handler:    _StorageAdminService_Compact_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -35,6 +35,12 @@ type SessionState struct {
 	SpaceName string
 	SpaceID   int32
 	Limits    SessionLimits // SET QUERY_MEMORY_LIMIT / QUERY_TIMEOUT (limits.go)
+	// User is who signed in; every statement is checked against the user's
+	// roles (users.go). UserCreated is the user's create_version at sign-in
+	// (0: not checked), so a session of a dropped user stays refused even
+	// if a user of the same name is created again.
+	User        string
+	UserCreated int64
 }
 
 // New returns an executor over the given catalog cache and storage client.
@@ -126,6 +132,10 @@ type runState struct {
 }
 
 func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, error) {
+	// Permissions of every statement; the user and role statements (users.go).
+	if t, done, err := r.users(ctx, st); done {
+		return t, err
+	}
 	switch s := st.(type) {
 	case *ast.CreateSpaceStmt:
 		return nil, r.createSpace(ctx, s)
@@ -165,6 +175,12 @@ func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, err
 		return nil, r.setSession(ctx, s)
 	case *ast.KillQueryStmt:
 		return nil, r.killQuery(ctx, s)
+	case *ast.SubmitJobStmt, *ast.ShowJobsStmt, *ast.ShowJobStmt, *ast.StopJobStmt, *ast.RecoverJobStmt:
+		return r.jobStmt(ctx, st)
+	case *ast.AddHostsStmt:
+		return nil, r.addHosts(ctx, s)
+	case *ast.DropHostsStmt:
+		return nil, r.dropHosts(ctx, s)
 	case *ast.AssignStmt:
 		t, err := r.queryStream(ctx, s.Stmt, nil)
 		if err != nil {

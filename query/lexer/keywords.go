@@ -18,9 +18,9 @@ func IsReserved(word string) bool {
 	switch strings.ToUpper(word) {
 	case "ALTER", "AND", "AS", "BY", "CREATE", "DELETE", "DESC", "DESCRIBE",
 		"DISTINCT", "DROP", "EDGE", "EXISTS", "EXPLAIN", "FALSE", "FETCH", "FROM",
-		"GO", "IF", "IN", "INDEX", "INSERT", "IS", "LIMIT", "LOOKUP", "NOT",
+		"GO", "GRANT", "IF", "IN", "INDEX", "INSERT", "IS", "LIMIT", "LOOKUP", "NOT",
 		"NULL", "ON", "OR", "ORDER", "OVER", "PROFILE", "PROP", "REBUILD",
-		"REVERSELY", "SET", "SHOW", "STEP", "STEPS", "TAG", "TO", "TRUE", "UNION",
+		"REVERSELY", "REVOKE", "SET", "SHOW", "STEP", "STEPS", "TAG", "TO", "TRUE", "UNION",
 		"UPDATE", "UPSERT", "USE", "VALUE", "VALUES", "VERTEX", "WHEN", "WHERE",
 		"XOR", "YIELD":
 		return true

@@ -46,6 +46,8 @@ func FuzzParse(f *testing.F) {
 		`GO 2 STEPS FROM 1 OVER e YIELD dst(edge) AS d SAMPLE [1, 2] | GROUP BY $-.d YIELD $-.d, count(DISTINCT $-.d) AS n | ORDER BY $-.n DESC | LIMIT 1, 2`,
 		`(YIELD 1 AS a UNION ALL YIELD 2 AS a) | YIELD count(*) INTERSECT YIELD 1 MINUS (YIELD 2 UNION YIELD 3) | OFFSET 1 LIMIT 2`,
 		`$v = GO FROM 1 OVER e LIMIT [3] UNION DISTINCT YIELD sum($-.a); ORDER BY $v.a; GROUP BY $v.a YIELD collect_set($v.a)`,
+		"CREATE USER IF NOT EXISTS bob WITH PASSWORD 'pw'; ALTER USER bob WITH PASSWORD \"x\"; DROP USER IF EXISTS `a b`",
+		"CHANGE PASSWORD bob FROM 'a' TO 'b'; GRANT ROLE DBA ON nba TO bob; REVOKE guest ON nba FROM bob; SHOW USERS; SHOW ROLES IN nba; DESC USER bob",
 	} {
 		f.Add(seed)
 	}

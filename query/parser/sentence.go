@@ -152,6 +152,14 @@ func (p *parser) parseStatement() ast.Statement {
 		return p.parseSetSession()
 	case p.is("KILL"):
 		return p.parseKillQuery()
+	case p.is("GRANT"), p.is("REVOKE"):
+		return p.parseGrantRevoke()
+	case p.is("CHANGE") && p.peek(1).Is("PASSWORD"):
+		return p.parseChangePassword()
+	case p.isJobStmt():
+		return p.parseJobStmt()
+	case p.is("ADD") && p.peek(1).Is("HOSTS"):
+		return p.parseAddHosts()
 	case p.at(lexer.LParen), p.is("ORDER"), p.is("GROUP") && p.peek(1).Is("BY"):
 		return p.parseOpsQuery()
 	}

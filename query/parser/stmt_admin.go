@@ -25,8 +25,10 @@ func (p *parser) parseCreate() ast.Statement {
 			return p.parseCreateIndex(pos, ast.EdgeSchema)
 		}
 		return p.parseCreateSchema(pos, ast.EdgeSchema)
+	case p.acceptKeyword("USER"):
+		return p.parseCreateUser(pos)
 	}
-	p.expected("SPACE, TAG or EDGE")
+	p.expected("SPACE, TAG, EDGE or USER")
 	return nil
 }
 
@@ -131,7 +133,8 @@ func (p *parser) parseVIDType() ast.VIDType {
 	return ast.VIDType{}
 }
 
-// parseDrop parses DROP SPACE, DROP TAG | EDGE and DROP TAG | EDGE INDEX.
+// parseDrop parses DROP SPACE, DROP TAG | EDGE, DROP TAG | EDGE INDEX and
+// DROP USER.
 func (p *parser) parseDrop() ast.Statement {
 	pos := p.pos()
 	p.next()
@@ -146,8 +149,12 @@ func (p *parser) parseDrop() ast.Statement {
 		kind = ast.TagSchema
 	case p.acceptKeyword("EDGE"):
 		kind = ast.EdgeSchema
+	case p.acceptKeyword("USER"):
+		return p.parseDropUser(pos)
+	case p.acceptKeyword("HOSTS"):
+		return p.parseDropHosts(pos)
 	default:
-		p.expected("SPACE, TAG or EDGE")
+		p.expected("SPACE, TAG, EDGE or USER")
 	}
 	if p.acceptKeyword("INDEX") {
 		return p.parseDropIndex(pos, kind)
@@ -158,10 +165,14 @@ func (p *parser) parseDrop() ast.Statement {
 	return s
 }
 
-func (p *parser) parseShow() *ast.ShowStmt {
+func (p *parser) parseShow() ast.Statement {
 	s := &ast.ShowStmt{Pos: p.pos()}
 	p.next()
 	switch {
+	case p.is("USERS"), p.is("ROLES"):
+		return p.parseShowUsers(s.Pos)
+	case p.is("JOBS"), p.is("JOB"):
+		return p.parseShowJobs(s.Pos)
 	case p.is("SPACES"):
 		s.Target = ast.ShowSpaces
 	case p.is("HOSTS"):
@@ -184,17 +195,19 @@ func (p *parser) parseShow() *ast.ShowStmt {
 	case p.is("QUERIES"):
 		s.Target = ast.ShowQueries
 	default:
-		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES or QUERIES")
+		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES, QUERIES, USERS or ROLES")
 	}
 	p.next()
 	return s
 }
 
-func (p *parser) parseDescribe() *ast.DescribeStmt {
+func (p *parser) parseDescribe() ast.Statement {
 	s := &ast.DescribeStmt{Pos: p.pos()}
 	p.next()
 	what := ""
 	switch {
+	case p.acceptKeyword("USER"):
+		return &ast.DescribeUserStmt{Pos: s.Pos, Name: p.name("user name")}
 	case p.is("SPACE"):
 		s.Target, what = ast.DescribeSpace, "space name"
 	case p.is("TAG"):
@@ -210,7 +223,7 @@ func (p *parser) parseDescribe() *ast.DescribeStmt {
 			s.Target, what = ast.DescribeEdgeIndex, "index name"
 		}
 	default:
-		p.expected("SPACE, TAG or EDGE")
+		p.expected("SPACE, TAG, EDGE or USER")
 	}
 	p.next()
 	s.Name = p.name(what)
@@ -271,7 +284,8 @@ func (p *parser) parseTTLOptions() *ast.TTLOptions {
 //
 //	ALTER TAG | EDGE name alter_op [, alter_op ...] [[,] ttl_options]
 //	ALTER TAG | EDGE name ttl_options
-func (p *parser) parseAlter() *ast.AlterSchemaStmt {
+//	ALTER USER name WITH PASSWORD 'pwd'
+func (p *parser) parseAlter() ast.Statement {
 	s := &ast.AlterSchemaStmt{Pos: p.pos()}
 	p.next()
 	switch {
@@ -279,8 +293,10 @@ func (p *parser) parseAlter() *ast.AlterSchemaStmt {
 		s.Kind = ast.TagSchema
 	case p.acceptKeyword("EDGE"):
 		s.Kind = ast.EdgeSchema
+	case p.acceptKeyword("USER"):
+		return p.parseAlterUser(s.Pos)
 	default:
-		p.expected("TAG or EDGE")
+		p.expected("TAG, EDGE or USER")
 	}
 	s.Name = p.name(schemaWhat(s.Kind))
 	for !p.is("TTL_DURATION") && !p.is("TTL_COL") {
