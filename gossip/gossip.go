@@ -6,18 +6,17 @@
 // The point is speed. Raft notices a dead storaged after an election
 // timeout and metad after its host lease expires (10 s by default); a
 // client that keeps sending to the dead leader until then waits on
-// connection timeouts. memberlist probes every peer each ProbeInterval and
-// marks one that misses a probe *suspect* at once, so a graphd can route
-// around a dead storaged within a few hundred milliseconds, long before
-// the lease says anything. Suspicion is a hint, not a verdict: a suspected
-// host may be alive (a long GC pause, a congested link), so users of
-// Suspected only reorder their choices and never refuse a host outright,
-// and decisions that move data (metad's balance jobs) confirm it with the
-// host's lease.
+// connection timeouts. memberlist probes every peer each ProbeInterval; a
+// peer that misses a probe is suspect, and dead unless it refutes within
+// the suspicion timeout (two probe intervals here), so a graphd can route
+// around a crashed storaged within about a second, long before the lease
+// says anything. Even so, this is a hint, not a verdict: a "dead" host may
+// be alive (a long GC pause, a congested link), so users of Suspected only
+// reorder their choices and never refuse a host outright, and decisions
+// that move data (metad's balance jobs) go by the host's lease.
 //
-// A Node has one owner goroutine (watch) that folds memberlist's events and
-// a periodic look at the member list into an immutable view; readers load
-// the view without locks.
+// A Node has one owner goroutine (watch) that folds memberlist's events
+// into an immutable view; readers load the view without locks.
 package gossip
 
 import (
@@ -53,8 +52,8 @@ type Config struct {
 	// A node keeps trying them in the background while it knows no peer.
 	Seeds []string
 	// ProbeInterval is how often each peer is probed (200ms). A peer that
-	// misses one probe is suspected; it is declared dead after about two
-	// more intervals unless it refutes.
+	// misses a probe is declared dead about two intervals later unless it
+	// refutes.
 	ProbeInterval time.Duration
 	// Logger receives membership changes (discarded if nil).
 	Logger *slog.Logger
@@ -63,19 +62,16 @@ type Config struct {
 // State is what this node believes about a peer.
 type State int
 
-// Peer states. Suspect and Dead peers both count as Suspected.
+// Peer states: memberlist reports a peer dead (or gone) once its
+// suspicion timed out or it left.
 const (
 	Alive State = iota
-	Suspect
 	Dead
 )
 
 func (s State) String() string {
-	switch s {
-	case Alive:
+	if s == Alive {
 		return "alive"
-	case Suspect:
-		return "suspect"
 	}
 	return "dead"
 }
@@ -104,10 +100,17 @@ type Node struct {
 	list *memberlist.Memberlist
 	view atomic.Pointer[map[string]Member] // service addr → member; replaced whole
 
-	events chan struct{} // memberlist saw a change: refresh the view now
-	stop   chan struct{}
-	wg     sync.WaitGroup
-	once   sync.Once
+	// Memberlist calls the event sink with its node lock held, so the sink
+	// only copies what it is told into pending and wakes the owner; the
+	// owner (watch) alone reads pending out and rebuilds the view. Reading
+	// memberlist's own node structs instead would race with its writes.
+	mu      sync.Mutex
+	pending []event
+	members map[string]Member // by member name; owned by watch
+	events  chan struct{}     // pending has events: rebuild the view
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
 }
 
 // Start creates the node, binds its port and starts joining the seeds in
@@ -125,7 +128,7 @@ func Start(cfg Config) (*Node, error) {
 	if cfg.BindAddr == "" {
 		cfg.BindAddr = "127.0.0.1:0"
 	}
-	n := &Node{cfg: cfg, log: cfg.Logger, events: make(chan struct{}, 1), stop: make(chan struct{})}
+	n := &Node{cfg: cfg, log: cfg.Logger, members: map[string]Member{}, events: make(chan struct{}, 1), stop: make(chan struct{})}
 	empty := map[string]Member{}
 	n.view.Store(&empty)
 
@@ -148,7 +151,8 @@ func Start(cfg Config) (*Node, error) {
 	}
 	// Fast failure detection on a LAN: a missed probe makes a suspect at
 	// once; suspicion lasts SuspicionMult probe intervals (times log10 of
-	// the cluster size, at least 1) before the peer is declared dead.
+	// the cluster size, at least 1) before the peer is declared dead and
+	// the event sink hears of it.
 	mc.ProbeInterval = cfg.ProbeInterval
 	mc.ProbeTimeout = cfg.ProbeInterval / 2
 	mc.SuspicionMult = 2
@@ -185,9 +189,9 @@ func (n *Node) Members() []Member {
 	return out
 }
 
-// Suspected reports whether the peer serving at serviceAddr is suspect or
-// dead. An address no peer advertises is not suspected: gossip knows
-// nothing about it.
+// Suspected reports whether gossip holds the peer serving at serviceAddr
+// dead (it missed probes and did not refute) or gone. An address no peer
+// advertises is not suspected: gossip knows nothing about it.
 func (n *Node) Suspected(serviceAddr string) bool {
 	m, ok := (*n.view.Load())[serviceAddr]
 	return ok && m.State != Alive
@@ -219,18 +223,15 @@ func (n *Node) Kill() {
 	})
 }
 
-// watch owns the view: it rebuilds it when memberlist reports a change and
-// every probe interval (suspicion is not reported as an event), and joins
-// the seeds while the node is alone.
+// watch owns the view: it folds memberlist's events into it, and joins the
+// seeds while the node is alone.
 func (n *Node) watch() {
 	defer n.wg.Done()
-	tick := time.NewTicker(n.cfg.ProbeInterval / 2)
+	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	var lastJoin time.Time
 	for {
-		n.refresh()
-		if len(n.cfg.Seeds) > 0 && n.list.NumMembers() <= 1 && time.Since(lastJoin) >= time.Second {
-			lastJoin = time.Now()
+		n.apply()
+		if len(n.cfg.Seeds) > 0 && n.list.NumMembers() <= 1 {
 			if _, err := n.list.Join(n.cfg.Seeds); err != nil {
 				n.log.Debug("gossip: joining seeds failed; retrying", "seeds", n.cfg.Seeds, "err", err)
 			}
@@ -244,70 +245,73 @@ func (n *Node) watch() {
 	}
 }
 
-// refresh folds the member list into a new view. Members that memberlist
-// no longer lists are kept as dead: a dead peer must stay suspected.
-func (n *Node) refresh() {
-	old := *n.view.Load()
-	next := make(map[string]Member, len(old))
-	now := time.Now()
-	seen := map[string]bool{}
-	for _, nd := range n.list.Members() {
-		var md meta
-		if err := json.Unmarshal(nd.Meta, &md); err != nil || md.Service == "" {
-			continue
-		}
-		st := Alive
-		if nd.State == memberlist.StateSuspect {
-			st = Suspect
-		} else if nd.State != memberlist.StateAlive {
-			st = Dead
-		}
-		if cur, dup := next[md.Service]; dup && cur.State <= st {
-			continue // an old incarnation of a restarted daemon: the live one wins
-		}
-		m := Member{Name: nd.Name, Role: md.Role, ServiceAddr: md.Service, GossipAddr: nd.Address(), State: st, Since: now}
-		if prev, ok := old[md.Service]; ok && prev.State == st {
-			m.Since = prev.Since
-		}
-		next[md.Service] = m
-		seen[md.Service] = true
-	}
-	for addr, m := range old {
-		if seen[addr] {
-			continue
-		}
-		if m.State != Dead {
-			m.State, m.Since = Dead, now
-		}
-		next[addr] = m
-	}
-	changed := len(next) != len(old)
-	for addr, m := range next {
-		if prev, ok := old[addr]; !ok || prev.State != m.State {
-			changed = true
-			if m.ServiceAddr != n.cfg.ServiceAddr {
-				n.log.Info("gossip: peer state", "peer", m.Name, "service", addr, "state", m.State.String())
-			}
-		}
-	}
-	if changed {
-		n.view.Store(&next)
-	}
+// event is one membership change as memberlist reported it, copied.
+type event struct {
+	name, gossipAddr string
+	meta             []byte
+	alive            bool // joined or updated; false: dead or left
 }
 
-// eventSink wakes the owner on every memberlist event; the owner reads
-// the member list itself, so events carry no data and may coalesce.
+// apply folds the pending events into a new view. A restarted daemon is a
+// new member under the same service address: the live one wins.
+func (n *Node) apply() {
+	n.mu.Lock()
+	evs := n.pending
+	n.pending = nil
+	n.mu.Unlock()
+	if len(evs) == 0 {
+		return
+	}
+	now := time.Now()
+	for _, ev := range evs {
+		var md meta
+		if err := json.Unmarshal(ev.meta, &md); err != nil || md.Service == "" {
+			if m, ok := n.members[ev.name]; ok && !ev.alive {
+				md = meta{Role: m.Role, Service: m.ServiceAddr} // a leave carries no metadata
+			} else {
+				continue
+			}
+		}
+		st := Alive
+		if !ev.alive {
+			st = Dead
+		}
+		m := Member{Name: ev.name, Role: md.Role, ServiceAddr: md.Service, GossipAddr: ev.gossipAddr, State: st, Since: now}
+		if prev, ok := n.members[ev.name]; ok && prev.State == st {
+			m.Since = prev.Since
+		}
+		if prev, ok := n.members[ev.name]; (!ok || prev.State != st) && md.Service != n.cfg.ServiceAddr {
+			n.log.Info("gossip: peer state", "peer", ev.name, "service", md.Service, "state", st.String())
+		}
+		n.members[ev.name] = m
+	}
+	view := make(map[string]Member, len(n.members))
+	for _, m := range n.members {
+		if cur, dup := view[m.ServiceAddr]; dup && (cur.State < m.State || (cur.State == m.State && cur.Since.After(m.Since))) {
+			continue
+		}
+		view[m.ServiceAddr] = m
+	}
+	n.view.Store(&view)
+}
+
+// eventSink copies memberlist's events for the owner. Memberlist holds
+// its node lock while calling it: copy, queue, wake, never block.
 type eventSink struct{ n *Node }
 
-func (e *eventSink) wake() {
+func (e *eventSink) push(nd *memberlist.Node, alive bool) {
+	ev := event{name: nd.Name, gossipAddr: nd.Address(), meta: append([]byte(nil), nd.Meta...), alive: alive}
+	e.n.mu.Lock()
+	e.n.pending = append(e.n.pending, ev)
+	e.n.mu.Unlock()
 	select {
 	case e.n.events <- struct{}{}:
 	default:
 	}
 }
-func (e *eventSink) NotifyJoin(*memberlist.Node)   { e.wake() }
-func (e *eventSink) NotifyLeave(*memberlist.Node)  { e.wake() }
-func (e *eventSink) NotifyUpdate(*memberlist.Node) { e.wake() }
+func (e *eventSink) NotifyJoin(nd *memberlist.Node)   { e.push(nd, true) }
+func (e *eventSink) NotifyLeave(nd *memberlist.Node)  { e.push(nd, false) }
+func (e *eventSink) NotifyUpdate(nd *memberlist.Node) { e.push(nd, true) }
 
 // delegate advertises the node's metadata; it carries no user messages.
 type delegate struct{ meta []byte }

@@ -18,7 +18,10 @@ func TestGossipRoutesAroundACrashedStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in-process cluster test")
 	}
-	c := testcluster.Start(t, testcluster.Options{Stores: 3})
+	// Raft elections after 3–6 s (300 ms ticks): gossip must see the crash
+	// before raft has a new leader, so the catalog and the client still
+	// name the dead store when the queries run.
+	c := testcluster.Start(t, testcluster.Options{Stores: 3, RaftTick: 300 * time.Millisecond})
 	s := c.Session()
 	defer s.Close()
 	exec(t, s, `CREATE SPACE gsp(partition_num=6, replica_factor=3, vid_type=INT64)`)

@@ -3,7 +3,6 @@ package exec
 import (
 	"container/heap"
 	"context"
-	"errors"
 	"sort"
 
 	"github.com/novagraph/novagraph/query/ast"
@@ -252,9 +251,6 @@ func (s *orderSink) push(ctx context.Context, batch [][]value.Value) error {
 }
 
 func (s *orderSink) close(ctx context.Context) error {
-	if err := s.next.open(ctx, s.cols); err != nil {
-		return err
-	}
 	items := s.rows.items
 	sort.Slice(items, func(a, b int) bool { return s.rows.before(items[a], items[b]) })
 	t := &table{cols: s.cols, rows: make([][]value.Value, len(items))}
@@ -263,18 +259,7 @@ func (s *orderSink) close(ctx context.Context) error {
 	}
 	s.rows.items = nil
 	BudgetOf(ctx).Release(s.held)
-	e := &emitter{sink: s.next}
-	for start := 0; start < len(t.rows); start += batchRows {
-		end := min(start+batchRows, len(t.rows))
-		e.batch = t.rows[start:end:end]
-		if err := e.flush(ctx); err != nil {
-			if errors.Is(err, errEnough) {
-				break
-			}
-			return err
-		}
-	}
-	return s.next.close(ctx)
+	return pushTable(ctx, t, s.next)
 }
 
 // sortRow is a row with its ORDER BY keys; seq keeps the sort stable.
