@@ -169,7 +169,13 @@ func (r *resolver) kickLocked(g raftgroup.GroupID, st *resolveState) {
 			}
 			close(st.changed)
 			st.changed = make(chan struct{})
-			if err != nil || st.requested == st.started {
+			// Requests that came in during this pass need a pass of their
+			// own, failed or not: stopping after a failure left them
+			// waiting for a pass that never came, until their MirrorWait
+			// ran out (10 s stalls after a leader moved, found by
+			// TestClusterOperationsUnderLoad). After a failure the next
+			// pass fails fast if the cause stays (not the leader).
+			if st.requested == st.started {
 				st.running = false
 				r.mu.Unlock()
 				return
