@@ -801,7 +801,7 @@ func (jr *jobRunner) runMove(ctx context.Context, job *metapb.JobDesc, t *metapb
 		case !slices.Contains(replicas, from) && !slices.Contains(learners, to):
 			return errMoot
 		}
-		if err := checkOnline(v, to); err != nil {
+		if err := jr.s.checkOnline(v, to); err != nil {
 			return err
 		}
 		return jr.storage.AddReplica(ctx, space, part, to)
@@ -889,7 +889,7 @@ func (jr *jobRunner) transferLeader(ctx context.Context, space, part int32, to u
 		if !slices.Contains(replicas, to) {
 			return permanentf("store %d holds no replica of partition %d (replicas %v)", to, part, replicas)
 		}
-		if err := checkOnline(jr.s.cat.current(), to); err != nil {
+		if err := jr.s.checkOnline(jr.s.cat.current(), to); err != nil {
 			return err
 		}
 		if err := jr.storage.TransferLeader(ctx, space, part, to); err != nil {
@@ -909,12 +909,19 @@ func (jr *jobRunner) transferLeader(ctx context.Context, space, part int32, to u
 }
 
 // checkOnline fails unless store is a registered host whose lease lives:
-// a step must not wait out its timeout on a host that is down.
-func checkOnline(v *view, store uint64) error {
+// a step must not wait out its timeout on a host that is down. A host gossip
+// holds dead fails too (a retryable error: the step's attempts go on) even
+// while its lease lives: gossip knows within a second, the lease only after
+// its TTL. Plans still go by the lease alone, so a false suspicion delays a
+// step but never moves replicas off a live host.
+func (s *Server) checkOnline(v *view, store uint64) error {
 	for _, h := range v.cat.Hosts {
 		if h.StoreId == store {
 			if !h.Online {
 				return fmt.Errorf("store %d (%s:%d) is offline", store, h.Addr.GetHost(), h.Addr.GetPort())
+			}
+			if addr := storageclient.AddrString(h.Addr); s.suspected(addr) {
+				return fmt.Errorf("store %d (%s) is suspected down by gossip; waiting for it to answer again or for its lease to expire", store, addr)
 			}
 			return nil
 		}

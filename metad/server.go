@@ -35,6 +35,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/internal/daemon"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
@@ -80,6 +81,13 @@ type Config struct {
 	// the first start of a new catalog ("nova"). Later starts ignore it:
 	// root's password is then whatever ALTER USER or CHANGE PASSWORD set.
 	RootPassword string
+	// GossipAddr, if set, makes metad join the storaged/graphd gossip
+	// (package gossip; port 0 picks one) at GossipSeeds. The job runner
+	// then holds a step on a host gossip says is dead until either gossip
+	// sees it again or its lease expires: gossip is the fast signal, the
+	// lease the confirmation that decides.
+	GossipAddr  string
+	GossipSeeds []string
 	// BcryptCost is the bcrypt cost of stored password hashes
 	// (bcrypt.DefaultCost). Tests lower it to bcrypt.MinCost.
 	BcryptCost int
@@ -131,6 +139,7 @@ type Server struct {
 	grpc   *grpc.Server
 	ln     net.Listener
 	status *daemon.StatusServer
+	gossip *gossip.Node       // nil without Config.GossipAddr
 	cancel context.CancelFunc // ends the background goroutines
 	wg     sync.WaitGroup     // the background goroutines
 
@@ -244,6 +253,14 @@ func (s *Server) Start(ctx context.Context) (err error) {
 		}
 	})
 
+	if s.cfg.GossipAddr != "" {
+		if s.gossip, err = gossip.Start(gossip.Config{
+			Role: "metad", ServiceAddr: s.Addr(), BindAddr: s.cfg.GossipAddr, Seeds: s.cfg.GossipSeeds,
+			Logger: s.log.With("component", "gossip"),
+		}); err != nil {
+			return fmt.Errorf("metad: %w", err)
+		}
+	}
 	s.jobs.start(runCtx, s)
 
 	if s.status, err = daemon.StartStatusServer(s.cfg.HTTPAddr, s.cfg.Registry, s.Healthy, s.log); err != nil {
@@ -251,6 +268,15 @@ func (s *Server) Start(ctx context.Context) (err error) {
 	}
 	s.log.Info("metad serving", "addr", s.Addr(), "http_addr", s.status.Addr(), "catalog_version", s.cat.current().version())
 	return nil
+}
+
+// Gossip is metad's gossip node, nil when it does not gossip.
+func (s *Server) Gossip() *gossip.Node { return s.gossip }
+
+// suspected reports whether gossip holds the storaged at addr dead while
+// its lease may still live (false without gossip).
+func (s *Server) suspected(addr string) bool {
+	return s.gossip != nil && s.gossip.Suspected(addr)
 }
 
 // Addr is the address MetaService listens on (valid after Start).
@@ -280,6 +306,11 @@ func (s *Server) Healthy() error {
 func (s *Server) Stop() {
 	s.stopOnce.Do(func() {
 		close(s.stopping)
+		if s.gossip != nil {
+			if err := s.gossip.Close(); err != nil {
+				s.log.Warn("leaving gossip", "err", err)
+			}
+		}
 		if s.grpc != nil {
 			done := make(chan struct{})
 			go func() { s.grpc.GracefulStop(); close(done) }()

@@ -288,7 +288,14 @@ func (s *Server) createSpace(ctx context.Context, req *metapb.CreateSpaceReq) (i
 		if err != nil {
 			return nil, err
 		}
-		partsVal, err := marshal(&metapb.SpaceParts{Parts: placeParts(d.PartitionNum, d.ReplicaFactor, online)})
+		zoneOf := map[uint64]string{}
+		for _, kv := range hostKVs {
+			var h metapb.HostInfo
+			if proto.Unmarshal(kv.Value, &h) == nil {
+				zoneOf[h.StoreId] = h.Zone
+			}
+		}
+		partsVal, err := marshal(&metapb.SpaceParts{Parts: placeParts(d.PartitionNum, d.ReplicaFactor, zoneOrder(online, zoneOf))})
 		if err != nil {
 			return nil, err
 		}

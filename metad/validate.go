@@ -2,6 +2,7 @@ package metad
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"unicode"
 
@@ -290,11 +291,13 @@ func normalizeDefault(where string, c *metapb.ColumnDef) (*commonpb.Value, error
 }
 
 // placeParts assigns replicaFactor replicas to each of partNum partitions
-// over hosts (sorted store ids, at least replicaFactor of them). Partition p
-// starts at host (p-1) mod n and takes the next replicaFactor hosts
-// cyclically, so replicas are distinct within a partition, every host
+// over hosts (at least replicaFactor of them, in the order zoneOrder gives).
+// Partition p starts at host (p-1) mod n and takes the next replicaFactor
+// hosts cyclically, so replicas are distinct within a partition, every host
 // carries partNum*replicaFactor/n replicas (±1), and the first replicas, the
-// natural initial leaders, rotate over the hosts too.
+// natural initial leaders, rotate over the hosts too. With hosts ordered
+// zone by zone in turn, consecutive hosts are in different zones wherever
+// the zones allow, so a partition's replicas are too.
 func placeParts(partNum, replicaFactor int32, hosts []uint64) []*metapb.PartAlloc {
 	n := len(hosts)
 	parts := make([]*metapb.PartAlloc, partNum)
@@ -306,4 +309,30 @@ func placeParts(partNum, replicaFactor int32, hosts []uint64) []*metapb.PartAllo
 		parts[p] = &metapb.PartAlloc{PartId: p + 1, Replicas: replicas, InitialReplicas: slices.Clone(replicas)}
 	}
 	return parts
+}
+
+// zoneOrder orders hosts for placeParts: one host of each zone in turn
+// (zones by name, hosts in a zone by id), so that any replicaFactor
+// consecutive hosts span as many zones as the hosts allow. A host without
+// a zone is a zone of its own.
+func zoneOrder(hosts []uint64, zoneOf map[uint64]string) []uint64 {
+	byZone := map[string][]uint64{}
+	for _, h := range slices.Sorted(slices.Values(hosts)) {
+		z := zoneOf[h]
+		if z == "" {
+			z = fmt.Sprintf("\x00host-%020d", h) // its own zone, sorted among the unlabelled
+		}
+		byZone[z] = append(byZone[z], h)
+	}
+	zones := slices.Sorted(maps.Keys(byZone))
+	out := make([]uint64, 0, len(hosts))
+	for len(out) < len(hosts) {
+		for _, z := range zones {
+			if list := byZone[z]; len(list) > 0 {
+				out = append(out, list[0])
+				byZone[z] = list[1:]
+			}
+		}
+	}
+	return out
 }

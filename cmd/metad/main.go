@@ -59,6 +59,8 @@ Flags:
 	requireAddHosts := fs.Bool("require-add-hosts", false, "a storaged that registers serves only once ADD HOSTS added it (NebulaGraph 3.x); default: registering adds it")
 	etcdEndpoints := fs.String("etcd-endpoints", "", "comma-separated client URLs of an external etcd; if set, no etcd is embedded")
 	hostTTL := fs.Duration("host-ttl", 10*time.Second, "a storage host is offline this long after its last heartbeat (whole seconds)")
+	gossipAddr := fs.String("gossip-addr", "", "host:port to gossip on (memberlist) with storaged and graphd: balance jobs then hold a step on a storaged gossip says is down until it answers or its lease expires; empty: no gossip")
+	gossipSeeds := fs.String("gossip-seeds", "", "comma-separated gossip addresses of peers to join")
 	rootPassword := fs.String("root-password", metad.DefaultRootPassword, "password of user root when metad creates it, on the first start of a new catalog; ignored afterwards (ALTER USER root / CHANGE PASSWORD change it)")
 
 	log, err := daemon.ParseFlags(fs, args, "metad")
@@ -100,6 +102,8 @@ Flags:
 		HostTTL:            *hostTTL,
 		RootPassword:       *rootPassword,
 		RequireAddHosts:    *requireAddHosts,
+		GossipAddr:         *gossipAddr,
+		GossipSeeds:        daemon.SplitList(*gossipSeeds),
 		Logger:             log,
 		Registry:           daemon.NewRegistry(),
 	})

@@ -118,7 +118,8 @@ func Start(t testing.TB, opts Options) *Cluster {
 }
 
 // gossipSeeds is where a starting daemon joins gossip: graphd once it
-// runs (it outlives store restarts), else the first store.
+// runs (it outlives store restarts), else the first store. metad does not
+// gossip in test clusters (its job-step gating has its own test in metad).
 func (c *Cluster) gossipSeeds() []string {
 	if c.opts.NoGossip {
 		return nil
@@ -126,6 +127,7 @@ func (c *Cluster) gossipSeeds() []string {
 	if c.Graph != nil && c.Graph.Gossip() != nil {
 		return []string{c.Graph.Gossip().Addr()}
 	}
+
 	if len(c.Stores) > 0 && c.Stores[0].Server != nil && c.Stores[0].Server.Gossip() != nil {
 		return []string{c.Stores[0].Server.Gossip().Addr()}
 	}
