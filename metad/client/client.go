@@ -443,18 +443,7 @@ func (c *Client) DropIndex(ctx context.Context, req *metapb.DropIndexReq) (int64
 // RegisterHost returns the store id of the host at addr, assigning one the
 // first time; the same address always gets the same id.
 func (c *Client) RegisterHost(ctx context.Context, addr *commonpb.HostAddr) (uint64, int64, error) {
-	var resp *metapb.RegisterHostResp
-	err := c.call(ctx, "RegisterHost", func(s metapb.MetaServiceClient) (err error) {
-		resp, err = s.RegisterHost(ctx, &metapb.RegisterHostReq{Addr: addr})
-		return err
-	})
-	if err == nil {
-		err = statusErr(resp.Status)
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	return resp.StoreId, resp.Version, c.await(ctx, "RegisterHost", resp.Version)
+	return c.RegisterHostInZone(ctx, addr, "")
 }
 
 // Heartbeat keeps the host online and reports the partitions it leads. It
