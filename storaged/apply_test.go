@@ -138,7 +138,7 @@ func (f *applyFixture) degree(v int64, edgeType int32) uint64 {
 // intents returns the intents of a partition, in order.
 func (f *applyFixture) intents(part int32) ([][]byte, []*storagepb.Intent) {
 	f.t.Helper()
-	keys, ins, err := readIntents(f.db, raftgroup.GroupID{Space: testSpace, Part: part}, 1<<20)
+	keys, ins, err := readIntents(f.db, raftgroup.GroupID{Space: testSpace, Part: part}, nil, 1<<20)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -82,6 +82,8 @@ type resolver struct {
 	mu     sync.Mutex
 	closed bool
 	groups map[raftgroup.GroupID]*resolveState
+	// resume is where each group's next intent read starts (resumeAt).
+	resume map[raftgroup.GroupID][]byte
 	// lastPurge is when each led partition last purged tombstones.
 	lastPurge map[raftgroup.GroupID]time.Time
 }
@@ -97,7 +99,7 @@ type resolveState struct {
 }
 
 func newResolver(ctx context.Context, srv *Server, client *storageclient.Client) *resolver {
-	return &resolver{srv: srv, client: client, ctx: ctx, groups: map[raftgroup.GroupID]*resolveState{}, lastPurge: map[raftgroup.GroupID]time.Time{}}
+	return &resolver{srv: srv, client: client, ctx: ctx, groups: map[raftgroup.GroupID]*resolveState{}, resume: map[raftgroup.GroupID][]byte{}, lastPurge: map[raftgroup.GroupID]time.Time{}}
 }
 
 // close waits for the passes in flight (their context ends with the store's)
@@ -147,6 +149,21 @@ func (r *resolver) flush(ctx context.Context, g raftgroup.GroupID) error {
 	return nil
 }
 
+// kick asks for a pass over g's intents without waiting for it: writes
+// whose caller does not wait for the mirrors (bulk import) still get them
+// soon, batched with those of other writes that arrived meanwhile.
+func (r *resolver) kick(g raftgroup.GroupID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.groups[g]
+	if st == nil {
+		st = &resolveState{changed: make(chan struct{})}
+		r.groups[g] = st
+	}
+	st.requested++
+	r.kickLocked(g, st)
+}
+
 // kickLocked starts a pass if none runs; a running pass is followed by
 // another if requests arrived after it started.
 func (r *resolver) kickLocked(g raftgroup.GroupID, st *resolveState) {
@@ -188,45 +205,91 @@ func (r *resolver) kickLocked(g raftgroup.GroupID, st *resolveState) {
 
 // pass resolves the intents of g until none is left.
 func (r *resolver) pass(g raftgroup.GroupID) error {
-	ctx, cancel := context.WithTimeout(r.ctx, r.srv.cfg.MirrorWait)
-	defer cancel()
 	for {
-		if err := r.srv.engine.ReadIndex(ctx, g); err != nil {
-			return err
-		}
-		db := r.srv.dbOf(g)
-		if db == nil {
-			return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
-		}
-		keys, intents, err := readIntents(db, g, resolveBatch)
-		if err != nil {
-			return err
-		}
-		if len(keys) == 0 {
-			return nil
-		}
-		if err := r.carryOut(ctx, g, intents); err != nil {
-			return err
-		}
-		cmd := &storagepb.Command{Now: time.Now().Unix(), Mutations: []*storagepb.Mutation{
-			{Op: &storagepb.Mutation_ResolveIntents{ResolveIntents: &storagepb.IntentKeys{Keys: keys}}},
-		}}
-		if err := r.srv.propose(ctx, g, cmd); err != nil {
+		if err := r.resolveSome(g); err != nil {
+			if err == errNoIntents {
+				return nil
+			}
 			return err
 		}
 	}
 }
 
-func readIntents(db *grocksdb.DB, g raftgroup.GroupID, limit int) ([][]byte, []*storagepb.Intent, error) {
+// errNoIntents ends a pass: g has no intents left.
+var errNoIntents = errors.New("no intents left")
+
+// resolveSome carries out and resolves one batch of g's intents. The
+// deadline is per batch, not per pass: under a bulk load a pass runs for
+// as long as writes keep coming, and must not fail for that.
+func (r *resolver) resolveSome(g raftgroup.GroupID) error {
+	ctx, cancel := context.WithTimeout(r.ctx, r.srv.cfg.MirrorWait)
+	defer cancel()
+	if err := r.srv.engine.ReadIndex(ctx, g); err != nil {
+		return err
+	}
+	db := r.srv.dbOf(g)
+	if db == nil {
+		return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
+	}
+	keys, intents, err := readIntents(db, g, r.resumeAt(g), resolveBatch)
+	if err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		return errNoIntents
+	}
+	if err := r.carryOut(ctx, g, intents); err != nil {
+		return err
+	}
+	cmd := &storagepb.Command{Now: time.Now().Unix(), Mutations: []*storagepb.Mutation{
+		{Op: &storagepb.Mutation_ResolveIntents{ResolveIntents: &storagepb.IntentKeys{Keys: keys}}},
+	}}
+	if err := r.srv.propose(ctx, g, cmd); err != nil {
+		return err
+	}
+	r.setResumeAt(g, append(keys[len(keys)-1], 0))
+	return nil
+}
+
+// resumeAt is where g's next read of intents starts: just after the last
+// intent this store resolved (nil: the start). Resolved intents are
+// deleted, and under a steady stream of writes their tombstones pile up
+// at the front of the intent range until a compaction; seeking from the
+// start would step over all of them on every pass (it took 13 % of a
+// bulk load's CPU). Skipping them is safe because intent keys grow with
+// the raft index of the entry that wrote them: an intent written after a
+// pass read the range has a key above everything the pass read, and every
+// intent below the hint was resolved by a committed ResolveIntents. A
+// store that loses and regains leadership keeps its hint: what lies
+// below it was resolved, by whichever leader.
+func (r *resolver) resumeAt(g raftgroup.GroupID) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.resume[g]
+}
+
+func (r *resolver) setResumeAt(g raftgroup.GroupID, key []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.resume[g] = key
+}
+
+// readIntents reads up to limit intents of g from key from (nil: the
+// first), in key order.
+func readIntents(db *grocksdb.DB, g raftgroup.GroupID, from []byte, limit int) ([][]byte, []*storagepb.Intent, error) {
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
 	ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
 	prefix := partition.KindPrefix(g.Space, g.Part, partition.KindIntent)
+	ro.SetIterateUpperBound(partition.PrefixEnd(prefix))
+	if from == nil {
+		from = prefix
+	}
 	it := db.NewIterator(ro)
 	defer it.Close()
 	var keys [][]byte
 	var intents []*storagepb.Intent
-	for it.Seek(prefix); it.ValidForPrefix(prefix) && len(keys) < limit; it.Next() {
+	for it.Seek(from); it.ValidForPrefix(prefix) && len(keys) < limit; it.Next() {
 		in := &storagepb.Intent{}
 		if err := proto.Unmarshal(it.Value().Data(), in); err != nil {
 			return nil, nil, fmt.Errorf("%s: intent %x: %w", g, it.Key().Data(), err)
@@ -296,7 +359,7 @@ func (r *resolver) run(ctx context.Context) {
 			if db == nil {
 				continue
 			}
-			if hasKeyWithPrefix(db, partition.KindPrefix(g.Space, g.Part, partition.KindIntent)) {
+			if hasKeyFrom(db, partition.KindPrefix(g.Space, g.Part, partition.KindIntent), r.resumeAt(g)) {
 				r.mu.Lock()
 				st := r.groups[g]
 				if st == nil {
@@ -347,12 +410,20 @@ func (r *resolver) maybePurge(ctx context.Context, g raftgroup.GroupID, db *groc
 	}
 }
 
-func hasKeyWithPrefix(db *grocksdb.DB, prefix []byte) bool {
+func hasKeyWithPrefix(db *grocksdb.DB, prefix []byte) bool { return hasKeyFrom(db, prefix, nil) }
+
+// hasKeyFrom says whether a key with prefix exists at or after from (nil:
+// anywhere).
+func hasKeyFrom(db *grocksdb.DB, prefix, from []byte) bool {
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
 	ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
+	ro.SetIterateUpperBound(partition.PrefixEnd(prefix))
+	if from == nil {
+		from = prefix
+	}
 	it := db.NewIterator(ro)
 	defer it.Close()
-	it.Seek(prefix)
+	it.Seek(from)
 	return it.ValidForPrefix(prefix)
 }

@@ -217,7 +217,7 @@ func TestCrossPrefixScansSeeEveryKey(t *testing.T) {
 	t.Run("intents", func(t *testing.T) {
 		prefix := partition.KindPrefix(bloomSpace, bloomPart, partition.KindIntent)
 		want := sortedKeys(all, prefix, partition.PrefixEnd(prefix))
-		keys, _, err := readIntents(db, g, 1<<20)
+		keys, _, err := readIntents(db, g, nil, 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -109,10 +109,20 @@ func (s *Server) proposeResult(ctx context.Context, g raftgroup.GroupID, cmd *st
 	return s.engine.ProposeResult(ctx, g, data)
 }
 
+// mirrorMode is what a write does about the intents it leaves.
+type mirrorMode uint8
+
+const (
+	mirrorsNone mirrorMode = iota // writes no intents (vertices, tags)
+	mirrorsKick                   // starts a resolver pass, does not wait for it
+	mirrorsWait                   // waits (bounded) for a pass to carry them out
+)
+
 // writeParts builds and proposes one command per partition, concurrently,
-// then waits (bounded) for the intents they wrote to be carried out, so
-// that an acknowledged edge is normally visible from both ends.
-func (s *service) writeParts(ctx context.Context, spaceID int32, version int64, parts []int32, mirrors bool,
+// then, with mirrorsWait, waits (bounded) for the intents they wrote to be
+// carried out, so that an acknowledged edge is normally visible from both
+// ends.
+func (s *service) writeParts(ctx context.Context, spaceID int32, version int64, parts []int32, mirrors mirrorMode,
 	build func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error) []*storagepb.PartResult {
 	snap, space, err := s.spaceFor(ctx, spaceID, version)
 	if err != nil {
@@ -130,7 +140,10 @@ func (s *service) writeParts(ctx context.Context, spaceID int32, version int64, 
 		if err := s.srv.propose(ctx, g, b.cmd); err != nil {
 			return err
 		}
-		if mirrors {
+		switch mirrors {
+		case mirrorsKick:
+			s.srv.resolver.kick(g)
+		case mirrorsWait:
 			wctx, cancel := context.WithTimeout(ctx, s.srv.cfg.MirrorWait)
 			defer cancel()
 			if err := s.srv.resolver.flush(wctx, g); err != nil {
@@ -142,9 +155,17 @@ func (s *service) writeParts(ctx context.Context, spaceID int32, version int64, 
 	})
 }
 
+// mirrorsFor is the mirror mode of a request with a no_mirror_wait flag.
+func mirrorsFor(noWait bool) mirrorMode {
+	if noWait {
+		return mirrorsKick
+	}
+	return mirrorsWait
+}
+
 // AddVertices implements StorageService.
 func (s *service) AddVertices(ctx context.Context, req *storagepb.AddVerticesReq) (*storagepb.ExecResp, error) {
-	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), false, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
+	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), mirrorsNone, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
 		for _, v := range req.Parts[part].GetVertices() {
 			if err := checkVid(space, part, v.Vid); err != nil {
 				return err
@@ -163,7 +184,7 @@ func (s *service) AddVertices(ctx context.Context, req *storagepb.AddVerticesReq
 
 // AddEdges implements StorageService: out-edges only, at their owner.
 func (s *service) AddEdges(ctx context.Context, req *storagepb.AddEdgesReq) (*storagepb.ExecResp, error) {
-	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), true, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
+	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), mirrorsFor(req.NoMirrorWait), func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
 		for _, e := range req.Parts[part].GetEdges() {
 			if err := checkEdge(space, part, e.Src, e.EdgeType, e.Dst); err != nil {
 				return err
@@ -198,7 +219,7 @@ func checkEdge(space *metapb.SpaceDesc, part int32, src []byte, edgeType int32, 
 func (s *service) DeleteVertices(ctx context.Context, req *storagepb.DeleteVerticesReq) (*storagepb.ExecResp, error) {
 	var mu sync.Mutex
 	owners := map[int32]bool{}
-	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), true, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
+	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), mirrorsWait, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
 		if err := b.withIndexedSchemas(); err != nil {
 			return err
 		}
@@ -279,7 +300,7 @@ func (s *service) FlushIntents(ctx context.Context, req *storagepb.FlushIntentsR
 
 // DeleteTags implements StorageService.
 func (s *service) DeleteTags(ctx context.Context, req *storagepb.DeleteTagsReq) (*storagepb.ExecResp, error) {
-	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), false, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
+	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), mirrorsNone, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
 		if err := b.withIndexedSchemas(); err != nil {
 			return err
 		}
@@ -296,7 +317,7 @@ func (s *service) DeleteTags(ctx context.Context, req *storagepb.DeleteTagsReq) 
 
 // DeleteEdges implements StorageService.
 func (s *service) DeleteEdges(ctx context.Context, req *storagepb.DeleteEdgesReq) (*storagepb.ExecResp, error) {
-	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), !req.NoMirrorWait, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
+	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), mirrorsFor(req.NoMirrorWait), func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
 		for _, k := range req.Parts[part].GetKeys() {
 			if err := checkEdge(space, part, k.Src, k.EdgeType, k.Dst); err != nil {
 				return err
@@ -316,7 +337,7 @@ func (s *service) DeleteEdges(ctx context.Context, req *storagepb.DeleteEdgesReq
 
 // MirrorEdges implements StorageService: in-edges sent by their owners.
 func (s *service) MirrorEdges(ctx context.Context, req *storagepb.MirrorEdgesReq) (*storagepb.ExecResp, error) {
-	failed := s.writeParts(ctx, req.SpaceId, 0, []int32{req.PartId}, false, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
+	failed := s.writeParts(ctx, req.SpaceId, 0, []int32{req.PartId}, mirrorsNone, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
 		for _, m := range req.Edges {
 			b.add(&storagepb.Mutation{Op: &storagepb.Mutation_MirrorEdge{MirrorEdge: m}})
 		}

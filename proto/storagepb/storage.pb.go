@@ -454,8 +454,14 @@ type AddEdgesReq struct {
 	Parts          map[int32]*EdgeList    `protobuf:"bytes,2,rep,name=parts,proto3" json:"parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	CatalogVersion int64                  `protobuf:"varint,3,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
 	IfNotExists    bool                   `protobuf:"varint,4,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// no_mirror_wait answers once the out-edges and their intents are
+	// applied, without waiting for the in-edges: the bulk importer's mode,
+	// which lets the resolver mirror many batches at once and calls
+	// FlushIntents when it is done, so that its last answer still means
+	// "readable from both ends".
+	NoMirrorWait  bool `protobuf:"varint,5,opt,name=no_mirror_wait,json=noMirrorWait,proto3" json:"no_mirror_wait,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AddEdgesReq) Reset() {
@@ -512,6 +518,13 @@ func (x *AddEdgesReq) GetCatalogVersion() int64 {
 func (x *AddEdgesReq) GetIfNotExists() bool {
 	if x != nil {
 		return x.IfNotExists
+	}
+	return false
+}
+
+func (x *AddEdgesReq) GetNoMirrorWait() bool {
+	if x != nil {
+		return x.NoMirrorWait
 	}
 	return false
 }
@@ -3213,12 +3226,13 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x123\n" +
-	"\x05value\x18\x02 \x01(\v2\x1d.novagraph.storage.VertexListR\x05value:\x028\x01\"\x8d\x02\n" +
+	"\x05value\x18\x02 \x01(\v2\x1d.novagraph.storage.VertexListR\x05value:\x028\x01\"\xb3\x02\n" +
 	"\vAddEdgesReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12?\n" +
 	"\x05parts\x18\x02 \x03(\v2).novagraph.storage.AddEdgesReq.PartsEntryR\x05parts\x12'\n" +
 	"\x0fcatalog_version\x18\x03 \x01(\x03R\x0ecatalogVersion\x12\"\n" +
-	"\rif_not_exists\x18\x04 \x01(\bR\vifNotExists\x1aU\n" +
+	"\rif_not_exists\x18\x04 \x01(\bR\vifNotExists\x12$\n" +
+	"\x0eno_mirror_wait\x18\x05 \x01(\bR\fnoMirrorWait\x1aU\n" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x121\n" +
