@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,6 +135,9 @@ func (c *Client) Close() {
 		}
 	})
 }
+
+// Addrs returns the metad addresses the client was given.
+func (c *Client) Addrs() []string { return slices.Clone(c.addrs) }
 
 // Catalog is the newest catalog snapshot.
 func (c *Client) Catalog() *Snapshot { return c.snap.Load() }

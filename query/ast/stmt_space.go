@@ -75,6 +75,7 @@ const (
 	ShowTagIndexes  // SHOW TAG INDEXES
 	ShowEdgeIndexes // SHOW EDGE INDEXES
 	ShowQueries     // SHOW QUERIES: the queries running on this graphd
+	ShowHostsMeta   // SHOW HOSTS META: the metad addresses graphd uses
 )
 
 func (t ShowTarget) String() string {
@@ -95,6 +96,8 @@ func (t ShowTarget) String() string {
 		return "EDGE INDEXES"
 	case ShowQueries:
 		return "QUERIES"
+	case ShowHostsMeta:
+		return "HOSTS META"
 	}
 	return "?"
 }

@@ -3,7 +3,9 @@ package exec
 import (
 	"context"
 	"fmt"
+	"net"
 	"sort"
+	"strconv"
 	"strings"
 
 	metaclient "github.com/novagraph/novagraph/metad/client"
@@ -89,6 +91,17 @@ func (r *runState) show(s *ast.ShowStmt) (*table, error) {
 		return showHosts(snap), nil
 	case ast.ShowQueries:
 		return r.showQueries()
+	case ast.ShowHostsMeta:
+		t := newTable("Host", "Port")
+		for _, addr := range r.x.meta.Addrs() {
+			host, port, err := net.SplitHostPort(addr)
+			if err != nil {
+				return nil, fmt.Errorf("metad address %q: %w", addr, err)
+			}
+			n, _ := strconv.Atoi(port)
+			t.add(value.Str(host), value.Int(int64(n)))
+		}
+		return t, nil
 	case ast.ShowParts:
 		space, err := r.currentSpace(snap, s)
 		if err != nil {

@@ -148,7 +148,7 @@ func permissionsOf(st ast.Statement) ([]rule, error) {
 	case *ast.ShowStmt:
 		what := "SHOW " + s.Target.String()
 		switch s.Target {
-		case ast.ShowSpaces, ast.ShowHosts, ast.ShowQueries:
+		case ast.ShowSpaces, ast.ShowHosts, ast.ShowHostsMeta, ast.ShowQueries:
 			return anyone(what), nil
 		case ast.ShowParts, ast.ShowTags, ast.ShowEdges, ast.ShowTagIndexes, ast.ShowEdgeIndexes:
 			return onCurrent(what, guest), nil

@@ -40,6 +40,8 @@ func TestStatements(t *testing.T) {
 		{"use `from`", "USE `from`"},
 		{"SHOW SPACES", "SHOW SPACES"},
 		{"show hosts", "SHOW HOSTS"},
+		{"SHOW HOSTS META", "SHOW HOSTS META"},
+		{"show hosts storage", "SHOW HOSTS"},
 		{"SHOW PARTS", "SHOW PARTS"},
 		{"SHOW TAGS", "SHOW TAGS"},
 		{"SHOW EDGES", "SHOW EDGES"},

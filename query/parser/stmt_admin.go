@@ -177,6 +177,16 @@ func (p *parser) parseShow() ast.Statement {
 		s.Target = ast.ShowSpaces
 	case p.is("HOSTS"):
 		s.Target = ast.ShowHosts
+		// SHOW HOSTS META lists the metad addresses this graphd uses (the
+		// importer finds metad, and through it the partition leaders,
+		// from a graphd address); SHOW HOSTS [STORAGE] the storage hosts.
+		switch {
+		case p.peek(1).Is("META"):
+			p.next()
+			s.Target = ast.ShowHostsMeta
+		case p.peek(1).Is("STORAGE"):
+			p.next()
+		}
 	case p.is("PARTS"):
 		s.Target = ast.ShowParts
 	case p.is("TAGS"):
