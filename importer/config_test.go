@@ -1,0 +1,269 @@
+package importer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/novagraph/novagraph/internal/schema"
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/metapb"
+)
+
+const v4Config = `
+client:
+  version: v3
+  address: "127.0.0.1:9669"
+  user: root
+  password: nova
+manager:
+  spaceName: ldbc
+  batch: 100
+  readerConcurrency: 2
+  importerConcurrency: 4
+  hooks:
+    before:
+      - statements:
+          - CREATE SPACE IF NOT EXISTS ldbc(partition_num=3, vid_type=INT64)
+log:
+  level: INFO
+  console: true
+sources:
+  - path: ./person.csv
+    csv:
+      delimiter: "|"
+      withHeader: true
+    tags:
+      - name: Person
+        filter:
+          expr: Record[3] == "male"
+        id:
+          type: INT
+          index: 0
+        props:
+          - name: firstName
+            type: STRING
+            index: 1
+          - name: age
+            type: INT
+            index: 2
+            nullable: true
+            nullValue: _NULL_
+  - path: ./knows.csv
+    edges:
+      - name: knows
+        src:
+          id:
+            type: INT
+            index: 0
+        dst:
+          id:
+            type: INT
+            index: 1
+        rank:
+          index: 2
+        props:
+          - name: creationDate
+            index: 3
+`
+
+func TestParseConfigV4(t *testing.T) {
+	cfg, err := ParseConfig([]byte(v4Config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Manager.SpaceName != "ldbc" || cfg.Manager.Batch != 100 || cfg.Manager.ImporterConcurrency != 4 {
+		t.Errorf("manager = %+v", cfg.Manager)
+	}
+	if cfg.Manager.Retry != DefaultRetry || cfg.Manager.Mode != "online" {
+		t.Errorf("defaults not applied: %+v", cfg.Manager)
+	}
+	if len(cfg.Sources) != 2 || cfg.Sources[0].CSV.Delimiter != "|" || *cfg.Sources[1].Edges[0].Dst.ID.Index != 1 {
+		t.Errorf("sources = %+v", cfg.Sources)
+	}
+	if got := cfg.Sources[0].Tags[0].Filter.Expr; got != `Record[3] == "male"` {
+		t.Errorf("filter = %q", got)
+	}
+}
+
+func TestParseConfigErrorsNameTheKey(t *testing.T) {
+	for _, tc := range []struct {
+		name, edit, want string
+	}{
+		{"unknown key", "batch: 100", "field batchh not found"},
+		{"no space", "spaceName: ldbc", "manager.spaceName: missing"},
+		{"bad mode", "level: INFO", "manager.mode: \"fast\" is not online or sst"},
+		{"bad id type", "type: INT\n          index: 0", "sources[0].tags[0].id.type: \"UUID\" is not INT or STRING"},
+		{"missing dst index", "index: 1\n        rank", "sources[1].edges[0].dst.id.index: missing"},
+		{"duplicate prop", "name: age", "sources[0].tags[0].props[1].name: property \"firstName\" is mapped twice"},
+		{"bad delimiter", `delimiter: "|"`, "sources[0].csv.delimiter: \"||\" is more than one character"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := v4Config
+			switch tc.name {
+			case "unknown key":
+				text = strings.Replace(text, "batch: 100", "batchh: 100", 1)
+			case "no space":
+				text = strings.Replace(text, "spaceName: ldbc", "spaceName: \"\"", 1)
+			case "bad mode":
+				text = strings.Replace(text, "  batch: 100", "  batch: 100\n  mode: fast", 1)
+			case "bad id type":
+				text = strings.Replace(text, "type: INT\n          index: 0", "type: UUID\n          index: 0", 1)
+			case "missing dst index":
+				text = strings.Replace(text, "            index: 1\n        rank", "            index: null\n        rank", 1)
+			case "duplicate prop":
+				text = strings.Replace(text, "name: age", "name: firstName", 1)
+			case "bad delimiter":
+				text = strings.Replace(text, `delimiter: "|"`, `delimiter: "||"`, 1)
+			}
+			_, err := ParseConfig([]byte(text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// testSnapshot is a catalog with one INT64 space ("s", 4 partitions), a
+// tag Person(firstName string, age int NULL, city string DEFAULT "x") and
+// an edge knows(creationDate int).
+func testSnapshot() (*metaclient.Snapshot, *metapb.SpaceDesc) {
+	space := &metapb.SpaceDesc{SpaceId: 1, Name: "s", PartitionNum: 4, ReplicaFactor: 1, VidType: metapb.VidType_VID_INT64, VidLen: 8}
+	str := func(s string) *commonpb.Value { return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: []byte(s)}} }
+	cat := &metapb.Catalog{
+		Version: 1,
+		Spaces:  []*metapb.SpaceDesc{space},
+		Tags: []*metapb.TagDesc{{SpaceId: 1, TagId: 2, Name: "Person", Versions: []*metapb.Schema{{Columns: []*metapb.ColumnDef{
+			{Name: "firstName", Type: metapb.PropType_STRING},
+			{Name: "age", Type: metapb.PropType_INT64, Nullable: true},
+			{Name: "city", Type: metapb.PropType_STRING, DefaultValue: str("x")},
+		}}}}},
+		Edges: []*metapb.EdgeDesc{{SpaceId: 1, EdgeType: 3, Name: "knows", Versions: []*metapb.Schema{{Columns: []*metapb.ColumnDef{
+			{Name: "creationDate", Type: metapb.PropType_INT64},
+		}}}}},
+	}
+	return metaclient.NewSnapshot(cat), space
+}
+
+func TestMapRow(t *testing.T) {
+	snap, space := testSnapshot()
+	src := &Source{
+		Tags: []TagSpec{{Name: "Person", ID: IDSpec{Index: intp(0)}, Filter: &Filter{Expr: `Record[4] != "skip"`},
+			Props: []PropSpec{{Name: "firstName", Index: 1}, {Name: "age", Index: 2, Nullable: true, NullValue: "_NULL_"}}}},
+		Edges: []EdgeSpec{{Name: "knows", Src: EndSpec{IDSpec{Index: intp(0)}}, Dst: EndSpec{IDSpec{Index: intp(3)}},
+			Props: []PropSpec{{Name: "creationDate", Index: 3}}}},
+	}
+	m, err := newMapper(snap, space, "sources[0]", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	person := snap.Catalog().GetTags()[0]
+	read := func(row []byte) []any {
+		t.Helper()
+		sv := schema.NewVersions(person.GetVersions())
+		vals, err := partition.ReadWithSchema(row, sv.Source(), sv.Latest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vals
+	}
+
+	ws, err := m.mapRow([]string{"7", "Ann", "31", "9", "keep"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != 2 || ws[0].vertex == nil || ws[1].edge == nil {
+		t.Fatalf("writes = %+v", ws)
+	}
+	if got := read(ws[0].vertex.Tags[0].Row); got[0] != "Ann" || got[1] != int64(31) || got[2] != "x" {
+		t.Errorf("Person row = %v, want [Ann 31 x] (city from the schema default)", got)
+	}
+	if want := partition.PartOfInt64(7, 4); ws[0].part != want || ws[1].part != want {
+		t.Errorf("parts = %d, %d, want %d (the source's)", ws[0].part, ws[1].part, want)
+	}
+	if id, _ := partition.DecodeInt64Vid(ws[1].edge.Dst); id != 9 {
+		t.Errorf("edge dst = %d", id)
+	}
+
+	// NULL by nullValue.
+	ws, err = m.mapRow([]string{"8", "Bob", "_NULL_", "1", "keep"}, nil)
+	if err != nil || len(ws) != 2 {
+		t.Fatalf("row with a NULL: %+v, %v", ws, err)
+	}
+	if got := read(ws[0].vertex.Tags[0].Row); got[1] != nil {
+		t.Errorf("age = %v, want NULL", got[1])
+	}
+	// A filtered-out tag leaves the edge.
+	ws, err = m.mapRow([]string{"8", "Bob", "_NULL_", "1", "skip"}, nil)
+	if err != nil || len(ws) != 1 || ws[0].edge == nil {
+		t.Fatalf("filtered row: %+v, %v", ws, err)
+	}
+	// A bad int is an error naming the column, and the row writes nothing.
+	ws, err = m.mapRow([]string{"8", "Bob", "3x", "1", "keep"}, ws[:0])
+	if err == nil || !strings.Contains(err.Error(), `column 2: "3x" is not an INT64`) || len(ws) != 0 {
+		t.Fatalf("bad int: %+v, %v", ws, err)
+	}
+	_, err = m.mapRow([]string{"x8", "Bob", "3", "1", "keep"}, nil)
+	if err == nil || !strings.Contains(err.Error(), `vid column 0: "x8" is not an INT64`) {
+		t.Fatalf("bad vid: %v", err)
+	}
+	_, err = m.mapRow([]string{"8", "Bob"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "missing (row has 2 columns)") {
+		t.Fatalf("short row: %v", err)
+	}
+}
+
+func TestMapperChecksTheSchema(t *testing.T) {
+	snap, space := testSnapshot()
+	for _, tc := range []struct {
+		src  Source
+		want string
+	}{
+		{Source{Tags: []TagSpec{{Name: "Nobody", ID: IDSpec{Index: intp(0)}}}}, `sources[0].tags[0].name: tag "Nobody" not found`},
+		{Source{Tags: []TagSpec{{Name: "Person", ID: IDSpec{Index: intp(0)}}}}, `property "firstName" of tag "Person" is NOT NULL and has no default`},
+		{Source{Tags: []TagSpec{{Name: "Person", ID: IDSpec{Type: "STRING", Index: intp(0)}}}}, `sources[0].tags[0].id.type: STRING, but space "s" has vid_type INT64`},
+		{Source{Tags: []TagSpec{{Name: "Person", ID: IDSpec{Index: intp(0)}, Props: []PropSpec{{Name: "firstName", Type: "INT"}}}}}, `sources[0].tags[0].props[0].type: "INT", but property "firstName"`},
+		{Source{Edges: []EdgeSpec{{Name: "knows", Src: EndSpec{IDSpec{Index: intp(0)}}, Dst: EndSpec{IDSpec{Index: intp(1)}},
+			Props: []PropSpec{{Name: "creationDate", Index: 2, Nullable: true}}}}}, `sources[0].edges[0].props[0].nullable: property "creationDate" of edge "knows" is NOT NULL`},
+	} {
+		_, err := newMapper(snap, space, "sources[0]", &tc.src)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error = %v, want it to contain %q", err, tc.want)
+		}
+	}
+}
+
+func TestProgressPrefix(t *testing.T) {
+	p := newProgress(100)
+	if got := p.finish(200, 300); got != 100 {
+		t.Fatalf("out of order: %d", got)
+	}
+	if got := p.finish(100, 200); got != 300 {
+		t.Fatalf("gap closed: %d, want 300", got)
+	}
+}
+
+func TestFailedRowsFileReadsBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f", "source0-x.failed")
+	f := newFailedRows(path, '|', []string{"id", "name"}, false)
+	if err := f.add(keep("x.csv", 3, []string{"1", "a|b"}), "bad\nthing"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.add(keep("x.csv", 9, []string{"2", "c"}), "other"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.close(); n != 2 || err != nil {
+		t.Fatalf("close = %d, %v", n, err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "id|name\n# x.csv:3: bad thing\n1|\"a|b\"\n# x.csv:9: other\n2|c\n"
+	if string(b) != want {
+		t.Fatalf("file =\n%s\nwant\n%s", b, want)
+	}
+}

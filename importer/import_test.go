@@ -1,0 +1,361 @@
+package importer
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/novagraph/novagraph/client"
+	"github.com/novagraph/novagraph/internal/testcluster"
+)
+
+// dataDir is the shared real-graph folder, relative to this package.
+const dataDir = "../../shared/data"
+
+func needData(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join(dataDir, rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s not found (the shared data folder is absent): %v", p, err)
+	}
+	return p
+}
+
+func execOK(t *testing.T, s *client.Session, stmt string) *client.ResultSet {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rs, err := s.Execute(ctx, stmt)
+	if err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	return rs
+}
+
+func presetFor(c *testcluster.Cluster, space string, replicas int, dir string) PresetOptions {
+	return PresetOptions{Space: space, Partitions: 6, Replicas: replicas, Addr: c.Graph.Addr(), User: "root",
+		Password: testcluster.Password, Mode: "online", Batch: 2000, Concurrency: 8, FailedDir: dir}
+}
+
+func mustRun(t *testing.T, cfg *Config, opts Options) *Summary {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	sum, err := Run(ctx, cfg, opts)
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	t.Logf("import: %s", sum)
+	return sum
+}
+
+// neighbours returns, for each vid, its neighbours over edge (out, or in
+// when reversely), as graphd answers GO.
+func neighbours(t *testing.T, s *client.Session, space, edge string, vids []int64, reversely bool) map[int64][]int64 {
+	t.Helper()
+	ids := make([]string, len(vids))
+	for i, v := range vids {
+		ids[i] = strconv.FormatInt(v, 10)
+	}
+	dir := ""
+	if reversely {
+		dir = " REVERSELY"
+	}
+	rs := execOK(t, s, fmt.Sprintf("USE %s; GO FROM %s OVER %s%s YIELD id($^) AS a, id($$) AS b", space, strings.Join(ids, ","), edge, dir))
+	got := map[int64][]int64{}
+	for i := range rs.Len() {
+		a, _ := rs.Row(i).Value(0).(int64)
+		b, _ := rs.Row(i).Value(1).(int64)
+		got[a] = append(got[a], b)
+	}
+	for _, v := range got {
+		slices.Sort(v)
+	}
+	return got
+}
+
+// sample is every step-th key of adjacency, sorted, for a GO FROM list.
+func sample(adj map[int64][]int64, step int) []int64 {
+	var keys []int64
+	for k := range adj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []int64
+	for i := 0; i < len(keys); i += step {
+		out = append(out, keys[i])
+	}
+	return out
+}
+
+func compareAdjacency(t *testing.T, what string, want, got map[int64][]int64, vids []int64) {
+	t.Helper()
+	bad := 0
+	for _, v := range vids {
+		w := slices.Clone(want[v])
+		slices.Sort(w)
+		if !slices.Equal(w, got[v]) {
+			if bad < 5 {
+				t.Errorf("%s of %d: got %d neighbours, want %d", what, v, len(got[v]), len(w))
+			}
+			bad++
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%s: %d of %d sampled vertices differ from the file", what, bad, len(vids))
+	}
+}
+
+// TestImportIntoCluster imports real graphs with the presets and a YAML
+// config into one 3-storaged cluster and checks every answer against the
+// files: wiki-Vote with replica_factor 3, LDBC SF0.1 with 1, a file with
+// injected bad rows (every good row in, every bad one listed with its
+// line, then fed back), and an import interrupted and resumed.
+func TestImportIntoCluster(t *testing.T) {
+	wikiVote := needData(t, "snap/kuzu-wiki-Vote/edges.csv")
+	ldbcDir := needData(t, "ldbc-sf0.1")
+	c := testcluster.Start(t, testcluster.Options{Stores: 3})
+	s := c.Session()
+	defer s.Close()
+
+	t.Run("snap rf3", func(t *testing.T) {
+		cfg, err := SNAPConfig(wikiVote, "vote", false, presetFor(c, "wiki", 3, t.TempDir()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := mustRun(t, cfg, Options{})
+		out, in := map[int64][]int64{}, map[int64][]int64{}
+		n := 0
+		readLines(t, wikiVote, func(line string) {
+			a, b, _ := strings.Cut(line, ",")
+			x, _ := strconv.ParseInt(a, 10, 64)
+			y, _ := strconv.ParseInt(b, 10, 64)
+			out[x] = append(out[x], y)
+			in[y] = append(in[y], x)
+			n++
+		})
+		if sum.Edges != int64(n) || sum.Failed != 0 || sum.Rows != int64(n) {
+			t.Fatalf("summary %+v, want %d edges and rows, no failures", sum, n)
+		}
+		vertices := map[int64]bool{}
+		for k, vs := range out {
+			vertices[k] = true
+			for _, v := range vs {
+				vertices[v] = true
+			}
+		}
+		if sum.Vertices != int64(len(vertices)) {
+			t.Errorf("vertices written %d, want %d (each once)", sum.Vertices, len(vertices))
+		}
+		outs := sample(out, 20)
+		compareAdjacency(t, "out-neighbours", out, neighbours(t, s, "wiki", "vote", outs, false), outs)
+		ins := sample(in, 20)
+		compareAdjacency(t, "in-neighbours", in, neighbours(t, s, "wiki", "vote", ins, true), ins)
+	})
+
+	t.Run("ldbc rf1", func(t *testing.T) {
+		cfg, err := LDBCConfig(ldbcDir, presetFor(c, "ldbc", 1, t.TempDir()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := mustRun(t, cfg, Options{})
+		if sum.Vertices != 1528 || sum.Edges != 2*14073 || sum.Failed != 0 {
+			t.Fatalf("summary %+v, want 1528 vertices, %d edges", sum, 2*14073)
+		}
+		friends := map[int64][]int64{}
+		dates := map[[2]int64]int64{}
+		readLines(t, filepath.Join(ldbcDir, "person_knows_person_0_0.csv"), func(line string) {
+			f := strings.Split(line, "|")
+			if f[0] == "Person.id" {
+				return
+			}
+			a, _ := strconv.ParseInt(f[0], 10, 64)
+			b, _ := strconv.ParseInt(f[1], 10, 64)
+			d, _ := strconv.ParseInt(f[2], 10, 64)
+			friends[a] = append(friends[a], b)
+			friends[b] = append(friends[b], a)
+			dates[[2]int64{a, b}], dates[[2]int64{b, a}] = d, d
+		})
+		vids := sample(friends, 15)
+		compareAdjacency(t, "knows", friends, neighbours(t, s, "ldbc", "knows", vids, false), vids)
+		// Properties: the first person's row and a friendship's date.
+		rs := execOK(t, s, "USE ldbc; FETCH PROP ON Person 933 YIELD Person.firstName, Person.lastName, Person.birthday, Person.email")
+		if rs.Len() != 1 || rs.Row(0).Value(0) != "Mahinda" || rs.Row(0).Value(1) != "Perera" || rs.Row(0).Value(2) != int64(628646400000) ||
+			!strings.HasPrefix(rs.Row(0).Value(3).(string), "Mahinda933@boarderzone.com;") {
+			t.Fatalf("Person 933 = %v", rs.Row(0))
+		}
+		rs = execOK(t, s, fmt.Sprintf("USE ldbc; GO FROM %d OVER knows YIELD dst(edge), knows.creationDate", vids[0]))
+		for i := range rs.Len() {
+			b := rs.Row(i).Value(0).(int64)
+			if got, want := rs.Row(i).Value(1).(int64), dates[[2]int64{vids[0], b}]; got != want {
+				t.Errorf("knows %d->%d creationDate %d, want %d", vids[0], b, got, want)
+			}
+		}
+	})
+
+	t.Run("bad rows", func(t *testing.T) {
+		dir := t.TempDir()
+		execOK(t, s, "CREATE SPACE IF NOT EXISTS rows(partition_num=4, replica_factor=1, vid_type=INT64)")
+		execOK(t, s, "USE rows; CREATE TAG IF NOT EXISTS item(name string, qty int, price double NULL)")
+		var good []int64
+		var b strings.Builder
+		b.WriteString("id,name,qty,price\n") // line 1
+		bad := map[int]string{               // line → what is wrong
+			5:  `qty: column 2: "many" is not an INT64`,
+			9:  `vid column 0: "x9" is not an INT64`,
+			14: `column 3 missing`,
+			20: `property price: column 3: "1.2.3" is not a DOUBLE`,
+		}
+		for line := 2; line <= 301; line++ {
+			id := int64(line * 10)
+			switch line {
+			case 5:
+				fmt.Fprintf(&b, "%d,n%d,many,1.5\n", id, id)
+			case 9:
+				fmt.Fprintf(&b, "x9,n%d,1,1.5\n", id)
+			case 14:
+				fmt.Fprintf(&b, "%d,n%d,1\n", id, id)
+			case 20:
+				fmt.Fprintf(&b, "%d,n%d,1,1.2.3\n", id, id)
+			default:
+				fmt.Fprintf(&b, "%d,n%d,%d,\n", id, id, line)
+				good = append(good, id)
+			}
+		}
+		file := filepath.Join(dir, "items.csv")
+		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		yaml := fmt.Sprintf(`
+client: {address: %q, user: root, password: %s}
+manager: {spaceName: rows, batch: 64, importerConcurrency: 4, failedRowsDir: %q}
+sources:
+  - path: %q
+    csv: {withHeader: true}
+    tags:
+      - name: item
+        id: {type: INT, index: 0}
+        props:
+          - {name: name, index: 1}
+          - {name: qty, index: 2}
+          - {name: price, index: 3, nullable: true, nullValue: ""}
+`, c.Graph.Addr(), testcluster.Password, filepath.Join(dir, "failed"), file)
+		cfg, err := ParseConfig([]byte(yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := mustRun(t, cfg, Options{})
+		if sum.Rows != 300 || sum.Vertices != int64(len(good)) || sum.Failed != int64(len(bad)) || len(sum.FailedFiles) != 1 {
+			t.Fatalf("summary %+v, want 300 rows, %d vertices, %d failed in one file", sum, len(good), len(bad))
+		}
+		ids := make([]string, len(good))
+		for i, id := range good {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		rs := execOK(t, s, "USE rows; FETCH PROP ON item "+strings.Join(ids, ",")+" YIELD item.qty")
+		if rs.Len() != len(good) {
+			t.Fatalf("FETCH found %d of the %d good rows", rs.Len(), len(good))
+		}
+		failed, err := os.ReadFile(sum.FailedFiles[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(failed)
+		if !strings.HasPrefix(text, "id,name,qty,price\n") {
+			t.Errorf("failed-rows file does not start with the header:\n%s", text)
+		}
+		for line, why := range bad {
+			want := fmt.Sprintf("# %s:%d: ", file, line)
+			i := strings.Index(text, want)
+			if i < 0 || !strings.Contains(text[i:min(len(text), i+300)], why) {
+				t.Errorf("failed-rows file lacks line %d with %q:\n%s", line, why, text)
+			}
+		}
+		// Fix the rows in the failed file and feed it back.
+		fixed := strings.NewReplacer("many", "7", "x9,", "90,", "1.2.3", "1.5").Replace(text)
+		fixed = strings.Replace(fixed, ",1\n", ",1,2.5\n", 1)
+		if err := os.WriteFile(sum.FailedFiles[0], []byte(fixed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		again := mustRun(t, cfg, Options{RetryFailed: true})
+		if again.Rows != 4 || again.Vertices != 4 || again.Failed != 0 {
+			t.Fatalf("retry summary %+v, want the 4 fixed rows imported", again)
+		}
+		rs = execOK(t, s, "USE rows; FETCH PROP ON item 50, 90, 140, 200 YIELD item.qty, item.price")
+		if rs.Len() != 4 {
+			t.Fatalf("fixed rows: FETCH found %d of 4", rs.Len())
+		}
+	})
+
+	t.Run("resume", func(t *testing.T) {
+		dir := t.TempDir()
+		cfg, err := LDBCConfig(ldbcDir, presetFor(c, "ldbc2", 1, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Manager.Batch, cfg.Manager.ImporterConcurrency, cfg.Manager.ReaderConcurrency = 500, 2, 1
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var rounds atomic.Int64
+		_, err = Run(ctx, cfg, Options{afterRound: func() {
+			if rounds.Add(1) == 8 {
+				cancel()
+			}
+		}})
+		if err == nil {
+			t.Fatal("the interrupted import reported success")
+		}
+		sum := mustRun(t, cfg, Options{})
+		if sum.Skipped < 500 {
+			t.Fatalf("resumed run skipped %d rows, want at least a round's", sum.Skipped)
+		}
+		if sum.Rows+sum.Skipped < 1528+14073 {
+			t.Fatalf("resumed run: %d rows + %d skipped, want all %d", sum.Rows, sum.Skipped, 1528+14073)
+		}
+		friends := map[int64][]int64{}
+		readLines(t, filepath.Join(ldbcDir, "person_knows_person_0_0.csv"), func(line string) {
+			f := strings.Split(line, "|")
+			if f[0] == "Person.id" {
+				return
+			}
+			a, _ := strconv.ParseInt(f[0], 10, 64)
+			b, _ := strconv.ParseInt(f[1], 10, 64)
+			friends[a] = append(friends[a], b)
+			friends[b] = append(friends[b], a)
+		})
+		vids := sample(friends, 7)
+		compareAdjacency(t, "knows after resume", friends, neighbours(t, s, "ldbc2", "knows", vids, false), vids)
+		// A third run finds everything done.
+		third := mustRun(t, cfg, Options{})
+		if third.Rows != 0 {
+			t.Fatalf("a run after completion imported %d rows again", third.Rows)
+		}
+	})
+}
+
+func readLines(t *testing.T, path string, fn func(string)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if line := strings.TrimRight(sc.Text(), "\r"); line != "" {
+			fn(line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+}

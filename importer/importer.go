@@ -1,0 +1,588 @@
+// Package importer is novagraph's bulk loader (bin/nova-importer): it reads
+// CSV, TSV, SNAP edge lists, Parquet, Spark output directories and GraphAr
+// chunk folders (importer/source), maps each row to vertices and edges as a
+// nebula-importer v4 YAML config says (or as the --ldbc and --snap presets
+// do), and writes them straight to the partition leaders.
+//
+// # Online mode
+//
+// The importer signs in to a graphd only to run the config's DDL hooks and
+// to learn where metad is (SHOW HOSTS META). From then on it follows the
+// catalog itself and writes through storaged/client, exactly as graphd's
+// INSERT does but without statement text: rows are read in rounds of
+// manager.batch, each round's writes are grouped by partition and sent as
+// one AddVertices / AddEdges request per partition, to its leader, and
+// manager.importerConcurrency rounds are in flight at once. Edges are sent
+// as out-edges to their source's partition; storaged writes the in-edge
+// into the destination's partition itself (storaged/pair.go), so an edge
+// the importer saw acknowledged is readable from both ends.
+//
+// # Failures
+//
+// A row that cannot be mapped (a bad number, a missing column) or that
+// storaged refuses is written to the source's failed-rows file with its
+// file, line and reason, and the import goes on. A request refused for
+// its data is halved until the refused rows stand alone, so one bad row
+// does not fail its batch; a request that fails for any other reason (no
+// leader, a dead host) is retried with backoff manager.retry times, then
+// its rows are failed with the error. Nothing is dropped silently: every
+// row read is either applied, filtered out by the config, or in the
+// failed-rows file.
+//
+// # Resume
+//
+// The checkpoint file records per source how many rows are done; started
+// again with the same config, the importer skips them (--restart ignores
+// the checkpoint).
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/novagraph/novagraph/client"
+	"github.com/novagraph/novagraph/importer/source"
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/proto/metapb"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
+)
+
+// Options of one run besides the config.
+type Options struct {
+	Log *slog.Logger
+	// Progress, if set, gets a progress bar (rows/s, rows, ETA when the
+	// input size is known).
+	Progress io.Writer
+	// RetryFailed reads each source's failed-rows file instead of the
+	// source: a second run after fixing what the first refused.
+	RetryFailed bool
+	// Restart ignores the checkpoint.
+	Restart bool
+
+	// afterRound, in tests, runs after each round is recorded.
+	afterRound func()
+}
+
+// Stats are the counts of a run so far.
+type Stats struct {
+	Rows, Filtered, Failed                     atomic.Int64
+	Vertices, Edges, DeletedTags, DeletedEdges atomic.Int64
+	Requests, Retries                          atomic.Int64
+}
+
+func (s *Stats) count(k writeKind, n int) {
+	switch k {
+	case kindAddVertex:
+		s.Vertices.Add(int64(n))
+	case kindAddEdge:
+		s.Edges.Add(int64(n))
+	case kindDeleteTag:
+		s.DeletedTags.Add(int64(n))
+	default:
+		s.DeletedEdges.Add(int64(n))
+	}
+}
+
+// Summary is the outcome of a run.
+type Summary struct {
+	Rows, Failed, Vertices, Edges, DeletedTags, DeletedEdges int64
+	Requests, Retries                                        int64
+	Elapsed                                                  time.Duration
+	FailedFiles                                              []string // failed-rows files written
+	Skipped                                                  int64    // rows a checkpoint said were done
+}
+
+func (s *Summary) String() string {
+	secs := max(s.Elapsed.Seconds(), 1e-9)
+	var b strings.Builder
+	fmt.Fprintf(&b, "rows %d (%.0f/s), vertices %d, edges %d (%.0f/s)", s.Rows, float64(s.Rows)/secs, s.Vertices, s.Edges, float64(s.Edges)/secs)
+	if s.DeletedTags+s.DeletedEdges > 0 {
+		fmt.Fprintf(&b, ", deleted tags %d, deleted edges %d", s.DeletedTags, s.DeletedEdges)
+	}
+	fmt.Fprintf(&b, ", failed rows %d, requests %d, retries %d, in %v", s.Failed, s.Requests, s.Retries, s.Elapsed.Round(time.Millisecond))
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, " (resumed: %d rows were done before)", s.Skipped)
+	}
+	for _, f := range s.FailedFiles {
+		fmt.Fprintf(&b, "\nfailed rows in %s", f)
+	}
+	return b.String()
+}
+
+// Run imports everything cfg describes.
+func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	start := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	metaAddrs, err := prepare(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	meta := metaclient.New(metaAddrs, log)
+	defer meta.Close()
+	space, err := awaitSchema(ctx, meta, cfg)
+	if err != nil {
+		return nil, err
+	}
+	storage := storageclient.New(meta, log)
+	defer storage.Close()
+
+	failedDir := cfg.Manager.FailedRowsDir
+	if failedDir == "" {
+		failedDir = "."
+	}
+	cpPath := cfg.Manager.Checkpoint
+	if cpPath == "" {
+		cpPath = filepath.Join(failedDir, "checkpoint.json")
+	}
+	hash := configHash(cfg)
+	if opts.RetryFailed {
+		hash += "-retry"
+		cpPath += ".retry"
+	}
+	cp, err := loadCheckpoint(cpPath, hash, opts.Restart)
+	if err != nil {
+		return nil, err
+	}
+
+	run := &run{
+		cfg: cfg, log: log, meta: meta, space: space, cp: cp, failedDir: failedDir, retryFailed: opts.RetryFailed,
+		slots: make(chan struct{}, cfg.Manager.ImporterConcurrency), afterRound: opts.afterRound,
+	}
+	run.sender = &sender{
+		storage: storage, space: space.GetSpaceId(), retries: cfg.Manager.Retry, backoff: time.Second, stats: &run.stats,
+		version: func() int64 { return meta.Catalog().Version() },
+	}
+	if opts.Progress != nil {
+		run.bar = progressbar.NewOptions64(-1,
+			progressbar.OptionSetWriter(opts.Progress),
+			progressbar.OptionSetDescription("importing"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("rows"),
+			progressbar.OptionThrottle(250*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	stopSaver := run.saveEvery(ctx, 2*time.Second)
+	err = run.sources(ctx)
+	if err == nil {
+		err = flushMirrors(ctx, storage, meta, space.GetSpaceId())
+	}
+	stopSaver()
+	if run.bar != nil {
+		_ = run.bar.Finish()
+	}
+	if serr := cp.save(); err == nil {
+		err = serr
+	}
+	sum := &Summary{
+		Rows: run.stats.Rows.Load(), Failed: run.stats.Failed.Load(), Vertices: run.stats.Vertices.Load(),
+		Edges: run.stats.Edges.Load(), DeletedTags: run.stats.DeletedTags.Load(), DeletedEdges: run.stats.DeletedEdges.Load(),
+		Requests: run.stats.Requests.Load(), Retries: run.stats.Retries.Load() + storage.Retries(),
+		Elapsed: time.Since(start), FailedFiles: run.failedFiles, Skipped: run.skipped.Load(),
+	}
+	if err != nil {
+		return sum, err
+	}
+	if err := runHooks(ctx, cfg, cfg.Manager.Hooks.After, log); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// flushMirrors returns once every in-edge of the edges written is in
+// place: the writes did not wait for them (AddEdgesReq.no_mirror_wait).
+func flushMirrors(ctx context.Context, storage *storageclient.Client, meta *metaclient.Client, space int32) error {
+	var parts []int32
+	for p := range meta.Catalog().Parts(space) {
+		parts = append(parts, p)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	if err := storage.FlushIntents(ctx, space, parts); err != nil {
+		return fmt.Errorf("every edge was written, but the in-edges of some are not yet (storaged mirrors them on its own): %w", err)
+	}
+	return nil
+}
+
+// run is the state of one Run.
+type run struct {
+	cfg         *Config
+	log         *slog.Logger
+	meta        *metaclient.Client
+	space       *metapb.SpaceDesc
+	cp          *checkpoint
+	sender      *sender
+	failedDir   string
+	retryFailed bool
+	slots       chan struct{} // one per round in flight
+	afterRound  func()
+	bar         *progressbar.ProgressBar
+	stats       Stats
+	skipped     atomic.Int64
+
+	mu          sync.Mutex
+	failedFiles []string
+}
+
+// sources reads manager.readerConcurrency sources at a time.
+func (r *run) sources(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sem := make(chan struct{}, r.cfg.Manager.ReaderConcurrency)
+	var wg sync.WaitGroup
+	for i := range r.cfg.Sources {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := r.source(ctx, i); err != nil {
+				cancel(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return ctx.Err()
+}
+
+// sourceRun is one source being imported.
+type sourceRun struct {
+	key    string // checkpoint key
+	failed *failedRows
+	prog   *progress
+}
+
+func sourceOptions(s *Source) source.Options {
+	o := source.Options{Format: s.Format, RowIndexColumn: s.RowIndexColumn}
+	if s.CSV != nil {
+		o.Delimiter, o.Header, o.LazyQuotes, o.Comment = s.CSV.Delimiter, s.CSV.WithHeader, s.CSV.LazyQuotes, s.CSV.Comment
+	}
+	return o
+}
+
+// delimiterOf is the delimiter the failed-rows file of a source uses.
+func delimiterOf(o source.Options) rune {
+	if o.Delimiter != "" {
+		return []rune(o.Delimiter)[0]
+	}
+	switch strings.ToLower(o.Format) {
+	case "tsv", "snap":
+		return '\t'
+	}
+	return ','
+}
+
+func (r *run) source(ctx context.Context, i int) error {
+	spec := &r.cfg.Sources[i]
+	key := fmt.Sprintf("sources[%d]", i)
+	m, err := newMapper(r.meta.Catalog(), r.space, key, spec)
+	if err != nil {
+		return err
+	}
+	if spec.dedupeVertices {
+		seen := map[int32]*roaring64.Bitmap{} // one per tag, shared by its mappings
+		for _, t := range m.tags {
+			if seen[t.id] == nil {
+				seen[t.id] = newSeenSet()
+			}
+			t.seen = seen[t.id]
+		}
+	}
+	opts := sourceOptions(spec)
+	path := spec.Path
+	failedPath := failedRowsPath(r.failedDir, i, spec.Path)
+	if r.retryFailed {
+		// The failed-rows file is text in the source's delimiter, with
+		// the header if the source had one and comment lines.
+		path = failedPath
+		opts.Format, opts.Comment, opts.Delimiter = "csv", "#", string(delimiterOf(opts))
+		failedPath += ".again"
+	}
+	src, err := source.Open(path, opts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	var header []string
+	if opts.Header {
+		if header, err = src.Columns(); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	mark := r.cp.mark(key)
+	if mark.Finished {
+		r.log.Info("source already imported (checkpoint)", "source", key, "path", path, "rows", mark.Done)
+		r.skipped.Add(mark.Done)
+		return nil
+	}
+	r.skipped.Add(mark.Done)
+	sr := &sourceRun{key: key, prog: newProgress(mark.Done),
+		failed: newFailedRows(failedPath, delimiterOf(opts), header, mark.Done > 0)}
+	defer func() {
+		n, err := sr.failed.close()
+		if err != nil {
+			r.log.Error("closing failed-rows file", "err", err)
+		}
+		if n > 0 {
+			r.mu.Lock()
+			r.failedFiles = append(r.failedFiles, sr.failed.path)
+			r.mu.Unlock()
+		}
+	}()
+
+	var wg sync.WaitGroup
+	var roundErr atomic.Pointer[error]
+	next := mark.Done
+	err = src.Read(ctx, mark.Done, r.cfg.Manager.Batch, func(recs []source.Record) error {
+		if p := roundErr.Load(); p != nil {
+			return *p
+		}
+		rd := &round{src: sr, start: next, n: int64(len(recs))}
+		next += int64(len(recs))
+		for _, rec := range recs {
+			if rec.Err != nil {
+				rd.rows = append(rd.rows, keep(rec.File, rec.Line, rec.Fields))
+				rd.fail(int32(len(rd.rows)-1), rec.Err.Error())
+				continue
+			}
+			before := len(rd.writes)
+			var err error
+			rd.writes, err = m.mapRow(rec.Fields, rd.writes)
+			if err == nil && len(rd.writes) == before {
+				r.stats.Filtered.Add(1)
+				continue
+			}
+			rd.rows = append(rd.rows, keep(rec.File, rec.Line, rec.Fields))
+			row := int32(len(rd.rows) - 1)
+			if err != nil {
+				rd.fail(row, err.Error())
+				continue
+			}
+			for range len(rd.writes) - before {
+				rd.owner = append(rd.owner, row)
+			}
+		}
+		select {
+		case r.slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-r.slots }()
+			if err := r.finish(ctx, rd); err != nil {
+				roundErr.CompareAndSwap(nil, &err)
+			}
+		}()
+		return nil
+	})
+	wg.Wait()
+	if p := roundErr.Load(); p != nil && err == nil {
+		err = *p
+	}
+	if err != nil {
+		return fmt.Errorf("%s (%s): %w", key, path, err)
+	}
+	r.cp.set(key, next, true)
+	return nil
+}
+
+// finish sends a round, then records its failed rows and its progress.
+func (r *run) finish(ctx context.Context, rd *round) error {
+	if err := r.sender.send(ctx, rd); err != nil {
+		return err
+	}
+	for row, reason := range rd.failed {
+		if err := rd.src.failed.add(rd.rows[row], reason); err != nil {
+			return err
+		}
+	}
+	r.stats.Failed.Add(int64(len(rd.failed)))
+	r.stats.Rows.Add(rd.n)
+	if r.bar != nil {
+		_ = r.bar.Add64(rd.n)
+	}
+	done := rd.src.prog.finish(rd.start, rd.start+rd.n)
+	r.cp.set(rd.src.key, done, false)
+	if r.afterRound != nil {
+		r.afterRound()
+	}
+	return nil
+}
+
+// saveEvery writes the checkpoint periodically until stopped.
+func (r *run) saveEvery(ctx context.Context, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		last := time.Now()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if err := r.cp.save(); err != nil {
+				r.log.Warn("saving checkpoint", "err", err)
+			}
+			if time.Since(last) >= r.cfg.Manager.StatsInterval {
+				last = time.Now()
+				r.log.Info("progress", "rows", r.stats.Rows.Load(), "edges", r.stats.Edges.Load(),
+					"vertices", r.stats.Vertices.Load(), "failed", r.stats.Failed.Load())
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// prepare signs in to graphd, runs the before-hooks and returns the
+// metad addresses to follow.
+func prepare(ctx context.Context, cfg *Config, log *slog.Logger) ([]string, error) {
+	if err := runHooks(ctx, cfg, cfg.Manager.Hooks.Before, log); err != nil {
+		return nil, err
+	}
+	if len(cfg.Client.MetaAddr) > 0 {
+		return cfg.Client.MetaAddr, nil
+	}
+	var addrs []string
+	err := withSession(ctx, cfg, func(s *client.Session) error {
+		rs, err := s.Execute(ctx, "SHOW HOSTS META")
+		if err != nil {
+			return fmt.Errorf("asking graphd for metad's address (SHOW HOSTS META): %w", err)
+		}
+		for i := range rs.Len() {
+			row := rs.Row(i)
+			host, _ := row.Value(0).(string)
+			port, _ := row.Value(1).(int64)
+			addrs = append(addrs, net.JoinHostPort(host, strconv.FormatInt(port, 10)))
+		}
+		return nil
+	})
+	if err == nil && len(addrs) == 0 {
+		err = errors.New("graphd knows no metad (SHOW HOSTS META is empty)")
+	}
+	return addrs, err
+}
+
+func withSession(ctx context.Context, cfg *Config, fn func(*client.Session) error) error {
+	var addrs []string
+	for _, a := range strings.Split(cfg.Client.Address, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			addrs = append(addrs, a)
+		}
+	}
+	pool, err := client.NewPool(client.Config{Addresses: addrs})
+	if err != nil {
+		return fmt.Errorf("graphd %s: %w", cfg.Client.Address, err)
+	}
+	defer pool.Close()
+	sess, err := pool.Session(ctx, cfg.Client.User, cfg.Client.Password)
+	if err != nil {
+		return fmt.Errorf("signing in to graphd %s as %s: %w", cfg.Client.Address, cfg.Client.User, err)
+	}
+	defer sess.Close()
+	return fn(sess)
+}
+
+func runHooks(ctx context.Context, cfg *Config, hooks []HookStatements, log *slog.Logger) error {
+	if len(hooks) == 0 {
+		return nil
+	}
+	return withSession(ctx, cfg, func(s *client.Session) error {
+		for _, h := range hooks {
+			for _, st := range h.Statements {
+				log.Info("hook", "statement", st)
+				if _, err := s.Execute(ctx, st); err != nil {
+					return fmt.Errorf("hook statement %q: %w", st, err)
+				}
+			}
+			if h.Wait > 0 {
+				select {
+				case <-time.After(h.Wait):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// awaitSchema waits until the catalog the importer follows has the space
+// and every tag and edge the config names (DDL in the hooks reaches this
+// metad client a moment after graphd acknowledged it), and every
+// partition has a leader.
+func awaitSchema(ctx context.Context, meta *metaclient.Client, cfg *Config) (*metapb.SpaceDesc, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		snap := meta.Catalog()
+		missing := ""
+		space, ok := snap.SpaceByName(cfg.Manager.SpaceName)
+		if !ok {
+			missing = fmt.Sprintf("space %q", cfg.Manager.SpaceName)
+		} else {
+		names:
+			for _, s := range cfg.Sources {
+				for _, t := range s.Tags {
+					if _, ok := snap.TagByName(space.GetSpaceId(), t.Name); !ok {
+						missing = fmt.Sprintf("tag %q in space %q", t.Name, space.GetName())
+						break names
+					}
+				}
+				for _, e := range s.Edges {
+					if _, ok := snap.EdgeByName(space.GetSpaceId(), e.Name); !ok {
+						missing = fmt.Sprintf("edge %q in space %q", e.Name, space.GetName())
+						break names
+					}
+				}
+			}
+		}
+		if missing == "" {
+			return space, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("manager.spaceName / sources: %s does not exist (waited 30s for the catalog)", missing)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-snap.Changed():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
