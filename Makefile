@@ -14,7 +14,7 @@ METAD       ?= 1
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
-BINARIES    := metad storaged graphd nova-console nova-importer
+BINARIES    := metad storaged graphd nova-console nova-importer nova-bench
 
 .PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean
 

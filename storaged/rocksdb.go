@@ -139,6 +139,19 @@ func (o RocksDBOptions) withDefaults() (RocksDBOptions, error) {
 	return o, nil
 }
 
+// WithDefaults fills o's zero fields from DefaultRocksDBOptions and checks
+// it, for tools that open RocksDB as storaged does (the benchmark floor,
+// the importer's SST writer).
+func (o RocksDBOptions) WithDefaults() (RocksDBOptions, error) { return o.withDefaults() }
+
+// NewRocksDBOptions builds the options storaged opens a data path with,
+// from o (already WithDefaults): the same prefix extractor, filters and
+// compression, so files and reads elsewhere match storaged's. The caller
+// destroys both results after use.
+func NewRocksDBOptions(o RocksDBOptions, cache *grocksdb.Cache) (*grocksdb.Options, *grocksdb.BlockBasedTableOptions, error) {
+	return rocksDBOptions(o, cache)
+}
+
 // newBlockCache returns the block cache shared by the data paths of one
 // storaged. The caller destroys it once every instance is open: each
 // instance holds its own reference, so the cache lives until the last one

@@ -1,0 +1,384 @@
+package driver
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Edge is one directed edge as novagraph stores it: an out-edge of Src
+// (and, mirrored, an in-edge of Dst).
+type Edge struct{ Src, Dst int64 }
+
+// Graph is the data a run samples its inputs from and the floor loads: the
+// vertex ids and the directed edges, as the importer writes them. Edges are
+// distinct (novagraph keys an edge by src, type, rank 0 and dst, so a
+// duplicate line of the input is the same edge) and sorted by (Src, Dst);
+// Vertices are distinct and ascending.
+type Graph struct {
+	Vertices []int64
+	Edges    []Edge
+	// Source says where the graph was read from, for reports.
+	Source string
+}
+
+// Out returns the out-edges of v (a sub-slice of g.Edges).
+func (g *Graph) Out(v int64) []Edge {
+	lo, _ := slices.BinarySearchFunc(g.Edges, v, func(e Edge, v int64) int { return cmpInt(e.Src, v) })
+	hi := lo
+	for hi < len(g.Edges) && g.Edges[hi].Src == v {
+		hi++
+	}
+	return g.Edges[lo:hi]
+}
+
+// OutDegree returns the number of out-edges of every vertex, parallel to
+// g.Vertices.
+func (g *Graph) OutDegree() []int64 {
+	deg := make([]int64, len(g.Vertices))
+	i := 0
+	for _, e := range g.Edges {
+		for i < len(g.Vertices) && g.Vertices[i] < e.Src {
+			i++
+		}
+		if i < len(g.Vertices) && g.Vertices[i] == e.Src {
+			deg[i]++
+		}
+	}
+	return deg
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// NewGraph builds a Graph from vertices and edges in any order, with
+// duplicates: it sorts and dedups both, and adds the endpoints of every
+// edge to the vertices.
+func NewGraph(source string, vertices []int64, edges []Edge) *Graph {
+	vs := slices.Clone(vertices)
+	for _, e := range edges {
+		vs = append(vs, e.Src, e.Dst)
+	}
+	slices.Sort(vs)
+	vs = slices.Compact(vs)
+	es := slices.Clone(edges)
+	slices.SortFunc(es, func(a, b Edge) int {
+		if c := cmpInt(a.Src, b.Src); c != 0 {
+			return c
+		}
+		return cmpInt(a.Dst, b.Dst)
+	})
+	es = slices.Compact(es)
+	return &Graph{Vertices: vs, Edges: es, Source: source}
+}
+
+// Person is one row of LDBC's person_0_0.csv (CsvComposite, dates as epoch
+// milliseconds), the properties of the Person tag.
+type Person struct {
+	ID                                       int64
+	FirstName, LastName, Gender              string
+	Birthday, CreationDate                   int64
+	LocationIP, BrowserUsed, Language, Email string
+}
+
+// Knows is one row of LDBC's person_knows_person_0_0.csv: one friendship,
+// listed once; the importer stores it as two directed knows edges.
+type Knows struct{ Src, Dst, CreationDate int64 }
+
+// LDBC file names in a CsvComposite directory. Sharded output (nova-bench
+// gen --shard, Datagen's threads) has person_<i>_<j>.csv and
+// person_knows_person_<i>_<j>.csv, gzipped ones end in .gz: the readers
+// take every file of the kind, ordered by (i, j), as the importer does.
+const (
+	LDBCPersonFile = "person_0_0.csv"
+	LDBCKnowsFile  = "person_knows_person_0_0.csv"
+)
+
+// ldbcFiles returns the files of one LDBC file kind in dir,
+// prefix<i>_<j>.csv or prefix<i>_<j>.csv.gz, ordered by (i, j).
+func ldbcFiles(dir, prefix string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	re := regexp.MustCompile("^" + regexp.QuoteMeta(prefix) + `(\d+)_(\d+)\.csv(\.gz)?$`)
+	type shard struct {
+		i, j int
+		path string
+	}
+	var shards []shard
+	for _, e := range entries {
+		if m := re.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
+			i, _ := strconv.Atoi(m[1])
+			j, _ := strconv.Atoi(m[2])
+			shards = append(shards, shard{i, j, filepath.Join(dir, e.Name())})
+		}
+	}
+	if len(shards) == 0 {
+		return nil, fmt.Errorf("no %s<i>_<j>.csv in %s (an LDBC CsvComposite directory has %s)", prefix, dir, prefix+"0_0.csv")
+	}
+	slices.SortFunc(shards, func(a, b shard) int {
+		if a.i != b.i {
+			return a.i - b.i
+		}
+		return a.j - b.j
+	})
+	out := make([]string, len(shards))
+	for i, s := range shards {
+		out[i] = s.path
+	}
+	return out, nil
+}
+
+// ReadLDBCPersons reads dir/person_0_0.csv (and the other shards, see
+// LDBCPersonFile): '|'-delimited, with the header
+// id|firstName|lastName|gender|birthday|creationDate|locationIP|browserUsed|language|email.
+// limit > 0 keeps the first limit rows.
+func ReadLDBCPersons(dir string, limit int) ([]Person, error) {
+	paths, err := ldbcFiles(dir, "person_")
+	if err != nil {
+		return nil, err
+	}
+	var out []Person
+	for _, path := range paths {
+		err := readPipeCSV(path, 10, func(line int, f []string) error {
+			if limit > 0 && len(out) >= limit {
+				return errStop
+			}
+			p := Person{FirstName: f[1], LastName: f[2], Gender: f[3], LocationIP: f[6], BrowserUsed: f[7], Language: f[8], Email: f[9]}
+			var err error
+			if p.ID, err = strconv.ParseInt(f[0], 10, 64); err != nil {
+				return fmt.Errorf("%s:%d: id %q: %w", path, line, f[0], err)
+			}
+			if p.Birthday, err = strconv.ParseInt(f[4], 10, 64); err != nil {
+				return fmt.Errorf("%s:%d: birthday %q: %w", path, line, f[4], err)
+			}
+			if p.CreationDate, err = strconv.ParseInt(f[5], 10, 64); err != nil {
+				return fmt.Errorf("%s:%d: creationDate %q: %w", path, line, f[5], err)
+			}
+			out = append(out, p)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ReadLDBCKnows reads dir/person_knows_person_0_0.csv (and the other
+// shards): '|'-delimited, with
+// the header Person.id|Person.id|creationDate.
+func ReadLDBCKnows(dir string) ([]Knows, error) {
+	paths, err := ldbcFiles(dir, "person_knows_person_")
+	if err != nil {
+		return nil, err
+	}
+	var out []Knows
+	for _, path := range paths {
+		err := readPipeCSV(path, 3, func(line int, f []string) error {
+			var k Knows
+			var err1, err2, err3 error
+			k.Src, err1 = strconv.ParseInt(f[0], 10, 64)
+			k.Dst, err2 = strconv.ParseInt(f[1], 10, 64)
+			k.CreationDate, err3 = strconv.ParseInt(f[2], 10, 64)
+			if err1 != nil || err2 != nil || err3 != nil {
+				return fmt.Errorf("%s:%d: malformed knows row %q", path, line, strings.Join(f, "|"))
+			}
+			out = append(out, k)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+var errStop = errors.New("stop")
+
+// readPipeCSV calls fn with the fields of every line of a '|'-delimited
+// file after its header; lines with fewer than minFields fields are an
+// error. fn returning errStop ends the read without an error.
+func readPipeCSV(path string, minFields int, fn func(line int, fields []string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r, err := maybeGunzip(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	line := 0
+	for sc.Scan() {
+		line++
+		if line == 1 {
+			continue // header
+		}
+		text := strings.TrimRight(sc.Text(), "\r")
+		if text == "" {
+			continue
+		}
+		fields := strings.Split(text, "|")
+		if len(fields) < minFields {
+			return fmt.Errorf("%s:%d: %d fields, want at least %d", path, line, len(fields), minFields)
+		}
+		if err := fn(line, fields); err != nil {
+			if err == errStop {
+				return nil
+			}
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// maybeGunzip returns r decompressed if it starts with the gzip magic,
+// else r as it is (both buffered).
+func maybeGunzip(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		return bufio.NewReaderSize(zr, 1<<16), nil
+	}
+	return br, nil
+}
+
+// LoadLDBC reads the persons and knows of an LDBC CsvComposite directory as
+// the importer stores them: every person a vertex, every knows row two
+// directed edges. maxPersons > 0 keeps the first maxPersons persons and
+// the knows among them.
+func LoadLDBC(dir string, maxPersons int) (*Graph, error) {
+	persons, err := ReadLDBCPersons(dir, maxPersons)
+	if err != nil {
+		return nil, err
+	}
+	knows, err := ReadLDBCKnows(dir)
+	if err != nil {
+		return nil, err
+	}
+	return LDBCGraph(dir, persons, knows), nil
+}
+
+// LDBCGraph is the graph of persons and knows (both directions), keeping
+// only the knows between the given persons.
+func LDBCGraph(source string, persons []Person, knows []Knows) *Graph {
+	ids := make([]int64, len(persons))
+	in := make(map[int64]bool, len(persons))
+	for i, p := range persons {
+		ids[i] = p.ID
+		in[p.ID] = true
+	}
+	edges := make([]Edge, 0, 2*len(knows))
+	for _, k := range knows {
+		if in[k.Src] && in[k.Dst] {
+			edges = append(edges, Edge{k.Src, k.Dst}, Edge{k.Dst, k.Src})
+		}
+	}
+	return NewGraph(source, ids, edges)
+}
+
+// SNAPOptions tune LoadSNAP.
+type SNAPOptions struct {
+	// Undirected adds dst->src for every src->dst line, for graphs that
+	// list each undirected edge once and are imported in both directions.
+	Undirected bool
+}
+
+// LoadSNAP reads a SNAP-style edge list: optionally gzipped (detected from
+// the content), '#' or '%' comment lines, CRLF or LF line ends, then one
+// edge per line as src and dst separated by tabs, spaces or a comma; further
+// columns (a weight) are ignored. Two kinds of first line are skipped: a
+// non-numeric header ("src,dst"), and a size line "V E" whose E equals the
+// number of edge lines after it (email-Enron's "36692 367662").
+func LoadSNAP(path string, opts SNAPOptions) (*Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadSNAP(f, path, opts)
+}
+
+// ReadSNAP is LoadSNAP on a reader; name is used in errors and as the
+// graph's Source.
+func ReadSNAP(r io.Reader, name string, opts SNAPOptions) (*Graph, error) {
+	br, err := maybeGunzip(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	var edges []Edge
+	var first []string // fields of the first data line
+	line, data := 0, 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || text[0] == '#' || text[0] == '%' {
+			continue
+		}
+		fields := strings.FieldsFunc(text, func(r rune) bool { return r == '\t' || r == ' ' || r == ',' })
+		data++
+		if data == 1 {
+			first = fields
+		}
+		if len(fields) < 2 {
+			return nil, fmt.Errorf("%s:%d: %q is not an edge (want src and dst)", name, line, text)
+		}
+		src, err1 := strconv.ParseInt(fields[0], 10, 64)
+		dst, err2 := strconv.ParseInt(fields[1], 10, 64)
+		if err1 != nil || err2 != nil {
+			if data == 1 {
+				continue // a header such as src,dst
+			}
+			return nil, fmt.Errorf("%s:%d: %q is not an edge of two integer ids", name, line, text)
+		}
+		edges = append(edges, Edge{src, dst})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(first) == 2 && len(edges) > 0 {
+		if n, err := strconv.ParseInt(first[1], 10, 64); err == nil && n == int64(len(edges)-1) {
+			if v, err := strconv.ParseInt(first[0], 10, 64); err == nil && (Edge{v, n}) == edges[0] {
+				edges = edges[1:] // "V E" size line
+			}
+		}
+	}
+	if len(edges) == 0 {
+		return nil, fmt.Errorf("%s: no edges", name)
+	}
+	if opts.Undirected {
+		n := len(edges)
+		for _, e := range edges[:n] {
+			edges = append(edges, Edge{e.Dst, e.Src})
+		}
+	}
+	return NewGraph(name, nil, edges), nil
+}
