@@ -13,7 +13,9 @@ import (
 // options would measure another store.
 
 // withDefaults fills the zero fields of o from storaged's defaults.
-func withDefaults(o storaged.RocksDBOptions) (storaged.RocksDBOptions, error) { return o.WithDefaults() }
+func withDefaults(o storaged.RocksDBOptions) (storaged.RocksDBOptions, error) {
+	return o.WithDefaults()
+}
 
 // rocksDBOptions builds the options as storaged does. The caller destroys
 // both results after opening.
