@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,7 +57,17 @@ type ManagerConfig struct {
 	FailedRowsDir string `yaml:"failedRowsDir"`
 	// Checkpoint is the file recording how far each source got, so an
 	// interrupted import resumes; "" = <failedRowsDir>/checkpoint.json.
+	// Online mode only: SST mode ingests at the end, and starts over.
 	Checkpoint string `yaml:"checkpoint"`
+	// SSTDir is SST mode's working folder (sort runs and SST files; about
+	// the size of the data); "" = the system's temporary folder.
+	SSTDir string `yaml:"sstDir"`
+	// SSTMemoryMB bounds the memory SST mode's sort holds before spilling
+	// sorted runs to SSTDir.
+	SSTMemoryMB int `yaml:"sstMemoryMB"`
+	// Shard "i/n" imports only the rows whose index in their source is i
+	// modulo n: n importers, each given one i, import everything once.
+	Shard string `yaml:"shard"`
 }
 
 // Hooks are nGQL statements run through graphd around the import.
@@ -222,6 +233,10 @@ func (c *Config) setDefaults() {
 	if m.Mode == "" {
 		m.Mode = "online"
 	}
+	m.Mode = strings.ToLower(m.Mode)
+	if m.SSTMemoryMB <= 0 {
+		m.SSTMemoryMB = 512
+	}
 	if c.Client.Address == "" {
 		c.Client.Address = "127.0.0.1:9669"
 	}
@@ -243,9 +258,23 @@ func (c *Config) Validate() error {
 	switch strings.ToLower(c.Manager.Mode) {
 	case "online":
 	case "sst":
-		bad("manager.mode", "sst mode is not available yet; use online")
+		for i, src := range c.Sources {
+			for j, t := range src.Tags {
+				if strings.EqualFold(t.Mode, "DELETE") {
+					bad(fmt.Sprintf("sources[%d].tags[%d].mode", i, j), "DELETE needs manager.mode online")
+				}
+			}
+			for j, e := range src.Edges {
+				if strings.EqualFold(e.Mode, "DELETE") {
+					bad(fmt.Sprintf("sources[%d].edges[%d].mode", i, j), "DELETE needs manager.mode online")
+				}
+			}
+		}
 	default:
 		bad("manager.mode", "%q is not online or sst", c.Manager.Mode)
+	}
+	if _, _, err := ParseShard(c.Manager.Shard); err != nil {
+		bad("manager.shard", "%v", err)
 	}
 	if len(c.Sources) == 0 {
 		bad("sources", "no sources")
@@ -285,6 +314,24 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ParseShard parses "i/n" (0 <= i < n); "" is the whole input (0, 1).
+func ParseShard(s string) (i, n int, err error) {
+	if s == "" {
+		return 0, 1, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("%q is not i/n with 0 <= i < n", s)
+	}
+	return i, n, nil
 }
 
 func checkMode(bad func(string, string, ...any), key, mode string) {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,11 @@ import (
 
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/internal/testcluster"
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
 // dataDir is the shared real-graph folder, relative to this package.
@@ -295,6 +302,103 @@ sources:
 		}
 	})
 
+	t.Run("sst", func(t *testing.T) {
+		// wiki-Vote in SST mode into a replica_factor 3 space: same answers
+		// as the file, in- and out-edges, and stored degrees.
+		o := presetFor(c, "wikisst", 3, t.TempDir())
+		o.Mode, o.SSTDir, o.SSTMemoryMB = "sst", t.TempDir(), 1 // 1 MB: the sort spills runs
+		cfg, err := SNAPConfig(wikiVote, "vote", false, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := mustRun(t, cfg, Options{})
+		out, in := map[int64][]int64{}, map[int64][]int64{}
+		readLines(t, wikiVote, func(line string) {
+			a, b, _ := strings.Cut(line, ",")
+			x, _ := strconv.ParseInt(a, 10, 64)
+			y, _ := strconv.ParseInt(b, 10, 64)
+			out[x] = append(out[x], y)
+			in[y] = append(in[y], x)
+		})
+		if sum.Edges != 103689 || sum.Failed != 0 || sum.Phases == "" {
+			t.Fatalf("summary %+v", sum)
+		}
+		outs := sample(out, 20)
+		compareAdjacency(t, "sst out-neighbours", out, neighbours(t, s, "wikisst", "vote", outs, false), outs)
+		ins := sample(in, 20)
+		compareAdjacency(t, "sst in-neighbours", in, neighbours(t, s, "wikisst", "vote", ins, true), ins)
+		checkDegrees(t, c, "wikisst", "vote", out, in, append(outs, ins...))
+
+		// A second shard-split SST import into the same space (the space
+		// now holds edges, so storaged recounts degrees): importing the
+		// same file again as two shards changes nothing.
+		for i := range 2 {
+			o.Shard = fmt.Sprintf("%d/2", i)
+			cfg, err := SNAPConfig(wikiVote, "vote", false, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := mustRun(t, cfg, Options{})
+			if sum.OtherShards == 0 || sum.Rows+sum.OtherShards != 103689 {
+				t.Fatalf("shard %d: %+v", i, sum)
+			}
+		}
+		compareAdjacency(t, "out-neighbours after shards", out, neighbours(t, s, "wikisst", "vote", outs, false), outs)
+		checkDegrees(t, c, "wikisst", "vote", out, in, append(outs, ins...))
+
+		// IngestSST refuses files that are not staged, or whose keys are
+		// not all the partition's data, before anything is in the log.
+		withStorage(t, c, func(sc *storageclient.Client, meta *metaclient.Client) {
+			sp, _ := meta.Catalog().SpaceByName("wikisst")
+			start, end := partition.DataRange(sp.GetSpaceId(), 1)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			for _, tc := range []struct {
+				f    *storagepb.SSTFile
+				want string
+			}{
+				{&storagepb.SSTFile{Name: "absent.sst", Smallest: start, Largest: start}, "is not staged on this store"},
+				{&storagepb.SSTFile{Name: "x.sst", Smallest: start, Largest: end}, "is not within"},
+				{&storagepb.SSTFile{Name: "../x.sst", Smallest: start, Largest: start}, "want [A-Za-z0-9._-]"},
+			} {
+				err := sc.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: sp.GetSpaceId(), PartId: 1, Files: []*storagepb.SSTFile{tc.f}})
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("IngestSST %s: %v, want %q", tc.f.Name, err, tc.want)
+				}
+			}
+		})
+	})
+
+	t.Run("sst ldbc index", func(t *testing.T) {
+		o := presetFor(c, "ldbcsst", 1, t.TempDir())
+		o.Mode, o.SSTDir = "sst", t.TempDir()
+		cfg, err := LDBCConfig(ldbcDir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Manager.Hooks.Before[0].Statements = append(cfg.Manager.Hooks.Before[0].Statements,
+			"CREATE TAG INDEX IF NOT EXISTS person_first ON Person(firstName(16))")
+		sum := mustRun(t, cfg, Options{})
+		if sum.Vertices != 1528 || sum.Edges != 2*14073 {
+			t.Fatalf("summary %+v", sum)
+		}
+		want := 0
+		readLines(t, filepath.Join(ldbcDir, "person_0_0.csv"), func(line string) {
+			if strings.HasPrefix(line, "933|") || strings.Split(line, "|")[1] == "Mahinda" {
+				want++
+			}
+		})
+		rs := execOK(t, s, `USE ldbcsst; LOOKUP ON Person WHERE Person.firstName == "Mahinda" YIELD id(vertex) AS v`)
+		if rs.Len() != want || want == 0 {
+			t.Fatalf("LOOKUP by the index found %d persons named Mahinda, the file has %d", rs.Len(), want)
+		}
+		// The same import again is refused: the indexed tag holds data.
+		_, err = Run(context.Background(), cfg, Options{})
+		if err == nil || !strings.Contains(err.Error(), "already holds data of an indexed tag") {
+			t.Fatalf("SST import over indexed data: %v", err)
+		}
+	})
+
 	t.Run("resume", func(t *testing.T) {
 		dir := t.TempDir()
 		cfg, err := LDBCConfig(ldbcDir, presetFor(c, "ldbc2", 1, dir))
@@ -339,6 +443,72 @@ sources:
 			t.Fatalf("a run after completion imported %d rows again", third.Rows)
 		}
 	})
+}
+
+// withStorage runs fn with a storage client of c.
+func withStorage(t *testing.T, c *testcluster.Cluster, fn func(*storageclient.Client, *metaclient.Client)) {
+	t.Helper()
+	meta := metaclient.New(c.MetaAddrs(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer meta.Close()
+	sc := storageclient.New(meta, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer sc.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(meta.Catalog().Spaces()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	fn(sc, meta)
+}
+
+// checkDegrees compares storaged's stored out- and in-degrees of vids
+// with the file's.
+func checkDegrees(t *testing.T, c *testcluster.Cluster, space, edge string, out, in map[int64][]int64, vids []int64) {
+	t.Helper()
+	withStorage(t, c, func(sc *storageclient.Client, meta *metaclient.Client) { checkDegreesWith(t, sc, meta, space, edge, out, in, vids) })
+}
+
+func checkDegreesWith(t *testing.T, sc *storageclient.Client, meta *metaclient.Client, space, edge string, out, in map[int64][]int64, vids []int64) {
+	t.Helper()
+	var sp *metapb.SpaceDesc
+	var et int32
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		snap := meta.Catalog()
+		if d, ok := snap.SpaceByName(space); ok {
+			if e, ok := snap.EdgeByName(d.GetSpaceId(), edge); ok {
+				sp, et = d, e.GetEdgeType()
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("space %s not in the catalog", space)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	parts := map[int32]*storagepb.VidList{}
+	for _, v := range vids {
+		vid := partition.EncodeInt64Vid(v)
+		p := partition.PartOf(vid, partition.VidType(sp.GetVidType()), sp.GetPartitionNum())
+		if parts[p] == nil {
+			parts[p] = &storagepb.VidList{}
+		}
+		parts[p].Vids = append(parts[p].Vids, vid)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got, err := sc.GetNeighborsStream(ctx, &storagepb.GetNeighborsReq{SpaceId: sp.GetSpaceId(), EdgeTypes: []int32{et, -et},
+		WithDegree: true, CountOnly: true}, parts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(vids) {
+		t.Fatalf("degrees of %d vertices, asked %d", len(got), len(vids))
+	}
+	for _, vn := range got {
+		v, _ := partition.DecodeInt64Vid(vn.Vid)
+		if len(vn.Degrees) != 2 || vn.Degrees[0] != int64(len(out[v])) || vn.Degrees[1] != int64(len(in[v])) {
+			t.Fatalf("vertex %d: stored degrees %v, the file has out %d, in %d", v, vn.Degrees, len(out[v]), len(in[v]))
+		}
+	}
 }
 
 func readLines(t *testing.T, path string, fn func(string)) {

@@ -43,7 +43,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,7 +80,7 @@ type Options struct {
 
 // Stats are the counts of a run so far.
 type Stats struct {
-	Rows, Filtered, Failed                     atomic.Int64
+	Rows, Filtered, Failed, OtherShards        atomic.Int64
 	Vertices, Edges, DeletedTags, DeletedEdges atomic.Int64
 	Requests, Retries                          atomic.Int64
 }
@@ -103,6 +105,8 @@ type Summary struct {
 	Elapsed                                                  time.Duration
 	FailedFiles                                              []string // failed-rows files written
 	Skipped                                                  int64    // rows a checkpoint said were done
+	OtherShards                                              int64    // rows left to the other shards
+	Phases                                                   string   // SST mode: time per phase, files
 }
 
 func (s *Summary) String() string {
@@ -115,6 +119,12 @@ func (s *Summary) String() string {
 	fmt.Fprintf(&b, ", failed rows %d, requests %d, retries %d, in %v", s.Failed, s.Requests, s.Retries, s.Elapsed.Round(time.Millisecond))
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, " (resumed: %d rows were done before)", s.Skipped)
+	}
+	if s.OtherShards > 0 {
+		fmt.Fprintf(&b, " (%d rows left to other shards)", s.OtherShards)
+	}
+	if s.Phases != "" {
+		fmt.Fprintf(&b, "\nsst: %s", s.Phases)
 	}
 	for _, f := range s.FailedFiles {
 		fmt.Fprintf(&b, "\nfailed rows in %s", f)
@@ -158,6 +168,23 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		hash += "-retry"
 		cpPath += ".retry"
 	}
+	var sst *sstBuilder
+	if cfg.Manager.Mode == "sst" {
+		if err := checkSSTTarget(ctx, cfg, meta.Catalog(), space); err != nil {
+			return nil, err
+		}
+		dir := cfg.Manager.SSTDir
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		if sst, err = newSSTBuilder(meta.Catalog(), space, dir, int64(cfg.Manager.SSTMemoryMB)<<20, log); err != nil {
+			return nil, err
+		}
+		defer sst.close()
+		// Nothing is in the space until the end: no resuming midway.
+		cpPath, opts.Restart = "", true
+	}
+	shard, shards, _ := ParseShard(cfg.Manager.Shard)
 	cp, err := loadCheckpoint(cpPath, hash, opts.Restart)
 	if err != nil {
 		return nil, err
@@ -166,6 +193,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 	run := &run{
 		cfg: cfg, log: log, meta: meta, space: space, cp: cp, failedDir: failedDir, retryFailed: opts.RetryFailed,
 		slots: make(chan struct{}, cfg.Manager.ImporterConcurrency), afterRound: opts.afterRound,
+		sst: sst, shard: int64(shard), shards: int64(shards),
 	}
 	run.sender = &sender{
 		storage: storage, space: space.GetSpaceId(), retries: cfg.Manager.Retry, backoff: time.Second, stats: &run.stats,
@@ -184,7 +212,20 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 	}
 	stopSaver := run.saveEvery(ctx, 2*time.Second)
 	err = run.sources(ctx)
-	if err == nil {
+	readDone := time.Now()
+	var phases string
+	switch {
+	case err != nil:
+	case sst != nil:
+		var parts []*partFiles
+		if parts, err = sst.build(ctx, max(runtime.GOMAXPROCS(0), 1)); err == nil {
+			built := time.Now()
+			err = sst.ship(ctx, storage, meta, parts, cfg.Manager.ImporterConcurrency, cfg.Manager.Retry)
+			phases = fmt.Sprintf("read+sort %v, write SST %v, upload+ingest %v; %d files, %d keys, %.1f MB",
+				readDone.Sub(start).Round(time.Millisecond), built.Sub(readDone).Round(time.Millisecond),
+				time.Since(built).Round(time.Millisecond), sst.stats.files.Load(), sst.stats.keys.Load(), float64(sst.stats.bytes.Load())/1e6)
+		}
+	default:
 		err = flushMirrors(ctx, storage, meta, space.GetSpaceId())
 	}
 	stopSaver()
@@ -199,6 +240,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		Edges: run.stats.Edges.Load(), DeletedTags: run.stats.DeletedTags.Load(), DeletedEdges: run.stats.DeletedEdges.Load(),
 		Requests: run.stats.Requests.Load(), Retries: run.stats.Retries.Load() + storage.Retries(),
 		Elapsed: time.Since(start), FailedFiles: run.failedFiles, Skipped: run.skipped.Load(),
+		OtherShards: run.stats.OtherShards.Load(), Phases: phases,
 	}
 	if err != nil {
 		return sum, err
@@ -236,6 +278,9 @@ type run struct {
 	retryFailed bool
 	slots       chan struct{} // one per round in flight
 	afterRound  func()
+	sst         *sstBuilder // SST mode: rounds go here instead of to storage
+	shard       int64       // rows with index%shards == shard are this run's
+	shards      int64
 	bar         *progressbar.ProgressBar
 	stats       Stats
 	skipped     atomic.Int64
@@ -360,6 +405,24 @@ func (r *run) source(ctx context.Context, i int) error {
 
 	var wg sync.WaitGroup
 	var roundErr atomic.Pointer[error]
+	// SST mode: a second goroutine sorts the rounds in, in read order (the
+	// last write of a key must win), while this one reads and maps.
+	var sstRounds chan *round
+	if r.sst != nil {
+		sstRounds = make(chan *round, 4)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rd := range sstRounds {
+				if roundErr.Load() != nil {
+					continue
+				}
+				if err := r.finishSST(rd); err != nil {
+					roundErr.CompareAndSwap(nil, &err)
+				}
+			}
+		}()
+	}
 	next := mark.Done
 	err = src.Read(ctx, mark.Done, r.cfg.Manager.Batch, func(recs []source.Record) error {
 		if p := roundErr.Load(); p != nil {
@@ -368,6 +431,11 @@ func (r *run) source(ctx context.Context, i int) error {
 		rd := &round{src: sr, start: next, n: int64(len(recs))}
 		next += int64(len(recs))
 		for _, rec := range recs {
+			if r.shards > 1 && rec.Index%r.shards != r.shard {
+				r.stats.OtherShards.Add(1)
+				rd.other++
+				continue
+			}
 			if rec.Err != nil {
 				rd.rows = append(rd.rows, keep(rec.File, rec.Line, rec.Fields))
 				rd.fail(int32(len(rd.rows)-1), rec.Err.Error())
@@ -390,6 +458,14 @@ func (r *run) source(ctx context.Context, i int) error {
 				rd.owner = append(rd.owner, row)
 			}
 		}
+		if r.sst != nil {
+			select {
+			case sstRounds <- rd:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		select {
 		case r.slots <- struct{}{}:
 		case <-ctx.Done():
@@ -405,6 +481,9 @@ func (r *run) source(ctx context.Context, i int) error {
 		}()
 		return nil
 	})
+	if sstRounds != nil {
+		close(sstRounds)
+	}
 	wg.Wait()
 	if p := roundErr.Load(); p != nil && err == nil {
 		err = *p
@@ -427,7 +506,7 @@ func (r *run) finish(ctx context.Context, rd *round) error {
 		}
 	}
 	r.stats.Failed.Add(int64(len(rd.failed)))
-	r.stats.Rows.Add(rd.n)
+	r.stats.Rows.Add(rd.n - rd.other)
 	if r.bar != nil {
 		_ = r.bar.Add64(rd.n)
 	}
@@ -437,6 +516,76 @@ func (r *run) finish(ctx context.Context, rd *round) error {
 		r.afterRound()
 	}
 	return nil
+}
+
+// finishSST sorts a round's writes into the SST build and records its
+// failed rows; the rows count as imported once the files are ingested.
+func (r *run) finishSST(rd *round) error {
+	if err := r.sst.add(rd.writes); err != nil {
+		return err
+	}
+	for i := range rd.writes {
+		switch rd.writes[i].kind() {
+		case kindAddVertex:
+			r.stats.Vertices.Add(1)
+		case kindAddEdge:
+			r.stats.Edges.Add(1)
+		}
+	}
+	for row, reason := range rd.failed {
+		if err := rd.src.failed.add(rd.rows[row], reason); err != nil {
+			return err
+		}
+	}
+	r.stats.Failed.Add(int64(len(rd.failed)))
+	r.stats.Rows.Add(rd.n - rd.other)
+	if r.bar != nil {
+		_ = r.bar.Add64(rd.n)
+	}
+	return nil
+}
+
+// checkSSTTarget refuses SST mode where it would leave wrong index
+// entries: files replace rows without removing the index entries of the
+// rows they replace, so a tag or edge type with indexes must be empty.
+func checkSSTTarget(ctx context.Context, cfg *Config, snap *metaclient.Snapshot, space *metapb.SpaceDesc) error {
+	var stmts []string
+	seen := map[string]bool{}
+	for _, src := range cfg.Sources {
+		for _, t := range src.Tags {
+			if tag, ok := snap.TagByName(space.GetSpaceId(), t.Name); ok && !seen["t"+t.Name] &&
+				len(snap.IndexesOn(space.GetSpaceId(), false, tag.GetTagId())) > 0 {
+				seen["t"+t.Name] = true
+				stmts = append(stmts, fmt.Sprintf("LOOKUP ON `%s` YIELD id(vertex) AS v | LIMIT 1", t.Name))
+			}
+		}
+		for _, e := range src.Edges {
+			if edge, ok := snap.EdgeByName(space.GetSpaceId(), e.Name); ok && !seen["e"+e.Name] &&
+				len(snap.IndexesOn(space.GetSpaceId(), true, edge.GetEdgeType())) > 0 {
+				seen["e"+e.Name] = true
+				stmts = append(stmts, fmt.Sprintf("LOOKUP ON `%s` YIELD src(edge) AS s | LIMIT 1", e.Name))
+			}
+		}
+	}
+	if len(stmts) == 0 {
+		return nil
+	}
+	return withSession(ctx, cfg, func(s *client.Session) error {
+		if _, err := s.Execute(ctx, fmt.Sprintf("USE `%s`", space.GetName())); err != nil {
+			return err
+		}
+		for _, st := range stmts {
+			rs, err := s.Execute(ctx, st)
+			if err != nil {
+				return fmt.Errorf("checking the space before an SST import (%s): %w", st, err)
+			}
+			if rs.Len() > 0 {
+				return fmt.Errorf("manager.mode sst: space %q already holds data of an indexed tag or edge type (%s found a row); "+
+					"SST files would leave the index entries of the rows they replace: import in online mode, or into an empty space", space.GetName(), st)
+			}
+		}
+		return nil
+	})
 }
 
 // saveEvery writes the checkpoint periodically until stopped.

@@ -22,6 +22,9 @@ type PresetOptions struct {
 	Batch       int
 	Concurrency int
 	FailedDir   string
+	SSTDir      string
+	SSTMemoryMB int
+	Shard       string
 }
 
 func (o PresetOptions) base(schema []string) *Config {
@@ -30,6 +33,7 @@ func (o PresetOptions) base(schema []string) *Config {
 		Manager: ManagerConfig{
 			SpaceName: o.Space, Batch: o.Batch, ImporterConcurrency: o.Concurrency, Mode: o.Mode,
 			FailedRowsDir: o.FailedDir, ReaderConcurrency: 2,
+			SSTDir: o.SSTDir, SSTMemoryMB: o.SSTMemoryMB, Shard: o.Shard,
 		},
 	}
 	stmts := []string{

@@ -22,6 +22,7 @@ type round struct {
 	src   *sourceRun
 	start int64 // source index of the round's first row
 	n     int64 // rows the round covers (read, including those skipped by filters)
+	other int64 // of them, rows left to other shards
 
 	rows   []keptRow // rows that produced writes, for failed-rows reporting
 	writes []write

@@ -136,7 +136,13 @@ func ParseTagKey(key []byte, vidLen int) (space, part int32, vid []byte, tagID i
 // sorted by rank and then dst. The sign flip sorts in-edge types (negative)
 // before out-edge types.
 func EdgeKey(space, part int32, src []byte, edgeType int32, rank int64, dst []byte) []byte {
-	b := newKey(space, part, KindEdge, len(src)+12+len(dst))
+	return AppendEdgeKey(make([]byte, 0, KeyPrefixLen+len(src)+12+len(dst)), space, part, src, edgeType, rank, dst)
+}
+
+// AppendEdgeKey appends EdgeKey(space, part, src, edgeType, rank, dst) to b
+// (bulk writers building keys in one buffer).
+func AppendEdgeKey(b []byte, space, part int32, src []byte, edgeType int32, rank int64, dst []byte) []byte {
+	b = appendPrefix(b, space, part, KindEdge)
 	b = append(b, src...)
 	b = appendInt32(b, edgeType)
 	b = appendInt64(b, rank)

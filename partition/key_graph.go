@@ -135,7 +135,12 @@ func appendInEdgeVersion(b []byte, v InEdgeVersion) []byte {
 
 // EncodeInEdge returns the value of a live in-edge.
 func EncodeInEdge(version InEdgeVersion, row []byte) []byte {
-	return append(appendInEdgeVersion(make([]byte, 0, 12+len(row)), version), row...)
+	return AppendInEdge(make([]byte, 0, 12+len(row)), version, row)
+}
+
+// AppendInEdge appends EncodeInEdge(version, row) to b.
+func AppendInEdge(b []byte, version InEdgeVersion, row []byte) []byte {
+	return append(appendInEdgeVersion(b, version), row...)
 }
 
 // EncodeInEdgeTombstone returns the value of a deleted in-edge.

@@ -35,6 +35,13 @@ type ApplyBatch struct {
 	// with the write batch.
 	undo       []undoEntry
 	savepoints []int
+	// cur is the entry being applied, set by the engine before each
+	// Apply: IngestFiles records the applied index of the entries before
+	// it.
+	cur struct {
+		g     GroupID
+		index uint64
+	}
 }
 
 type undoEntry struct {
@@ -51,6 +58,10 @@ func NewApplyBatch(db *grocksdb.DB) *ApplyBatch { return newApplyBatch(db) }
 // Write commits the batch to its database.
 func (b *ApplyBatch) Write(wo *grocksdb.WriteOptions) error { return b.db.Write(wo, b.wb) }
 
+// DB is the database the batch writes to (IngestFiles' callers stage
+// files next to it).
+func (b *ApplyBatch) DB() *grocksdb.DB { return b.db }
+
 // Destroy frees the batch.
 func (b *ApplyBatch) Destroy() { b.destroy() }
 
@@ -59,6 +70,46 @@ func newApplyBatch(db *grocksdb.DB) *ApplyBatch {
 	ro.SetFillCache(true)
 	ro.SetTotalOrderSeek(true) // Scan crosses prefixes; storaged sets a prefix extractor
 	return &ApplyBatch{db: db, wb: grocksdb.NewWriteBatch(), ro: ro, overlay: map[string][]byte{}}
+}
+
+// IngestFiles ingests SST files (RocksDB IngestExternalFile, moving them
+// into the database) as the effect of the entry being applied: after the
+// writes of every entry before it, before those of every entry after.
+//
+// Ingested data cannot be part of the round's write batch, so the batch
+// is written first, together with the applied index of the entry before
+// this one; the round then goes on with an empty batch. A crash after the
+// ingest and before the round's own write replays only this entry and
+// the ones after it: never an entry whose effects were written already
+// (degree counters are not idempotent). Replaying this entry ingests the
+// files again, so the caller passes links it made to files it keeps
+// (storaged keeps its staged files), and the files' keys must be written
+// whole by the ingest (no read-modify-write). It must not be called
+// inside Atomically.
+func (b *ApplyBatch) IngestFiles(paths []string) error {
+	if len(b.savepoints) > 0 {
+		return fmt.Errorf("raftgroup: IngestFiles inside Atomically")
+	}
+	if b.cur.index > 0 {
+		putApplied(b.wb, b.cur.g, b.cur.index-1)
+	}
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	if err := b.db.Write(wo, b.wb); err != nil {
+		return fmt.Errorf("writing the entries applied before an ingest: %w", err)
+	}
+	b.wb.Clear()
+	clear(b.overlay)
+	b.undo = b.undo[:0]
+	opts := grocksdb.NewDefaultIngestExternalFileOptions()
+	defer opts.Destroy()
+	opts.SetMoveFiles(true)
+	opts.SetAllowGlobalSeqNo(true)
+	opts.SetAllowBlockingFlush(true)
+	if err := b.db.IngestExternalFile(paths, opts); err != nil {
+		return fmt.Errorf("ingesting %d SST files: %w", len(paths), err)
+	}
+	return nil
 }
 
 func (b *ApplyBatch) destroy() {

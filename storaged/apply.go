@@ -65,6 +65,10 @@ func (applier) Apply(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64,
 		return nil, fmt.Errorf("%s entry %d: %w: command for space %d", g, index, errCorruptCommand, cmd.Space.GetSpaceId())
 	}
 	st := newApplyState(b, g, index, cmd)
+	if len(cmd.Mutations) == 1 && cmd.Mutations[0].GetIngestSst() != nil {
+		// Not inside Atomically: an ingest writes the round so far first.
+		return nil, st.ingestSST(cmd.Mutations[0].GetIngestSst())
+	}
 	var result []byte
 	err = b.Atomically(func() error {
 		for i, m := range cmd.Mutations {
@@ -135,46 +139,7 @@ func newSchemaInfo(id int32, name string, versions []*metapb.Schema) *schemaInfo
 }
 
 // indexInfo is one index with the layout of its entries.
-type indexInfo struct {
-	desc      *metapb.IndexDesc
-	cols      []int // column of each field in the latest schema, -1 if gone
-	types     []partition.PropType
-	widths    []int
-	valuesLen int
-}
-
-func newIndexInfo(desc *metapb.IndexDesc, latest *partition.Schema) *indexInfo {
-	ix := &indexInfo{desc: desc}
-	for _, f := range desc.GetFields() {
-		col := latest.Index(f.GetName())
-		t, fixed := partition.PropInt64, 0
-		if col >= 0 {
-			t, fixed = latest.Columns[col].Type, latest.Columns[col].FixedLen
-		}
-		w := partition.IndexValueWidth(t, fixed, int(f.GetPrefixLen()))
-		ix.cols = append(ix.cols, col)
-		ix.types = append(ix.types, t)
-		ix.widths = append(ix.widths, w)
-		ix.valuesLen += 1 + w
-	}
-	return ix
-}
-
-// values encodes the indexed fields of a row laid out as the latest schema.
-func (ix *indexInfo) values(vals []any) ([]byte, error) {
-	b := make([]byte, 0, ix.valuesLen)
-	for i, col := range ix.cols {
-		var v any
-		if col >= 0 && col < len(vals) {
-			v = vals[col]
-		}
-		var err error
-		if b, err = partition.AppendIndexValue(b, ix.types[i], ix.widths[i], v); err != nil {
-			return nil, fmt.Errorf("index %q: %w", ix.desc.GetName(), err)
-		}
-	}
-	return b, nil
-}
+type indexInfo = schema.IndexLayout
 
 // applyState is the apply of one command.
 type applyState struct {
@@ -206,7 +171,7 @@ func newApplyState(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64, c
 			m = st.edges
 		}
 		if si := m[ix.GetSchemaId()]; si != nil && si.versions.Latest() != nil {
-			si.indexes = append(si.indexes, newIndexInfo(ix, si.versions.Latest()))
+			si.indexes = append(si.indexes, schema.NewIndexLayout(ix, si.versions.Latest()))
 		}
 	}
 	return st
@@ -351,11 +316,11 @@ func (st *applyState) tagIndexEntry(si *schemaInfo, ix *indexInfo, vid, row []by
 	if err != nil {
 		return err
 	}
-	enc, err := ix.values(vals)
+	enc, err := ix.Values(vals)
 	if err != nil {
 		return err
 	}
-	k := partition.TagIndexKey(st.g.Space, st.g.Part, ix.desc.GetIndexId(), enc, vid)
+	k := partition.TagIndexKey(st.g.Space, st.g.Part, ix.Desc.GetIndexId(), enc, vid)
 	if put {
 		st.b.Put(k, nil)
 	} else {
@@ -535,11 +500,11 @@ func (st *applyState) edgeIndexEntry(si *schemaInfo, ix *indexInfo, k *storagepb
 	if err != nil {
 		return err
 	}
-	enc, err := ix.values(vals)
+	enc, err := ix.Values(vals)
 	if err != nil {
 		return err
 	}
-	key := partition.EdgeIndexKey(st.g.Space, st.g.Part, ix.desc.GetIndexId(), enc, k.Src, k.Rank, k.Dst)
+	key := partition.EdgeIndexKey(st.g.Space, st.g.Part, ix.Desc.GetIndexId(), enc, k.Src, k.Rank, k.Dst)
 	if put {
 		st.b.Put(key, nil)
 	} else {

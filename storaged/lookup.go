@@ -62,20 +62,20 @@ func (s *service) LookupIndex(ctx context.Context, req *storagepb.LookupIndexReq
 // bounds are taken inclusively; the filter, which the caller always sends
 // whole, removes what the cut lets through.
 func indexRange(prefix []byte, ix *indexInfo, hints []*storagepb.IndexColumnHint) (lower, upper []byte, err error) {
-	fields := ix.desc.GetFields()
+	fields := ix.Desc.GetFields()
 	key := append([]byte(nil), prefix...)
 	for i, h := range hints {
 		if i >= len(fields) || fields[i].GetName() != h.Column {
-			return nil, nil, invalid("hint on %q does not follow the fields of index %q", h.Column, ix.desc.GetName())
+			return nil, nil, invalid("hint on %q does not follow the fields of index %q", h.Column, ix.Desc.GetName())
 		}
 		enc := func(v *commonpb.Value) ([]byte, bool, error) {
 			gv := schema.ValueFromProto(v)
-			b, err := partition.AppendIndexValue(nil, ix.types[i], ix.widths[i], gv)
+			b, err := partition.AppendIndexValue(nil, ix.Types[i], ix.Widths[i], gv)
 			if err != nil {
 				return nil, false, invalid("hint on %q: %v", h.Column, err)
 			}
 			s, isStr := gv.(string)
-			return b, isStr && len(s) >= ix.widths[i], nil
+			return b, isStr && len(s) >= ix.Widths[i], nil
 		}
 		if h.Eq != nil {
 			b, _, err := enc(h.Eq)
@@ -133,7 +133,7 @@ func lookupPart(db *grocksdb.DB, snap *metaclient.Snapshot, space *metapb.SpaceD
 	if err != nil {
 		return nil, err
 	}
-	ix := newIndexInfo(desc, sv.versions.Latest())
+	ix := schema.NewIndexLayout(desc, sv.versions.Latest())
 	filter, err := parseFilter(snap, req.SpaceId, req.Filter)
 	if err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func lookupPart(db *grocksdb.DB, snap *metaclient.Snapshot, space *metapb.SpaceD
 		if !bytes.HasPrefix(key, lower[:partition.KeyPrefixLen+4]) {
 			break
 		}
-		src, rank, dst, err := partition.ParseIndexTarget(key, ix.valuesLen, vidLen, isEdge)
+		src, rank, dst, err := partition.ParseIndexTarget(key, ix.ValuesLen, vidLen, isEdge)
 		if err != nil {
 			return nil, err
 		}

@@ -26,7 +26,7 @@ func (st *applyState) rebuildIndex(op *storagepb.RebuildIndexOp) ([]byte, error)
 	for _, m := range []map[int32]*schemaInfo{st.tags, st.edges} {
 		for _, s := range m {
 			for _, x := range s.indexes {
-				if x.desc.GetIndexId() == op.IndexId {
+				if x.Desc.GetIndexId() == op.IndexId {
 					ix, si = x, s
 				}
 			}
@@ -72,7 +72,7 @@ func (st *applyState) rebuildIndex(op *storagepb.RebuildIndexOp) ([]byte, error)
 			st.b.Delete(k)
 		}
 		kind := partition.KindTag
-		if ix.desc.GetIsEdge() {
+		if ix.Desc.GetIsEdge() {
 			kind = partition.KindEdge
 		}
 		return append([]byte{rebuildBuilding}, partition.KindPrefix(st.g.Space, st.g.Part, kind)...), nil
@@ -84,7 +84,7 @@ func (st *applyState) rebuildIndex(op *storagepb.RebuildIndexOp) ([]byte, error)
 
 // rebuildChunk indexes up to limit rows from the data key from.
 func (st *applyState) rebuildChunk(si *schemaInfo, ix *indexInfo, from []byte, limit int) ([]byte, error) {
-	isEdge := ix.desc.GetIsEdge()
+	isEdge := ix.Desc.GetIsEdge()
 	kind := partition.KindTag
 	if isEdge {
 		kind = partition.KindEdge

@@ -167,7 +167,9 @@ func rocksDBOptions(o RocksDBOptions, cache *grocksdb.Cache) (*grocksdb.Options,
 	opts.SetCreateIfMissing(true)
 
 	bbto := grocksdb.NewDefaultBlockBasedTableOptions()
-	bbto.SetBlockCache(cache)
+	if cache != nil { // nil: an SST writer, which reads no blocks
+		bbto.SetBlockCache(cache)
+	}
 	if o.BloomBitsPerKey > 0 {
 		bbto.SetFilterPolicy(grocksdb.NewBloomFilterFull(float64(o.BloomBitsPerKey)))
 		// Whole keys stay in the filters next to the prefixes: tag rows,

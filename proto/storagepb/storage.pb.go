@@ -785,6 +785,317 @@ func (x *FlushIntentsReq) GetParts() []int32 {
 	return nil
 }
 
+// SSTChunk is one piece of an SST file the bulk importer ships to a
+// replica of a partition (UploadSST): the store keeps it in its staging
+// folder until an IngestSST entry applies it. The first chunk names the
+// file; the last carries the SHA-256 of the whole file, checked before the
+// file is kept.
+type SSTChunk struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"` // [A-Za-z0-9._-]+, unique per import
+	Data          []byte                 `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	Last          bool                   `protobuf:"varint,5,opt,name=last,proto3" json:"last,omitempty"`
+	Sha256        []byte                 `protobuf:"bytes,6,opt,name=sha256,proto3" json:"sha256,omitempty"` // on the last chunk
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SSTChunk) Reset() {
+	*x = SSTChunk{}
+	mi := &file_novagraph_storage_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SSTChunk) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SSTChunk) ProtoMessage() {}
+
+func (x *SSTChunk) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SSTChunk.ProtoReflect.Descriptor instead.
+func (*SSTChunk) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *SSTChunk) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *SSTChunk) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *SSTChunk) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SSTChunk) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *SSTChunk) GetLast() bool {
+	if x != nil {
+		return x.Last
+	}
+	return false
+}
+
+func (x *SSTChunk) GetSha256() []byte {
+	if x != nil {
+		return x.Sha256
+	}
+	return nil
+}
+
+type UploadSSTResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Size          int64                  `protobuf:"varint,1,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UploadSSTResp) Reset() {
+	*x = UploadSSTResp{}
+	mi := &file_novagraph_storage_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UploadSSTResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UploadSSTResp) ProtoMessage() {}
+
+func (x *UploadSSTResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UploadSSTResp.ProtoReflect.Descriptor instead.
+func (*UploadSSTResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *UploadSSTResp) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+// SSTFile is one staged file of a partition and the key range it holds:
+// every key is within the partition's data range, which the leader checks
+// before proposing and every replica again before ingesting.
+type SSTFile struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Smallest      []byte                 `protobuf:"bytes,2,opt,name=smallest,proto3" json:"smallest,omitempty"`
+	Largest       []byte                 `protobuf:"bytes,3,opt,name=largest,proto3" json:"largest,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SSTFile) Reset() {
+	*x = SSTFile{}
+	mi := &file_novagraph_storage_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SSTFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SSTFile) ProtoMessage() {}
+
+func (x *SSTFile) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SSTFile.ProtoReflect.Descriptor instead.
+func (*SSTFile) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SSTFile) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SSTFile) GetSmallest() []byte {
+	if x != nil {
+		return x.Smallest
+	}
+	return nil
+}
+
+func (x *SSTFile) GetLargest() []byte {
+	if x != nil {
+		return x.Largest
+	}
+	return nil
+}
+
+// IngestSSTReq asks the leader of a partition to ingest staged files
+// through a raft entry, so every replica ingests them at the same point of
+// the partition's history.
+type IngestSSTReq struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId         int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	Files          []*SSTFile             `protobuf:"bytes,3,rep,name=files,proto3" json:"files,omitempty"`
+	CatalogVersion int64                  `protobuf:"varint,4,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *IngestSSTReq) Reset() {
+	*x = IngestSSTReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IngestSSTReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IngestSSTReq) ProtoMessage() {}
+
+func (x *IngestSSTReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IngestSSTReq.ProtoReflect.Descriptor instead.
+func (*IngestSSTReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *IngestSSTReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *IngestSSTReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *IngestSSTReq) GetFiles() []*SSTFile {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+func (x *IngestSSTReq) GetCatalogVersion() int64 {
+	if x != nil {
+		return x.CatalogVersion
+	}
+	return 0
+}
+
+type IngestSSTResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Result        *PartResult            `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IngestSSTResp) Reset() {
+	*x = IngestSSTResp{}
+	mi := &file_novagraph_storage_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IngestSSTResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IngestSSTResp) ProtoMessage() {}
+
+func (x *IngestSSTResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IngestSSTResp.ProtoReflect.Descriptor instead.
+func (*IngestSSTResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *IngestSSTResp) GetResult() *PartResult {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 // UpdatedProp assigns one property an nGQL expression (query/parser syntax,
 // evaluated against the row as it is when the raft entry applies).
 type UpdatedProp struct {
@@ -797,7 +1108,7 @@ type UpdatedProp struct {
 
 func (x *UpdatedProp) Reset() {
 	*x = UpdatedProp{}
-	mi := &file_novagraph_storage_proto_msgTypes[12]
+	mi := &file_novagraph_storage_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +1120,7 @@ func (x *UpdatedProp) String() string {
 func (*UpdatedProp) ProtoMessage() {}
 
 func (x *UpdatedProp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[12]
+	mi := &file_novagraph_storage_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +1133,7 @@ func (x *UpdatedProp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatedProp.ProtoReflect.Descriptor instead.
 func (*UpdatedProp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{12}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UpdatedProp) GetName() string {
@@ -860,7 +1171,7 @@ type UpdateReq struct {
 
 func (x *UpdateReq) Reset() {
 	*x = UpdateReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[13]
+	mi := &file_novagraph_storage_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -872,7 +1183,7 @@ func (x *UpdateReq) String() string {
 func (*UpdateReq) ProtoMessage() {}
 
 func (x *UpdateReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[13]
+	mi := &file_novagraph_storage_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -885,7 +1196,7 @@ func (x *UpdateReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateReq.ProtoReflect.Descriptor instead.
 func (*UpdateReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{13}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UpdateReq) GetSpaceId() int32 {
@@ -969,7 +1280,7 @@ type UpdateResp struct {
 
 func (x *UpdateResp) Reset() {
 	*x = UpdateResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[14]
+	mi := &file_novagraph_storage_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +1292,7 @@ func (x *UpdateResp) String() string {
 func (*UpdateResp) ProtoMessage() {}
 
 func (x *UpdateResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[14]
+	mi := &file_novagraph_storage_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +1305,7 @@ func (x *UpdateResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateResp.ProtoReflect.Descriptor instead.
 func (*UpdateResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{14}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UpdateResp) GetResult() *PartResult {
@@ -1027,7 +1338,7 @@ type ExecResp struct {
 
 func (x *ExecResp) Reset() {
 	*x = ExecResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[15]
+	mi := &file_novagraph_storage_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1039,7 +1350,7 @@ func (x *ExecResp) String() string {
 func (*ExecResp) ProtoMessage() {}
 
 func (x *ExecResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[15]
+	mi := &file_novagraph_storage_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1052,7 +1363,7 @@ func (x *ExecResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecResp.ProtoReflect.Descriptor instead.
 func (*ExecResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{15}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ExecResp) GetFailedParts() []*PartResult {
@@ -1082,7 +1393,7 @@ type Command struct {
 
 func (x *Command) Reset() {
 	*x = Command{}
-	mi := &file_novagraph_storage_proto_msgTypes[16]
+	mi := &file_novagraph_storage_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1094,7 +1405,7 @@ func (x *Command) String() string {
 func (*Command) ProtoMessage() {}
 
 func (x *Command) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[16]
+	mi := &file_novagraph_storage_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1107,7 +1418,7 @@ func (x *Command) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Command.ProtoReflect.Descriptor instead.
 func (*Command) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{16}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Command) GetTags() []*metapb.TagDesc {
@@ -1166,6 +1477,7 @@ type Mutation struct {
 	//	*Mutation_ResolveIntents
 	//	*Mutation_RebuildIndex
 	//	*Mutation_PurgeTombstonesBefore
+	//	*Mutation_IngestSst
 	Op            isMutation_Op `protobuf_oneof:"op"`
 	IfNotExists   bool          `protobuf:"varint,10,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1174,7 +1486,7 @@ type Mutation struct {
 
 func (x *Mutation) Reset() {
 	*x = Mutation{}
-	mi := &file_novagraph_storage_proto_msgTypes[17]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1186,7 +1498,7 @@ func (x *Mutation) String() string {
 func (*Mutation) ProtoMessage() {}
 
 func (x *Mutation) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[17]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1199,7 +1511,7 @@ func (x *Mutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Mutation.ProtoReflect.Descriptor instead.
 func (*Mutation) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{17}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Mutation) GetOp() isMutation_Op {
@@ -1299,6 +1611,15 @@ func (x *Mutation) GetPurgeTombstonesBefore() int64 {
 	return 0
 }
 
+func (x *Mutation) GetIngestSst() *IngestSSTOp {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_IngestSst); ok {
+			return x.IngestSst
+		}
+	}
+	return nil
+}
+
 func (x *Mutation) GetIfNotExists() bool {
 	if x != nil {
 		return x.IfNotExists
@@ -1352,6 +1673,12 @@ type Mutation_PurgeTombstonesBefore struct {
 	PurgeTombstonesBefore int64 `protobuf:"varint,11,opt,name=purge_tombstones_before,json=purgeTombstonesBefore,proto3,oneof"`
 }
 
+type Mutation_IngestSst struct {
+	// Ingest staged SST files (bulk import), after everything before this
+	// entry and before everything after it.
+	IngestSst *IngestSSTOp `protobuf:"bytes,12,opt,name=ingest_sst,json=ingestSst,proto3,oneof"`
+}
+
 func (*Mutation_PutVertex) isMutation_Op() {}
 
 func (*Mutation_DeleteVertex) isMutation_Op() {}
@@ -1372,6 +1699,8 @@ func (*Mutation_RebuildIndex) isMutation_Op() {}
 
 func (*Mutation_PurgeTombstonesBefore) isMutation_Op() {}
 
+func (*Mutation_IngestSst) isMutation_Op() {}
+
 type IntentKeys struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Keys          [][]byte               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
@@ -1381,7 +1710,7 @@ type IntentKeys struct {
 
 func (x *IntentKeys) Reset() {
 	*x = IntentKeys{}
-	mi := &file_novagraph_storage_proto_msgTypes[18]
+	mi := &file_novagraph_storage_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1393,7 +1722,7 @@ func (x *IntentKeys) String() string {
 func (*IntentKeys) ProtoMessage() {}
 
 func (x *IntentKeys) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[18]
+	mi := &file_novagraph_storage_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1406,12 +1735,56 @@ func (x *IntentKeys) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntentKeys.ProtoReflect.Descriptor instead.
 func (*IntentKeys) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{18}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *IntentKeys) GetKeys() [][]byte {
 	if x != nil {
 		return x.Keys
+	}
+	return nil
+}
+
+type IngestSSTOp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Files         []*SSTFile             `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IngestSSTOp) Reset() {
+	*x = IngestSSTOp{}
+	mi := &file_novagraph_storage_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IngestSSTOp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IngestSSTOp) ProtoMessage() {}
+
+func (x *IngestSSTOp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IngestSSTOp.ProtoReflect.Descriptor instead.
+func (*IngestSSTOp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *IngestSSTOp) GetFiles() []*SSTFile {
+	if x != nil {
+		return x.Files
 	}
 	return nil
 }
@@ -1426,7 +1799,7 @@ type DeleteTagsOp struct {
 
 func (x *DeleteTagsOp) Reset() {
 	*x = DeleteTagsOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[19]
+	mi := &file_novagraph_storage_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1438,7 +1811,7 @@ func (x *DeleteTagsOp) String() string {
 func (*DeleteTagsOp) ProtoMessage() {}
 
 func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[19]
+	mi := &file_novagraph_storage_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1451,7 +1824,7 @@ func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTagsOp.ProtoReflect.Descriptor instead.
 func (*DeleteTagsOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{19}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeleteTagsOp) GetVid() []byte {
@@ -1486,7 +1859,7 @@ type MirrorEdge struct {
 
 func (x *MirrorEdge) Reset() {
 	*x = MirrorEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[20]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1498,7 +1871,7 @@ func (x *MirrorEdge) String() string {
 func (*MirrorEdge) ProtoMessage() {}
 
 func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[20]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1511,7 +1884,7 @@ func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MirrorEdge.ProtoReflect.Descriptor instead.
 func (*MirrorEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *MirrorEdge) GetKey() *EdgeKey {
@@ -1570,7 +1943,7 @@ type RebuildIndexOp struct {
 
 func (x *RebuildIndexOp) Reset() {
 	*x = RebuildIndexOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1582,7 +1955,7 @@ func (x *RebuildIndexOp) String() string {
 func (*RebuildIndexOp) ProtoMessage() {}
 
 func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1595,7 +1968,7 @@ func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexOp.ProtoReflect.Descriptor instead.
 func (*RebuildIndexOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RebuildIndexOp) GetIndexId() int32 {
@@ -1632,7 +2005,7 @@ type MirrorEdgesReq struct {
 
 func (x *MirrorEdgesReq) Reset() {
 	*x = MirrorEdgesReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[22]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1644,7 +2017,7 @@ func (x *MirrorEdgesReq) String() string {
 func (*MirrorEdgesReq) ProtoMessage() {}
 
 func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[22]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1657,7 +2030,7 @@ func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MirrorEdgesReq.ProtoReflect.Descriptor instead.
 func (*MirrorEdgesReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *MirrorEdgesReq) GetSpaceId() int32 {
@@ -1694,7 +2067,7 @@ type Intent struct {
 
 func (x *Intent) Reset() {
 	*x = Intent{}
-	mi := &file_novagraph_storage_proto_msgTypes[23]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1706,7 +2079,7 @@ func (x *Intent) String() string {
 func (*Intent) ProtoMessage() {}
 
 func (x *Intent) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[23]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1719,7 +2092,7 @@ func (x *Intent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Intent.ProtoReflect.Descriptor instead.
 func (*Intent) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{23}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Intent) GetTargetPart() int32 {
@@ -1752,7 +2125,7 @@ type VidList struct {
 
 func (x *VidList) Reset() {
 	*x = VidList{}
-	mi := &file_novagraph_storage_proto_msgTypes[24]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1764,7 +2137,7 @@ func (x *VidList) String() string {
 func (*VidList) ProtoMessage() {}
 
 func (x *VidList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[24]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1777,7 +2150,7 @@ func (x *VidList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VidList.ProtoReflect.Descriptor instead.
 func (*VidList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{24}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *VidList) GetVids() [][]byte {
@@ -1800,7 +2173,7 @@ type PropRef struct {
 
 func (x *PropRef) Reset() {
 	*x = PropRef{}
-	mi := &file_novagraph_storage_proto_msgTypes[25]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1812,7 +2185,7 @@ func (x *PropRef) String() string {
 func (*PropRef) ProtoMessage() {}
 
 func (x *PropRef) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[25]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1825,7 +2198,7 @@ func (x *PropRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRef.ProtoReflect.Descriptor instead.
 func (*PropRef) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PropRef) GetSchemaId() int32 {
@@ -1872,7 +2245,7 @@ type GetNeighborsReq struct {
 
 func (x *GetNeighborsReq) Reset() {
 	*x = GetNeighborsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[26]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1884,7 +2257,7 @@ func (x *GetNeighborsReq) String() string {
 func (*GetNeighborsReq) ProtoMessage() {}
 
 func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[26]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1897,7 +2270,7 @@ func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsReq.ProtoReflect.Descriptor instead.
 func (*GetNeighborsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetNeighborsReq) GetSpaceId() int32 {
@@ -2010,7 +2383,7 @@ type NeighborEdge struct {
 
 func (x *NeighborEdge) Reset() {
 	*x = NeighborEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[27]
+	mi := &file_novagraph_storage_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2022,7 +2395,7 @@ func (x *NeighborEdge) String() string {
 func (*NeighborEdge) ProtoMessage() {}
 
 func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[27]
+	mi := &file_novagraph_storage_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2035,7 +2408,7 @@ func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborEdge.ProtoReflect.Descriptor instead.
 func (*NeighborEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *NeighborEdge) GetEdgeType() int32 {
@@ -2083,7 +2456,7 @@ type VertexNeighbors struct {
 
 func (x *VertexNeighbors) Reset() {
 	*x = VertexNeighbors{}
-	mi := &file_novagraph_storage_proto_msgTypes[28]
+	mi := &file_novagraph_storage_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2095,7 +2468,7 @@ func (x *VertexNeighbors) String() string {
 func (*VertexNeighbors) ProtoMessage() {}
 
 func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[28]
+	mi := &file_novagraph_storage_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2108,7 +2481,7 @@ func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexNeighbors.ProtoReflect.Descriptor instead.
 func (*VertexNeighbors) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *VertexNeighbors) GetVid() []byte {
@@ -2163,7 +2536,7 @@ type GetNeighborsResp struct {
 
 func (x *GetNeighborsResp) Reset() {
 	*x = GetNeighborsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[29]
+	mi := &file_novagraph_storage_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2175,7 +2548,7 @@ func (x *GetNeighborsResp) String() string {
 func (*GetNeighborsResp) ProtoMessage() {}
 
 func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[29]
+	mi := &file_novagraph_storage_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2188,7 +2561,7 @@ func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsResp.ProtoReflect.Descriptor instead.
 func (*GetNeighborsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetNeighborsResp) GetFailedParts() []*PartResult {
@@ -2217,7 +2590,7 @@ type EdgeKey struct {
 
 func (x *EdgeKey) Reset() {
 	*x = EdgeKey{}
-	mi := &file_novagraph_storage_proto_msgTypes[30]
+	mi := &file_novagraph_storage_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2229,7 +2602,7 @@ func (x *EdgeKey) String() string {
 func (*EdgeKey) ProtoMessage() {}
 
 func (x *EdgeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[30]
+	mi := &file_novagraph_storage_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2242,7 +2615,7 @@ func (x *EdgeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKey.ProtoReflect.Descriptor instead.
 func (*EdgeKey) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *EdgeKey) GetSrc() []byte {
@@ -2282,7 +2655,7 @@ type EdgeKeyList struct {
 
 func (x *EdgeKeyList) Reset() {
 	*x = EdgeKeyList{}
-	mi := &file_novagraph_storage_proto_msgTypes[31]
+	mi := &file_novagraph_storage_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2294,7 +2667,7 @@ func (x *EdgeKeyList) String() string {
 func (*EdgeKeyList) ProtoMessage() {}
 
 func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[31]
+	mi := &file_novagraph_storage_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2307,7 +2680,7 @@ func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKeyList.ProtoReflect.Descriptor instead.
 func (*EdgeKeyList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *EdgeKeyList) GetKeys() []*EdgeKey {
@@ -2331,7 +2704,7 @@ type GetPropsReq struct {
 
 func (x *GetPropsReq) Reset() {
 	*x = GetPropsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[32]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2343,7 +2716,7 @@ func (x *GetPropsReq) String() string {
 func (*GetPropsReq) ProtoMessage() {}
 
 func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[32]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2356,7 +2729,7 @@ func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsReq.ProtoReflect.Descriptor instead.
 func (*GetPropsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetPropsReq) GetSpaceId() int32 {
@@ -2405,7 +2778,7 @@ type PropRow struct {
 
 func (x *PropRow) Reset() {
 	*x = PropRow{}
-	mi := &file_novagraph_storage_proto_msgTypes[33]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2417,7 +2790,7 @@ func (x *PropRow) String() string {
 func (*PropRow) ProtoMessage() {}
 
 func (x *PropRow) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[33]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2430,7 +2803,7 @@ func (x *PropRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRow.ProtoReflect.Descriptor instead.
 func (*PropRow) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *PropRow) GetVid() []byte {
@@ -2466,7 +2839,7 @@ type GetPropsResp struct {
 
 func (x *GetPropsResp) Reset() {
 	*x = GetPropsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[34]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2478,7 +2851,7 @@ func (x *GetPropsResp) String() string {
 func (*GetPropsResp) ProtoMessage() {}
 
 func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[34]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2491,7 +2864,7 @@ func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsResp.ProtoReflect.Descriptor instead.
 func (*GetPropsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetPropsResp) GetFailedParts() []*PartResult {
@@ -2527,7 +2900,7 @@ type ScanReq struct {
 
 func (x *ScanReq) Reset() {
 	*x = ScanReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[35]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2539,7 +2912,7 @@ func (x *ScanReq) String() string {
 func (*ScanReq) ProtoMessage() {}
 
 func (x *ScanReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[35]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2552,7 +2925,7 @@ func (x *ScanReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanReq.ProtoReflect.Descriptor instead.
 func (*ScanReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ScanReq) GetSpaceId() int32 {
@@ -2615,7 +2988,7 @@ type ScanResp struct {
 
 func (x *ScanResp) Reset() {
 	*x = ScanResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[36]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2627,7 +3000,7 @@ func (x *ScanResp) String() string {
 func (*ScanResp) ProtoMessage() {}
 
 func (x *ScanResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[36]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2640,7 +3013,7 @@ func (x *ScanResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResp.ProtoReflect.Descriptor instead.
 func (*ScanResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ScanResp) GetResult() *PartResult {
@@ -2681,7 +3054,7 @@ type IndexColumnHint struct {
 
 func (x *IndexColumnHint) Reset() {
 	*x = IndexColumnHint{}
-	mi := &file_novagraph_storage_proto_msgTypes[37]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2693,7 +3066,7 @@ func (x *IndexColumnHint) String() string {
 func (*IndexColumnHint) ProtoMessage() {}
 
 func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[37]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2706,7 +3079,7 @@ func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexColumnHint.ProtoReflect.Descriptor instead.
 func (*IndexColumnHint) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *IndexColumnHint) GetColumn() string {
@@ -2767,7 +3140,7 @@ type LookupIndexReq struct {
 
 func (x *LookupIndexReq) Reset() {
 	*x = LookupIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[38]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2779,7 +3152,7 @@ func (x *LookupIndexReq) String() string {
 func (*LookupIndexReq) ProtoMessage() {}
 
 func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[38]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2792,7 +3165,7 @@ func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexReq.ProtoReflect.Descriptor instead.
 func (*LookupIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *LookupIndexReq) GetSpaceId() int32 {
@@ -2861,7 +3234,7 @@ type LookupIndexResp struct {
 
 func (x *LookupIndexResp) Reset() {
 	*x = LookupIndexResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[39]
+	mi := &file_novagraph_storage_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2873,7 +3246,7 @@ func (x *LookupIndexResp) String() string {
 func (*LookupIndexResp) ProtoMessage() {}
 
 func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[39]
+	mi := &file_novagraph_storage_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2886,7 +3259,7 @@ func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexResp.ProtoReflect.Descriptor instead.
 func (*LookupIndexResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *LookupIndexResp) GetFailedParts() []*PartResult {
@@ -2915,7 +3288,7 @@ type PartPeerReq struct {
 
 func (x *PartPeerReq) Reset() {
 	*x = PartPeerReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2927,7 +3300,7 @@ func (x *PartPeerReq) String() string {
 func (*PartPeerReq) ProtoMessage() {}
 
 func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2940,7 +3313,7 @@ func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartPeerReq.ProtoReflect.Descriptor instead.
 func (*PartPeerReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *PartPeerReq) GetSpaceId() int32 {
@@ -2977,7 +3350,7 @@ type PartMoveReq struct {
 
 func (x *PartMoveReq) Reset() {
 	*x = PartMoveReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2989,7 +3362,7 @@ func (x *PartMoveReq) String() string {
 func (*PartMoveReq) ProtoMessage() {}
 
 func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3002,7 +3375,7 @@ func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartMoveReq.ProtoReflect.Descriptor instead.
 func (*PartMoveReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *PartMoveReq) GetSpaceId() int32 {
@@ -3042,7 +3415,7 @@ type AdminResp struct {
 
 func (x *AdminResp) Reset() {
 	*x = AdminResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[42]
+	mi := &file_novagraph_storage_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3054,7 +3427,7 @@ func (x *AdminResp) String() string {
 func (*AdminResp) ProtoMessage() {}
 
 func (x *AdminResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[42]
+	mi := &file_novagraph_storage_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3067,7 +3440,7 @@ func (x *AdminResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdminResp.ProtoReflect.Descriptor instead.
 func (*AdminResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *AdminResp) GetFailedParts() []*PartResult {
@@ -3086,7 +3459,7 @@ type CompactReq struct {
 
 func (x *CompactReq) Reset() {
 	*x = CompactReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3098,7 +3471,7 @@ func (x *CompactReq) String() string {
 func (*CompactReq) ProtoMessage() {}
 
 func (x *CompactReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3111,7 +3484,7 @@ func (x *CompactReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactReq.ProtoReflect.Descriptor instead.
 func (*CompactReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *CompactReq) GetSpaceId() int32 {
@@ -3133,7 +3506,7 @@ type RebuildIndexReq struct {
 
 func (x *RebuildIndexReq) Reset() {
 	*x = RebuildIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[44]
+	mi := &file_novagraph_storage_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3145,7 +3518,7 @@ func (x *RebuildIndexReq) String() string {
 func (*RebuildIndexReq) ProtoMessage() {}
 
 func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[44]
+	mi := &file_novagraph_storage_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3158,7 +3531,7 @@ func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexReq.ProtoReflect.Descriptor instead.
 func (*RebuildIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RebuildIndexReq) GetSpaceId() int32 {
@@ -3265,7 +3638,27 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\v2\x1e.novagraph.storage.EdgeKeyListR\x05value:\x028\x01\"B\n" +
 	"\x0fFlushIntentsReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x14\n" +
-	"\x05parts\x18\x02 \x03(\x05R\x05parts\"5\n" +
+	"\x05parts\x18\x02 \x03(\x05R\x05parts\"\x92\x01\n" +
+	"\bSSTChunk\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\x12\x12\n" +
+	"\x04last\x18\x05 \x01(\bR\x04last\x12\x16\n" +
+	"\x06sha256\x18\x06 \x01(\fR\x06sha256\"#\n" +
+	"\rUploadSSTResp\x12\x12\n" +
+	"\x04size\x18\x01 \x01(\x03R\x04size\"S\n" +
+	"\aSSTFile\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
+	"\bsmallest\x18\x02 \x01(\fR\bsmallest\x12\x18\n" +
+	"\alargest\x18\x03 \x01(\fR\alargest\"\x9d\x01\n" +
+	"\fIngestSSTReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\x120\n" +
+	"\x05files\x18\x03 \x03(\v2\x1a.novagraph.storage.SSTFileR\x05files\x12'\n" +
+	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion\"F\n" +
+	"\rIngestSSTResp\x125\n" +
+	"\x06result\x18\x01 \x01(\v2\x1d.novagraph.storage.PartResultR\x06result\"5\n" +
 	"\vUpdatedProp\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04expr\x18\x02 \x01(\tR\x04expr\"\xbd\x02\n" +
@@ -3296,7 +3689,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\aindexes\x18\x03 \x03(\v2\x19.novagraph.meta.IndexDescR\aindexes\x12\x10\n" +
 	"\x03now\x18\x04 \x01(\x03R\x03now\x129\n" +
 	"\tmutations\x18\x05 \x03(\v2\x1b.novagraph.storage.MutationR\tmutations\x12/\n" +
-	"\x05space\x18\x06 \x01(\v2\x19.novagraph.meta.SpaceDescR\x05space\"\x9e\x05\n" +
+	"\x05space\x18\x06 \x01(\v2\x19.novagraph.meta.SpaceDescR\x05space\"\xdf\x05\n" +
 	"\bMutation\x12=\n" +
 	"\n" +
 	"put_vertex\x18\x01 \x01(\v2\x1c.novagraph.storage.NewVertexH\x00R\tputVertex\x12%\n" +
@@ -3311,13 +3704,17 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x06update\x18\a \x01(\v2\x1c.novagraph.storage.UpdateReqH\x00R\x06update\x12H\n" +
 	"\x0fresolve_intents\x18\b \x01(\v2\x1d.novagraph.storage.IntentKeysH\x00R\x0eresolveIntents\x12H\n" +
 	"\rrebuild_index\x18\t \x01(\v2!.novagraph.storage.RebuildIndexOpH\x00R\frebuildIndex\x128\n" +
-	"\x17purge_tombstones_before\x18\v \x01(\x03H\x00R\x15purgeTombstonesBefore\x12\"\n" +
+	"\x17purge_tombstones_before\x18\v \x01(\x03H\x00R\x15purgeTombstonesBefore\x12?\n" +
+	"\n" +
+	"ingest_sst\x18\f \x01(\v2\x1e.novagraph.storage.IngestSSTOpH\x00R\tingestSst\x12\"\n" +
 	"\rif_not_exists\x18\n" +
 	" \x01(\bR\vifNotExistsB\x04\n" +
 	"\x02op\" \n" +
 	"\n" +
 	"IntentKeys\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\fR\x04keys\"9\n" +
+	"\x04keys\x18\x01 \x03(\fR\x04keys\"?\n" +
+	"\vIngestSSTOp\x120\n" +
+	"\x05files\x18\x01 \x03(\v2\x1a.novagraph.storage.SSTFileR\x05files\"9\n" +
 	"\fDeleteTagsOp\x12\x10\n" +
 	"\x03vid\x18\x01 \x01(\fR\x03vid\x12\x17\n" +
 	"\atag_ids\x18\x02 \x03(\x05R\x06tagIds\"\xc0\x01\n" +
@@ -3469,7 +3866,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
 	"\bindex_id\x18\x03 \x01(\x05R\aindexId\x12'\n" +
-	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion2\x8a\b\n" +
+	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion2\xa8\t\n" +
 	"\x0eStorageService\x12M\n" +
 	"\vAddVertices\x12!.novagraph.storage.AddVerticesReq\x1a\x1b.novagraph.storage.ExecResp\x12G\n" +
 	"\bAddEdges\x12\x1e.novagraph.storage.AddEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12S\n" +
@@ -3485,7 +3882,9 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\bScanEdge\x12\x1a.novagraph.storage.ScanReq\x1a\x1b.novagraph.storage.ScanResp\x12T\n" +
 	"\vLookupIndex\x12!.novagraph.storage.LookupIndexReq\x1a\".novagraph.storage.LookupIndexResp\x12M\n" +
 	"\vMirrorEdges\x12!.novagraph.storage.MirrorEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12O\n" +
-	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp2\xea\x03\n" +
+	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp\x12L\n" +
+	"\tUploadSST\x12\x1b.novagraph.storage.SSTChunk\x1a .novagraph.storage.UploadSSTResp(\x01\x12N\n" +
+	"\tIngestSST\x12\x1f.novagraph.storage.IngestSSTReq\x1a .novagraph.storage.IngestSSTResp2\xea\x03\n" +
 	"\x13StorageAdminService\x12J\n" +
 	"\n" +
 	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
@@ -3507,7 +3906,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),        // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),            // 1: novagraph.storage.NewTag
@@ -3521,166 +3920,180 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*DeleteTagsReq)(nil),     // 9: novagraph.storage.DeleteTagsReq
 	(*DeleteEdgesReq)(nil),    // 10: novagraph.storage.DeleteEdgesReq
 	(*FlushIntentsReq)(nil),   // 11: novagraph.storage.FlushIntentsReq
-	(*UpdatedProp)(nil),       // 12: novagraph.storage.UpdatedProp
-	(*UpdateReq)(nil),         // 13: novagraph.storage.UpdateReq
-	(*UpdateResp)(nil),        // 14: novagraph.storage.UpdateResp
-	(*ExecResp)(nil),          // 15: novagraph.storage.ExecResp
-	(*Command)(nil),           // 16: novagraph.storage.Command
-	(*Mutation)(nil),          // 17: novagraph.storage.Mutation
-	(*IntentKeys)(nil),        // 18: novagraph.storage.IntentKeys
-	(*DeleteTagsOp)(nil),      // 19: novagraph.storage.DeleteTagsOp
-	(*MirrorEdge)(nil),        // 20: novagraph.storage.MirrorEdge
-	(*RebuildIndexOp)(nil),    // 21: novagraph.storage.RebuildIndexOp
-	(*MirrorEdgesReq)(nil),    // 22: novagraph.storage.MirrorEdgesReq
-	(*Intent)(nil),            // 23: novagraph.storage.Intent
-	(*VidList)(nil),           // 24: novagraph.storage.VidList
-	(*PropRef)(nil),           // 25: novagraph.storage.PropRef
-	(*GetNeighborsReq)(nil),   // 26: novagraph.storage.GetNeighborsReq
-	(*NeighborEdge)(nil),      // 27: novagraph.storage.NeighborEdge
-	(*VertexNeighbors)(nil),   // 28: novagraph.storage.VertexNeighbors
-	(*GetNeighborsResp)(nil),  // 29: novagraph.storage.GetNeighborsResp
-	(*EdgeKey)(nil),           // 30: novagraph.storage.EdgeKey
-	(*EdgeKeyList)(nil),       // 31: novagraph.storage.EdgeKeyList
-	(*GetPropsReq)(nil),       // 32: novagraph.storage.GetPropsReq
-	(*PropRow)(nil),           // 33: novagraph.storage.PropRow
-	(*GetPropsResp)(nil),      // 34: novagraph.storage.GetPropsResp
-	(*ScanReq)(nil),           // 35: novagraph.storage.ScanReq
-	(*ScanResp)(nil),          // 36: novagraph.storage.ScanResp
-	(*IndexColumnHint)(nil),   // 37: novagraph.storage.IndexColumnHint
-	(*LookupIndexReq)(nil),    // 38: novagraph.storage.LookupIndexReq
-	(*LookupIndexResp)(nil),   // 39: novagraph.storage.LookupIndexResp
-	(*PartPeerReq)(nil),       // 40: novagraph.storage.PartPeerReq
-	(*PartMoveReq)(nil),       // 41: novagraph.storage.PartMoveReq
-	(*AdminResp)(nil),         // 42: novagraph.storage.AdminResp
-	(*CompactReq)(nil),        // 43: novagraph.storage.CompactReq
-	(*RebuildIndexReq)(nil),   // 44: novagraph.storage.RebuildIndexReq
-	nil,                       // 45: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                       // 46: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                       // 47: novagraph.storage.DeleteVerticesReq.PartsEntry
-	nil,                       // 48: novagraph.storage.DeleteTagsReq.PartsEntry
-	nil,                       // 49: novagraph.storage.DeleteEdgesReq.PartsEntry
-	nil,                       // 50: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                       // 51: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                       // 52: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),   // 53: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil), // 54: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),    // 55: novagraph.common.Value
-	(*metapb.TagDesc)(nil),    // 56: novagraph.meta.TagDesc
-	(*metapb.EdgeDesc)(nil),   // 57: novagraph.meta.EdgeDesc
-	(*metapb.IndexDesc)(nil),  // 58: novagraph.meta.IndexDesc
-	(*metapb.SpaceDesc)(nil),  // 59: novagraph.meta.SpaceDesc
+	(*SSTChunk)(nil),          // 12: novagraph.storage.SSTChunk
+	(*UploadSSTResp)(nil),     // 13: novagraph.storage.UploadSSTResp
+	(*SSTFile)(nil),           // 14: novagraph.storage.SSTFile
+	(*IngestSSTReq)(nil),      // 15: novagraph.storage.IngestSSTReq
+	(*IngestSSTResp)(nil),     // 16: novagraph.storage.IngestSSTResp
+	(*UpdatedProp)(nil),       // 17: novagraph.storage.UpdatedProp
+	(*UpdateReq)(nil),         // 18: novagraph.storage.UpdateReq
+	(*UpdateResp)(nil),        // 19: novagraph.storage.UpdateResp
+	(*ExecResp)(nil),          // 20: novagraph.storage.ExecResp
+	(*Command)(nil),           // 21: novagraph.storage.Command
+	(*Mutation)(nil),          // 22: novagraph.storage.Mutation
+	(*IntentKeys)(nil),        // 23: novagraph.storage.IntentKeys
+	(*IngestSSTOp)(nil),       // 24: novagraph.storage.IngestSSTOp
+	(*DeleteTagsOp)(nil),      // 25: novagraph.storage.DeleteTagsOp
+	(*MirrorEdge)(nil),        // 26: novagraph.storage.MirrorEdge
+	(*RebuildIndexOp)(nil),    // 27: novagraph.storage.RebuildIndexOp
+	(*MirrorEdgesReq)(nil),    // 28: novagraph.storage.MirrorEdgesReq
+	(*Intent)(nil),            // 29: novagraph.storage.Intent
+	(*VidList)(nil),           // 30: novagraph.storage.VidList
+	(*PropRef)(nil),           // 31: novagraph.storage.PropRef
+	(*GetNeighborsReq)(nil),   // 32: novagraph.storage.GetNeighborsReq
+	(*NeighborEdge)(nil),      // 33: novagraph.storage.NeighborEdge
+	(*VertexNeighbors)(nil),   // 34: novagraph.storage.VertexNeighbors
+	(*GetNeighborsResp)(nil),  // 35: novagraph.storage.GetNeighborsResp
+	(*EdgeKey)(nil),           // 36: novagraph.storage.EdgeKey
+	(*EdgeKeyList)(nil),       // 37: novagraph.storage.EdgeKeyList
+	(*GetPropsReq)(nil),       // 38: novagraph.storage.GetPropsReq
+	(*PropRow)(nil),           // 39: novagraph.storage.PropRow
+	(*GetPropsResp)(nil),      // 40: novagraph.storage.GetPropsResp
+	(*ScanReq)(nil),           // 41: novagraph.storage.ScanReq
+	(*ScanResp)(nil),          // 42: novagraph.storage.ScanResp
+	(*IndexColumnHint)(nil),   // 43: novagraph.storage.IndexColumnHint
+	(*LookupIndexReq)(nil),    // 44: novagraph.storage.LookupIndexReq
+	(*LookupIndexResp)(nil),   // 45: novagraph.storage.LookupIndexResp
+	(*PartPeerReq)(nil),       // 46: novagraph.storage.PartPeerReq
+	(*PartMoveReq)(nil),       // 47: novagraph.storage.PartMoveReq
+	(*AdminResp)(nil),         // 48: novagraph.storage.AdminResp
+	(*CompactReq)(nil),        // 49: novagraph.storage.CompactReq
+	(*RebuildIndexReq)(nil),   // 50: novagraph.storage.RebuildIndexReq
+	nil,                       // 51: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                       // 52: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                       // 53: novagraph.storage.DeleteVerticesReq.PartsEntry
+	nil,                       // 54: novagraph.storage.DeleteTagsReq.PartsEntry
+	nil,                       // 55: novagraph.storage.DeleteEdgesReq.PartsEntry
+	nil,                       // 56: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                       // 57: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                       // 58: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),   // 59: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil), // 60: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),    // 61: novagraph.common.Value
+	(*metapb.TagDesc)(nil),    // 62: novagraph.meta.TagDesc
+	(*metapb.EdgeDesc)(nil),   // 63: novagraph.meta.EdgeDesc
+	(*metapb.IndexDesc)(nil),  // 64: novagraph.meta.IndexDesc
+	(*metapb.SpaceDesc)(nil),  // 65: novagraph.meta.SpaceDesc
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	53, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	54, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	59, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	60, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,  // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,  // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,  // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	45, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	46, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
-	47, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
-	48, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
-	49, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
-	30, // 10: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
-	12, // 11: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
-	0,  // 12: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
-	55, // 13: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
-	0,  // 14: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	56, // 15: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
-	57, // 16: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
-	58, // 17: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
-	17, // 18: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
-	59, // 19: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
-	2,  // 20: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
-	19, // 21: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
-	3,  // 22: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
-	30, // 23: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
-	20, // 24: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
-	13, // 25: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
-	18, // 26: novagraph.storage.Mutation.resolve_intents:type_name -> novagraph.storage.IntentKeys
-	21, // 27: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
-	30, // 28: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
-	20, // 29: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
-	20, // 30: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
-	30, // 31: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
-	50, // 32: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
-	25, // 33: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
-	25, // 34: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	55, // 35: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	55, // 36: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
-	27, // 37: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
-	0,  // 38: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	28, // 39: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
-	30, // 40: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	51, // 41: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	52, // 42: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
-	25, // 43: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	30, // 44: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	55, // 45: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
-	0,  // 46: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	33, // 47: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	25, // 48: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 49: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
-	33, // 50: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	55, // 51: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	55, // 52: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	55, // 53: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
-	37, // 54: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
-	25, // 55: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 56: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
-	33, // 57: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
-	0,  // 58: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
-	4,  // 59: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
-	5,  // 60: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	24, // 61: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	24, // 62: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31, // 63: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	24, // 64: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	24, // 65: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	31, // 66: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	6,  // 67: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
-	7,  // 68: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
-	8,  // 69: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
-	9,  // 70: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
-	10, // 71: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
-	13, // 72: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
-	26, // 73: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	32, // 74: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	35, // 75: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
-	35, // 76: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
-	38, // 77: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
-	22, // 78: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
-	11, // 79: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
-	40, // 80: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	40, // 81: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	40, // 82: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	41, // 83: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	44, // 84: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	43, // 85: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
-	15, // 86: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	15, // 87: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	15, // 88: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	15, // 89: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	15, // 90: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	14, // 91: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	29, // 92: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	34, // 93: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	36, // 94: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	36, // 95: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	39, // 96: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	15, // 97: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	15, // 98: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
-	42, // 99: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	42, // 100: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	42, // 101: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	42, // 102: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	42, // 103: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	42, // 104: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
-	86, // [86:105] is the sub-list for method output_type
-	67, // [67:86] is the sub-list for method input_type
-	67, // [67:67] is the sub-list for extension type_name
-	67, // [67:67] is the sub-list for extension extendee
-	0,  // [0:67] is the sub-list for field type_name
+	51, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	52, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	53, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
+	54, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
+	55, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
+	14, // 10: novagraph.storage.IngestSSTReq.files:type_name -> novagraph.storage.SSTFile
+	0,  // 11: novagraph.storage.IngestSSTResp.result:type_name -> novagraph.storage.PartResult
+	36, // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
+	17, // 13: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
+	0,  // 14: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
+	61, // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
+	0,  // 16: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
+	62, // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
+	63, // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
+	64, // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
+	22, // 20: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
+	65, // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
+	2,  // 22: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
+	25, // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
+	3,  // 24: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
+	36, // 25: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
+	26, // 26: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
+	18, // 27: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
+	23, // 28: novagraph.storage.Mutation.resolve_intents:type_name -> novagraph.storage.IntentKeys
+	27, // 29: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
+	24, // 30: novagraph.storage.Mutation.ingest_sst:type_name -> novagraph.storage.IngestSSTOp
+	14, // 31: novagraph.storage.IngestSSTOp.files:type_name -> novagraph.storage.SSTFile
+	36, // 32: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
+	26, // 33: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
+	26, // 34: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
+	36, // 35: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
+	56, // 36: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	31, // 37: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
+	31, // 38: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
+	61, // 39: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	61, // 40: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	33, // 41: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
+	0,  // 42: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	34, // 43: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
+	36, // 44: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
+	57, // 45: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	58, // 46: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	31, // 47: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
+	36, // 48: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
+	61, // 49: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	0,  // 50: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	39, // 51: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
+	31, // 52: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 53: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
+	39, // 54: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
+	61, // 55: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	61, // 56: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	61, // 57: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	43, // 58: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
+	31, // 59: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 60: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
+	39, // 61: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
+	0,  // 62: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
+	4,  // 63: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
+	5,  // 64: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
+	30, // 65: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	30, // 66: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	37, // 67: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	30, // 68: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	30, // 69: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	37, // 70: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	6,  // 71: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
+	7,  // 72: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
+	8,  // 73: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
+	9,  // 74: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
+	10, // 75: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
+	18, // 76: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	32, // 77: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	38, // 78: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	41, // 79: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	41, // 80: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	44, // 81: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	28, // 82: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	11, // 83: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
+	12, // 84: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
+	15, // 85: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
+	46, // 86: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	46, // 87: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	46, // 88: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	47, // 89: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	50, // 90: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	49, // 91: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
+	20, // 92: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	20, // 93: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	20, // 94: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	20, // 95: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	20, // 96: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	19, // 97: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	35, // 98: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	40, // 99: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	42, // 100: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	42, // 101: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	45, // 102: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	20, // 103: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	20, // 104: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	13, // 105: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
+	16, // 106: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
+	48, // 107: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	48, // 108: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	48, // 109: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	48, // 110: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	48, // 111: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	48, // 112: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
+	92, // [92:113] is the sub-list for method output_type
+	71, // [71:92] is the sub-list for method input_type
+	71, // [71:71] is the sub-list for extension type_name
+	71, // [71:71] is the sub-list for extension extendee
+	0,  // [0:71] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_storage_proto_init() }
@@ -3688,7 +4101,7 @@ func file_novagraph_storage_proto_init() {
 	if File_novagraph_storage_proto != nil {
 		return
 	}
-	file_novagraph_storage_proto_msgTypes[17].OneofWrappers = []any{
+	file_novagraph_storage_proto_msgTypes[22].OneofWrappers = []any{
 		(*Mutation_PutVertex)(nil),
 		(*Mutation_DeleteVertex)(nil),
 		(*Mutation_DeleteTags)(nil),
@@ -3699,6 +4112,7 @@ func file_novagraph_storage_proto_init() {
 		(*Mutation_ResolveIntents)(nil),
 		(*Mutation_RebuildIndex)(nil),
 		(*Mutation_PurgeTombstonesBefore)(nil),
+		(*Mutation_IngestSst)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -3706,7 +4120,7 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   59,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

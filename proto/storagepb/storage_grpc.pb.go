@@ -36,6 +36,8 @@ const (
 	StorageService_LookupIndex_FullMethodName    = "/novagraph.storage.StorageService/LookupIndex"
 	StorageService_MirrorEdges_FullMethodName    = "/novagraph.storage.StorageService/MirrorEdges"
 	StorageService_FlushIntents_FullMethodName   = "/novagraph.storage.StorageService/FlushIntents"
+	StorageService_UploadSST_FullMethodName      = "/novagraph.storage.StorageService/UploadSST"
+	StorageService_IngestSST_FullMethodName      = "/novagraph.storage.StorageService/IngestSST"
 )
 
 // StorageServiceClient is the client API for StorageService service.
@@ -57,6 +59,11 @@ type StorageServiceClient interface {
 	LookupIndex(ctx context.Context, in *LookupIndexReq, opts ...grpc.CallOption) (*LookupIndexResp, error)
 	MirrorEdges(ctx context.Context, in *MirrorEdgesReq, opts ...grpc.CallOption) (*ExecResp, error)
 	FlushIntents(ctx context.Context, in *FlushIntentsReq, opts ...grpc.CallOption) (*ExecResp, error)
+	// UploadSST stages an SST file on this store (any replica, not only the
+	// leader); IngestSST, at the leader, ingests staged files on every
+	// replica through the partition's raft log.
+	UploadSST(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SSTChunk, UploadSSTResp], error)
+	IngestSST(ctx context.Context, in *IngestSSTReq, opts ...grpc.CallOption) (*IngestSSTResp, error)
 }
 
 type storageServiceClient struct {
@@ -206,6 +213,29 @@ func (c *storageServiceClient) FlushIntents(ctx context.Context, in *FlushIntent
 	return out, nil
 }
 
+func (c *storageServiceClient) UploadSST(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SSTChunk, UploadSSTResp], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &StorageService_ServiceDesc.Streams[1], StorageService_UploadSST_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[SSTChunk, UploadSSTResp]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type StorageService_UploadSSTClient = grpc.ClientStreamingClient[SSTChunk, UploadSSTResp]
+
+func (c *storageServiceClient) IngestSST(ctx context.Context, in *IngestSSTReq, opts ...grpc.CallOption) (*IngestSSTResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(IngestSSTResp)
+	err := c.cc.Invoke(ctx, StorageService_IngestSST_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StorageServiceServer is the server API for StorageService service.
 // All implementations must embed UnimplementedStorageServiceServer
 // for forward compatibility.
@@ -225,6 +255,11 @@ type StorageServiceServer interface {
 	LookupIndex(context.Context, *LookupIndexReq) (*LookupIndexResp, error)
 	MirrorEdges(context.Context, *MirrorEdgesReq) (*ExecResp, error)
 	FlushIntents(context.Context, *FlushIntentsReq) (*ExecResp, error)
+	// UploadSST stages an SST file on this store (any replica, not only the
+	// leader); IngestSST, at the leader, ingests staged files on every
+	// replica through the partition's raft log.
+	UploadSST(grpc.ClientStreamingServer[SSTChunk, UploadSSTResp]) error
+	IngestSST(context.Context, *IngestSSTReq) (*IngestSSTResp, error)
 	mustEmbedUnimplementedStorageServiceServer()
 }
 
@@ -273,6 +308,12 @@ func (UnimplementedStorageServiceServer) MirrorEdges(context.Context, *MirrorEdg
 }
 func (UnimplementedStorageServiceServer) FlushIntents(context.Context, *FlushIntentsReq) (*ExecResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method FlushIntents not implemented")
+}
+func (UnimplementedStorageServiceServer) UploadSST(grpc.ClientStreamingServer[SSTChunk, UploadSSTResp]) error {
+	return status.Errorf(codes.Unimplemented, "method UploadSST not implemented")
+}
+func (UnimplementedStorageServiceServer) IngestSST(context.Context, *IngestSSTReq) (*IngestSSTResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method IngestSST not implemented")
 }
 func (UnimplementedStorageServiceServer) mustEmbedUnimplementedStorageServiceServer() {}
 func (UnimplementedStorageServiceServer) testEmbeddedByValue()                        {}
@@ -522,6 +563,31 @@ func _StorageService_FlushIntents_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StorageService_UploadSST_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(StorageServiceServer).UploadSST(&grpc.GenericServerStream[SSTChunk, UploadSSTResp]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type StorageService_UploadSSTServer = grpc.ClientStreamingServer[SSTChunk, UploadSSTResp]
+
+func _StorageService_IngestSST_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(IngestSSTReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageServiceServer).IngestSST(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageService_IngestSST_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageServiceServer).IngestSST(ctx, req.(*IngestSSTReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // StorageService_ServiceDesc is the grpc.ServiceDesc for StorageService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -577,12 +643,21 @@ var StorageService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "FlushIntents",
 			Handler:    _StorageService_FlushIntents_Handler,
 		},
+		{
+			MethodName: "IngestSST",
+			Handler:    _StorageService_IngestSST_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "GetNeighbors",
 			Handler:       _StorageService_GetNeighbors_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "UploadSST",
+			Handler:       _StorageService_UploadSST_Handler,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "novagraph/storage.proto",

@@ -1,0 +1,464 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/novagraph/novagraph/internal/schema"
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/storaged"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
+)
+
+// SST mode.
+//
+// Rows are mapped exactly as in online mode, but instead of being sent,
+// each write becomes the keys the write path would have stored — the tag
+// row; the out-edge in the source's partition and the in-edge in the
+// destination's — and goes into an external sort per partition (sort.go).
+// Once every source is read, each partition's keys are merged in order
+// (the last write of a key wins, as it would online) and written with
+// RocksDB's SstFileWriter, opened with storaged's own options so the files
+// carry the same filters and compression. The same pass derives what the
+// write path maintains from the final rows: index entries (sorted again,
+// since they order by value) and degrees (counted from the sorted edges,
+// which come in degree-key order). Each partition gets up to three files,
+// data, index and degree, whose key ranges never overlap.
+//
+// The files are uploaded to every replica of their partition and ingested
+// through the partition's raft log (storaged/ingest.go), into a live space:
+// what was there stays, a key in the files replaces it, and storaged
+// recounts a partition's degrees when it held edges before.
+//
+// --shard i/n makes this process import only rows whose index in their
+// source is i modulo n, so n machines (or Spark tasks) can each build and
+// ingest their share; ingests of different shards commute.
+
+// sstBuilder holds the sort of every partition of one import.
+type sstBuilder struct {
+	space   *metapb.SpaceDesc
+	dir     string // working folder, removed at the end
+	id      string // names this import's files
+	budget  int64  // bytes the sorts may hold before spilling
+	log     *slog.Logger
+	tagIdx  map[int32]*indexedSchema
+	edgeIdx map[int32]*indexedSchema
+
+	mu    sync.Mutex
+	parts map[int32]*sorter
+	held  int64
+
+	stats sstStats
+}
+
+// indexedSchema is a tag or edge type with indexes: its rows are decoded
+// to build their entries.
+type indexedSchema struct {
+	versions *schema.Versions
+	indexes  []*schema.IndexLayout
+}
+
+type sstStats struct {
+	keys, bytes, files atomic.Int64
+}
+
+func newSSTBuilder(snap *metaclient.Snapshot, space *metapb.SpaceDesc, dir string, budget int64, log *slog.Logger) (*sstBuilder, error) {
+	id := make([]byte, 6)
+	if _, err := rand.Read(id); err != nil {
+		return nil, err
+	}
+	b := &sstBuilder{space: space, id: hex.EncodeToString(id), budget: budget, log: log,
+		parts: map[int32]*sorter{}, tagIdx: map[int32]*indexedSchema{}, edgeIdx: map[int32]*indexedSchema{}}
+	b.dir = filepath.Join(dir, "nova-sst-"+b.id)
+	if err := os.MkdirAll(b.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("sst working folder: %w", err)
+	}
+	sid := space.GetSpaceId()
+	for _, t := range snap.Tags(sid) {
+		if ixs := snap.IndexesOn(sid, false, t.GetTagId()); len(ixs) > 0 {
+			b.tagIdx[t.GetTagId()] = newIndexedSchema(t.GetVersions(), ixs)
+		}
+	}
+	for _, e := range snap.Edges(sid) {
+		if ixs := snap.IndexesOn(sid, true, e.GetEdgeType()); len(ixs) > 0 {
+			b.edgeIdx[e.GetEdgeType()] = newIndexedSchema(e.GetVersions(), ixs)
+		}
+	}
+	return b, nil
+}
+
+func newIndexedSchema(versions []*metapb.Schema, ixs []*metapb.IndexDesc) *indexedSchema {
+	is := &indexedSchema{versions: schema.NewVersions(versions)}
+	for _, ix := range ixs {
+		is.indexes = append(is.indexes, schema.NewIndexLayout(ix, is.versions.Latest()))
+	}
+	return is
+}
+
+func (b *sstBuilder) close() { os.RemoveAll(b.dir) }
+
+func (b *sstBuilder) partOf(vid []byte) int32 {
+	return partition.PartOf(vid, partition.VidType(b.space.GetVidType()), b.space.GetPartitionNum())
+}
+
+// add sorts the keys of a round's writes in.
+func (b *sstBuilder) add(ws []write) error {
+	sp := b.space.GetSpaceId()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	sorterOf := func(part int32) *sorter {
+		s := b.parts[part]
+		if s == nil {
+			s = &sorter{dir: b.dir, name: fmt.Sprintf("p%d", part)}
+			b.parts[part] = s
+		}
+		return s
+	}
+	put := func(part int32, k, v []byte) {
+		s := sorterOf(part)
+		before := s.held()
+		s.add(k, v)
+		b.held += s.held() - before
+	}
+	for i := range ws {
+		w := &ws[i]
+		switch {
+		case w.delete:
+			return fmt.Errorf("SST mode writes only: DELETE mode needs online mode")
+		case w.vertex != nil:
+			for _, t := range w.vertex.Tags {
+				put(w.part, partition.TagKey(sp, w.part, w.vertex.Vid, t.TagId), t.Row)
+			}
+		default:
+			e := w.edge
+			out := sorterOf(w.part)
+			h := out.held()
+			out.addEdge(sp, w.part, e.Src, e.EdgeType, e.Rank, e.Dst, false, e.Row)
+			b.held += out.held() - h
+			dp := b.partOf(e.Dst)
+			in := sorterOf(dp)
+			h = in.held()
+			in.addEdge(sp, dp, e.Dst, -e.EdgeType, e.Rank, e.Src, true, e.Row)
+			b.held += in.held() - h
+		}
+	}
+	for b.held > b.budget {
+		var big *sorter
+		for _, s := range b.parts {
+			if big == nil || s.held() > big.held() {
+				big = s
+			}
+		}
+		before := big.held()
+		if err := big.spill(); err != nil {
+			return err
+		}
+		b.held -= before - big.held()
+	}
+	return nil
+}
+
+// partFiles are the SST files built for one partition.
+type partFiles struct {
+	part  int32
+	files []*storagepb.SSTFile
+	paths []string
+}
+
+// build merges each partition's keys into SST files, concurrency at a time.
+func (b *sstBuilder) build(ctx context.Context, concurrency int) ([]*partFiles, error) {
+	var parts []int32
+	for p := range b.parts {
+		parts = append(parts, p)
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	out := make([]*partFiles, len(parts))
+	errs := make([]error, len(parts))
+	sem := make(chan struct{}, max(concurrency, 1))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				errs[i] = ctx.Err()
+				return
+			}
+			out[i], errs[i] = b.buildPart(p, b.parts[p])
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// sstWriter writes one SST file, keeping its key range.
+type sstWriter struct {
+	b       *sstBuilder
+	path    string
+	name    string
+	w       *grocksdb.SSTFileWriter
+	n       int64
+	s, l    []byte
+	envOpts *grocksdb.EnvOptions
+	opts    *grocksdb.Options
+}
+
+func (b *sstBuilder) newWriter(part int32, what string) (*sstWriter, error) {
+	ro, err := storaged.RocksDBOptions{}.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	opts, bbto, err := storaged.NewRocksDBOptions(ro, nil)
+	if err != nil {
+		return nil, err
+	}
+	bbto.Destroy()
+	name := fmt.Sprintf("%s-s%d-p%d-%s.sst", b.id, b.space.GetSpaceId(), part, what)
+	w := &sstWriter{b: b, name: name, path: filepath.Join(b.dir, name), envOpts: grocksdb.NewDefaultEnvOptions(), opts: opts}
+	w.w = grocksdb.NewSSTFileWriter(w.envOpts, opts)
+	if err := w.w.Open(w.path); err != nil {
+		w.destroy()
+		return nil, fmt.Errorf("creating %s: %w", w.path, err)
+	}
+	return w, nil
+}
+
+func (w *sstWriter) put(k, v []byte) error {
+	if err := w.w.Put(k, v); err != nil {
+		return fmt.Errorf("writing %s: %w", w.path, err)
+	}
+	if w.n == 0 {
+		w.s = append([]byte(nil), k...)
+	}
+	w.l = append(w.l[:0], k...)
+	w.n++
+	return nil
+}
+
+// finish closes the file; an empty one is removed and yields nil.
+func (w *sstWriter) finish(pf *partFiles) error {
+	defer w.destroy()
+	if w.n == 0 {
+		os.Remove(w.path)
+		return nil
+	}
+	if err := w.w.Finish(); err != nil {
+		return fmt.Errorf("finishing %s: %w", w.path, err) // a full disk ends here, named
+	}
+	if st, err := os.Stat(w.path); err == nil {
+		w.b.stats.bytes.Add(st.Size())
+	}
+	w.b.stats.keys.Add(w.n)
+	w.b.stats.files.Add(1)
+	pf.files = append(pf.files, &storagepb.SSTFile{Name: w.name, Smallest: w.s, Largest: w.l})
+	pf.paths = append(pf.paths, w.path)
+	return nil
+}
+
+func (w *sstWriter) destroy() {
+	if w.w != nil {
+		w.w.Destroy()
+		w.w = nil
+	}
+	w.envOpts.Destroy()
+	w.opts.Destroy()
+}
+
+// buildPart writes one partition's data, index and degree files.
+func (b *sstBuilder) buildPart(part int32, s *sorter) (*partFiles, error) {
+	sp := b.space.GetSpaceId()
+	vidLen := int(b.space.GetVidLen())
+	pf := &partFiles{part: part}
+	data, err := b.newWriter(part, "data")
+	if err != nil {
+		return nil, err
+	}
+	deg, err := b.newWriter(part, "degree")
+	if err != nil {
+		data.destroy()
+		return nil, err
+	}
+	index := &sorter{dir: b.dir, name: fmt.Sprintf("p%d-index", part)}
+	var degVid []byte
+	var degType int32
+	var degN uint64
+	flushDegree := func() error {
+		if degN == 0 {
+			return nil
+		}
+		err := deg.put(partition.DegreeKey(sp, part, degVid, degType), partition.EncodeDegree(degN))
+		degN = 0
+		return err
+	}
+	err = s.merge(func(k, v []byte) error {
+		if err := data.put(k, v); err != nil {
+			return err
+		}
+		switch k[partition.KeyPrefixLen-1] {
+		case partition.KindTag:
+			if len(b.tagIdx) == 0 {
+				return nil
+			}
+			_, _, vid, tag, err := partition.ParseTagKey(k, vidLen)
+			if err != nil {
+				return err
+			}
+			if is := b.tagIdx[tag]; is != nil {
+				return is.entries(v, func(ix *schema.IndexLayout, enc []byte) {
+					index.add(partition.TagIndexKey(sp, part, ix.Desc.GetIndexId(), enc, vid), nil)
+				})
+			}
+		case partition.KindEdge:
+			_, _, src, et, rank, dst, err := partition.ParseEdgeKey(k, vidLen)
+			if err != nil {
+				return err
+			}
+			if degN > 0 && (et != degType || !bytes.Equal(src, degVid)) {
+				if err := flushDegree(); err != nil {
+					return err
+				}
+			}
+			degVid, degType = append(degVid[:0], src...), et
+			degN++
+			if is := b.edgeIdx[et]; et > 0 && is != nil {
+				return is.entries(v, func(ix *schema.IndexLayout, enc []byte) {
+					index.add(partition.EdgeIndexKey(sp, part, ix.Desc.GetIndexId(), enc, src, rank, dst), nil)
+				})
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = flushDegree()
+	}
+	if err == nil {
+		err = data.finish(pf)
+	} else {
+		data.destroy()
+	}
+	if err == nil {
+		err = deg.finish(pf)
+	} else {
+		deg.destroy()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("partition %d: %w", part, err)
+	}
+	if len(index.ents) > 0 || len(index.runs) > 0 {
+		iw, err := b.newWriter(part, "index")
+		if err != nil {
+			return nil, err
+		}
+		err = index.merge(func(k, v []byte) error { return iw.put(k, v) })
+		if err == nil {
+			err = iw.finish(pf)
+		} else {
+			iw.destroy()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("partition %d: %w", part, err)
+		}
+	}
+	return pf, nil
+}
+
+// entries calls fn with the encoded values of every index of a row.
+func (is *indexedSchema) entries(row []byte, fn func(*schema.IndexLayout, []byte)) error {
+	vals, err := partition.ReadWithSchema(row, is.versions.Source(), is.versions.Latest())
+	if err != nil {
+		return err
+	}
+	for _, ix := range is.indexes {
+		enc, err := ix.Values(vals)
+		if err != nil {
+			return err
+		}
+		fn(ix, enc)
+	}
+	return nil
+}
+
+// ship uploads each partition's files to every replica and ingests them
+// at its leader, concurrency partitions at a time. A failure is retried
+// (uploads and ingests are idempotent) before it fails the import.
+func (b *sstBuilder) ship(ctx context.Context, storage *storageclient.Client, meta *metaclient.Client, parts []*partFiles, concurrency, retries int) error {
+	sem := make(chan struct{}, max(concurrency, 1))
+	var wg sync.WaitGroup
+	errs := make([]error, len(parts))
+	for i, pf := range parts {
+		if pf == nil || len(pf.files) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			wait := time.Second
+			for attempt := 0; ; attempt++ {
+				err := b.shipPart(ctx, storage, meta, pf)
+				if err == nil || ctx.Err() != nil || attempt >= retries {
+					errs[i] = err
+					return
+				}
+				b.log.Warn("shipping SST files failed; retrying", "part", pf.part, "err", err)
+				select {
+				case <-ctx.Done():
+				case <-time.After(wait):
+				}
+				wait = min(2*wait, 10*time.Second)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *sstBuilder) shipPart(ctx context.Context, storage *storageclient.Client, meta *metaclient.Client, pf *partFiles) error {
+	snap := meta.Catalog()
+	sp := b.space.GetSpaceId()
+	stores := append([]uint64(nil), snap.Parts(sp)[pf.part]...)
+	stores = append(stores, snap.Learners(sp)[pf.part]...)
+	if len(stores) == 0 {
+		return fmt.Errorf("partition %d has no replicas in the catalog", pf.part)
+	}
+	for _, store := range stores {
+		for i, f := range pf.files {
+			if err := storage.UploadSST(ctx, store, sp, pf.part, f.Name, pf.paths[i]); err != nil {
+				return fmt.Errorf("partition %d: %w", pf.part, err)
+			}
+		}
+	}
+	err := storage.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: sp, PartId: pf.part, Files: pf.files, CatalogVersion: snap.Version()})
+	if err != nil {
+		return fmt.Errorf("partition %d: ingesting: %w", pf.part, err)
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+package storaged
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/raftgroup"
+)
+
+// Bulk ingest of SST files (the importer's SST mode).
+//
+// The importer sorts a partition's keys itself and writes them into SST
+// files with RocksDB's SstFileWriter (tag rows, out- and in-edges, index
+// entries, degrees: exactly the keys the write path would have made). It
+// uploads each file to every replica of the partition (UploadSST), where
+// it waits in the staging folder of the data path holding the replica,
+// then asks the leader to ingest them (IngestSST). The leader proposes an
+// IngestSSTOp; every replica applies it at the same index by ingesting
+// its staged copy, so the files land between the same two writes
+// everywhere and a replica that joins later gets them in its snapshot.
+//
+// A staged file is ingested through a hard link, and the staged name is
+// kept (for a replay of the entry after a crash) until it is a day old;
+// until then it shares its blocks with the ingested file, so it costs no
+// space unless compaction rewrote that file.
+
+// stagedRetention is how long a staged SST file is kept.
+const stagedRetention = 24 * time.Hour
+
+var sstName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
+
+func invalidStatus(format string, args ...any) error {
+	return status.Errorf(codes.InvalidArgument, format, args...)
+}
+
+// stagingDir is where the replica of g on this store keeps staged files:
+// next to the RocksDB holding it, so that a hard link can move them in.
+func stagingDir(db *grocksdb.DB, g raftgroup.GroupID) string {
+	// db.Name() is <data path>/rocksdb (openDataPath).
+	return filepath.Join(filepath.Dir(db.Name()), "sst-staging", strconv.Itoa(int(g.Space)), strconv.Itoa(int(g.Part)))
+}
+
+// UploadSST implements StorageService: it stages one file.
+func (s *service) UploadSST(stream storagepb.StorageService_UploadSSTServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	g := raftgroup.GroupID{Space: first.SpaceId, Part: first.PartId}
+	if !sstName.MatchString(first.Name) {
+		return invalidStatus("SST file name %q: want [A-Za-z0-9._-]", first.Name)
+	}
+	db := s.srv.dbOf(g)
+	if db == nil {
+		return invalidStatus("%s: no replica on this store", g)
+	}
+	dir := stagingDir(db, g)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("staging %s: %w", first.Name, err)
+	}
+	final := filepath.Join(dir, first.Name)
+	tmp := final + ".part"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("staging %s: %w", first.Name, err)
+	}
+	defer os.Remove(tmp) // gone after the rename; removes a partial file
+	defer f.Close()
+	h := sha256.New()
+	size := int64(0)
+	for c := first; ; {
+		if _, err := f.Write(c.Data); err != nil {
+			return fmt.Errorf("staging %s: %w", first.Name, err) // a full disk ends here, named
+		}
+		h.Write(c.Data)
+		size += int64(len(c.Data))
+		if c.Last {
+			if !bytes.Equal(h.Sum(nil), c.Sha256) {
+				return invalidStatus("SST file %s: checksum mismatch after %d bytes", first.Name, size)
+			}
+			break
+		}
+		if c, err = stream.Recv(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return invalidStatus("SST file %s: stream ended before its last chunk", first.Name)
+			}
+			return err
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("staging %s: %w", first.Name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("staging %s: %w", first.Name, err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return fmt.Errorf("staging %s: %w", first.Name, err)
+	}
+	s.srv.removeOldStaged(dir)
+	return stream.SendAndClose(&storagepb.UploadSSTResp{Size: size})
+}
+
+// IngestSST implements StorageService, at the partition's leader.
+func (s *service) IngestSST(ctx context.Context, req *storagepb.IngestSSTReq) (*storagepb.IngestSSTResp, error) {
+	g := raftgroup.GroupID{Space: req.SpaceId, Part: req.PartId}
+	snap, space, err := s.spaceFor(ctx, req.SpaceId, req.CatalogVersion)
+	if err == nil {
+		err = s.ingestSST(ctx, g, newCommand(snap, space), req.Files)
+	}
+	if err != nil {
+		return &storagepb.IngestSSTResp{Result: s.partError(snap, req.PartId, err)}, nil
+	}
+	return &storagepb.IngestSSTResp{}, nil
+}
+
+func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuilder, files []*storagepb.SSTFile) error {
+	if len(files) == 0 {
+		return invalid("no SST files to ingest")
+	}
+	db := s.srv.dbOf(g)
+	if db == nil {
+		return &partitionError{code: commonpb.ErrorCode_E_PART_NOT_FOUND, msg: fmt.Sprintf("%s: no replica on this store", g)}
+	}
+	// Checked here so that a bad request fails before it is in the log;
+	// every replica checks again when it applies.
+	if err := checkStaged(db, g, files); err != nil {
+		return err
+	}
+	b.add(&storagepb.Mutation{Op: &storagepb.Mutation_IngestSst{IngestSst: &storagepb.IngestSSTOp{Files: files}}})
+	return s.srv.propose(ctx, g, b.cmd)
+}
+
+// checkStaged checks that files are staged for g and hold only g's data
+// keys.
+func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFile) error {
+	start, end := partition.DataRange(g.Space, g.Part)
+	dir := stagingDir(db, g)
+	for _, f := range files {
+		if !sstName.MatchString(f.Name) {
+			return invalid("SST file name %q: want [A-Za-z0-9._-]", f.Name)
+		}
+		if bytes.Compare(f.Smallest, start) < 0 || bytes.Compare(f.Largest, end) >= 0 || bytes.Compare(f.Smallest, f.Largest) > 0 {
+			return invalid("SST file %s: key range %x..%x is not within %s's data", f.Name, f.Smallest, f.Largest, g)
+		}
+		if _, err := os.Stat(filepath.Join(dir, f.Name)); err != nil {
+			return invalid("SST file %s is not staged on this store for %s (upload it to every replica first): %v", f.Name, g, err)
+		}
+	}
+	return nil
+}
+
+// ingestSST applies an IngestSSTOp: the staged files go into the
+// database, then the partition's degrees are recounted if it held edges
+// before (the files' degree keys count only the edges they carry).
+func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
+	db := st.b.DB()
+	if err := checkStaged(db, st.g, op.Files); err != nil {
+		// Not deterministic (a replica without the file would diverge),
+		// so not an entry result: the entry fails on this replica loudly.
+		return fmt.Errorf("%s entry %d: %w", st.g, st.index, err)
+	}
+	hadEdges := hasKeyWithPrefix(db, partition.KindPrefix(st.g.Space, st.g.Part, partition.KindEdge))
+	dir := stagingDir(db, st.g)
+	var links []string
+	for _, f := range op.Files {
+		link := filepath.Join(dir, fmt.Sprintf("%s.ingest-%d", f.Name, st.index))
+		_ = os.Remove(link) // left by an attempt that crashed
+		if err := os.Link(filepath.Join(dir, f.Name), link); err != nil {
+			return fmt.Errorf("%s: linking staged %s: %w", st.g, f.Name, err)
+		}
+		links = append(links, link)
+	}
+	if err := st.b.IngestFiles(links); err != nil {
+		for _, l := range links {
+			_ = os.Remove(l)
+		}
+		return fmt.Errorf("%s: %w", st.g, err)
+	}
+	if hadEdges {
+		return st.recountDegrees()
+	}
+	return nil
+}
+
+// recountDegrees rewrites every degree key of the partition from its
+// edges: live out-edges, and in-edges that are not tombstones.
+func (st *applyState) recountDegrees() error {
+	edgePrefix := partition.KindPrefix(st.g.Space, st.g.Part, partition.KindEdge)
+	degPrefix := partition.KindPrefix(st.g.Space, st.g.Part, partition.KindDegree)
+	counts := map[string]uint64{}
+	err := st.b.Scan(edgePrefix, nil, func(k, v []byte) (bool, error) {
+		_, _, src, et, _, _, err := partition.ParseEdgeKey(k, st.vidLen)
+		if err != nil {
+			return false, err
+		}
+		if _, live, err := partition.EdgeRow(et, v); err != nil || !live {
+			return err == nil, err
+		}
+		counts[string(partition.DegreeKey(st.g.Space, st.g.Part, src, et))]++
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: recounting degrees: %w", st.g, err)
+	}
+	var stale [][]byte
+	err = st.b.Scan(degPrefix, nil, func(k, _ []byte) (bool, error) {
+		if _, ok := counts[string(k)]; !ok {
+			stale = append(stale, append([]byte(nil), k...))
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: recounting degrees: %w", st.g, err)
+	}
+	for _, k := range stale {
+		st.b.Delete(k)
+	}
+	for k, n := range counts {
+		st.b.Put([]byte(k), partition.EncodeDegree(n))
+	}
+	return nil
+}
+
+// removeOldStaged deletes staged files older than stagedRetention in dir.
+func (s *Server) removeOldStaged(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err == nil && time.Since(info.ModTime()) > stagedRetention {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				s.log.Warn("removing an old staged SST file", "file", e.Name(), "err", err)
+			}
+		}
+	}
+}
