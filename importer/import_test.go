@@ -463,7 +463,9 @@ func withStorage(t *testing.T, c *testcluster.Cluster, fn func(*storageclient.Cl
 // with the file's.
 func checkDegrees(t *testing.T, c *testcluster.Cluster, space, edge string, out, in map[int64][]int64, vids []int64) {
 	t.Helper()
-	withStorage(t, c, func(sc *storageclient.Client, meta *metaclient.Client) { checkDegreesWith(t, sc, meta, space, edge, out, in, vids) })
+	withStorage(t, c, func(sc *storageclient.Client, meta *metaclient.Client) {
+		checkDegreesWith(t, sc, meta, space, edge, out, in, vids)
+	})
 }
 
 func checkDegreesWith(t *testing.T, sc *storageclient.Client, meta *metaclient.Client, space, edge string, out, in map[int64][]int64, vids []int64) {
