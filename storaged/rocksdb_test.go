@@ -665,3 +665,43 @@ func TestBlockCacheSharedAcrossDataPaths(t *testing.T) {
 		t.Fatalf("reads on data path 0 left the cache usage seen by data path 1 at %d (was %d): not one cache", after, before)
 	}
 }
+
+// BenchmarkRocksDBPut is the floor of every write path: one key put into
+// a RocksDB opened with storaged's options, in write batches of 1000
+// (WAL on, no sync, as applied entries are written). An online edge write
+// costs several such puts (out-edge, degree, intent and its deletion,
+// in-edge, degree, raft log), which bounds online import on a machine:
+//
+//	go test ./storaged -run '^$' -bench BenchmarkRocksDBPut -benchtime 2000000x
+func BenchmarkRocksDBPut(b *testing.B) {
+	o, err := RocksDBOptions{}.withDefaults()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cache := newBlockCache(o)
+	defer cache.Destroy()
+	db, err := openDB(b.TempDir(), o, cache) // compactions on, as in production
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	wb := grocksdb.NewWriteBatch()
+	defer wb.Destroy()
+	key := partition.EdgeKey(1, 1, make([]byte, 8), 1, 0, make([]byte, 8))
+	val := make([]byte, 20)
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		binary.BigEndian.PutUint64(key[partition.KeyPrefixLen:], uint64(i*7919%1000003))
+		binary.BigEndian.PutUint64(key[len(key)-8:], uint64(i))
+		wb.Put(key, val)
+		if n++; n == 1000 {
+			if err := db.Write(wo, wb); err != nil {
+				b.Fatal(err)
+			}
+			wb.Clear()
+			n = 0
+		}
+	}
+}
