@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -22,7 +23,8 @@ import (
 //	go test ./importer -run '^$' -bench BenchmarkImport -benchtime 1x -timeout 60m
 //
 // NOVAGRAPH_IMPORT_BENCH=slashdot,sf1 picks datasets (default: all of
-// slashdot, sf1, sf10).
+// slashdot, sf1, sf10), NOVAGRAPH_IMPORT_MODES=sst the modes (default
+// online,sst).
 func BenchmarkImport(b *testing.B) {
 	slashdot := filepath.Join(dataDir, "snap/soc-Slashdot0902/soc-Slashdot0902.txt.gz")
 	type dataset struct {
@@ -58,7 +60,11 @@ func BenchmarkImport(b *testing.B) {
 	c := testcluster.Start(b, testcluster.Options{Stores: 3, RaftTick: 100 * time.Millisecond})
 	n := 0
 	for _, ds := range sets {
-		for _, mode := range []string{"online", "sst"} {
+		modes := []string{"online", "sst"}
+		if env := os.Getenv("NOVAGRAPH_IMPORT_MODES"); env != "" {
+			modes = splitComma(env)
+		}
+		for _, mode := range modes {
 			for _, rf := range []int{1, 3} {
 				b.Run(fmt.Sprintf("%s/%s/rf%d", ds.name, mode, rf), func(b *testing.B) {
 					var edges int64
@@ -67,7 +73,7 @@ func BenchmarkImport(b *testing.B) {
 						n++
 						o := PresetOptions{Space: fmt.Sprintf("bench%d", n), Partitions: 10, Replicas: rf, Addr: c.Graph.Addr(),
 							User: "root", Password: testcluster.Password, Mode: mode, Batch: DefaultBatch, Concurrency: 32,
-							FailedDir: b.TempDir(), SSTDir: b.TempDir(), SSTMemoryMB: 512}
+							FailedDir: b.TempDir(), SSTDir: b.TempDir(), SSTMemoryMB: benchSSTMemoryMB()}
 						cfg, err := ds.cfg(o)
 						if err != nil {
 							b.Fatal(err)
@@ -103,4 +109,13 @@ func splitComma(s string) []string { // strings.Split without empty items
 		}
 	}
 	return out
+}
+
+// benchSSTMemoryMB is SST mode's sort budget in BenchmarkImport:
+// NOVAGRAPH_IMPORT_SST_MB, default the importer's.
+func benchSSTMemoryMB() int {
+	if n, err := strconv.Atoi(os.Getenv("NOVAGRAPH_IMPORT_SST_MB")); err == nil && n > 0 {
+		return n
+	}
+	return 1024
 }

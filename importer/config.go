@@ -235,7 +235,7 @@ func (c *Config) setDefaults() {
 	}
 	m.Mode = strings.ToLower(m.Mode)
 	if m.SSTMemoryMB <= 0 {
-		m.SSTMemoryMB = 512
+		m.SSTMemoryMB = 1024
 	}
 	if c.Client.Address == "" {
 		c.Client.Address = "127.0.0.1:9669"

@@ -15,89 +15,158 @@ import (
 )
 
 // sorter is an external sort of key-value pairs with last-write-wins: it
-// holds pairs in one arena until told to spill, then writes them sorted
+// holds pairs in memory until told to spill, then writes them sorted
 // to a run file; merge streams every pair in key order, and of pairs with
-// equal keys only the one added last. Memory is the arena plus one buffered
+// equal keys only the one added last. Memory is the pairs plus one buffered
 // reader per run while merging.
 type sorter struct {
 	dir  string
 	name string
 
-	arena []byte
-	ents  []sortEntry
+	// The arena is a list of blocks: appending never copies what is
+	// there (a single growing slice copied each pair several times, a
+	// sixth of an SST import's CPU). An entry's off is block<<32 | offset.
+	blocks [][]byte
+	free   [][]byte // emptied blocks, reused after a spill
+	bytes  int64    // pair bytes in the blocks
+	ents   []sortEntry
 	seq   uint64
 	runs  []string
 }
 
 // sortEntry is a pair in the arena: key at [off, off+klen), value after it.
-// pfx holds the key's bytes 8..24 (kind, vid and what follows it: the
-// key's first 8 bytes are the same in one partition's sort), compared
-// before the bytes, which settles most comparisons without touching the
-// arena.
+// pfx holds the key's bytes 8..40, zero-padded (kind, vid, edge type, rank
+// and dst of an INT64 edge key: the first 8 bytes are the same in one
+// partition's sort), so most comparisons are four integer compares that
+// never touch the arena.
 type sortEntry struct {
-	pfx        [2]uint64
+	pfx        [pfxWords]uint64
 	off        int
 	klen, vlen uint32
 	seq        uint64
 }
 
-func (s *sorter) add(key, val []byte) {
-	off := len(s.arena)
-	s.arena = append(s.arena, key...)
-	s.arena = append(s.arena, val...)
-	s.commit(off, len(key))
-}
+// Blocks start small and double up to arenaBlock, so that the many small
+// sorts (a partition's index entries, a small import) stay small.
+const (
+	firstBlock = 64 << 10
+	arenaBlock = 16 << 20
+)
 
-// addEdge adds an edge key with the value valPrefix+val, encoded in place.
-func (s *sorter) addEdge(space, part int32, src []byte, edgeType int32, rank int64, dst []byte, inEdge bool, row []byte) {
-	off := len(s.arena)
-	s.arena = partition.AppendEdgeKey(s.arena, space, part, src, edgeType, rank, dst)
-	klen := len(s.arena) - off
-	if inEdge {
-		s.arena = partition.AppendInEdge(s.arena, partition.InEdgeVersion{}, row)
+// block returns the block to append a pair of at most n bytes to.
+func (s *sorter) block(n int) int {
+	if len(s.blocks) > 0 {
+		if b := s.blocks[len(s.blocks)-1]; cap(b)-len(b) >= n {
+			return len(s.blocks) - 1
+		}
+	}
+	var b []byte
+	if k := len(s.free); k > 0 && n <= cap(s.free[k-1]) {
+		b, s.free = s.free[k-1][:0], s.free[:k-1]
 	} else {
-		s.arena = append(s.arena, row...)
+		size := firstBlock
+		if k := len(s.blocks); k > 0 {
+			size = min(2*cap(s.blocks[k-1]), arenaBlock)
+		}
+		b = make([]byte, 0, max(size, n))
 	}
-	s.commit(off, klen)
+	s.blocks = append(s.blocks, b)
+	return len(s.blocks) - 1
 }
 
-// commit records the pair the arena holds from off, its key klen bytes.
-func (s *sorter) commit(off, klen int) {
-	var pfx [2]uint64
-	var buf [16]byte
-	if klen > 8 {
-		copy(buf[:], s.arena[off+8:off+klen]) // zero-padded: sorts as the bytes do
-		pfx = [2]uint64{binary.BigEndian.Uint64(buf[:8]), binary.BigEndian.Uint64(buf[8:])}
+func (s *sorter) add(key, val []byte) {
+	i := s.block(len(key) + len(val))
+	b := s.blocks[i]
+	off := len(b)
+	b = append(append(b, key...), val...)
+	s.blocks[i] = b
+	s.commit(i, off, len(key), len(b)-off-len(key))
+}
+
+// addEdge adds an edge key and its value (an in-edge's: version and row),
+// encoded in place.
+func (s *sorter) addEdge(space, part int32, src []byte, edgeType int32, rank int64, dst []byte, inEdge bool, row []byte) {
+	i := s.block(partition.KeyPrefixLen + len(src) + 12 + len(dst) + 12 + len(row))
+	b := s.blocks[i]
+	off := len(b)
+	b = partition.AppendEdgeKey(b, space, part, src, edgeType, rank, dst)
+	klen := len(b) - off
+	if inEdge {
+		b = partition.AppendInEdge(b, partition.InEdgeVersion{}, row)
+	} else {
+		b = append(b, row...)
 	}
-	s.ents = append(s.ents, sortEntry{pfx: pfx, off: off, klen: uint32(klen), vlen: uint32(len(s.arena) - off - klen), seq: s.seq})
+	s.blocks[i] = b
+	s.commit(i, off, klen, len(b)-off-klen)
+}
+
+// commit records the pair block i holds from off.
+func (s *sorter) commit(i, off, klen, vlen int) {
+	var pfx [pfxWords]uint64
+	var buf [8 * pfxWords]byte
+	if klen > pfxStart {
+		copy(buf[:], s.blocks[i][off+pfxStart:off+klen]) // zero-padded: sorts as the bytes do
+		for i := range pfx {
+			pfx[i] = binary.BigEndian.Uint64(buf[8*i:])
+		}
+	}
+	if len(s.ents) == cap(s.ents) {
+		// Double by hand: append grows large slices by a quarter, which
+		// copies the entries many times over.
+		s.ents = slices.Grow(s.ents, max(len(s.ents), 1024))
+	}
+	s.ents = append(s.ents, sortEntry{pfx: pfx, off: i<<32 | off, klen: uint32(klen), vlen: uint32(vlen), seq: s.seq})
+	s.bytes += int64(klen + vlen)
 	s.seq++
 }
 
 // held is roughly the memory the sorter's pairs take. A spill keeps the
 // buffers' capacity for the next run, so the process holds up to about
 // twice the budget.
-func (s *sorter) held() int64 { return int64(len(s.arena)) + int64(len(s.ents))*32 }
+func (s *sorter) held() int64 { return s.bytes + int64(len(s.ents))*64 }
 
-func (s *sorter) key(e sortEntry) []byte { return s.arena[e.off : e.off+int(e.klen)] }
-func (s *sorter) val(e sortEntry) []byte {
-	return s.arena[e.off+int(e.klen) : e.off+int(e.klen)+int(e.vlen)]
+func (s *sorter) pair(e sortEntry) []byte {
+	off := e.off & (1<<32 - 1)
+	return s.blocks[e.off>>32][off : off+int(e.klen)+int(e.vlen)]
+}
+func (s *sorter) key(e sortEntry) []byte { return s.pair(e)[:e.klen] }
+func (s *sorter) val(e sortEntry) []byte { return s.pair(e)[e.klen:] }
+
+// reset empties the sorter, keeping its blocks for reuse.
+func (s *sorter) reset() {
+	s.free = append(s.free, s.blocks...)
+	s.blocks, s.ents, s.bytes = nil, s.ents[:0], 0
 }
 
 // sortMem orders the arena's pairs by key, the newest first among equals.
 func (s *sorter) sortMem() {
 	slices.SortFunc(s.ents, func(a, b sortEntry) int {
-		if a.pfx[0] != b.pfx[0] {
-			return cmpUint(a.pfx[0], b.pfx[0])
+		for i := range a.pfx {
+			if a.pfx[i] != b.pfx[i] {
+				return cmpUint(a.pfx[i], b.pfx[i])
+			}
 		}
-		if a.pfx[1] != b.pfx[1] {
-			return cmpUint(a.pfx[1], b.pfx[1])
+		// Equal in bytes 0..pfxEnd: the rest decides, and if one key
+		// ends there, it is a prefix of the other (or equal).
+		var c int
+		if a.klen <= pfxEnd || b.klen <= pfxEnd {
+			c = cmpUint(uint64(a.klen), uint64(b.klen))
+		} else {
+			c = bytes.Compare(s.key(a)[pfxEnd:], s.key(b)[pfxEnd:])
 		}
-		if c := bytes.Compare(s.key(a), s.key(b)); c != 0 {
+		if c != 0 {
 			return c
 		}
 		return -cmpUint(a.seq, b.seq)
 	})
 }
+
+// The sort entries' key prefix: bytes pfxStart..pfxEnd of the key.
+const (
+	pfxWords = 4
+	pfxStart = 8 // space | part: the same for every key of one partition
+	pfxEnd   = pfxStart + 8*pfxWords
+)
 
 func cmpUint(a, b uint64) int {
 	switch {
@@ -127,7 +196,7 @@ func (s *sorter) spill() error {
 		n += binary.PutUvarint(hdr[n:], uint64(e.vlen))
 		n += binary.PutUvarint(hdr[n:], e.seq)
 		w.Write(hdr[:n])
-		w.Write(s.arena[e.off : e.off+int(e.klen)+int(e.vlen)])
+		w.Write(s.pair(e))
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
@@ -137,7 +206,7 @@ func (s *sorter) spill() error {
 		return fmt.Errorf("sort run %s: %w", path, err)
 	}
 	s.runs = append(s.runs, path)
-	s.arena, s.ents = s.arena[:0], s.ents[:0]
+	s.reset()
 	return nil
 }
 
@@ -145,6 +214,22 @@ func (s *sorter) spill() error {
 // then removes the run files. key and val are valid during the call.
 func (s *sorter) merge(fn func(key, val []byte) error) error {
 	s.sortMem()
+	if len(s.runs) == 0 {
+		// Nothing spilled: walk the sorted arena, no heap.
+		var last []byte
+		for i, e := range s.ents {
+			k := s.key(e)
+			if i > 0 && bytes.Equal(k, last) {
+				continue // an older write of the same key
+			}
+			if err := fn(k, s.val(e)); err != nil {
+				return err
+			}
+			last = k
+		}
+		s.blocks, s.free, s.ents, s.bytes = nil, nil, nil, 0
+		return nil
+	}
 	h := &mergeHeap{}
 	mem := &memSource{s: s}
 	if mem.next() {
@@ -189,7 +274,7 @@ func (s *sorter) merge(fn func(key, val []byte) error) error {
 		os.Remove(path)
 	}
 	s.runs = nil
-	s.arena, s.ents = nil, nil
+	s.blocks, s.free, s.ents, s.bytes = nil, nil, nil, 0
 	return nil
 }
 

@@ -127,7 +127,7 @@ func newRootCmd() *cobra.Command {
 	f.IntVar(&preset.Batch, "batch", importer.DefaultBatch, "rows per write round")
 	f.IntVar(&preset.Concurrency, "concurrency", importer.DefaultConcurrency, "write rounds in flight")
 	f.StringVar(&preset.SSTDir, "sst-dir", "", "sst mode: working folder for sort runs and SST files (default: the temporary folder)")
-	f.IntVar(&preset.SSTMemoryMB, "sst-memory", 512, "sst mode: MB the sort holds before spilling to --sst-dir")
+	f.IntVar(&preset.SSTMemoryMB, "sst-memory", 1024, "sst mode: MB the sort holds before spilling to --sst-dir")
 	f.StringVar(&preset.Shard, "shard", "", "i/n: import only rows whose index is i modulo n (n machines each take one i)")
 	f.StringVar(&preset.FailedDir, "failed-dir", "import-failed", "directory of the failed-rows files and the checkpoint")
 	f.BoolVar(&retryFailed, "retry-failed", false, "import the failed-rows files of an earlier run instead of the sources")
