@@ -30,8 +30,8 @@ type sorter struct {
 	free   [][]byte // emptied blocks, reused after a spill
 	bytes  int64    // pair bytes in the blocks
 	ents   []sortEntry
-	seq   uint64
-	runs  []string
+	seq    uint64
+	runs   []string
 }
 
 // sortEntry is a pair in the arena: key at [off, off+klen), value after it.
