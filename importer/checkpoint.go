@@ -71,16 +71,21 @@ func loadCheckpoint(path, hash string, restart bool) (*checkpoint, error) {
 	return cp, nil
 }
 
-// mark returns the source's entry, creating it.
+// mark returns the source's entry.
 func (cp *checkpoint) mark(key string) sourceMark {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
+	return *cp.markLocked(key)
+}
+
+// markLocked returns the source's entry, creating it.
+func (cp *checkpoint) markLocked(key string) *sourceMark {
 	m := cp.data.Sources[key]
 	if m == nil {
 		m = &sourceMark{}
 		cp.data.Sources[key] = m
 	}
-	return *m
+	return m
 }
 
 // set records that the first done rows of a source are done. Rounds
@@ -88,11 +93,7 @@ func (cp *checkpoint) mark(key string) sourceMark {
 func (cp *checkpoint) set(key string, done int64, finished bool) {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
-	m := cp.data.Sources[key]
-	if m == nil {
-		m = &sourceMark{}
-		cp.data.Sources[key] = m
-	}
+	m := cp.markLocked(key)
 	m.Done = max(m.Done, done)
 	m.Finished = m.Finished || finished
 }

@@ -177,20 +177,7 @@ func TestImportIntoCluster(t *testing.T) {
 		if sum.Vertices != 1528 || sum.Edges != 2*14073 || sum.Failed != 0 {
 			t.Fatalf("summary %+v, want 1528 vertices, %d edges", sum, 2*14073)
 		}
-		friends := map[int64][]int64{}
-		dates := map[[2]int64]int64{}
-		readLines(t, filepath.Join(ldbcDir, "person_knows_person_0_0.csv"), func(line string) {
-			f := strings.Split(line, "|")
-			if f[0] == "Person.id" {
-				return
-			}
-			a, _ := strconv.ParseInt(f[0], 10, 64)
-			b, _ := strconv.ParseInt(f[1], 10, 64)
-			d, _ := strconv.ParseInt(f[2], 10, 64)
-			friends[a] = append(friends[a], b)
-			friends[b] = append(friends[b], a)
-			dates[[2]int64{a, b}], dates[[2]int64{b, a}] = d, d
-		})
+		friends, dates := ldbcFriends(t, ldbcDir)
 		vids := sample(friends, 15)
 		compareAdjacency(t, "knows", friends, neighbours(t, s, "ldbc", "knows", vids, false), vids)
 		// Properties: the first person's row and a friendship's date.
@@ -424,17 +411,7 @@ sources:
 		if sum.Rows+sum.Skipped < 1528+14073 {
 			t.Fatalf("resumed run: %d rows + %d skipped, want all %d", sum.Rows, sum.Skipped, 1528+14073)
 		}
-		friends := map[int64][]int64{}
-		readLines(t, filepath.Join(ldbcDir, "person_knows_person_0_0.csv"), func(line string) {
-			f := strings.Split(line, "|")
-			if f[0] == "Person.id" {
-				return
-			}
-			a, _ := strconv.ParseInt(f[0], 10, 64)
-			b, _ := strconv.ParseInt(f[1], 10, 64)
-			friends[a] = append(friends[a], b)
-			friends[b] = append(friends[b], a)
-		})
+		friends, _ := ldbcFriends(t, ldbcDir)
 		vids := sample(friends, 7)
 		compareAdjacency(t, "knows after resume", friends, neighbours(t, s, "ldbc2", "knows", vids, false), vids)
 		// A third run finds everything done.
@@ -511,6 +488,27 @@ func checkDegreesWith(t *testing.T, sc *storageclient.Client, meta *metaclient.C
 			t.Fatalf("vertex %d: stored degrees %v, the file has out %d, in %d", v, vn.Degrees, len(out[v]), len(in[v]))
 		}
 	}
+}
+
+// ldbcFriends reads knows as undirected: each person's friends, and each
+// directed pair's creationDate.
+func ldbcFriends(t *testing.T, dir string) (map[int64][]int64, map[[2]int64]int64) {
+	t.Helper()
+	friends := map[int64][]int64{}
+	dates := map[[2]int64]int64{}
+	readLines(t, filepath.Join(dir, "person_knows_person_0_0.csv"), func(line string) {
+		f := strings.Split(line, "|")
+		if f[0] == "Person.id" {
+			return
+		}
+		a, _ := strconv.ParseInt(f[0], 10, 64)
+		b, _ := strconv.ParseInt(f[1], 10, 64)
+		d, _ := strconv.ParseInt(f[2], 10, 64)
+		friends[a] = append(friends[a], b)
+		friends[b] = append(friends[b], a)
+		dates[[2]int64{a, b}], dates[[2]int64{b, a}] = d, d
+	})
+	return friends, dates
 }
 
 func readLines(t *testing.T, path string, fn func(string)) {

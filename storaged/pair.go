@@ -118,11 +118,7 @@ func (r *resolver) close() {
 // retries what failed.
 func (r *resolver) flush(ctx context.Context, g raftgroup.GroupID) error {
 	r.mu.Lock()
-	st := r.groups[g]
-	if st == nil {
-		st = &resolveState{changed: make(chan struct{})}
-		r.groups[g] = st
-	}
+	st := r.stateLocked(g)
 	st.requested++
 	want := st.requested
 	r.kickLocked(g, st)
@@ -155,13 +151,19 @@ func (r *resolver) flush(ctx context.Context, g raftgroup.GroupID) error {
 func (r *resolver) kick(g raftgroup.GroupID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	st := r.stateLocked(g)
+	st.requested++
+	r.kickLocked(g, st)
+}
+
+// stateLocked returns g's resolve state, creating it.
+func (r *resolver) stateLocked(g raftgroup.GroupID) *resolveState {
 	st := r.groups[g]
 	if st == nil {
 		st = &resolveState{changed: make(chan struct{})}
 		r.groups[g] = st
 	}
-	st.requested++
-	r.kickLocked(g, st)
+	return st
 }
 
 // kickLocked starts a pass if none runs; a running pass is followed by
@@ -360,15 +362,7 @@ func (r *resolver) run(ctx context.Context) {
 				continue
 			}
 			if hasKeyFrom(db, partition.KindPrefix(g.Space, g.Part, partition.KindIntent), r.resumeAt(g)) {
-				r.mu.Lock()
-				st := r.groups[g]
-				if st == nil {
-					st = &resolveState{changed: make(chan struct{})}
-					r.groups[g] = st
-				}
-				st.requested++
-				r.kickLocked(g, st)
-				r.mu.Unlock()
+				r.kick(g)
 			}
 			r.maybePurge(ctx, g, db)
 		}
