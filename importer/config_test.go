@@ -171,7 +171,7 @@ func TestMapRow(t *testing.T) {
 		return vals
 	}
 
-	ws, err := m.mapRow([]string{"7", "Ann", "31", "9", "keep"}, nil)
+	ws, err := m.mapRow([]string{"7", "Ann", "31", "9", "keep"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,28 +189,36 @@ func TestMapRow(t *testing.T) {
 	}
 
 	// NULL by nullValue.
-	ws, err = m.mapRow([]string{"8", "Bob", "_NULL_", "1", "keep"}, nil)
+	ws, err = m.mapRow([]string{"8", "Bob", "_NULL_", "1", "keep"}, nil, nil)
 	if err != nil || len(ws) != 2 {
 		t.Fatalf("row with a NULL: %+v, %v", ws, err)
 	}
 	if got := read(ws[0].vertex.Tags[0].Row); got[1] != nil {
 		t.Errorf("age = %v, want NULL", got[1])
 	}
+	// A Parquet NULL, marked in nulls, is NULL whatever its text.
+	ws, err = m.mapRow([]string{"9", "Cy", "", "1", "keep"}, []bool{false, false, true, false, false}, nil)
+	if err != nil || len(ws) != 2 {
+		t.Fatalf("row with a Parquet NULL: %+v, %v", ws, err)
+	}
+	if got := read(ws[0].vertex.Tags[0].Row); got[1] != nil {
+		t.Errorf("age = %v, want NULL", got[1])
+	}
 	// A filtered-out tag leaves the edge.
-	ws, err = m.mapRow([]string{"8", "Bob", "_NULL_", "1", "skip"}, nil)
+	ws, err = m.mapRow([]string{"8", "Bob", "_NULL_", "1", "skip"}, nil, nil)
 	if err != nil || len(ws) != 1 || ws[0].edge == nil {
 		t.Fatalf("filtered row: %+v, %v", ws, err)
 	}
 	// A bad int is an error naming the column, and the row writes nothing.
-	ws, err = m.mapRow([]string{"8", "Bob", "3x", "1", "keep"}, ws[:0])
+	ws, err = m.mapRow([]string{"8", "Bob", "3x", "1", "keep"}, nil, ws[:0])
 	if err == nil || !strings.Contains(err.Error(), `column 2: "3x" is not an INT64`) || len(ws) != 0 {
 		t.Fatalf("bad int: %+v, %v", ws, err)
 	}
-	_, err = m.mapRow([]string{"x8", "Bob", "3", "1", "keep"}, nil)
+	_, err = m.mapRow([]string{"x8", "Bob", "3", "1", "keep"}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), `vid column 0: "x8" is not an INT64`) {
 		t.Fatalf("bad vid: %v", err)
 	}
-	_, err = m.mapRow([]string{"8", "Bob"}, nil)
+	_, err = m.mapRow([]string{"8", "Bob"}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "missing (row has 2 columns)") {
 		t.Fatalf("short row: %v", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/internal/testcluster"
 	metaclient "github.com/novagraph/novagraph/metad/client"
@@ -383,6 +385,140 @@ sources:
 		_, err = Run(context.Background(), cfg, Options{})
 		if err == nil || !strings.Contains(err.Error(), "already holds data of an indexed tag") {
 			t.Fatalf("SST import over indexed data: %v", err)
+		}
+	})
+
+	t.Run("spark and graphar", func(t *testing.T) {
+		// What a Spark job writes: a directory of part files (Parquet,
+		// with NULLs, and the _SUCCESS marker), and GraphAr chunk folders
+		// (vertex chunks whose row index is the vid; an adjacency list).
+		dir := t.TempDir()
+		spark := filepath.Join(dir, "spark")
+		chunks := filepath.Join(dir, "graphar", "vertex", "item", "name")
+		adj := filepath.Join(dir, "graphar", "edge", "item_rel_item", "adj_list")
+		for _, d := range []string{spark, chunks, adj} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		type sparkRow struct {
+			ID    int64    `parquet:"id"`
+			Name  string   `parquet:"name"`
+			Qty   int64    `parquet:"qty"`
+			Price *float64 `parquet:"price,optional"`
+		}
+		writePQ := func(path string, rows any) {
+			t.Helper()
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch rs := rows.(type) {
+			case []sparkRow:
+				w := parquet.NewGenericWriter[sparkRow](f, parquet.Compression(&parquet.Snappy))
+				_, err = w.Write(rs)
+				if err == nil {
+					err = w.Close()
+				}
+			case []struct {
+				Name string `parquet:"name"`
+			}:
+				w := parquet.NewGenericWriter[struct {
+					Name string `parquet:"name"`
+				}](f, parquet.Compression(&parquet.Zstd))
+				_, err = w.Write(rs)
+				if err == nil {
+					err = w.Close()
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+		price := 2.5
+		for p := range 3 {
+			var rows []sparkRow
+			for i := range 50 {
+				id := int64(1000 + p*50 + i)
+				r := sparkRow{ID: id, Name: fmt.Sprintf("s%d", id), Qty: id % 7}
+				if i%2 == 0 {
+					r.Price = &price
+				}
+				rows = append(rows, r)
+			}
+			writePQ(filepath.Join(spark, fmt.Sprintf("part-%05d-4f1c.snappy.parquet", p)), rows)
+		}
+		os.WriteFile(filepath.Join(spark, "_SUCCESS"), nil, 0o644)
+		// GraphAr: 12 vertex chunks of 10 (chunk10 after chunk9), vids 0..119.
+		for c := range 12 {
+			var rows []struct {
+				Name string `parquet:"name"`
+			}
+			for i := range 10 {
+				rows = append(rows, struct {
+					Name string `parquet:"name"`
+				}{fmt.Sprintf("g%d", c*10+i)})
+			}
+			writePQ(filepath.Join(chunks, fmt.Sprintf("chunk%d", c)), rows)
+		}
+		var edges strings.Builder
+		edges.WriteString("_graphar_src_index,_graphar_dst_index\n")
+		for i := range 119 {
+			fmt.Fprintf(&edges, "%d,%d\n", i, i+1)
+		}
+		if err := os.MkdirAll(filepath.Join(adj, "part0"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(adj, "part0", "chunk0"), []byte(edges.String()), 0o644)
+
+		execOK(t, s, "CREATE SPACE IF NOT EXISTS lake(partition_num=4, replica_factor=1, vid_type=INT64)")
+		execOK(t, s, "USE lake; CREATE TAG IF NOT EXISTS item(name string, qty int NULL, price double NULL); CREATE EDGE IF NOT EXISTS rel()")
+		yaml := fmt.Sprintf(`
+client: {address: %q, user: root, password: %s}
+manager: {spaceName: lake, batch: 32, failedRowsDir: %q}
+sources:
+  - path: %q
+    tags:
+      - name: item
+        id: {type: INT, index: 0}
+        props: [{name: name, index: 1}, {name: qty, index: 2}, {name: price, index: 3, nullable: true}]
+  - path: %q
+    rowIndexColumn: true
+    tags:
+      - name: item
+        id: {type: INT, index: 1}
+        props: [{name: name, index: 0}]
+  - path: %q
+    csv: {withHeader: true}
+    edges:
+      - name: rel
+        src: {id: {type: INT, index: 0}}
+        dst: {id: {type: INT, index: 1}}
+`, c.Graph.Addr(), testcluster.Password, filepath.Join(dir, "failed"), spark, chunks, adj)
+		cfg, err := ParseConfig([]byte(yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := mustRun(t, cfg, Options{})
+		if sum.Vertices != 150+120 || sum.Edges != 119 || sum.Failed != 0 {
+			t.Fatalf("summary %+v, want 270 vertices, 119 edges", sum)
+		}
+		rs := execOK(t, s, "USE lake; FETCH PROP ON item 1000, 1001, 105, 119 YIELD id(vertex) AS v, item.name AS n, item.price AS p | ORDER BY $-.v")
+		want := []string{"105 g105 __NULL__", "119 g119 __NULL__", "1000 s1000 2.5", "1001 s1001 __NULL__"}
+		for i := range rs.Len() {
+			got := fmt.Sprintf("%v %v %v", rs.Row(i).Value(0), rs.Row(i).Value(1), rs.Row(i).Value(2))
+			got = strings.ReplaceAll(got, "<nil>", "__NULL__")
+			if i >= len(want) || got != want[i] {
+				t.Errorf("row %d = %s, want %v", i, got, want)
+			}
+		}
+		if rs.Len() != len(want) {
+			t.Fatalf("FETCH returned %d rows, want %d", rs.Len(), len(want))
+		}
+		rs = execOK(t, s, "USE lake; GO 3 STEPS FROM 9 OVER rel YIELD dst(edge) AS d")
+		if rs.Len() != 1 || rs.Row(0).Value(0) != int64(12) {
+			t.Fatalf("GO 3 STEPS FROM chunk0's 9 over the adjacency list: %v", rs.Row(0))
 		}
 	})
 

@@ -443,7 +443,7 @@ func (r *run) source(ctx context.Context, i int) error {
 			}
 			before := len(rd.writes)
 			var err error
-			rd.writes, err = m.mapRow(rec.Fields, rd.writes)
+			rd.writes, err = m.mapRow(rec.Fields, rec.Nulls, rd.writes)
 			if err == nil && len(rd.writes) == before {
 				r.stats.Filtered.Add(1)
 				continue

@@ -122,9 +122,11 @@ func newMapper(snap *metaclient.Snapshot, space *metapb.SpaceDesc, key string, s
 	return m, nil
 }
 
-// mapRow appends the writes of one row to out. An error names the column
-// and the value that could not be used; the row then writes nothing.
-func (m *mapper) mapRow(fields []string, out []write) ([]write, error) {
+// mapRow appends the writes of one row to out. nulls, if not nil, marks
+// the fields that are NULL (Parquet); a text field is NULL when it equals
+// the property's nullValue. An error names the column and the value that
+// could not be used; the row then writes nothing.
+func (m *mapper) mapRow(fields []string, nulls []bool, out []write) ([]write, error) {
 	start := len(out)
 	fail := func(err error) ([]write, error) { return out[:start], err }
 	for _, t := range m.tags {
@@ -148,7 +150,7 @@ func (m *mapper) mapRow(fields []string, out []write) ([]write, error) {
 		if t.delete {
 			w.delete, w.delTag = true, t.id
 		} else {
-			row, err := t.row.encode(fields)
+			row, err := t.row.encode(fields, nulls)
 			if err != nil {
 				return fail(fmt.Errorf("tag %s: %w", t.name, err))
 			}
@@ -182,7 +184,7 @@ func (m *mapper) mapRow(fields []string, out []write) ([]write, error) {
 		}
 		ne := &storagepb.NewEdge{Src: src, EdgeType: e.edgeType, Rank: rank, Dst: dst}
 		if !e.delete {
-			if ne.Row, err = e.row.encode(fields); err != nil {
+			if ne.Row, err = e.row.encode(fields, nulls); err != nil {
 				return fail(fmt.Errorf("edge %s: %w", e.name, err))
 			}
 		}
@@ -336,10 +338,10 @@ func newRowMapper(what, key string, versions []*metapb.Schema, props []PropSpec)
 	return rm, nil
 }
 
-func (rm *rowMapper) encode(fields []string) ([]byte, error) {
+func (rm *rowMapper) encode(fields []string, nulls []bool) ([]byte, error) {
 	for i := range rm.cols {
 		cm := &rm.cols[i]
-		v, err := cm.value(fields)
+		v, err := cm.value(fields, nulls)
 		if err != nil {
 			return nil, err
 		}
@@ -352,13 +354,13 @@ func (rm *rowMapper) encode(fields []string) ([]byte, error) {
 	return row, nil
 }
 
-func (cm *colMapper) value(fields []string) (any, error) {
+func (cm *colMapper) value(fields []string, nulls []bool) (any, error) {
 	for _, col := range cm.src {
 		if col >= len(fields) {
 			return nil, fmt.Errorf("property %s: column %d missing (row has %d columns)", cm.name, col, len(fields))
 		}
 		s := fields[col]
-		if cm.hasNull && s == cm.nullValue {
+		if nulls != nil && nulls[col] || cm.hasNull && s == cm.nullValue {
 			continue
 		}
 		v, err := cm.parse(s)
