@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -175,7 +176,11 @@ func TestImportIntoCluster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum := mustRun(t, cfg, Options{})
+		var bar syncBuffer
+		sum := mustRun(t, cfg, Options{Progress: &bar})
+		if out := bar.String(); !strings.Contains(out, "rows") || !strings.Contains(out, "MB") {
+			t.Errorf("progress bar output lacks rows and bytes: %q", out)
+		}
 		if sum.Vertices != 1528 || sum.Edges != 2*14073 || sum.Failed != 0 {
 			t.Fatalf("summary %+v, want 1528 vertices, %d edges", sum, 2*14073)
 		}
@@ -645,6 +650,24 @@ func ldbcFriends(t *testing.T, dir string) (map[int64][]int64, map[[2]int64]int6
 		dates[[2]int64{a, b}], dates[[2]int64{b, a}] = d, d
 	})
 	return friends, dates
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress bar's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func readLines(t *testing.T, path string, fn func(string)) {

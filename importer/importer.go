@@ -200,17 +200,19 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		version: func() int64 { return meta.Catalog().Version() },
 	}
 	if opts.Progress != nil {
-		run.bar = progressbar.NewOptions64(-1,
+		// The bar counts the input's bytes, the one total known before
+		// reading, so it can give an ETA; its description gives rows.
+		run.bar = progressbar.NewOptions64(inputSize(cfg, opts.RetryFailed),
 			progressbar.OptionSetWriter(opts.Progress),
 			progressbar.OptionSetDescription("importing"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("rows"),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionThrottle(250*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(opts.Progress) }),
 		)
+		_ = run.bar.RenderBlank()
 	}
-	stopSaver := run.saveEvery(ctx, 2*time.Second)
+	stopSaver := run.saveEvery(ctx, time.Second)
 	err = run.sources(ctx)
 	readDone := time.Now()
 	var phases string
@@ -230,6 +232,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 	}
 	stopSaver()
 	if run.bar != nil {
+		run.updateBar()
 		_ = run.bar.Finish()
 	}
 	if serr := cp.save(); err == nil {
@@ -287,6 +290,39 @@ type run struct {
 
 	mu          sync.Mutex
 	failedFiles []string
+	open        []*source.Source // sources read so far, for progress
+}
+
+func (r *run) updateBar() {
+	r.bar.Describe(fmt.Sprintf("%d rows, %d edges", r.stats.Rows.Load(), r.stats.Edges.Load()))
+	_ = r.bar.Set64(r.bytesRead())
+}
+
+// bytesRead is how much of the input the sources went through.
+func (r *run) bytesRead() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var n int64
+	for _, s := range r.open {
+		n += s.BytesRead()
+	}
+	return n
+}
+
+// inputSize is the size of every source's files (0 where one cannot be
+// opened: its error comes when it is read).
+func inputSize(cfg *Config, retryFailed bool) int64 {
+	var n int64
+	for i, spec := range cfg.Sources {
+		path := spec.Path
+		if retryFailed {
+			path = failedRowsPath(cfg.Manager.FailedRowsDir, i, spec.Path)
+		}
+		if s, err := source.Open(path, sourceOptions(&cfg.Sources[i])); err == nil {
+			n += s.Size()
+		}
+	}
+	return n
 }
 
 // sources reads manager.readerConcurrency sources at a time.
@@ -376,6 +412,9 @@ func (r *run) source(ctx context.Context, i int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
+	r.mu.Lock()
+	r.open = append(r.open, src)
+	r.mu.Unlock()
 	var header []string
 	if opts.Header {
 		if header, err = src.Columns(); err != nil {
@@ -507,9 +546,6 @@ func (r *run) finish(ctx context.Context, rd *round) error {
 	}
 	r.stats.Failed.Add(int64(len(rd.failed)))
 	r.stats.Rows.Add(rd.n - rd.other)
-	if r.bar != nil {
-		_ = r.bar.Add64(rd.n)
-	}
 	done := rd.src.prog.finish(rd.start, rd.start+rd.n)
 	r.cp.set(rd.src.key, done, false)
 	if r.afterRound != nil {
@@ -539,9 +575,6 @@ func (r *run) finishSST(rd *round) error {
 	}
 	r.stats.Failed.Add(int64(len(rd.failed)))
 	r.stats.Rows.Add(rd.n - rd.other)
-	if r.bar != nil {
-		_ = r.bar.Add64(rd.n)
-	}
 	return nil
 }
 
@@ -608,6 +641,9 @@ func (r *run) saveEvery(ctx context.Context, every time.Duration) (stop func()) 
 			}
 			if err := r.cp.save(); err != nil {
 				r.log.Warn("saving checkpoint", "err", err)
+			}
+			if r.bar != nil {
+				r.updateBar()
 			}
 			if time.Since(last) >= r.cfg.Manager.StatsInterval {
 				last = time.Now()

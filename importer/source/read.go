@@ -1,6 +1,7 @@
 package source
 
 import (
+	"os"
 	"context"
 	"strconv"
 
@@ -43,6 +44,9 @@ func (s *Source) Read(ctx context.Context, skip int64, batch int, fn func([]Reco
 		if err == nil {
 			if format == FormatParquet {
 				err = s.readParquet(b, path, skip)
+				if st, serr := os.Stat(path); serr == nil && err == nil {
+					s.done.Add(st.Size())
+				}
 			} else {
 				err = s.readText(b, path, format, skip)
 			}

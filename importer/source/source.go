@@ -3,11 +3,13 @@ package source
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Formats accepted in Options.Format.
@@ -136,6 +138,38 @@ type Source struct {
 	colDone bool
 	cols    []string
 	colErr  error
+
+	// done counts the bytes of the source's files read so far (compressed
+	// bytes for gzip; a Parquet file counts when it is finished), for
+	// progress and ETA.
+	done atomic.Int64
+}
+
+// Size is the total size of the source's files, in bytes.
+func (s *Source) Size() int64 {
+	var n int64
+	for _, f := range s.files {
+		if st, err := os.Stat(f); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
+}
+
+// BytesRead is how many bytes of the source's files Read went through so
+// far (of Size).
+func (s *Source) BytesRead() int64 { return s.done.Load() }
+
+// countingReader adds what it reads to n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 // Open expands path into the files of one source: a file; a glob; a

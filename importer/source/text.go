@@ -47,10 +47,11 @@ func (s *Source) openText(path string) (io.Reader, func(), error) {
 			gz = true
 		}
 	}
+	counted := countingReader{r: f, n: &s.done}
 	if !gz {
-		return f, func() { f.Close() }, nil
+		return counted, func() { f.Close() }, nil
 	}
-	br := bufio.NewReaderSize(f, gzipBufSize)
+	br := bufio.NewReaderSize(counted, gzipBufSize)
 	zr, err := gzip.NewReader(br)
 	if err != nil {
 		f.Close()
