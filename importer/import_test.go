@@ -178,8 +178,8 @@ func TestImportIntoCluster(t *testing.T) {
 		}
 		var bar syncBuffer
 		sum := mustRun(t, cfg, Options{Progress: &bar})
-		if out := bar.String(); !strings.Contains(out, "rows") || !strings.Contains(out, "MB") {
-			t.Errorf("progress bar output lacks rows and bytes: %q", out)
+		if out := bar.String(); !strings.Contains(out, "15601 rows") || !strings.Contains(out, "100%") || strings.Contains(out, "200%") {
+			t.Errorf("progress bar output does not end at 100%% with every row: %q", out)
 		}
 		if sum.Vertices != 1528 || sum.Edges != 2*14073 || sum.Failed != 0 {
 			t.Fatalf("summary %+v, want 1528 vertices, %d edges", sum, 2*14073)

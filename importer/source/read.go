@@ -1,8 +1,8 @@
 package source
 
 import (
-	"os"
 	"context"
+	"os"
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"

@@ -29,8 +29,9 @@ const (
 // blank marks the bytes snap separates fields with.
 var blank = [256]bool{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
 
-// openText opens a text file, decompressing it if it is gzip.
-func (s *Source) openText(path string) (io.Reader, func(), error) {
+// openText opens a text file, decompressing it if it is gzip; counted
+// adds the file's bytes read to BytesRead.
+func (s *Source) openText(path string, counted bool) (io.Reader, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("source: %w", err)
@@ -47,11 +48,14 @@ func (s *Source) openText(path string) (io.Reader, func(), error) {
 			gz = true
 		}
 	}
-	counted := countingReader{r: f, n: &s.done}
-	if !gz {
-		return counted, func() { f.Close() }, nil
+	var r io.Reader = f
+	if counted {
+		r = countingReader{r: f, n: &s.done}
 	}
-	br := bufio.NewReaderSize(counted, gzipBufSize)
+	if !gz {
+		return r, func() { f.Close() }, nil
+	}
+	br := bufio.NewReaderSize(r, gzipBufSize)
 	zr, err := gzip.NewReader(br)
 	if err != nil {
 		f.Close()
@@ -62,7 +66,7 @@ func (s *Source) openText(path string) (io.Reader, func(), error) {
 
 // readText delivers the records of one text file.
 func (s *Source) readText(b *batcher, path, format string, skip int64) error {
-	rd, closeFn, err := s.openText(path)
+	rd, closeFn, err := s.openText(path, true)
 	if err != nil {
 		return err
 	}
@@ -77,7 +81,7 @@ func (s *Source) readText(b *batcher, path, format string, skip int64) error {
 
 // textHeader reads the header record of one text file.
 func (s *Source) textHeader(path, format string) ([]string, error) {
-	rd, closeFn, err := s.openText(path)
+	rd, closeFn, err := s.openText(path, false)
 	if err != nil {
 		return nil, err
 	}
