@@ -7,6 +7,9 @@
 #   make cluster-up    local cluster only (STORAGED=1 by default, STORAGED=3 for three;
 #                      METAD=3 for three metad, metad HA)
 #   make cluster-down  stop exactly the processes cluster-up started
+#   make image         container image novagraph:dev (FROM scratch, no registry needed)
+#   make compose-up    five-host cluster in containers (deploy/compose); returns when it serves
+#   make compose-down  stop and remove it (VOLUMES=1 also deletes its data volumes)
 
 GO          ?= go
 STORAGED    ?= 1
@@ -15,8 +18,10 @@ PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
 BINARIES    := metad storaged graphd nova-console nova-importer nova-bench
+IMAGE       ?= novagraph:dev
+VOLUMES     ?= 0
 
-.PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean
+.PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down
 
 deps:
 	@if ! dpkg -s librocksdb-dev protobuf-compiler >/dev/null 2>&1; then \
@@ -69,3 +74,17 @@ run: build
 
 clean:
 	rm -rf bin
+
+# Container image and the compose cluster (docs/deploy.md). The image is
+# built from this machine's binaries and libraries: no registry is used.
+image:
+	@command -v docker >/dev/null 2>&1 || { echo "make image: docker is not installed (or not on PATH); install Docker 20.10 or newer" >&2; exit 1; }
+	IMAGE=$(IMAGE) GO=$(GO) deploy/image/build.sh
+
+compose-up:
+	@command -v docker >/dev/null 2>&1 || { echo "make compose-up: docker is not installed (or not on PATH)" >&2; exit 1; }
+	@docker image inspect $(IMAGE) >/dev/null 2>&1 || $(MAKE) image IMAGE=$(IMAGE)
+	NOVA_IMAGE=$(IMAGE) deploy/compose/compose.sh up
+
+compose-down:
+	NOVA_IMAGE=$(IMAGE) VOLUMES=$(VOLUMES) deploy/compose/compose.sh down

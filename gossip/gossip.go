@@ -20,6 +20,7 @@
 package gossip
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -139,6 +140,9 @@ func Start(cfg Config) (*Node, error) {
 	mc.Name = fmt.Sprintf("%s@%s/%d", cfg.Role, cfg.ServiceAddr, time.Now().UnixNano())
 	host, port, err := splitHostPort(cfg.BindAddr)
 	if err != nil {
+		return nil, fmt.Errorf("gossip: bind address %q: %w", cfg.BindAddr, err)
+	}
+	if host, err = bindHost(host); err != nil {
 		return nil, fmt.Errorf("gossip: bind address %q: %w", cfg.BindAddr, err)
 	}
 	mc.BindAddr, mc.BindPort = host, port
@@ -345,6 +349,34 @@ func splitHostPort(addr string) (string, int, error) {
 		return "", 0, fmt.Errorf("port %q: %w", p, err)
 	}
 	return host, port, nil
+}
+
+// bindHost is the IP memberlist binds for the host of a --gossip-addr:
+// memberlist takes IP addresses only (it would bind a name's host on all
+// interfaces and then advertise the unspecified address), so a name, as
+// the other --addr flags accept, is resolved to its address (the first
+// IPv4 one, if any), and an empty host means all interfaces, "0.0.0.0"
+// (memberlist then advertises a private IP of the host).
+func bindHost(host string) (string, error) {
+	if host == "" {
+		return "0.0.0.0", nil
+	}
+	if net.ParseIP(host) != nil {
+		return host, nil
+	}
+	ips, err := net.DefaultResolver.LookupIPAddr(context.Background(), host)
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", host, err)
+	}
+	if len(ips) == 0 {
+		return "", fmt.Errorf("resolving %s: no address", host)
+	}
+	for _, a := range ips {
+		if a.IP.To4() != nil {
+			return a.IP.String(), nil
+		}
+	}
+	return ips[0].IP.String(), nil
 }
 
 // ParseSeeds splits a comma-separated seed list, dropping blanks.

@@ -2,6 +2,8 @@ package gossip
 
 import (
 	"fmt"
+	"net"
+	"strings"
 	"testing"
 	"time"
 )
@@ -129,4 +131,22 @@ func TestJoinRetriesUntilASeedIsUp(t *testing.T) {
 	}
 	t.Cleanup(again.Kill)
 	waitFor(t, "late joiner sees the seed", func() bool { return aliveCount(late) == 2 })
+}
+
+// A --gossip-addr host may be a name: the node binds the address it
+// resolves to and advertises that address, not the unspecified one.
+func TestBindAddrMayBeAName(t *testing.T) {
+	nd, err := Start(Config{Role: "storaged", ServiceAddr: "storage1:9779", BindAddr: "localhost:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nd.Close()
+	host, _, err := net.SplitHostPort(nd.Addr())
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		t.Fatalf("gossip on localhost:0 advertises %s (%v), want a loopback address", nd.Addr(), err)
+	}
+	if _, err := Start(Config{Role: "storaged", ServiceAddr: "x:1", BindAddr: "no-such-host.invalid:0"}); err == nil ||
+		!strings.Contains(err.Error(), "no-such-host.invalid") {
+		t.Fatalf("an unresolvable gossip host: %v", err)
+	}
 }

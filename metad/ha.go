@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -215,4 +216,33 @@ func normalizePeer(addr string) (string, error) {
 		return "", fmt.Errorf("%q is not a host and a port in [1, 65535]", addr)
 	}
 	return net.JoinHostPort(host, port), nil
+}
+
+// bindURL is the URL the embedded etcd listens on for an advertised URL u:
+// u itself when its host is an IP address or "localhost" (etcd binds only
+// those), else u with the host replaced by the address the name resolves
+// to (its first IPv4 address, if any). So --etcd-peer-addr may be a DNS
+// name, as a container's or a StatefulSet pod's is: etcd advertises the
+// name, which stays valid when the IP changes on a restart.
+func bindURL(ctx context.Context, u url.URL) (url.URL, error) {
+	host, port := u.Hostname(), u.Port()
+	if host == "" || host == "localhost" || net.ParseIP(host) != nil {
+		return u, nil
+	}
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return url.URL{}, fmt.Errorf("resolving %s to an address to listen on: %w", host, err)
+	}
+	if len(ips) == 0 {
+		return url.URL{}, fmt.Errorf("resolving %s to an address to listen on: no address", host)
+	}
+	ip := ips[0].IP
+	for _, a := range ips {
+		if a.IP.To4() != nil {
+			ip = a.IP
+			break
+		}
+	}
+	u.Host = net.JoinHostPort(ip.String(), port)
+	return u, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -395,5 +396,59 @@ func TestParseMetaPeers(t *testing.T) {
 		if err != nil || got.Name != tc.name || got.InitialCluster != tc.cluster {
 			t.Errorf("ParseMetaPeers(%q, %q) = %+v, %v; want %s and %s", tc.peers, tc.self, got, err, tc.name, tc.cluster)
 		}
+	}
+}
+
+func TestBindURL(t *testing.T) {
+	ctx := context.Background()
+	for _, in := range []string{"http://10.1.2.3:2380", "http://[::1]:2380", "http://localhost:2380"} {
+		u, _ := url.Parse(in)
+		got, err := bindURL(ctx, *u)
+		if err != nil || got.String() != in {
+			t.Errorf("bindURL(%s) = %s, %v; want it unchanged", in, got.String(), err)
+		}
+	}
+	u, _ := url.Parse("http://no-such-host.invalid:2380")
+	if got, err := bindURL(ctx, *u); err == nil || !strings.Contains(err.Error(), "no-such-host.invalid") {
+		t.Errorf("bindURL of an unresolvable name = %s, %v; want an error naming it", got.String(), err)
+	}
+}
+
+// A metad whose etcd peer address is a DNS name (a container's or a
+// StatefulSet pod's) starts: etcd listens on the address the name resolves
+// to and advertises the name.
+func TestMetadPeerAddrIsAName(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil || len(ips) == 0 || net.ParseIP(host) != nil {
+		t.Skipf("host name %q does not resolve: %v", host, err)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", host, err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	peer := net.JoinHostPort(host, port)
+	mp, err := ParseMetaPeers(peer, peer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(Config{
+		ListenAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataPath: t.TempDir(),
+		EtcdClientAddr: "127.0.0.1:0", EtcdPeerAddr: peer, EtcdName: mp.Name, EtcdInitialCluster: mp.InitialCluster,
+		EtcdTickMs: 10, BcryptCost: bcrypt.MinCost,
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Start(ctx); err != nil {
+		t.Fatalf("metad with --etcd-peer-addr %s: %v", peer, err)
+	}
+	defer srv.Stop()
+	if got := srv.etcd.Config().AdvertisePeerUrls[0].Host; got != peer {
+		t.Fatalf("etcd advertises %s, want %s", got, peer)
 	}
 }

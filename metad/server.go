@@ -372,11 +372,22 @@ func startEmbeddedEtcd(ctx context.Context, cfg Config, demoteLog func(string, m
 	if err != nil {
 		return nil, fmt.Errorf("metad: etcd peer address %q: %w", cfg.EtcdPeerAddr, err)
 	}
+	// etcd binds IP addresses only; a host name (a container's or a
+	// Kubernetes pod's DNS name, stable when its IP is not) is advertised
+	// as given and listened on at the address it resolves to.
+	listenClient, err := bindURL(ctx, *clientURL)
+	if err != nil {
+		return nil, fmt.Errorf("metad: etcd client address %q: %w", cfg.EtcdClientAddr, err)
+	}
+	listenPeer, err := bindURL(ctx, *peerURL)
+	if err != nil {
+		return nil, fmt.Errorf("metad: etcd peer address %q: %w", cfg.EtcdPeerAddr, err)
+	}
 	ec := embed.NewConfig()
 	ec.Name = cfg.EtcdName
 	ec.Dir = filepath.Join(cfg.DataPath, "etcd")
-	ec.ListenClientUrls, ec.AdvertiseClientUrls = []url.URL{*clientURL}, []url.URL{*clientURL}
-	ec.ListenPeerUrls, ec.AdvertisePeerUrls = []url.URL{*peerURL}, []url.URL{*peerURL}
+	ec.ListenClientUrls, ec.AdvertiseClientUrls = []url.URL{listenClient}, []url.URL{*clientURL}
+	ec.ListenPeerUrls, ec.AdvertisePeerUrls = []url.URL{listenPeer}, []url.URL{*peerURL}
 	ec.InitialCluster = cfg.EtcdInitialCluster
 	if ec.InitialCluster == "" {
 		ec.InitialCluster = ec.Name + "=" + peerURL.String()

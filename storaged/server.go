@@ -143,7 +143,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return fmt.Errorf("storaged: listening on %s: %w", s.cfg.ListenAddr, err)
 	}
 	s.lis = lis
-	s.addr = lis.Addr().String()
+	s.addr = serviceAddr(s.cfg.ListenAddr, lis.Addr())
 	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log)
 	host, portStr, _ := net.SplitHostPort(s.addr)
 	port, _ := strconv.Atoi(portStr)
@@ -269,6 +269,24 @@ func (s *Server) register(ctx context.Context, host string, port int32) (uint64,
 
 // Addr is the gRPC address this store serves on.
 func (s *Server) Addr() string { return s.addr }
+
+// serviceAddr is the address a store registers in metad (its identity
+// there: host_addrs/<host:port> holds its store id) and gossips: the
+// listen address's host as given when it is a name, so that a store whose
+// IP changes on a restart, as a container's or a Kubernetes pod's does,
+// comes back as the same host; otherwise the address bound (which fills in
+// port 0).
+func serviceAddr(listen string, bound net.Addr) string {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil || host == "" || net.ParseIP(host) != nil {
+		return bound.String()
+	}
+	_, port, err := net.SplitHostPort(bound.String())
+	if err != nil {
+		return bound.String()
+	}
+	return net.JoinHostPort(host, port)
+}
 
 // StoreID is the id metad assigned to this store.
 func (s *Server) StoreID() uint64 { return s.storeID }

@@ -26,7 +26,7 @@ func run(args []string) error {
 		fmt.Fprintf(fs.Output(), "Usage: storaged [flags]\n\nHosts partition replicas of novagraph spaces (raft groups on RocksDB).\nThe --rocksdb-* flags tune the RocksDB of each data path (docs/architecture.md, \"RocksDB options\").\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	addr := fs.String("addr", "127.0.0.1:9779", "gRPC listen address for storage and raft traffic (also the address registered in metad)")
+	addr := fs.String("addr", "127.0.0.1:9779", "gRPC listen address for storage and raft traffic (also the address registered in metad, which identifies this host: a host name is registered as written, so give a stable name or IP)")
 	httpAddr := fs.String("http-addr", "127.0.0.1:19779", "HTTP address for /healthz and /metrics")
 	dataPaths := fs.String("data-path", "data/storage", "comma-separated data paths, one RocksDB instance each (one per disk)")
 	metaAddrs := fs.String("meta-addrs", "127.0.0.1:9559", "comma-separated metad addresses")
