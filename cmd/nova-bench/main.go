@@ -5,6 +5,7 @@
 //	nova-bench run   --addr 127.0.0.1:9669 ...      GO/FETCH/INSERT scenarios, concurrency sweep
 //	nova-bench floor --data data/sf1 ...            the same k-hop on an in-process RocksDB
 //	nova-bench seed  --space slashdot ...           Q1–Q9 seed workload on a SNAP graph
+//	nova-bench verify --space ldbc --data data/sf1  an imported space against its files
 package main
 
 import (
@@ -21,7 +22,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newGenCmd(), newRunCmd(), newFloorCmd(), newSeedCmd())
+	root.AddCommand(newGenCmd(), newRunCmd(), newFloorCmd(), newSeedCmd(), newVerifyCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "nova-bench:", err)
 		os.Exit(1)
