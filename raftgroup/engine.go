@@ -67,6 +67,14 @@ type Config struct {
 	// the last one add up to this many bytes (default 64 MiB), so a few
 	// huge batches do not keep a big log around. < 0 disables it.
 	MaxLogBytes int64
+	// LogCatchUpBytes bounds the entries kept behind the applied index by
+	// size as well (default 16 MiB; < 0: by count only). Without it a
+	// truncation kept LogCatchUpEntries entries whatever their size: a bulk
+	// load's 2000 last entries of up to a megabyte each stayed on disk and,
+	// through the MemoryStorage mirror, in memory (about 1 GB of heap per
+	// storaged after an SF10 import). A follower further behind than the
+	// window gets a snapshot.
+	LogCatchUpBytes int64
 	// SeparateWrites writes each group's Ready in a batch and sync of its
 	// own instead of one per round. It exists only so benchmarks can show
 	// what the shared write buys; never set it in production.
@@ -141,6 +149,9 @@ func NewEngine(cfg Config) *Engine {
 	}
 	if cfg.LogCatchUpEntries < 0 {
 		cfg.LogCatchUpEntries = 0
+	}
+	if cfg.LogCatchUpBytes == 0 {
+		cfg.LogCatchUpBytes = 16 << 20
 	}
 	if cfg.MaxLogBytes == 0 {
 		cfg.MaxLogBytes = 64 << 20

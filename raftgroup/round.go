@@ -3,6 +3,7 @@ package raftgroup
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -313,10 +314,26 @@ func (e *Engine) truncation(g *group, applied uint64) *truncation {
 	if !byCount && !bySize {
 		return nil
 	}
-	if applied <= g.truncIdx+uint64(e.cfg.LogCatchUpEntries) {
+	compactTo := g.truncIdx
+	if applied > g.truncIdx+uint64(e.cfg.LogCatchUpEntries) {
+		compactTo = applied - uint64(e.cfg.LogCatchUpEntries)
+	}
+	if e.cfg.LogCatchUpBytes >= 0 {
+		// Keep no more than LogCatchUpBytes of entries behind applied.
+		if ents, err := g.store.Entries(compactTo+1, applied+1, math.MaxUint64); err == nil {
+			kept := int64(0)
+			for i := len(ents) - 1; i >= 0; i-- {
+				kept += int64(len(ents[i].GetData()))
+				if kept > e.cfg.LogCatchUpBytes {
+					compactTo = ents[i].GetIndex()
+					break
+				}
+			}
+		}
+	}
+	if compactTo <= g.truncIdx {
 		return nil
 	}
-	compactTo := applied - uint64(e.cfg.LogCatchUpEntries)
 	term, err := g.store.Term(compactTo)
 	if err != nil {
 		return nil // already compacted (a snapshot moved past it)
