@@ -342,7 +342,12 @@ func (s *Server) verifyUser(ctx context.Context, name, password string) (ok bool
 			if err := proto.Unmarshal(resp.Kvs[0].Value, &u); err != nil {
 				return false, 0, 0, fmt.Errorf("decoding %s: %w", resp.Kvs[0].Key, err)
 			}
-			hash, kvCreated, rev = u.PasswordHash, resp.Kvs[0].CreateRevision, resp.Header.Revision
+			// The version to wait for is the user record's own last
+			// change, not the store's revision: keys outside the catalog
+			// (jobs) move the revision without moving the catalog, and a
+			// graphd waiting for the catalog to reach it stalled every
+			// sign-in for its whole authWait after any job.
+			hash, kvCreated, rev = u.PasswordHash, resp.Kvs[0].CreateRevision, resp.Kvs[0].ModRevision
 		}
 	}
 	match := len(password) <= maxPasswordLen && bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil

@@ -3,6 +3,7 @@ package metad
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -328,5 +329,22 @@ func TestUsersSurviveRestart(t *testing.T) {
 	e.login("root", "changed")
 	if e.verify("root", "second").Ok || e.verify("root", "first").Ok {
 		t.Fatal("root's password reverted at the restart")
+	}
+}
+
+// A sign-in's version is one the catalog reaches: writes outside the
+// catalog (jobs) move etcd's revision but not the catalog, and a version
+// beyond the catalog's made graphd wait out its authWait on every sign-in.
+func TestVerifyUserVersionIsTheCatalogs(t *testing.T) {
+	srv, rpc := startServerAt(t, t.TempDir(), "rootpw")
+	for i := range 3 {
+		if _, err := srv.cli.Put(ctxT(t), fmt.Sprintf("/novagraph-jobs/test/%d", i), "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &userEnv{t: t, rpc: rpc}
+	r := e.verify("root", "rootpw")
+	if cat := getCatalog(t, rpc); !r.Ok || r.Version == 0 || r.Version > cat.GetVersion() {
+		t.Fatalf("VerifyUser version %d, catalog version %d: a graphd would wait for a catalog that never comes", r.Version, cat.GetVersion())
 	}
 }
