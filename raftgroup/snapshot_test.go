@@ -218,65 +218,46 @@ func TestSnapshotIngestRepair(t *testing.T) {
 	}
 }
 
-// The log is also cut by size: a few large entries trigger truncation long
-// before the entry count would.
+// The log is cut by size too: a few large entries trigger truncation long
+// before the entry count would (MaxLogBytes), and the entries kept behind
+// the applied index for slow followers are bounded by size as well
+// (LogCatchUpBytes), however large the count window (LogCatchUpEntries).
 func TestLogTruncatedBySize(t *testing.T) {
-	net := newMemNetwork()
-	g := GroupID{15, 1}
-	stores := make([]*testStore, 3)
-	for i := range stores {
-		stores[i] = &testStore{id: uint64(i + 1), dir: t.TempDir(), tweak: func(c *Config) {
-			c.MaxLogEntries, c.LogCatchUpEntries, c.MaxLogBytes = -1, 1, 64<<10
-		}}
-		stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
-		defer stores[i].stop(net)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	big := string(make([]byte, 16<<10))
-	for k := uint64(0); k < 20; k++ {
-		if err := propose(ctx, stores, g, k, big); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, s := range stores {
-		for ctx.Err() == nil && logEntryExists(t, s, g, 7) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if logEntryExists(t, s, g, 7) {
-			t.Fatalf("store %d kept entry 7 after 320 KiB of 16 KiB entries with MaxLogBytes=64 KiB", s.id)
-		}
-	}
-}
-
-// The entries kept behind the applied index for slow followers are bounded
-// by size too: a few large entries do not stay because the count window
-// (LogCatchUpEntries) is large.
-func TestLogCatchUpWindowBoundedBySize(t *testing.T) {
-	net := newMemNetwork()
-	g := GroupID{16, 1}
-	stores := make([]*testStore, 3)
-	for i := range stores {
-		stores[i] = &testStore{id: uint64(i + 1), dir: t.TempDir(), tweak: func(c *Config) {
+	for _, tc := range []struct {
+		name  string
+		space int32
+		tweak func(c *Config)
+	}{
+		{"trigger", 15, func(c *Config) { c.MaxLogEntries, c.LogCatchUpEntries, c.MaxLogBytes = -1, 1, 64<<10 }},
+		{"catch-up window", 16, func(c *Config) {
 			c.MaxLogEntries, c.LogCatchUpEntries, c.MaxLogBytes, c.LogCatchUpBytes = -1, 1000, 64<<10, 32<<10
-		}}
-		stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
-		defer stores[i].stop(net)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	big := string(make([]byte, 16<<10))
-	for k := uint64(0); k < 20; k++ {
-		if err := propose(ctx, stores, g, k, big); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, s := range stores {
-		for ctx.Err() == nil && logEntryExists(t, s, g, 7) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if logEntryExists(t, s, g, 7) {
-			t.Fatalf("store %d kept entry 7 after 320 KiB of 16 KiB entries with a 32 KiB catch-up window (and 1000 entries by count)", s.id)
-		}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			net := newMemNetwork()
+			g := GroupID{tc.space, 1}
+			stores := make([]*testStore, 3)
+			for i := range stores {
+				stores[i] = &testStore{id: uint64(i + 1), dir: t.TempDir(), tweak: tc.tweak}
+				stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
+				defer stores[i].stop(net)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			big := string(make([]byte, 16<<10))
+			for k := uint64(0); k < 20; k++ {
+				if err := propose(ctx, stores, g, k, big); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, s := range stores {
+				for ctx.Err() == nil && logEntryExists(t, s, g, 7) {
+					time.Sleep(10 * time.Millisecond)
+				}
+				if logEntryExists(t, s, g, 7) {
+					t.Fatalf("store %d kept entry 7 after 320 KiB of 16 KiB entries", s.id)
+				}
+			}
+		})
 	}
 }

@@ -78,6 +78,24 @@ func loadSlice(t *testing.T, s *client.Session, persons []driver.Person, knows [
 	}
 }
 
+// readClusterSlice reads the first clusterPersons persons of LDBC SF0.1
+// and every knows row, skipping the test when the shared data is absent.
+func readClusterSlice(t *testing.T) (dir string, persons []driver.Person, knows []driver.Knows) {
+	t.Helper()
+	dir = filepath.Join(dataDir, "ldbc-sf0.1")
+	if _, err := os.Stat(filepath.Join(dir, driver.LDBCPersonFile)); err != nil {
+		t.Skipf("LDBC SF0.1 not found at %s (the shared data folder is absent): %v", dir, err)
+	}
+	persons, err := driver.ReadLDBCPersons(dir, clusterPersons)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if knows, err = driver.ReadLDBCKnows(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir, persons, knows
+}
+
 // TestScenariosOnCluster loads a slice of LDBC SF0.1 into a 1-store
 // cluster, runs every scenario of the run and seed workloads at
 // concurrency 1 and 4 with no error, and checks that the GO k-hop row
@@ -88,18 +106,7 @@ func TestScenariosOnCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in-process cluster test")
 	}
-	dir := filepath.Join(dataDir, "ldbc-sf0.1")
-	if _, err := os.Stat(filepath.Join(dir, driver.LDBCPersonFile)); err != nil {
-		t.Skipf("LDBC SF0.1 not found at %s (the shared data folder is absent): %v", dir, err)
-	}
-	persons, err := driver.ReadLDBCPersons(dir, clusterPersons)
-	if err != nil {
-		t.Fatal(err)
-	}
-	knows, err := driver.ReadLDBCKnows(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, persons, knows := readClusterSlice(t)
 	g := driver.LDBCGraph(dir, persons, knows)
 	t.Logf("slice: %d persons, %d directed knows edges", len(g.Vertices), len(g.Edges))
 

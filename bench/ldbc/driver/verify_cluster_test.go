@@ -3,8 +3,6 @@ package driver_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,18 +20,7 @@ func TestVerifyOnCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in-process cluster test")
 	}
-	dir := filepath.Join(dataDir, "ldbc-sf0.1")
-	if _, err := os.Stat(filepath.Join(dir, driver.LDBCPersonFile)); err != nil {
-		t.Skipf("LDBC SF0.1 not found at %s (the shared data folder is absent): %v", dir, err)
-	}
-	persons, err := driver.ReadLDBCPersons(dir, clusterPersons)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := driver.ReadLDBCKnows(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, persons, all := readClusterSlice(t)
 	in := map[int64]bool{}
 	for _, p := range persons {
 		in[p.ID] = true
