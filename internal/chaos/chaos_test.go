@@ -13,6 +13,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/novagraph/novagraph/internal/chaos/register"
 	"github.com/novagraph/novagraph/internal/faultnet"
 	"github.com/novagraph/novagraph/internal/schema"
 	"github.com/novagraph/novagraph/internal/testcluster"
@@ -179,25 +180,25 @@ func runChaos(t *testing.T, seed int64, cfg chaosConfig, m *mutant) (problems []
 	// Final reads, on the healed cluster, are part of the history: they
 	// are what shows a lost acknowledged write.
 	finalValues := map[int64]int64{}
-	rec := &recorder{client: cfg.clients, base: base}
+	rec := register.NewRecorder(cfg.clients, base)
 	for key := int64(1); key <= cfg.keys; key++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		call := rec.now()
+		call := rec.Now()
 		v, err := final.get(ctx, key)
 		cancel()
 		if err != nil {
 			t.Fatalf("seed %d: final read of key %d on the healed cluster: %v", seed, key, err)
 		}
-		rec.read(key, v, call)
+		rec.Read(key, v, call)
 		finalValues[key] = v
 	}
-	history = append(history, rec.ops...)
+	history = append(history, rec.Ops()...)
 	summarize(t, history, net.Stats(), len(steps))
 
 	if err := checkLinearizable(t, history, 60*time.Second, m == nil); err != nil {
 		problems = append(problems, err.Error())
 	}
-	problems = append(problems, checkNoLostWrites(history, finalValues)...)
+	problems = append(problems, register.NoLostWrites(history, finalValues)...)
 	if m != nil && len(problems) > 0 {
 		return problems // caught; no need to wait for the replicas too
 	}
@@ -341,17 +342,8 @@ func terms(c *testcluster.Cluster, space, parts int32) string {
 // something and a failing one has context.
 func summarize(t *testing.T, history []porcupine.Operation, st faultnet.Stats, steps int) {
 	t.Helper()
-	var acked, unknown, reads int
-	for _, op := range history {
-		switch {
-		case !op.Input.(regInput).write:
-			reads++
-		case op.Output.(regOutput).ambiguous:
-			unknown++
-		default:
-			acked++
-		}
-	}
+	n := register.Count(history)
+	acked, unknown, reads := n.Writes-n.AmbiguousWrites, n.AmbiguousWrites, n.Reads
 	t.Logf("history: %d ops (%d acknowledged writes, %d ambiguous writes, %d reads); %d nemesis steps; network: %+v",
 		len(history), acked, unknown, reads, steps, st)
 	if acked == 0 || reads == 0 {

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/novagraph/novagraph/internal/chaos/register"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -202,14 +203,14 @@ type workload struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	wg       sync.WaitGroup
-	recs     []*recorder
+	recs     []*register.Recorder
 }
 
 // startWorkload starts one client per store (client i uses stores[i]).
 func startWorkload(stores []store, seed int64, keys int64, opTimeout time.Duration, base time.Time) *workload {
 	w := &workload{keys: keys, opTimeout: opTimeout, stop: make(chan struct{})}
 	for i, s := range stores {
-		rec := &recorder{client: i, base: base}
+		rec := register.NewRecorder(i, base)
 		w.recs = append(w.recs, rec)
 		// Each client has its own source, derived from the seed, so its
 		// choice of keys and operations does not depend on the others'
@@ -218,7 +219,7 @@ func startWorkload(stores []store, seed int64, keys int64, opTimeout time.Durati
 		w.wg.Add(1)
 		go func() {
 			defer w.wg.Done()
-			w.runClient(s, rec, rng, int64(i+1)*1_000_000)
+			w.runClient(i, s, rec, rng, int64(i+1)*1_000_000)
 		}()
 	}
 	return w
@@ -226,14 +227,14 @@ func startWorkload(stores []store, seed int64, keys int64, opTimeout time.Durati
 
 // runClient writes values firstValue, firstValue+1, …: unique across the
 // whole history, so a value read names the one write that produced it.
-func (w *workload) runClient(s store, rec *recorder, rng *rand.Rand, firstValue int64) {
+func (w *workload) runClient(client int, s store, rec *register.Recorder, rng *rand.Rand, firstValue int64) {
 	next := firstValue
 	// Clients differ in their mix. A read-only client keeps reading from
 	// the leader it knows for as long as that one answers (a write stuck
 	// on a deposed leader would time out and make it reconnect);
 	// write-heavy ones fail over quickly. Both are needed to catch a
 	// deposed leader answering reads while the new one takes writes.
-	writeShare := []float64{0, 0.5, 0.5, 0.8}[rec.client%4]
+	writeShare := []float64{0, 0.5, 0.5, 0.8}[client%4]
 	for {
 		select {
 		case <-w.stop:
@@ -255,17 +256,17 @@ func (w *workload) runClient(s store, rec *recorder, rng *rand.Rand, firstValue 
 			timeout = time.Duration(50+rng.Intn(450)) * time.Millisecond
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		call := rec.now()
+		call := rec.Now()
 		var err error
 		if write {
 			v := next
 			next++
 			err = s.put(ctx, key, v)
-			rec.write(key, v, call, err)
+			rec.Write(key, v, call, err)
 		} else {
 			var v int64
 			if v, err = s.get(ctx, key); err == nil {
-				rec.read(key, v, call)
+				rec.Read(key, v, call)
 			}
 		}
 		cancel()
@@ -292,9 +293,5 @@ func (w *workload) runClient(s store, rec *recorder, rng *rand.Rand, firstValue 
 func (w *workload) finish() []porcupine.Operation {
 	w.stopOnce.Do(func() { close(w.stop) })
 	w.wg.Wait()
-	var all []porcupine.Operation
-	for _, r := range w.recs {
-		all = append(all, r.ops...)
-	}
-	return all
+	return register.Merge(w.recs...)
 }
