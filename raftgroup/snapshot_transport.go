@@ -13,7 +13,6 @@ import (
 	"github.com/linxGnu/grocksdb"
 	rpb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/novagraph/novagraph/proto/raftmsgpb"
@@ -71,7 +70,7 @@ func (t *GRPCTransport) streamSnapshot(d *SnapshotData) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("encoding MsgSnap: %w", err)
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), keepalive())
+	conn, err := dialPeer(addr)
 	if err != nil {
 		return 0, fmt.Errorf("dialing store %d at %s: %w", to, addr, err)
 	}

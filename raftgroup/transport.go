@@ -11,6 +11,8 @@ import (
 
 	rpb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	grpckeepalive "google.golang.org/grpc/keepalive"
 	"google.golang.org/protobuf/proto"
@@ -163,7 +165,10 @@ func (t *GRPCTransport) runPeer(p *peer) {
 			return
 		case <-time.After(backoff):
 		}
-		backoff = min(backoff*2, time.Second)
+		// Capped low: a dial attempt already takes up to a second
+		// (reconnect), and each second a stream stays down after a heal
+		// is a second some partition may go without a leader.
+		backoff = min(backoff*2, 200*time.Millisecond)
 	}
 }
 
@@ -184,11 +189,14 @@ func (t *GRPCTransport) stream(p *peer) error {
 	if !ok {
 		return fmt.Errorf("no address known for store %d", p.to)
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), keepalive())
+	conn, err := dialPeer(addr)
 	if err != nil {
 		return fmt.Errorf("dialing store %d at %s: %w", p.to, addr, err)
 	}
 	defer conn.Close()
+	if err := waitReady(conn, t.stop); err != nil {
+		return fmt.Errorf("connecting to store %d at %s: %w", p.to, addr, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stream, err := raftmsgpb.NewRaftServiceClient(conn).Send(ctx)
@@ -232,8 +240,67 @@ func (t *GRPCTransport) stream(p *peer) error {
 // connection (power loss, a partition that drops packets) fail within
 // seconds instead of at TCP's timeout, so raft hears the peer is
 // unreachable and snapshot slots are not held by dead transfers.
+//
+// gRPC also sets TCP_USER_TIMEOUT to the keepalive Timeout: data unacked
+// that long closes the connection. Two seconds, not more: a connection that
+// outlives a network partition comes back on TCP's retransmission backoff
+// (3.2 s, 6.4 s, … after the first loss), which kept partitions leaderless
+// for seconds after the network healed (the compose chaos runner measured
+// 4.6 s with 5 s). A closed connection is redialled at once by runPeer,
+// and each dial gives up within a second (the reconnect parameters below),
+// so the stream is back within about a second of the heal. The kernel,
+// not the peer process, acknowledges TCP data, so a slow or paused peer
+// does not trip it.
 func keepalive() grpc.DialOption {
-	return grpc.WithKeepaliveParams(grpckeepalive.ClientParameters{Time: 5 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true})
+	return grpc.WithKeepaliveParams(grpckeepalive.ClientParameters{Time: 5 * time.Second, Timeout: 2 * time.Second, PermitWithoutStream: true})
+}
+
+// dialPeer makes the connection to one peer store. The address goes to the
+// dialer as it is ("passthrough"), so its name is looked up at each
+// connection attempt, within the attempt's deadline. gRPC's default DNS
+// resolver instead looks names up in a goroutine of its own, with a 30 s
+// timeout: a store whose network went away (docker network disconnect) sat
+// in a lookup its DNS server never answered for 5 s after the network came
+// back, with the stream, and so the partition's election, waiting on it.
+func dialPeer(addr string) (*grpc.ClientConn, error) {
+	return grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()), keepalive(), reconnect())
+}
+
+// waitReady waits until conn connected, for at most connectWait: runPeer
+// then starts over with a new connection rather than queueing raft
+// messages behind one that does not come up.
+func waitReady(conn *grpc.ClientConn, stop <-chan struct{}) error {
+	ctx, cancel := context.WithTimeout(context.Background(), connectWait)
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	conn.Connect()
+	for {
+		st := conn.GetState()
+		if st == connectivity.Ready {
+			return nil
+		}
+		if !conn.WaitForStateChange(ctx, st) {
+			return fmt.Errorf("not connected within %v (%s)", connectWait, st)
+		}
+	}
+}
+
+// connectWait bounds one attempt to reach a peer (see waitReady).
+const connectWait = 2 * time.Second
+
+// reconnect bounds gRPC's own connection attempts to a peer: its defaults
+// (a 20 s connect timeout, backoff growing to 120 s) would keep a stream
+// down long after the peer came back.
+func reconnect() grpc.DialOption {
+	b := backoff.DefaultConfig
+	b.BaseDelay, b.MaxDelay = 100*time.Millisecond, time.Second
+	return grpc.WithConnectParams(grpc.ConnectParams{Backoff: b, MinConnectTimeout: time.Second})
 }
 
 // ServerKeepalive is the server side of keepalive: it admits the clients'
