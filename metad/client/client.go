@@ -98,7 +98,13 @@ func New(addrs []string, logger *slog.Logger) *Client {
 	}
 	c.snap.Store(newSnapshot(&metapb.Catalog{}))
 	for _, addr := range addrs {
-		conn, err := grpc.NewClient(addr,
+		// passthrough: the name is looked up inside each connection
+		// attempt, bounded by its timeout. gRPC's DNS resolver looks up in
+		// a goroutine of its own with a 30 s timeout and backs off up to
+		// two minutes after failures: a metad whose name was briefly gone
+		// (a container restarting) would stay unreachable long after it
+		// is back.
+		conn, err := grpc.NewClient("passthrough:///"+addr,
 			grpc.WithTransportCredentials(insecure.NewCredentials()),
 			// gRPC's default reconnect backoff grows to two minutes; a
 			// restarted metad must be picked up within about a second.
