@@ -194,11 +194,20 @@ func (e *Engine) Start() {
 		}()
 	}
 	go func() {
+		var werr error
 		select {
 		case <-e.stop:
-		case err := <-e.writer.err:
-			e.log.Error("raft engine stopped: log write failed", "err", err)
-			e.halt(err)
+		case werr = <-e.writer.err:
+		}
+		if werr == nil {
+			select { // the writer halts the engine itself, after sending
+			case werr = <-e.writer.err:
+			default:
+			}
+		}
+		if werr != nil {
+			e.log.Error("raft engine stopped: log write failed", "err", werr)
+			e.halt(werr)
 		}
 		wg.Wait()
 		close(e.writer.stop)
@@ -217,11 +226,33 @@ func (e *Engine) Stop() {
 
 // halt stops every goroutine of the engine; err is why (nil for Stop). Only
 // the first call counts.
+//
+// After a failed write nothing may write to RocksDB again: besides raft's
+// memory being ahead of the disk, RocksDB 7.8 does not guard its WAL
+// after a failed append (facebook/rocksdb#12448: the next write appends
+// after the torn record; Debian's build, which keeps assertions, aborts
+// the process instead). So the goroutine that saw the failure halts at
+// once, and every engine write first checks halted (errHalted).
 func (e *Engine) halt(err error) {
 	e.haltOnce.Do(func() {
 		e.failure = err
 		close(e.stop)
 	})
+}
+
+// errHalted is returned by a write that was not issued because the engine
+// had halted; the goroutine that sees it stops without reporting a disk
+// failure of its own.
+var errHalted = errors.New("raft engine halted: write not issued")
+
+// halted reports whether halt was called.
+func (e *Engine) halted() bool {
+	select {
+	case <-e.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // workerFor picks the worker that drives a group, always the same one.
@@ -238,6 +269,9 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 	e.mu.Unlock()
 	if exists {
 		return nil
+	}
+	if e.halted() {
+		return fmt.Errorf("%s: %w", id, ErrStopped)
 	}
 	if err := repairSnapshot(db, id, e.syncOpts); err != nil {
 		return err
@@ -483,6 +517,12 @@ func (e *Engine) activate(id GroupID) {
 		g.w.activate(id)
 	}
 }
+
+// Halted is closed once the engine has stopped, after a clean Stop or
+// because a disk write failed (Failed then says why). A daemon watches it
+// to exit when its engine halts instead of lingering with every group
+// failing (storaged.Server.Fatal).
+func (e *Engine) Halted() <-chan struct{} { return e.done }
 
 // Failed returns the disk error that stopped the engine, or nil while it
 // runs (or after a clean Stop).

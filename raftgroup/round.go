@@ -2,6 +2,7 @@ package raftgroup
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -52,6 +53,9 @@ func (w *worker) run() {
 		case <-w.wake:
 		}
 		if err := e.round(w, tick); err != nil {
+			if errors.Is(err, errHalted) {
+				return // another goroutine's write failed
+			}
 			// A failed write leaves raft's in-memory state ahead of the
 			// disk; continuing could acknowledge what is not durable.
 			e.log.Error("raft engine stopped: disk write failed", "err", err)
@@ -201,6 +205,9 @@ func (e *Engine) apply(ops []*applyOp) error {
 	}
 	if err := failpoint(fpBeforeApply); err != nil {
 		return err
+	}
+	if e.halted() {
+		return errHalted
 	}
 	for _, b := range batches {
 		if err := b.db.Write(e.writeOpts, b.wb); err != nil {

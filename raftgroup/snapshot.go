@@ -112,6 +112,9 @@ func (e *Engine) installSnapshot(g *group, m *rpb.Message) error {
 	if !ok {
 		return fmt.Errorf("%s: raft installed snapshot %d but no data was received for it", g.id, idx)
 	}
+	if e.halted() {
+		return errHalted
+	}
 	wb := grocksdb.NewWriteBatch()
 	defer wb.Destroy()
 	lower, upper := partition.DataRange(g.id.Space, g.id.Part)

@@ -1,6 +1,7 @@
 package raftgroup
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -73,7 +74,13 @@ func (w *appendWriter) run() {
 				break
 			}
 			if err := w.write(ops); err != nil {
+				if errors.Is(err, errHalted) {
+					return
+				}
+				// Halt now, not when the engine's goroutine reads err:
+				// the workers must not write again (Engine.halt).
 				w.err <- err
+				w.e.halt(err)
 				return
 			}
 		}
@@ -152,6 +159,9 @@ func (w *appendWriter) writeRun(ops []appendOp) error {
 	}
 	if err := failpoint(fpBeforeLogWrite); err != nil {
 		return err
+	}
+	if w.e.halted() {
+		return errHalted
 	}
 	for _, b := range batches {
 		opts := w.e.writeOpts

@@ -70,6 +70,9 @@ func (s *service) UploadSST(stream storagepb.StorageService_UploadSSTServer) err
 	if db == nil {
 		return invalidStatus("%s: no replica on this store", g)
 	}
+	if err := s.srv.refuseUpload(db); err != nil {
+		return err
+	}
 	dir := stagingDir(db, g)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("staging %s: %w", first.Name, err)
@@ -140,6 +143,9 @@ func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuil
 	// Checked here so that a bad request fails before it is in the log;
 	// every replica checks again when it applies.
 	if err := checkStaged(db, g, files); err != nil {
+		return err
+	}
+	if err := s.srv.refuseWrite(g); err != nil {
 		return err
 	}
 	b.add(&storagepb.Mutation{Op: &storagepb.Mutation_IngestSst{IngestSst: &storagepb.IngestSSTOp{Files: files}}})

@@ -18,6 +18,8 @@ type metrics struct {
 	rpcs        *prometheus.CounterVec // by method
 	failedParts *prometheus.CounterVec // by method and code
 	latency     *prometheus.HistogramVec
+	diskFree    *prometheus.GaugeVec // by data path (diskguard.go)
+	diskFull    *prometheus.GaugeVec // by data path: 1 while writes are refused
 }
 
 func newMetrics() *metrics {
@@ -32,12 +34,18 @@ func newMetrics() *metrics {
 			Name: "novagraph_storaged_rpc_seconds", Help: "StorageService call latency, by method.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
 		}, []string{"method"}),
+		diskFree: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "novagraph_storaged_disk_free_bytes", Help: "Free bytes on each data path's disk, as the disk guard last measured (the reserve file not counted as free).",
+		}, []string{"path"}),
+		diskFull: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "novagraph_storaged_disk_full", Help: "1 while a data path's disk is full: writes to the partitions on it are refused (E_DISK_FULL) and their leadership moves away.",
+		}, []string{"path"}),
 	}
 }
 
 // register adds the service metrics and the raft engine's counters to reg.
 func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.Engine) {
-	reg.MustRegister(m.rpcs, m.failedParts, m.latency)
+	reg.MustRegister(m.rpcs, m.failedParts, m.latency, m.diskFree, m.diskFull)
 	counter := func(name, help string, get func(raftgroup.Stats) uint64) {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 {
 			if e := engine(); e != nil {

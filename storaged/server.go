@@ -62,6 +62,18 @@ type Config struct {
 	// suspects, as graphd's does.
 	GossipAddr  string
 	GossipSeeds []string
+	// DiskReserve is the full-disk threshold and ballast size in bytes
+	// (diskguard.go): a data path with less free is full, and this store
+	// refuses writes to the partitions it leads there and moves their
+	// leadership away. 0 disables the guard (the daemon's default is
+	// DefaultDiskReserve).
+	DiskReserve int64
+	// DiskPollInterval is how often free space is measured (default
+	// DefaultDiskPollInterval).
+	DiskPollInterval time.Duration
+	// DiskFree measures a data path's free bytes (default StatfsFree);
+	// tests inject one to simulate a full disk.
+	DiskFree DiskFreeFunc
 }
 
 // Server is one storaged.
@@ -81,6 +93,12 @@ type Server struct {
 	metrics  *metrics
 	resolver *resolver    // edge-pair intents (pair.go)
 	gossip   *gossip.Node // nil without Config.GossipAddr
+
+	guard *diskGuard // nil when Config.DiskReserve is 0
+	// shed is the leadership shedding of partitions on full disks; only
+	// the guard's goroutine touches it.
+	shed  map[raftgroup.GroupID]*shedState
+	fatal chan error // Fatal
 
 	mu      sync.Mutex
 	groupDB map[raftgroup.GroupID]*grocksdb.DB
@@ -104,7 +122,11 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, groupDB: map[raftgroup.GroupID]*grocksdb.DB{}, healthy: errors.New("starting"), metrics: newMetrics()}
+	if cfg.DiskPollInterval <= 0 {
+		cfg.DiskPollInterval = DefaultDiskPollInterval
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, groupDB: map[raftgroup.GroupID]*grocksdb.DB{}, healthy: errors.New("starting"), metrics: newMetrics(),
+		shed: map[raftgroup.GroupID]*shedState{}, fatal: make(chan error, 1)}
 	if cfg.Registry != nil {
 		s.metrics.register(cfg.Registry, func() *raftgroup.Engine {
 			s.mu.Lock()
@@ -125,6 +147,17 @@ func (s *Server) Start(ctx context.Context) error {
 	rocks, err := s.cfg.RocksDB.withDefaults()
 	if err != nil {
 		return err
+	}
+	if err := s.WaitForDiskSpace(ctx); err != nil {
+		return err
+	}
+	if s.cfg.DiskReserve > 0 {
+		s.guard = newDiskGuard(s.cfg.DataPaths, uint64(s.cfg.DiskReserve), s.cfg.DiskPollInterval, s.cfg.DiskFree, s.log, s.metrics)
+		s.guard.whileFull = s.shedLeaders
+		s.guard.fullEnded = func() { clear(s.shed) }
+		if err := s.guard.prepare(); err != nil {
+			return err
+		}
 	}
 	cache := newBlockCache(rocks) // one per process; each instance holds a reference
 	for _, p := range s.cfg.DataPaths {
@@ -156,6 +189,9 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.storeID = storeID
 	s.log = s.log.With("store", storeID)
+	if s.guard != nil {
+		s.guard.log = s.log // its goroutine starts below
+	}
 
 	s.transport = raftgroup.NewGRPCTransport(storeID, func(id uint64) (string, bool) {
 		return s.meta.Catalog().HostAddr(id)
@@ -186,6 +222,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.mu.Unlock()
 	s.transport.SetEngine(engine)
 	engine.Start()
+	go s.watchEngine(engine)
 
 	// WaitForHandlers: Stop must not return while a handler still reads a
 	// RocksDB that Stop closes next.
@@ -242,6 +279,13 @@ func (s *Server) Start(ctx context.Context) error {
 		defer s.wg.Done()
 		s.resolver.run(runCtx)
 	}()
+	if s.guard != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.guard.run(runCtx)
+		}()
+	}
 	s.mu.Lock()
 	s.healthy = nil
 	s.mu.Unlock()
@@ -292,7 +336,11 @@ func serviceAddr(listen string, bound net.Addr) string {
 func (s *Server) StoreID() uint64 { return s.storeID }
 
 // Engine exposes the raft engine (tests and status pages).
-func (s *Server) Engine() *raftgroup.Engine { return s.engine }
+func (s *Server) Engine() *raftgroup.Engine {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.engine
+}
 
 // Healthy reports whether the store serves: started, not stopping, and its
 // raft engine not halted by a disk failure.
@@ -307,11 +355,30 @@ func (s *Server) Healthy() error {
 	return s.healthy
 }
 
+// Fatal delivers, once, the error of a raft engine that halted on its own
+// (a failed disk write; the error names the data disk when it is full).
+// Such a store serves nothing any more, so the daemon exits on it and its
+// supervisor restarts it (cmd/storaged); a restart waits for disk space
+// first (WaitForDiskSpace). Exiting loses nothing acknowledged: a write is
+// acknowledged only after its raft entry was written and synced by a
+// quorum and applied, and a restart replays the synced log.
+func (s *Server) Fatal() <-chan error { return s.fatal }
+
 // Gossip is the store's gossip node, nil when it does not gossip.
 func (s *Server) Gossip() *gossip.Node { return s.gossip }
 
 // Stop shuts the store down: stop serving, stop raft, close RocksDB.
-func (s *Server) Stop() {
+func (s *Server) Stop() { s.stop(true) }
+
+// Abort is Stop for a store whose raft engine halted on a failed disk
+// write (Fatal), before the process exits: everything stops but RocksDB
+// is left open. Closing it would write its WAL again, which RocksDB 7.8
+// must not do after a failed WAL append (raftgroup's Engine.halt;
+// Debian's build aborts the process on an assertion instead of exiting
+// with the clear error). Nothing is lost: what was acknowledged is synced.
+func (s *Server) Abort() { s.stop(false) }
+
+func (s *Server) stop(closeDBs bool) {
 	s.mu.Lock()
 	s.healthy = errors.New("stopping")
 	s.mu.Unlock()
@@ -340,6 +407,10 @@ func (s *Server) Stop() {
 	}
 	if s.meta != nil {
 		s.meta.Close()
+	}
+	if !closeDBs {
+		s.log.Info("storaged stopped, RocksDB left to the process exit")
+		return
 	}
 	s.closeDBs()
 	s.log.Info("storaged stopped")

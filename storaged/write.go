@@ -122,6 +122,23 @@ const (
 // then, with mirrorsWait, waits (bounded) for the intents they wrote to be
 // carried out, so that an acknowledged edge is normally visible from both
 // ends.
+//
+// Every StorageService write goes through here or calls refuseWrite
+// itself (Update, IngestSST; UploadSST calls refuseUpload): a partition
+// this store leads on a full data disk fails with E_DISK_FULL before
+// anything is proposed (diskguard.go). That includes MirrorEdges, the
+// in-edge halves other owners send: refusing them breaks no pair, since
+// the owner keeps its intent (replicated data) until the mirror applies
+// and its resolver retries every resolveScanEvery, so the in-edges land
+// once space is back; until then GO REVERSELY misses them, as it does
+// while a destination partition has no leader. Accepting them would let
+// writes taken elsewhere keep filling the full disk. FlushIntents is not
+// refused: it only makes this store carry out its own intents, sending
+// mirrors to other partitions and deleting the intents here, which frees
+// rather than takes space, and refusing it would stall other stores'
+// DELETE VERTEX. The resolver's and the engine's own writes (intent
+// clean-up, tombstone purges, raft appends and applies as a follower)
+// are not client writes and go on; the released reserve is their room.
 func (s *service) writeParts(ctx context.Context, spaceID int32, version int64, parts []int32, mirrors mirrorMode,
 	build func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error) []*storagepb.PartResult {
 	snap, space, err := s.spaceFor(ctx, spaceID, version)
@@ -129,6 +146,10 @@ func (s *service) writeParts(ctx context.Context, spaceID int32, version int64, 
 		return allFailed(snap, s, parts, err)
 	}
 	return s.forEachPart(snap, parts, func(part int32) error {
+		g := raftgroup.GroupID{Space: spaceID, Part: part}
+		if err := s.srv.refuseWrite(g); err != nil {
+			return err
+		}
 		b := newCommand(snap, space)
 		if err := build(b, space, part); err != nil {
 			return err
@@ -136,7 +157,6 @@ func (s *service) writeParts(ctx context.Context, spaceID int32, version int64, 
 		if len(b.cmd.Mutations) == 0 {
 			return nil
 		}
-		g := raftgroup.GroupID{Space: spaceID, Part: part}
 		if err := s.srv.propose(ctx, g, b.cmd); err != nil {
 			return err
 		}
@@ -378,6 +398,9 @@ func (s *service) update(ctx context.Context, snap *metaclient.Snapshot, space *
 		}
 	}
 	b.add(&storagepb.Mutation{Op: &storagepb.Mutation_Update{Update: req}})
+	if err := s.srv.refuseWrite(g); err != nil {
+		return nil, err
+	}
 	result, err := s.srv.proposeResult(ctx, g, b.cmd)
 	if err != nil {
 		return nil, err

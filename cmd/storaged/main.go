@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,15 +11,23 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/internal/daemon"
+	"github.com/novagraph/novagraph/query/parser"
 	"github.com/novagraph/novagraph/storaged"
 )
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "storaged:", err)
+		var logged loggedError
+		if !errors.As(err, &logged) {
+			fmt.Fprintln(os.Stderr, "storaged:", err)
+		}
 		os.Exit(1)
 	}
 }
+
+// loggedError is a failure already logged (as one structured line): main
+// exits 1 without printing it again.
+type loggedError struct{ error }
 
 func run(args []string) error {
 	fs := flag.NewFlagSet("storaged", flag.ContinueOnError)
@@ -47,6 +56,9 @@ func run(args []string) error {
 	prefixBloom := fs.Bool("rocksdb-prefix-bloom", true, "prefix blooms on the 17-byte vertex prefix (space, part, kind, first 8 vid bytes) in SST files and memtables, so a GetNeighbors seek skips files without the vertex")
 	rateLimit := fs.Int("rocksdb-rate-limit-mb", rdb.RateLimitMB, "cap on flush and compaction disk writes in MiB/s, per data path (0: no limit)")
 	bgJobs := fs.Int("rocksdb-max-background-jobs", rdb.MaxBackgroundJobs, "concurrent flushes and compactions per data path")
+	diskReserve := sizeFlag(storaged.DefaultDiskReserve)
+	fs.Var(&diskReserve, "disk-reserve", "free space to keep on each data path's disk, in bytes or with a unit (64MiB): storaged holds it in a file <data-path>/RESERVED and, once less than this is free, releases it, refuses writes to the partitions it leads there (E_DISK_FULL) and moves their leadership away, until twice this is free; it also waits for this much before it starts (0: no guard) — docs/deploy.md")
+	diskPoll := fs.Duration("disk-poll-interval", storaged.DefaultDiskPollInterval, "how often free space on the data paths is measured")
 	log, err := daemon.ParseFlags(fs, args, "storaged")
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -64,6 +76,9 @@ func run(args []string) error {
 	levels, err := storaged.ParseCompressionPerLevel(*compression)
 	if err != nil {
 		return fmt.Errorf("--rocksdb-compression-per-level: %w", err)
+	}
+	if diskReserve < 0 {
+		return fmt.Errorf("--disk-reserve must not be negative")
 	}
 	ctx, stop := daemon.SignalContext()
 	defer stop()
@@ -83,22 +98,81 @@ func run(args []string) error {
 			CompressionPerLevel: levels, BloomBitsPerKey: offIfZero(*bloomBits), NoPrefixBloom: !*prefixBloom,
 			RateLimitMB: offIfZero(*rateLimit), MaxBackgroundJobs: *bgJobs,
 		},
+		DiskReserve: int64(diskReserve), DiskPollInterval: *diskPoll,
 		Logger:   log,
 		Registry: reg,
 	})
+	// /healthz answers (503, with the reason) from the start: while
+	// storaged waits for disk space it is alive but not ready.
+	status, err := daemon.StartStatusServer(*httpAddr, reg, srv.Healthy, log)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = status.Close() }()
+	status.Handle("/parts", srv.PartsHandler())
+	// A data disk with less than --disk-reserve free (a full disk stopped
+	// the previous run): wait for space before opening RocksDB rather than
+	// crash-loop. No deadline: freeing space takes a human.
+	if err := srv.WaitForDiskSpace(ctx); err != nil {
+		if ctx.Err() != nil {
+			log.Info("shutting down")
+			return nil
+		}
+		return err
+	}
 	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if err := srv.Start(startCtx); err != nil {
 		return err
 	}
-	status, err := daemon.StartStatusServer(*httpAddr, reg, srv.Healthy, log)
-	if err != nil {
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
 		srv.Stop()
+		return nil
+	case err := <-srv.Fatal():
+		// The raft engine halted on a failed disk write (a full disk:
+		// "data disk /data is full"): every partition here fails from now
+		// on, so exit 1 and let the supervisor (systemd, docker's restart
+		// policy, Kubernetes) restart storaged, which then waits for
+		// space. Nothing acknowledged is lost: a write is acknowledged
+		// only after its raft entry was synced to a quorum's disks and
+		// applied, and the restart replays the synced log.
+		log.Error("storaged exits: " + err.Error())
+		stopped := make(chan struct{})
+		go func() {
+			srv.Abort() // not Stop: RocksDB must not be written again
+			close(stopped)
+		}()
+		select { // exit even if a stuck handler holds Abort up
+		case <-stopped:
+		case <-time.After(30 * time.Second):
+		}
+		return loggedError{err}
+	}
+}
+
+// sizeFlag is a byte size flag: bytes, or a number with a unit (64MiB).
+type sizeFlag int64
+
+func (f *sizeFlag) String() string {
+	n := int64(*f)
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.size == 0 {
+			return fmt.Sprintf("%d%s", n/u.size, u.suffix)
+		}
+	}
+	return fmt.Sprint(n)
+}
+
+func (f *sizeFlag) Set(s string) error {
+	n, err := parser.ParseSize(s)
+	if err != nil {
 		return err
 	}
-	<-ctx.Done()
-	log.Info("shutting down")
-	_ = status.Close()
-	srv.Stop()
+	*f = sizeFlag(n)
 	return nil
 }

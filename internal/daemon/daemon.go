@@ -122,6 +122,7 @@ func NewRegistry() *prometheus.Registry {
 type StatusServer struct {
 	srv *http.Server
 	ln  net.Listener
+	mux *http.ServeMux
 }
 
 // StartStatusServer listens on addr. healthy reports whether the daemon can
@@ -145,7 +146,7 @@ func StartStatusServer(addr string, reg *prometheus.Registry, healthy func() err
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	s := &StatusServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}
+	s := &StatusServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, mux: mux}
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("status server stopped", "err", err)
@@ -153,6 +154,9 @@ func StartStatusServer(addr string, reg *prometheus.Registry, healthy func() err
 	}()
 	return s, nil
 }
+
+// Handle adds a daemon's own page (storaged's /parts) to the status server.
+func (s *StatusServer) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // Addr is the address the status server listens on.
 func (s *StatusServer) Addr() string { return s.ln.Addr().String() }

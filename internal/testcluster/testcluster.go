@@ -66,6 +66,13 @@ type Options struct {
 	// NoGossip turns gossip off; by default graphd and every store gossip
 	// on loopback (package gossip) as a deployed cluster does.
 	NoGossip bool
+	// DiskReserve turns on each store's disk guard (storaged.Config;
+	// default off), polling every DiskPollInterval. DiskFree, if set,
+	// measures the free space of store slot's data path instead of
+	// statfs, so tests can make a disk full.
+	DiskReserve      int64
+	DiskPollInterval time.Duration
+	DiskFree         func(slot int, path string) (uint64, error)
 }
 
 // Start brings up a cluster and waits until every store is online.
@@ -140,6 +147,10 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 	if !c.opts.NoGossip {
 		gossipAddr = "127.0.0.1:0"
 	}
+	var diskFree storaged.DiskFreeFunc
+	if f := c.opts.DiskFree; f != nil {
+		diskFree = func(path string) (uint64, error) { return f(i, path) }
+	}
 	srv := storaged.New(storaged.Config{
 		ListenAddr: s.addr, DataPaths: []string{s.dataDir}, MetaAddrs: c.MetaAddrs(),
 		RaftTick: tick, HeartbeatInterval: 200 * time.Millisecond, WrapTransport: c.opts.WrapTransport,
@@ -147,6 +158,7 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 		MirrorWait: c.opts.MirrorWait,
 		Logger:     c.log.With("daemon", "storaged", "slot", i),
 		GossipAddr: gossipAddr, GossipSeeds: c.gossipSeeds(),
+		DiskReserve: c.opts.DiskReserve, DiskPollInterval: c.opts.DiskPollInterval, DiskFree: diskFree,
 	})
 	if err := srv.Start(ctx); err != nil {
 		return fmt.Errorf("starting storaged %d: %w", i, err)
@@ -154,6 +166,9 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 	s.Server, s.addr = srv, srv.Addr()
 	return nil
 }
+
+// DataDir is store slot i's data path.
+func (c *Cluster) DataDir(i int) string { return c.Stores[i].dataDir }
 
 // StopStore stops store i (its data stays).
 func (c *Cluster) StopStore(i int) {

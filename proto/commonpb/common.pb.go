@@ -46,7 +46,12 @@ const (
 	// before it applied: it may or may not take effect. Not retried
 	// automatically, since a retry could apply it twice around another write.
 	ErrorCode_E_OUTCOME_UNKNOWN ErrorCode = 14
-	ErrorCode_E_UNKNOWN         ErrorCode = 99
+	// The data disk of the replica that would have proposed the write is
+	// (nearly) full: storaged refused the write before proposing it, so it
+	// certainly did not apply. Not retried automatically; the message names
+	// the store and the disk. Reads still work.
+	ErrorCode_E_DISK_FULL ErrorCode = 15
+	ErrorCode_E_UNKNOWN   ErrorCode = 99
 )
 
 // Enum value maps for ErrorCode.
@@ -67,6 +72,7 @@ var (
 		12: "E_TIMEOUT",
 		13: "E_STORAGE",
 		14: "E_OUTCOME_UNKNOWN",
+		15: "E_DISK_FULL",
 		99: "E_UNKNOWN",
 	}
 	ErrorCode_value = map[string]int32{
@@ -85,6 +91,7 @@ var (
 		"E_TIMEOUT":          12,
 		"E_STORAGE":          13,
 		"E_OUTCOME_UNKNOWN":  14,
+		"E_DISK_FULL":        15,
 		"E_UNKNOWN":          99,
 	}
 )
@@ -1017,7 +1024,7 @@ const file_novagraph_common_proto_rawDesc = "" +
 	"\x03dst\x18\x03 \x01(\v2\x1b.novagraph.common.VertexValR\x03dst\"2\n" +
 	"\bHostAddr\x12\x12\n" +
 	"\x04host\x18\x01 \x01(\tR\x04host\x12\x12\n" +
-	"\x04port\x18\x02 \x01(\x05R\x04port*\xbf\x02\n" +
+	"\x04port\x18\x02 \x01(\x05R\x04port*\xd0\x02\n" +
 	"\tErrorCode\x12\r\n" +
 	"\tSUCCEEDED\x10\x00\x12\x14\n" +
 	"\x10E_LEADER_CHANGED\x10\x01\x12\x14\n" +
@@ -1035,7 +1042,8 @@ const file_novagraph_common_proto_rawDesc = "" +
 	"\x0fE_CATALOG_STALE\x10\v\x12\r\n" +
 	"\tE_TIMEOUT\x10\f\x12\r\n" +
 	"\tE_STORAGE\x10\r\x12\x15\n" +
-	"\x11E_OUTCOME_UNKNOWN\x10\x0e\x12\r\n" +
+	"\x11E_OUTCOME_UNKNOWN\x10\x0e\x12\x0f\n" +
+	"\vE_DISK_FULL\x10\x0f\x12\r\n" +
 	"\tE_UNKNOWN\x10cB/Z-github.com/novagraph/novagraph/proto/commonpbb\x06proto3"
 
 var (

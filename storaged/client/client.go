@@ -99,7 +99,12 @@ func (c *Client) conn(addr string) (*grpc.ClientConn, error) {
 		// fails at once. Cap it near an election timeout.
 		backoffCfg := backoff.DefaultConfig
 		backoffCfg.MaxDelay = time.Second
-		cc, err = grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// passthrough: the name is looked up inside each connection
+		// attempt, bounded by MinConnectTimeout. gRPC's DNS resolver looks
+		// up in a goroutine of its own (30 s timeout) and backs off for
+		// minutes after a failure, and a store's name is missing from
+		// Docker's or Kubernetes' DNS while it restarts.
+		cc, err = grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoffCfg, MinConnectTimeout: 2 * time.Second}),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(256<<20)))
 		if err != nil {
@@ -287,6 +292,14 @@ func (c *Client) callHost(ctx context.Context, snap *metaclient.Snapshot, space 
 				return nil, &PartError{Part: f.PartId, Code: f.Code, Msg: f.Message}
 			}
 			retry = append(retry, f.PartId)
+		case commonpb.ErrorCode_E_DISK_FULL:
+			// The leader's data disk is full: it refused the write before
+			// proposing it, so the failure is definite. Not a leader
+			// change: no other replica may take the write until the
+			// leader hands leadership on (which it does when it can), so
+			// retrying would only wait out the budget. The message names
+			// the store and the disk.
+			return nil, &PartError{Part: f.PartId, Code: f.Code, Msg: f.Message}
 		default:
 			return nil, &PartError{Part: f.PartId, Code: f.Code, Msg: f.Message}
 		}

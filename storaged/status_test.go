@@ -1,0 +1,87 @@
+package storaged_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"github.com/novagraph/novagraph/internal/testcluster"
+	"github.com/novagraph/novagraph/storaged"
+)
+
+// TestPartsPage: /parts on each store lists its replicas with the leader
+// they follow, and ?checksum=1 gives equal checksums on every replica of a
+// partition once they applied the same index. The compose chaos runner
+// judges leaders and replica agreement from exactly these pages.
+func TestPartsPage(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{Stores: 3})
+	s := c.Session()
+	defer s.Close()
+	mustExec(t, s, "CREATE SPACE pages(partition_num=4, replica_factor=3, vid_type=INT64)")
+	mustExec(t, s, "USE pages")
+	mustExec(t, s, "CREATE TAG t(x int)")
+	waitUntil(t, "the tag is usable", func() bool {
+		_, err := exec(s, "INSERT VERTEX t(x) VALUES 1:(1), 2:(2), 3:(3), 4:(4), 5:(5)")
+		return err == nil
+	})
+	get := func(i int, query string) []storaged.ReplicaStatus {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		c.Stores[i].Server.PartsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/parts"+query, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("store %d /parts%s: %d %s", i, query, rec.Code, rec.Body)
+		}
+		var out []storaged.ReplicaStatus
+		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+			t.Fatalf("store %d /parts%s: %v", i, query, err)
+		}
+		return out
+	}
+	space := get(0, "")[0].Space
+	var sums map[int32][]uint64
+	waitUntil(t, "every partition has one leader all replicas follow, at one applied index", func() bool {
+		leaders := map[int32]map[uint64]bool{}
+		applied := map[int32]map[uint64]bool{}
+		sums = map[int32][]uint64{}
+		for i := range c.Stores {
+			reps := get(i, "?checksum=1&space="+itoa(space))
+			if len(reps) != 4 {
+				t.Fatalf("store %d lists %d replicas of a 4-partition rf 3 space on 3 stores", i, len(reps))
+			}
+			for _, r := range reps {
+				if r.Store != c.Stores[i].Server.StoreID() || len(r.Voters) != 3 || r.Checksum == nil || r.Error != "" {
+					t.Fatalf("store %d: %+v", i, r)
+				}
+				if leaders[r.Part] == nil {
+					leaders[r.Part], applied[r.Part] = map[uint64]bool{}, map[uint64]bool{}
+				}
+				leaders[r.Part][r.Leader] = true
+				applied[r.Part][r.Applied] = true
+				sums[r.Part] = append(sums[r.Part], *r.Checksum)
+			}
+		}
+		for p := range leaders {
+			if len(leaders[p]) != 1 || leaders[p][0] || len(applied[p]) != 1 {
+				return false
+			}
+		}
+		return true
+	})
+	for p, s := range sums {
+		if s[0] != s[1] || s[1] != s[2] {
+			t.Fatalf("partition %d: replicas at one applied index have checksums %x", p, s)
+		}
+	}
+	if got := get(0, "?space=999"); len(got) != 0 {
+		t.Fatalf("another space's filter lists %v", got)
+	}
+	rec := httptest.NewRecorder()
+	c.Stores[0].Server.PartsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/parts?space=x", nil))
+	if rec.Code != http.StatusBadRequest {
+		t.Fatalf("?space=x: %d", rec.Code)
+	}
+}
+
+func itoa(n int32) string { return strconv.Itoa(int(n)) }
