@@ -10,6 +10,8 @@
 #   make image         container image novagraph:dev (FROM scratch, no registry needed)
 #   make compose-up    five-host cluster in containers (deploy/compose); returns when it serves
 #   make compose-down  stop and remove it (VOLUMES=1 also deletes its data volumes)
+#   make chaos         the chaos run against the compose cluster (FAULTS=100 by
+#                      default; SEED, KINDS; report in chaos-report/)
 
 GO          ?= go
 STORAGED    ?= 1
@@ -20,8 +22,12 @@ GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
 BINARIES    := metad storaged graphd nova-console nova-importer nova-bench
 IMAGE       ?= novagraph:dev
 VOLUMES     ?= 0
+FAULTS      ?= 100
+SEED        ?= 1
+KINDS       ?=
+CHAOS_SHORT_FAULTS ?= 7
 
-.PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down
+.PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short
 
 deps:
 	@if ! dpkg -s librocksdb-dev protobuf-compiler >/dev/null 2>&1; then \
@@ -51,11 +57,29 @@ fmt:
 
 # The test command of the README and of .ci/run. The chaos tests run on
 # their own after the rest: they load both cores, and other cluster tests
-# running beside them would only measure the contention.
+# running beside them would only measure the contention. chaos-short is a
+# few faults against the compose cluster (skipped, saying so, where there
+# is no docker).
 test: vet
 	$(GO) test -race -timeout 40m $$($(GO) list ./... | grep -v '/internal/chaos$$')
 	$(GO) test -race -timeout 30m ./internal/chaos
 	$(GO) test -race -tags failpoints -run Failpoint -timeout 10m ./raftgroup ./storaged
+	$(MAKE) chaos-short
+
+chaos-short:
+	@if docker info >/dev/null 2>&1 && command -v docker-compose >/dev/null 2>&1; then \
+		$(MAKE) image && \
+		NOVAGRAPH_CHAOS_FAULTS=$(CHAOS_SHORT_FAULTS) NOVAGRAPH_CHAOS_SEED=$(SEED) \
+		$(GO) test -count=1 -tags compose -run TestComposeChaos -timeout 30m -v ./internal/chaos/compose; \
+	else \
+		echo "chaos-short: skipped: docker or docker-compose is not available"; \
+	fi
+
+# The long chaos run (docs/reliability.md); the report goes to chaos-report/.
+chaos: image
+	NOVAGRAPH_CHAOS_FAULTS=$(FAULTS) NOVAGRAPH_CHAOS_SEED=$(SEED) NOVAGRAPH_CHAOS_KINDS=$(KINDS) \
+	NOVAGRAPH_CHAOS_REPORT=$(CURDIR)/chaos-report \
+	$(GO) test -count=1 -tags compose -run TestComposeChaos -timeout 0 -v ./internal/chaos/compose
 
 test-short:
 	$(GO) test -short ./...

@@ -14,7 +14,10 @@
 #
 # Environment: NOVA_IMAGE (novagraph:dev), NOVA_GRAPHD_PORT1/2 (9669/9670,
 # published on 127.0.0.1), NOVA_ROOT_PASSWORD (nova, used on the first start
-# only), NOVA_COMPOSE_PROJECT (novagraph).
+# only), NOVA_COMPOSE_PROJECT (novagraph), NOVA_SUBNET (172.29.89: the
+# private network's /24), NOVA_COMPOSE_OVERLAY (extra compose files,
+# space-separated, relative to this directory; the chaos runner uses
+# docker-compose.chaos.yml).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -26,7 +29,11 @@ PROJECT=${NOVA_COMPOSE_PROJECT:-novagraph}
 TIMEOUT=${NOVA_UP_TIMEOUT:-180}
 STORAGED=5
 
-dc() { docker-compose -p "$PROJECT" -f docker-compose.yml "$@"; }
+export NOVA_SUBNET=${NOVA_SUBNET:-172.29.89}
+FILES=(-f docker-compose.yml)
+for f in ${NOVA_COMPOSE_OVERLAY:-}; do FILES+=(-f "$f"); done
+
+dc() { docker-compose -p "$PROJECT" "${FILES[@]}" "$@"; }
 
 need() {
 	command -v docker >/dev/null 2>&1 || { echo "docker is not installed (or not on PATH)" >&2; exit 1; }
