@@ -3,7 +3,6 @@
 package storaged_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -16,33 +15,12 @@ import (
 	"github.com/novagraph/novagraph/internal/testcluster"
 )
 
-func run(t *testing.T, s *client.Session, stmt string) []string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	rs, err := s.Execute(ctx, stmt)
-	if err != nil {
-		t.Fatalf("%s: %v", stmt, err)
-	}
-	out := make([]string, rs.Len())
-	for i := range out {
-		row := rs.Row(i)
-		var cells []string
-		for j := 0; j < row.Len(); j++ {
-			cells = append(cells, fmt.Sprint(row.Value(j)))
-		}
-		out[i] = strings.Join(cells, "|")
-	}
-	sort.Strings(out)
-	return out
-}
-
 // halves returns the edges seen from their sources (GO) and from their
 // destinations (GO REVERSELY), as "src|dst|w".
 func halves(t *testing.T, s *client.Session, vids string) (out, in []string) {
 	t.Helper()
-	out = run(t, s, "GO FROM "+vids+" OVER e YIELD src(edge), dst(edge), e.w")
-	in = run(t, s, "GO FROM "+vids+" OVER e REVERSELY YIELD src(edge), dst(edge), e.w")
+	out = mustExec(t, s, "GO FROM "+vids+" OVER e YIELD src(edge), dst(edge), e.w")
+	in = mustExec(t, s, "GO FROM "+vids+" OVER e REVERSELY YIELD src(edge), dst(edge), e.w")
 	return out, in
 }
 
@@ -54,9 +32,9 @@ func TestFailpointEdgePairSurvivesCrash(t *testing.T) {
 	c := testcluster.Start(t, testcluster.Options{Stores: 3, MirrorWait: 300 * time.Millisecond})
 	s := c.Session()
 	defer s.Close()
-	run(t, s, "CREATE SPACE pairs(partition_num=6, replica_factor=3, vid_type=INT64)")
-	run(t, s, "USE pairs")
-	run(t, s, "CREATE EDGE e(w int)")
+	mustExec(t, s, "CREATE SPACE pairs(partition_num=6, replica_factor=3, vid_type=INT64)")
+	mustExec(t, s, "USE pairs")
+	mustExec(t, s, "CREATE EDGE e(w int)")
 
 	var values, all []string
 	var want []string
@@ -70,7 +48,7 @@ func TestFailpointEdgePairSurvivesCrash(t *testing.T) {
 	vids := strings.Join(slices.Compact(all), ", ")
 	sort.Strings(want)
 	// A first edge, written normally, that the crash must not disturb.
-	run(t, s, "INSERT EDGE e(w) VALUES 100->101:(0)")
+	mustExec(t, s, "INSERT EDGE e(w) VALUES 100->101:(0)")
 	base := "100|101|0"
 
 	crash := func(what string) {
@@ -102,7 +80,7 @@ func TestFailpointEdgePairSurvivesCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run(t, s, "INSERT EDGE e(w) VALUES "+strings.Join(values, ", "))
+	mustExec(t, s, "INSERT EDGE e(w) VALUES "+strings.Join(values, ", "))
 	out, in := halves(t, s, vids)
 	if !slices.Equal(out, want) {
 		t.Fatalf("out-edges after the write: %q, want %q", out, want)
@@ -113,7 +91,7 @@ func TestFailpointEdgePairSurvivesCrash(t *testing.T) {
 	crash("insert")
 	off()
 	awaitPairs("insert", want)
-	if got := run(t, s, "GO FROM 100 OVER e YIELD src(edge), dst(edge), e.w"); !slices.Equal(got, []string{base}) {
+	if got := mustExec(t, s, "GO FROM 100 OVER e YIELD src(edge), dst(edge), e.w"); !slices.Equal(got, []string{base}) {
 		t.Fatalf("untouched edge: %q", got)
 	}
 
@@ -127,7 +105,7 @@ func TestFailpointEdgePairSurvivesCrash(t *testing.T) {
 	for i := int64(1); i <= 12; i += 2 {
 		keys = append(keys, fmt.Sprintf("%d->%d", i, i+1))
 	}
-	run(t, s, "DELETE EDGE e "+strings.Join(keys, ", "))
+	mustExec(t, s, "DELETE EDGE e "+strings.Join(keys, ", "))
 	crash("delete")
 	off()
 	var left []string
