@@ -24,6 +24,7 @@ import (
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/storaged"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
@@ -358,6 +359,62 @@ sources:
 				err := sc.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: sp.GetSpaceId(), PartId: 1, Files: []*storagepb.SSTFile{tc.f}})
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Errorf("IngestSST %s: %v, want %q", tc.f.Name, err, tc.want)
+				}
+			}
+		})
+	})
+
+	t.Run("sst then a new replica", func(t *testing.T) {
+		// A replica added after an SST ingest never had the files: it
+		// must catch up by snapshot, not by replaying the ingest entry
+		// from the log (which would halt its store), and hold the same
+		// data as the replica that ingested.
+		o := presetFor(c, "wikisst1", 1, t.TempDir())
+		o.Mode, o.SSTDir = "sst", t.TempDir()
+		cfg, err := SNAPConfig(wikiVote, "vote", false, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, cfg, Options{})
+		withStorage(t, c, func(sc *storageclient.Client, meta *metaclient.Client) {
+			sp, _ := meta.Catalog().SpaceByName("wikisst1")
+			sid := sp.GetSpaceId()
+			byID := map[uint64]*storaged.Server{}
+			for _, st := range c.Stores {
+				byID[st.Server.StoreID()] = st.Server
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			for part := int32(1); part <= 2; part++ {
+				replicas := meta.Catalog().Parts(sid)[part]
+				if len(replicas) != 1 {
+					t.Fatalf("part %d: replicas %v, want one", part, replicas)
+				}
+				from := replicas[0]
+				var to uint64
+				for id := range byID {
+					if id != from {
+						to = id
+						break
+					}
+				}
+				if err := sc.AddReplica(ctx, sid, part, to); err != nil {
+					t.Fatalf("part %d: adding store %d: %v", part, to, err)
+				}
+				deadline := time.Now().Add(30 * time.Second)
+				for {
+					if err := byID[to].Healthy(); err != nil {
+						t.Fatalf("part %d: store %d, the new replica's, stopped: %v", part, to, err)
+					}
+					want, err1 := byID[from].PartChecksum(sid, part)
+					got, err2 := byID[to].PartChecksum(sid, part)
+					if err1 == nil && err2 == nil && got == want {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("part %d: the new replica on store %d holds checksum %x (%v), the ingesting one %x (%v)", part, to, got, err2, want, err1)
+					}
+					time.Sleep(50 * time.Millisecond)
 				}
 			}
 		})
