@@ -420,6 +420,84 @@ sources:
 		})
 	})
 
+	t.Run("sst with a replica joining before the ingest", func(t *testing.T) {
+		// A store added to a partition between the upload and the ingest
+		// lacks the files: every replica must refuse that ingest alike,
+		// and the importer upload again and ingest on the new set, so
+		// that both replicas hold the data. Without the check, the new
+		// replica skipped the ingest the old one applied.
+		o := presetFor(c, "wikisst2", 1, t.TempDir())
+		o.Mode, o.SSTDir = "sst", t.TempDir()
+		cfg, err := SNAPConfig(wikiVote, "vote", false, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withStorage(t, c, func(sc *storageclient.Client, meta *metaclient.Client) {
+			byID := map[uint64]*storaged.Server{}
+			for _, st := range c.Stores {
+				byID[st.Server.StoreID()] = st.Server
+			}
+			var once sync.Once
+			var sid int32
+			var from, to uint64
+			joined := false
+			hook := func(part int32) {
+				if part != 1 {
+					return
+				}
+				once.Do(func() {
+					deadline := time.Now().Add(10 * time.Second)
+					for {
+						if sp, ok := meta.Catalog().SpaceByName("wikisst2"); ok && len(meta.Catalog().Parts(sp.GetSpaceId())[1]) == 1 {
+							sid, from = sp.GetSpaceId(), meta.Catalog().Parts(sp.GetSpaceId())[1][0]
+							break
+						}
+						if time.Now().After(deadline) {
+							t.Errorf("the space's partition 1 is not in the catalog")
+							return
+						}
+						time.Sleep(20 * time.Millisecond)
+					}
+					for id := range byID {
+						if id != from {
+							to = id
+							break
+						}
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+					defer cancel()
+					if err := sc.AddReplica(ctx, sid, 1, to); err != nil {
+						t.Errorf("adding store %d to partition 1: %v", to, err)
+						return
+					}
+					joined = true
+				})
+			}
+			sum := mustRun(t, cfg, Options{afterUpload: hook})
+			if !joined || sum.Failed != 0 {
+				t.Fatalf("joined %v, summary %+v", joined, sum)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				want, err1 := byID[from].PartChecksum(sid, 1)
+				got, err2 := byID[to].PartChecksum(sid, 1)
+				empty, _ := byID[from].PartChecksum(sid, 999)
+				if err1 == nil && err2 == nil && got == want && want != empty {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("partition 1: the replica that joined before the ingest (store %d) holds checksum %x (%v), the original (store %d) %x (%v)", to, got, err2, from, want, err1)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			for id, srv := range byID {
+				if err := srv.Healthy(); err != nil {
+					t.Fatalf("store %d: %v", id, err)
+				}
+			}
+		})
+	})
+
 	t.Run("sst ldbc index", func(t *testing.T) {
 		o := presetFor(c, "ldbcsst", 1, t.TempDir())
 		o.Mode, o.SSTDir = "sst", t.TempDir()

@@ -76,6 +76,9 @@ type Options struct {
 
 	// afterRound, in tests, runs after each round is recorded.
 	afterRound func()
+	// afterUpload, in tests, runs in SST mode between a partition's
+	// upload and its ingest.
+	afterUpload func(part int32)
 }
 
 // Stats are the counts of a run so far.
@@ -180,6 +183,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		if sst, err = newSSTBuilder(meta.Catalog(), space, dir, int64(cfg.Manager.SSTMemoryMB)<<20, log); err != nil {
 			return nil, err
 		}
+		sst.afterUpload = opts.afterUpload
 		defer sst.close()
 		// Nothing is in the space until the end: no resuming midway.
 		cpPath, opts.Restart = "", true

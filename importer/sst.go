@@ -64,6 +64,10 @@ type sstBuilder struct {
 	held  int64
 
 	stats sstStats
+
+	// afterUpload, if set (tests), runs between a partition's upload and
+	// its ingest.
+	afterUpload func(part int32)
 }
 
 // indexedSchema is a tag or edge type with indexes: its rows are decoded
@@ -456,7 +460,10 @@ func (b *sstBuilder) shipPart(ctx context.Context, storage *storageclient.Client
 			}
 		}
 	}
-	err := storage.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: sp, PartId: pf.part, Files: pf.files, CatalogVersion: snap.Version()})
+	if b.afterUpload != nil {
+		b.afterUpload(pf.part)
+	}
+	err := storage.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: sp, PartId: pf.part, Files: pf.files, CatalogVersion: snap.Version(), Stores: stores})
 	if err != nil {
 		return fmt.Errorf("partition %d: ingesting: %w", pf.part, err)
 	}

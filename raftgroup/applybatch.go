@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/linxGnu/grocksdb"
+	rpb "go.etcd.io/raft/v3/raftpb"
 )
 
 // ApplyBatch is what an Applier writes into: the write batch of one apply
@@ -41,6 +42,7 @@ type ApplyBatch struct {
 	cur struct {
 		g     GroupID
 		index uint64
+		conf  *rpb.ConfState
 	}
 }
 
@@ -57,6 +59,15 @@ func NewApplyBatch(db *grocksdb.DB) *ApplyBatch { return newApplyBatch(db) }
 
 // Write commits the batch to its database.
 func (b *ApplyBatch) Write(wo *grocksdb.WriteOptions) error { return b.db.Write(wo, b.wb) }
+
+// Config is the group's configuration where the entry being applied sits
+// in its log: the same on every replica, so an applier may decide by it.
+func (b *ApplyBatch) Config() Members {
+	if b.cur.conf == nil {
+		return Members{}
+	}
+	return membersOf(b.cur.conf)
+}
 
 // DB is the database the batch writes to (IngestFiles' callers stage
 // files next to it).

@@ -269,7 +269,7 @@ func (e *Engine) applyEntries(b *ApplyBatch, op *applyOp) error {
 		case rpb.EntryType_EntryNormal:
 			if len(ent.Data) >= 8 {
 				pid := binary.BigEndian.Uint64(ent.Data)
-				b.cur.g, b.cur.index = g.id, idx
+				b.cur.g, b.cur.index, b.cur.conf = g.id, idx, g.conf.Load()
 				value, err := e.cfg.Applier.Apply(b, g.id, idx, ent.Data[8:])
 				if _, mine := g.pending[pid]; mine {
 					if op.results == nil {

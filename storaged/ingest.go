@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -124,7 +125,7 @@ func (s *service) IngestSST(ctx context.Context, req *storagepb.IngestSSTReq) (*
 	g := raftgroup.GroupID{Space: req.SpaceId, Part: req.PartId}
 	snap, space, err := s.spaceFor(ctx, req.SpaceId, req.CatalogVersion)
 	if err == nil {
-		err = s.ingestSST(ctx, g, newCommand(snap, space), req.Files)
+		err = s.ingestSST(ctx, g, newCommand(snap, space), req.Files, req.Stores)
 	}
 	if err != nil {
 		return &storagepb.IngestSSTResp{Result: s.partError(snap, req.PartId, err)}, nil
@@ -132,7 +133,7 @@ func (s *service) IngestSST(ctx context.Context, req *storagepb.IngestSSTReq) (*
 	return &storagepb.IngestSSTResp{}, nil
 }
 
-func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuilder, files []*storagepb.SSTFile) error {
+func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuilder, files []*storagepb.SSTFile, stores []uint64) error {
 	if len(files) == 0 {
 		return invalid("no SST files to ingest")
 	}
@@ -148,7 +149,7 @@ func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuil
 	if err := s.srv.refuseWrite(g); err != nil {
 		return err
 	}
-	b.add(&storagepb.Mutation{Op: &storagepb.Mutation_IngestSst{IngestSst: &storagepb.IngestSSTOp{Files: files}}})
+	b.add(&storagepb.Mutation{Op: &storagepb.Mutation_IngestSst{IngestSst: &storagepb.IngestSSTOp{Files: files, Stores: stores}}})
 	return s.srv.propose(ctx, g, b.cmd)
 }
 
@@ -171,11 +172,36 @@ func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFil
 	return nil
 }
 
+// checkUploadedToAll: a replica that joined the partition after the
+// files were uploaded (between the importer's upload and the ingest entry)
+// lacks them; it would skip the ingest that the others apply. The importer
+// names the stores it uploaded to; an ingest whose configuration has any
+// other member is refused by every replica, and the importer uploads to
+// the new set and tries again. A replica that joins later still gets the
+// data: it starts from a snapshot taken after the ingest. An empty list
+// (an importer from before this check) is not checked.
+func checkUploadedToAll(conf raftgroup.Members, stores []uint64) error {
+	if len(stores) == 0 {
+		return nil
+	}
+	for _, m := range append(append([]uint64(nil), conf.Voters...), conf.Learners...) {
+		if !slices.Contains(stores, m) {
+			return fmt.Errorf("store %d joined the partition after the SST files were uploaded (to stores %v): upload them to every replica and ingest again", m, stores)
+		}
+	}
+	return nil
+}
+
 // ingestSST applies an IngestSSTOp: the staged files go into the
 // database, then the partition's degrees are recounted if it held edges
 // before (the files' degree keys count only the edges they carry).
 func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 	db := st.b.DB()
+	if err := checkUploadedToAll(st.b.Config(), op.Stores); err != nil {
+		// Deterministic: every replica sees the same configuration at
+		// this entry, so all of them refuse, and none diverges.
+		return &partitionError{code: commonpb.ErrorCode_E_CATALOG_STALE, msg: fmt.Sprintf("%s entry %d: %v", st.g, st.index, err)}
+	}
 	if err := checkStaged(db, st.g, op.Files); err != nil {
 		// Not deterministic (a replica without the file would diverge),
 		// so not an entry result: the entry fails on this replica loudly.

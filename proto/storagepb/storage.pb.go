@@ -990,8 +990,13 @@ type IngestSSTReq struct {
 	PartId         int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
 	Files          []*SSTFile             `protobuf:"bytes,3,rep,name=files,proto3" json:"files,omitempty"`
 	CatalogVersion int64                  `protobuf:"varint,4,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The stores the files were uploaded to. Every replica refuses the
+	// ingest if the partition's configuration, where the entry applies,
+	// has a member outside them (it joined after the upload and lacks the
+	// files). Empty: not checked.
+	Stores        []uint64 `protobuf:"varint,5,rep,packed,name=stores,proto3" json:"stores,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *IngestSSTReq) Reset() {
@@ -1050,6 +1055,13 @@ func (x *IngestSSTReq) GetCatalogVersion() int64 {
 		return x.CatalogVersion
 	}
 	return 0
+}
+
+func (x *IngestSSTReq) GetStores() []uint64 {
+	if x != nil {
+		return x.Stores
+	}
+	return nil
 }
 
 type IngestSSTResp struct {
@@ -1748,6 +1760,7 @@ func (x *IntentKeys) GetKeys() [][]byte {
 type IngestSSTOp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Files         []*SSTFile             `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	Stores        []uint64               `protobuf:"varint,2,rep,packed,name=stores,proto3" json:"stores,omitempty"` // IngestSSTReq.stores
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1785,6 +1798,13 @@ func (*IngestSSTOp) Descriptor() ([]byte, []int) {
 func (x *IngestSSTOp) GetFiles() []*SSTFile {
 	if x != nil {
 		return x.Files
+	}
+	return nil
+}
+
+func (x *IngestSSTOp) GetStores() []uint64 {
+	if x != nil {
+		return x.Stores
 	}
 	return nil
 }
@@ -3651,12 +3671,13 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\aSSTFile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bsmallest\x18\x02 \x01(\fR\bsmallest\x12\x18\n" +
-	"\alargest\x18\x03 \x01(\fR\alargest\"\x9d\x01\n" +
+	"\alargest\x18\x03 \x01(\fR\alargest\"\xb5\x01\n" +
 	"\fIngestSSTReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x120\n" +
 	"\x05files\x18\x03 \x03(\v2\x1a.novagraph.storage.SSTFileR\x05files\x12'\n" +
-	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion\"F\n" +
+	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion\x12\x16\n" +
+	"\x06stores\x18\x05 \x03(\x04R\x06stores\"F\n" +
 	"\rIngestSSTResp\x125\n" +
 	"\x06result\x18\x01 \x01(\v2\x1d.novagraph.storage.PartResultR\x06result\"5\n" +
 	"\vUpdatedProp\x12\x12\n" +
@@ -3712,9 +3733,10 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x02op\" \n" +
 	"\n" +
 	"IntentKeys\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\fR\x04keys\"?\n" +
+	"\x04keys\x18\x01 \x03(\fR\x04keys\"W\n" +
 	"\vIngestSSTOp\x120\n" +
-	"\x05files\x18\x01 \x03(\v2\x1a.novagraph.storage.SSTFileR\x05files\"9\n" +
+	"\x05files\x18\x01 \x03(\v2\x1a.novagraph.storage.SSTFileR\x05files\x12\x16\n" +
+	"\x06stores\x18\x02 \x03(\x04R\x06stores\"9\n" +
 	"\fDeleteTagsOp\x12\x10\n" +
 	"\x03vid\x18\x01 \x01(\fR\x03vid\x12\x17\n" +
 	"\atag_ids\x18\x02 \x03(\x05R\x06tagIds\"\xc0\x01\n" +
