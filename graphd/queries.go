@@ -3,21 +3,27 @@ package graphd
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc/stats"
 
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/query/exec"
 )
 
 // Defaults of the per-query limits (Config). A query's memory is what its
-// budget accounts (query/exec/budget.go), an estimate of its live heap; the
-// Go heap runs up to about twice the live data between collections. On a
-// 24 GiB machine shared with storaged, 1 GiB per query and 6 GiB for all
-// running queries together keep graphd well clear of the OOM killer while
-// a handful of heavy traversals run side by side.
+// budget accounts (query/exec/budget.go), an estimate of its live heap.
+// The garbage a query leaves on the way is not accounted: graphd bounds it
+// with a Go soft memory limit of 1.5 times the total plus 256 MiB
+// (goMemoryLimit), 9.25 GiB with these defaults, where without one the
+// heap ran to 2.5 times the accounted bytes. On a 24 GiB machine shared
+// with storaged, 1 GiB per query and 6 GiB for all running queries
+// together then keep graphd clear of the OOM killer while a handful of
+// heavy traversals run side by side.
 const (
 	DefaultQueryMemoryLimit      = 1 << 30
 	DefaultQueryMemoryLimitTotal = 6 << 30
@@ -161,13 +167,16 @@ func (s *Server) beginQuery(ctx context.Context, sess *session, text string, sta
 	return ctx, q
 }
 
-// endQuery settles a request: the result is charged to the budget (it is
-// about to be copied out), an error caused by a limit or KILL QUERY becomes
-// that limit's error, the query leaves the registry and its memory account,
-// and a slow query is logged.
+// endQuery settles a request: an error caused by a limit or KILL QUERY
+// becomes that limit's error, the query leaves the registry, and a slow
+// query is logged. Its memory leaves the total once the response has been
+// sent (afterSend): the result (charged while the executor built it,
+// exec's table.toDataSet) is still alive until gRPC has marshalled and
+// written it, and releasing it earlier let other queries grow into memory
+// that was not free yet.
 func (s *Server) endQuery(ctx context.Context, q *runningQuery, data *graphpb.DataSet, err error) (*graphpb.DataSet, error) {
-	if err == nil && data != nil {
-		err = q.budget.Grow(exec.DataSetSize(data), "sending the result")
+	if err == nil {
+		err = q.budget.Err() // went over after the executor's last check
 	}
 	err = exec.QueryEndError(ctx, err)
 	if err != nil {
@@ -176,7 +185,11 @@ func (s *Server) endQuery(ctx context.Context, q *runningQuery, data *graphpb.Da
 	s.queries.remove(q)
 	q.stopTimeout()
 	q.cancel(nil)
-	q.budget.Close()
+	if data == nil {
+		q.budget.Close()
+	} else {
+		afterSend(ctx, q.budget.Close)
+	}
 	took := time.Since(q.start)
 	if t := s.cfg.SlowQueryThreshold; t > 0 && took >= t {
 		code := graphpb.QueryErrorCode_OK
@@ -188,6 +201,118 @@ func (s *Server) endQuery(ctx context.Context, q *runningQuery, data *graphpb.Da
 			"memory_peak_bytes", q.budget.Peak(), "code", code.String())
 	}
 	return data, err
+}
+
+// rpcEnd is what waits for the end of one Execute RPC: sendTracker puts
+// one in the RPC's context and runs its functions when gRPC reports the
+// RPC ended, which is after the response was marshalled and written to
+// the connection.
+type rpcEnd struct {
+	mu   sync.Mutex
+	done bool
+	fns  []func()
+}
+
+type rpcEndKey struct{}
+
+// afterSend runs fn once the response of the RPC ctx belongs to has been
+// sent, or at once when ctx is not an RPC's (a direct call, as in tests) or
+// the RPC has ended already.
+func afterSend(ctx context.Context, fn func()) {
+	e, _ := ctx.Value(rpcEndKey{}).(*rpcEnd)
+	if e == nil {
+		fn()
+		return
+	}
+	e.mu.Lock()
+	if !e.done {
+		e.fns = append(e.fns, fn)
+		e.mu.Unlock()
+		return
+	}
+	e.mu.Unlock()
+	fn()
+}
+
+func (e *rpcEnd) end() {
+	e.mu.Lock()
+	fns := e.fns
+	e.fns, e.done = nil, true
+	e.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// sendTracker is graphd's gRPC stats handler: it only marks the end of
+// each Execute RPC for afterSend. gRPC reports the end of every RPC it
+// tagged, whatever its outcome, so nothing waits forever.
+type sendTracker struct{}
+
+func (sendTracker) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
+	if info.FullMethodName != graphpb.GraphService_Execute_FullMethodName {
+		return ctx
+	}
+	return context.WithValue(ctx, rpcEndKey{}, &rpcEnd{})
+}
+
+func (sendTracker) HandleRPC(ctx context.Context, st stats.RPCStats) {
+	if _, ok := st.(*stats.End); !ok {
+		return
+	}
+	if e, _ := ctx.Value(rpcEndKey{}).(*rpcEnd); e != nil {
+		e.end()
+	}
+}
+
+func (sendTracker) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+func (sendTracker) HandleConn(context.Context, stats.ConnStats)                       {}
+
+// goMemoryLimit is the Go soft memory limit (runtime/debug.SetMemoryLimit)
+// graphd runs with, 0 for none: Config.GoMemoryLimit, or derived from the
+// total of the query budgets.
+//
+// Why: the budgets count the live memory of queries (within a small factor
+// of it, see query/exec/budget.go), but a traversal allocates about three
+// times its live peak on the way (decoded storage batches, slices that
+// grow, the rows and their copy for the client), and with the collector's
+// default pacing (GOGC=100) the heap runs to twice the live heap before a
+// collection, later still when the CPUs are saturated. Eight concurrent
+// GO 3 STEPS (in-process, no Go memory limit) held 2.4–2.6 times what
+// their budgets accounted; 2.5 times the 6 GiB total is the ~15 GB
+// estimated for the SF10 go3 sweep at concurrency 64, where no query went
+// over a limit (docs/benchmarks.md). A soft limit makes the collector
+// reclaim that garbage before the heap passes it: 1.5 times the total (the
+// live heap runs somewhat above the accounted bytes: gRPC buffers, storage
+// batches being decoded) plus 256 MiB for the rest of graphd (sessions,
+// catalog, connections). Near it the runtime spends more CPU on collection
+// (at most about half) rather than let garbage grow the heap; live memory
+// past it is what the budgets bound.
+func goMemoryLimit(cfg Config) int64 {
+	switch {
+	case cfg.GoMemoryLimit < 0:
+		return 0
+	case cfg.GoMemoryLimit > 0:
+		return cfg.GoMemoryLimit
+	case cfg.QueryMemoryLimitTotal <= 0:
+		return 0 // no total to derive it from
+	}
+	return cfg.QueryMemoryLimitTotal + cfg.QueryMemoryLimitTotal/2 + goMemoryBase
+}
+
+// goMemoryBase is graphd's own heap beyond its queries, for goMemoryLimit.
+const goMemoryBase = 256 << 20
+
+// applyGoMemoryLimit sets the runtime's soft memory limit (goMemoryLimit)
+// unless GOMEMLIMIT in the environment set one already.
+func (s *Server) applyGoMemoryLimit() {
+	limit := goMemoryLimit(s.cfg)
+	if limit <= 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	s.prevMemLimit = debug.SetMemoryLimit(limit)
+	s.memLimitSet = true
+	s.log.Info("Go memory limit set", "limit", exec.FormatBytes(limit), "query_memory_limit_total", exec.FormatBytes(s.cfg.QueryMemoryLimitTotal))
 }
 
 func shorten(text string) string {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/stats"
+
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/query/exec"
 )
@@ -114,14 +116,33 @@ func TestQueryRegistry(t *testing.T) {
 	if err := s.queries.KillQuery(ctxB, 0, qb.id); err != nil {
 		t.Fatal(err)
 	}
-	// A result that would go over the total fails its query.
-	data := &graphpb.DataSet{Rows: make([]*graphpb.Row, 20000)}
-	for i := range data.Rows {
-		data.Rows[i] = &graphpb.Row{}
+	// A query that returns a result keeps its memory charged until gRPC
+	// reports its RPC ended (the response was sent).
+	end := &rpcEnd{}
+	rpcCtx := context.WithValue(context.Background(), rpcEndKey{}, end)
+	ctxC, qc := s.beginQuery(rpcCtx, b, "YIELD 2", time.Now())
+	if err := exec.BudgetOf(ctxC).Grow(500, "building the result for the client"); err != nil {
+		t.Fatal(err)
 	}
-	ctxC, qc := s.beginQuery(context.Background(), b, "YIELD 2", time.Now())
-	if _, err := s.endQuery(ctxC, qc, data, nil); codeOf(err) != graphpb.QueryErrorCode_E_MEMORY_EXCEEDED || !strings.Contains(err.Error(), "--query-memory-limit-total") {
-		t.Fatalf("a result over the total: %v", err)
+	data := &graphpb.DataSet{Rows: []*graphpb.Row{{}}}
+	if got, err := s.endQuery(ctxC, qc, data, nil); err != nil || got != data {
+		t.Fatalf("a result within the total: %v", err)
+	}
+	if s.QueryMemory() != 500 {
+		t.Fatalf("%d bytes charged while the result is being sent, want 500", s.QueryMemory())
+	}
+	sendTracker{}.HandleRPC(rpcCtx, &stats.End{})
+	if s.QueryMemory() != 0 {
+		t.Fatalf("%d bytes charged after the RPC ended", s.QueryMemory())
+	}
+	// A query that fails returns its memory at once.
+	ctxD, qd := s.beginQuery(context.WithValue(context.Background(), rpcEndKey{}, &rpcEnd{}), b, "YIELD 3", time.Now())
+	exec.BudgetOf(ctxD).Grow(2<<20, "test")
+	if _, err := s.endQuery(ctxD, qd, data, nil); codeOf(err) != graphpb.QueryErrorCode_E_MEMORY_EXCEEDED || !strings.Contains(err.Error(), "--query-memory-limit-total") {
+		t.Fatalf("a query over the total: %v", err)
+	}
+	if s.QueryMemory() != 0 {
+		t.Fatalf("%d bytes charged after a failed query ended", s.QueryMemory())
 	}
 	if _, err := s.endQuery(ctxB, qb, nil, nil); err != nil {
 		t.Fatal(err)
@@ -144,5 +165,25 @@ func TestQueryTimeoutFromServer(t *testing.T) {
 	_, err := s.endQuery(ctx, q, nil, errors.New("storage request: context deadline exceeded"))
 	if codeOf(err) != graphpb.QueryErrorCode_E_TIMEOUT || !strings.Contains(err.Error(), "1ms") || !strings.Contains(err.Error(), "--query-timeout") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestGoMemoryLimit: graphd runs with a Go soft memory limit derived from
+// the total of the query budgets, so that garbage is collected before the
+// heap runs to twice the live memory (see goMemoryLimit).
+func TestGoMemoryLimit(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want int64
+	}{
+		{Config{}, DefaultQueryMemoryLimitTotal*3/2 + goMemoryBase},
+		{Config{QueryMemoryLimitTotal: 2 << 30}, 3<<30 + goMemoryBase},
+		{Config{QueryMemoryLimitTotal: -1}, 0},
+		{Config{QueryMemoryLimitTotal: 2 << 30, GoMemoryLimit: 5 << 30}, 5 << 30},
+		{Config{GoMemoryLimit: -1}, 0},
+	} {
+		if got := goMemoryLimit(New(c.cfg).cfg); got != c.want {
+			t.Fatalf("%+v: %d, want %d", c.cfg, got, c.want)
+		}
 	}
 }

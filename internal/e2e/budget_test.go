@@ -6,6 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -197,9 +202,7 @@ func TestQueryLimits(t *testing.T) {
 		t.Logf("%s ended with %v; the other session answered %d times meanwhile", bigGo, err, answered)
 		expectSmall(t, s2)
 		expectSmall(t, s1)
-		if m := c.Graph.QueryMemory(); m != 0 {
-			t.Fatalf("%d bytes still charged after the queries ended", m)
-		}
+		waitNoQueryMemory(t, c)
 		// DEFAULT restores graphd's limit: the big query answers again.
 		exec(t, s1, `SET QUERY_MEMORY_LIMIT = DEFAULT`)
 		if n := exec(t, s1, bigGo).Len(); n != hubFanout*hubDegree {
@@ -285,9 +288,10 @@ func TestQueryLimits(t *testing.T) {
 		expectError(t, s2, fmt.Sprintf(`KILL QUERY (session=%d, plan=%d)`, s1.ID(), plan), graphpb.QueryErrorCode_E_SEMANTIC, "no running query")
 		expectSmall(t, s1)
 		expectSmall(t, s2)
-		if c.Graph.Running() != 0 || c.Graph.QueryMemory() != 0 {
-			t.Fatalf("after the kill: %d queries running, %d bytes charged", c.Graph.Running(), c.Graph.QueryMemory())
+		if c.Graph.Running() != 0 {
+			t.Fatalf("after the kill: %d queries running", c.Graph.Running())
 		}
+		waitNoQueryMemory(t, c)
 	})
 
 	t.Run("slow log", func(t *testing.T) {
@@ -307,4 +311,202 @@ func TestQueryLimits(t *testing.T) {
 			}
 		}
 	})
+}
+
+// lastPeak is the memory peak graphd's slow-query log recorded for the
+// last run of stmt (every query is slow with a threshold of 1ns).
+func lastPeak(t *testing.T, logs *logBuffer, stmt string) int64 {
+	t.Helper()
+	var peak int64 = -1
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if !strings.Contains(l, `stmt="`+stmt+`"`) {
+			continue
+		}
+		m := regexp.MustCompile(`memory_peak_bytes=(\d+)`).FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("slow-query record without memory_peak_bytes: %s", l)
+		}
+		peak, _ = strconv.ParseInt(m[1], 10, 64)
+	}
+	if peak < 0 {
+		t.Fatalf("no slow-query record of %s", stmt)
+	}
+	return peak
+}
+
+// waitNoQueryMemory waits until graphd's running queries hold no memory: a
+// query's memory leaves the total once its response has been sent, which
+// may be just after the client has read it.
+func waitNoQueryMemory(t *testing.T, c *testcluster.Cluster) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Graph.QueryMemory() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still charged after the queries ended", c.Graph.QueryMemory())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// liveHeapPeak runs fn while collecting garbage over and over, and returns
+// the most live heap seen above what was live before fn: a sampled,
+// therefore low, estimate of the live memory fn added at its peak.
+func liveHeapPeak(fn func()) int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := int64(ms.HeapAlloc)
+	stop := make(chan struct{})
+	sampled := make(chan int64)
+	go func() {
+		var peak int64
+		for {
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			peak = max(peak, int64(m.HeapAlloc))
+			select {
+			case <-stop:
+				sampled <- peak
+				return
+			default:
+			}
+		}
+	}()
+	fn()
+	close(stop)
+	return <-sampled - base
+}
+
+// TestGoStepsMemory: a multi-step GO's memory is accounted within a small
+// factor of the heap it holds, and its limits stop it while it produces
+// rows, by at most one batch past them: the per-query limit, also when the
+// rows fit and their copy for the client does not (charged while it is
+// built, not after); and the total of all running queries. graphd runs
+// with a Go soft memory limit derived from that total, so that the
+// garbage a traversal leaves is collected before the heap runs to twice
+// the accounted memory.
+func TestGoStepsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("in-process cluster test")
+	}
+	const total = 100 << 20
+	var logs logBuffer
+	c := testcluster.Start(t, testcluster.Options{Stores: 1, Graph: func(cfg *graphd.Config) {
+		cfg.QueryMemoryLimitTotal = total
+		cfg.SlowQueryThreshold = time.Nanosecond
+		cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}})
+	s := c.Session()
+	defer s.Close()
+	loadSuperVertex(t, s)
+	rows := hubFanout * hubDegree
+
+	if os.Getenv("GOMEMLIMIT") == "" {
+		if got, want := debug.SetMemoryLimit(-1), int64(total+total/2+256<<20); got != want {
+			t.Fatalf("Go memory limit %d, want %d (1.5 × the total of %d + 256 MiB)", got, want, total)
+		}
+	}
+
+	// Within the limits the query answers in full, and the memory it was
+	// charged at its peak is within a factor of 2 of the live heap it
+	// added (measured without the client, which decodes another copy).
+	if n := exec(t, s, bigGo).Len(); n != rows {
+		t.Fatalf("%s: %d rows, want %d", bigGo, n, rows)
+	}
+	var resp *graphpb.ExecuteResp
+	live := liveHeapPeak(func() {
+		var err error
+		resp, err = c.Graph.Execute(context.Background(), &graphpb.ExecuteReq{SessionId: s.ID(), Stmt: bigGo})
+		if err != nil || resp.Code != graphpb.QueryErrorCode_OK || len(resp.Data.GetRows()) != rows {
+			t.Errorf("%s: %v %s, %d rows", bigGo, err, resp.GetError(), len(resp.GetData().GetRows()))
+		}
+	})
+	resp = nil
+	peak := lastPeak(t, &logs, bigGo)
+	t.Logf("%s: %d rows, %d bytes accounted at the peak (%d per row), %d bytes of live heap added (%d per row)",
+		bigGo, rows, peak, peak/int64(rows), live, live/int64(rows))
+	if live > 2*peak || peak > 3*live {
+		t.Fatalf("accounted %d bytes at the peak, the live heap grew by %d: not within a factor of 2 (3 for overcounting, as the heap is sampled)", peak, live)
+	}
+	waitNoQueryMemory(t, c)
+
+	// A per-query limit stops the query within one storage batch past it,
+	// while GO step 3's answer streams in...
+	exec(t, s, `SET QUERY_MEMORY_LIMIT = 4MB`)
+	expectError(t, s, bigGo, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "memory limit of 4 MiB", "SET QUERY_MEMORY_LIMIT", "GO step 3")
+	if p := lastPeak(t, &logs, bigGo); p > 4<<20+1<<20 {
+		t.Fatalf("with a limit of 4 MiB the query was charged %d bytes before it stopped", p)
+	}
+	// ... and while the copy of a result for the client is built, when
+	// the rows fit and their copy does not.
+	limit := peak * 85 / 100 / 1024
+	exec(t, s, fmt.Sprintf(`SET QUERY_MEMORY_LIMIT = %dKB`, limit))
+	expectError(t, s, bigGo, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "SET QUERY_MEMORY_LIMIT", "building the result for the client")
+	if p := lastPeak(t, &logs, bigGo); p > limit<<10+1<<20 {
+		t.Fatalf("with a limit of %d KiB the query was charged %d bytes before it stopped", limit, p)
+	}
+	exec(t, s, `SET QUERY_MEMORY_LIMIT = DEFAULT`)
+	waitNoQueryMemory(t, c)
+
+	// Concurrent queries that together would need more than the total:
+	// those that go over it fail with an error naming it, the others
+	// answer in full, and the memory charged never passes the total by
+	// more than a batch per query.
+	const conc = 6
+	var sessions []*client.Session
+	for range conc {
+		ss := c.Session()
+		defer ss.Close()
+		exec(t, ss, `USE budget`)
+		sessions = append(sessions, ss)
+	}
+	stop := make(chan struct{})
+	sampled := make(chan int64)
+	go func() {
+		var most int64
+		for {
+			most = max(most, c.Graph.QueryMemory())
+			select {
+			case <-stop:
+				sampled <- most
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	failed, answered := 0, 0
+	for round := 0; round < 5 && failed == 0; round++ {
+		errs := make(chan error, conc)
+		for _, ss := range sessions {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+				defer cancel()
+				rs, err := ss.Execute(ctx, bigGo)
+				if err == nil && rs.Len() != rows {
+					err = fmt.Errorf("%d rows, want %d", rs.Len(), rows)
+				}
+				errs <- err
+			}()
+		}
+		for range conc {
+			if err := <-errs; err != nil {
+				checkQueryError(t, bigGo, err, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "running queries together", "--query-memory-limit-total")
+				failed++
+			} else {
+				answered++
+			}
+		}
+	}
+	close(stop)
+	most := <-sampled
+	t.Logf("%d concurrent %s: %d answered, %d stopped by the total of %d bytes; at most %d bytes charged at once", conc, bigGo, answered, failed, total, most)
+	if failed == 0 {
+		t.Fatalf("%d rounds of %d concurrent queries of ~%d bytes each never went over a total of %d", 5, conc, peak, total)
+	}
+	if most > total+conc<<20 {
+		t.Fatalf("%d bytes charged at once with a total of %d", most, total)
+	}
+	waitNoQueryMemory(t, c)
+	expectSmall(t, s)
 }

@@ -159,6 +159,35 @@ func newTableWith(rows int) *table {
 	return t
 }
 
+// TestDataSetCharged: the copy of the result sent to the client is charged
+// while it is built, and building stops at the limit, within one batch of
+// rows; a budget with room gets the whole copy charged.
+func TestDataSetCharged(t *testing.T) {
+	const rows = 20 * batchRows
+	tab := newTableWith(rows)
+	full, err := tab.toDataSet(nil)
+	if err != nil || len(full.Rows) != rows {
+		t.Fatalf("without a budget: %d rows, %v", len(full.GetRows()), err)
+	}
+	size := DataSetSize(full)
+
+	roomy := NewBudget(2*size, "set by a test", nil, nil)
+	if ds, err := tab.toDataSet(roomy); err != nil || len(ds.Rows) != rows || roomy.Used() != size {
+		t.Fatalf("with room: %v, %d bytes charged, want %d", err, roomy.Used(), size)
+	}
+
+	limit := size / 2
+	tight := NewBudget(limit, "set by a test", nil, nil)
+	ds, err := tab.toDataSet(tight)
+	if codeOf(t, err) != graphpb.QueryErrorCode_E_MEMORY_EXCEEDED || ds != nil || !strings.Contains(err.Error(), "building the result for the client") {
+		t.Fatalf("over the limit: %v", err)
+	}
+	// One batch past the limit at most: the copy stops growing there.
+	if batch := size / (rows / batchRows); tight.Peak() > limit+batch {
+		t.Fatalf("peak %d with a limit of %d: more than one batch (%d bytes) past it", tight.Peak(), limit, batch)
+	}
+}
+
 func TestSizeEstimates(t *testing.T) {
 	var vs []*storagepb.VertexNeighbors
 	for i := 0; i < 10; i++ {
@@ -185,7 +214,10 @@ func TestSizeEstimates(t *testing.T) {
 	if n := rowSize([]value.Value{value.Str(strings.Repeat("x", 1000)), value.List(value.Str("abc"))}); n < 1003 {
 		t.Fatalf("rowSize %d", n)
 	}
-	ds := newTableWith(10).toDataSet()
+	ds, err := newTableWith(10).toDataSet(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if n := DataSetSize(ds); n < 10*protoValue {
 		t.Fatalf("DataSetSize %d", n)
 	}

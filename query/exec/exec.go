@@ -100,7 +100,7 @@ func (x *Executor) ExecuteWithParams(ctx context.Context, sess *SessionState, te
 		return nil, nil
 	}
 	run := &runState{x: x, sess: sess, vars: map[string]*table{}, params: params}
-	var out *graphpb.DataSet
+	var last *table
 	for _, st := range stmts {
 		res, err := run.statement(ctx, st)
 		if err == nil {
@@ -113,10 +113,18 @@ func (x *Executor) ExecuteWithParams(ctx context.Context, sess *SessionState, te
 			defer cancel()
 			ctx = next
 		}
-		out = nil
-		if res != nil {
-			out = res.toDataSet()
-		}
+		last = res
+	}
+	if last == nil {
+		return nil, nil
+	}
+	// Only the last statement's result goes to the client; its copy is
+	// charged while it is built (table.toDataSet) and stays charged until
+	// the query's budget is closed, which graphd does once the response
+	// has been sent.
+	out, err := last.toDataSet(BudgetOf(ctx))
+	if err != nil {
+		return nil, QueryEndError(ctx, err)
 	}
 	return out, nil
 }

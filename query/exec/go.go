@@ -507,10 +507,24 @@ func (p *goPlan) project(rc *goRowContext) (row []value.Value, ok bool, err erro
 }
 
 // fetchDst reads the $$ properties of every distinct destination.
+//
+// Memory: the dedup set and the per-partition vid lists are charged as they
+// grow (a GO whose rows reach half a million distinct vertices holds tens
+// of MB in them), and storaged's answer per host as it arrives, so that the
+// limit stops the fetch on the way instead of after every host answered.
 func (p *goPlan) fetchDst(ctx context.Context, rows []goRow) (map[string][]*commonpb.Value, error) {
+	mem := BudgetOf(ctx)
+	const what = "fetching $$ properties for GO"
 	parts := map[int32]*storagepb.VidList{}
 	seen := map[string]bool{}
-	for _, r := range rows {
+	var listed int64 // bytes of seen and parts charged and not yet checked
+	for i, r := range rows {
+		if i%1024 == 0 && listed > 0 {
+			if err := mem.Grow(listed, what); err != nil {
+				return nil, err
+			}
+			listed = 0
+		}
 		d := r.edge.Dst
 		if seen[string(d)] {
 			continue
@@ -521,16 +535,27 @@ func (p *goPlan) fetchDst(ctx context.Context, rows []goRow) (map[string][]*comm
 			parts[pt] = &storagepb.VidList{}
 		}
 		parts[pt].Vids = append(parts[pt].Vids, d)
+		// A map entry with its key, and a slice header in the list (the
+		// vid itself aliases the storage response, charged already).
+		listed += mapEntryBytes + stringBytes + int64(len(d)) + sliceBytes
+	}
+	if err := mem.Grow(listed, what); err != nil {
+		return nil, err
 	}
 	req := &storagepb.GetPropsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, Props: p.dstProps}
-	res, err := p.r.x.storage.GetProps(ctx, req, parts, nil)
-	if err != nil {
-		return nil, storageError("GO fetching $$ properties", err)
+	var onResp func([]*storagepb.PropRow) error
+	if mem != nil {
+		onResp = func(res []*storagepb.PropRow) error {
+			// The response, and the map entry each row will take.
+			return mem.Grow(propRowsSize(res)+int64(len(res))*(mapEntryBytes+stringBytes+sliceBytes), what)
+		}
 	}
-	// The response, and a map entry per row.
-	bytes := propRowsSize(res) + int64(len(res))*(mapEntryBytes+stringBytes+sliceBytes)
-	if err := BudgetOf(ctx).Grow(bytes, "fetching $$ properties for GO"); err != nil {
-		return nil, err
+	res, err := p.r.x.storage.GetPropsStream(ctx, req, parts, nil, onResp)
+	if err != nil {
+		if e, ok := isLimitError(err); ok {
+			return nil, e
+		}
+		return nil, storageError("GO fetching $$ properties", err)
 	}
 	out := make(map[string][]*commonpb.Value, len(res))
 	for _, row := range res {

@@ -33,16 +33,33 @@ func (t *table) colIndex(name string) int {
 	return -1
 }
 
-func (t *table) toDataSet() *graphpb.DataSet {
+// toDataSet converts the table into the result sent to the client,
+// charging mem (if not nil) as it goes: the DataSet is a second copy of
+// every row (about a third of a large GO's memory), so it is charged per
+// batch of rows while it is built, and building stops with the limit error
+// as soon as the budget is exceeded, instead of being charged after the
+// whole copy exists.
+func (t *table) toDataSet(mem *Budget) (*graphpb.DataSet, error) {
 	ds := &graphpb.DataSet{ColumnNames: t.cols, Rows: make([]*graphpb.Row, len(t.rows))}
-	for i, r := range t.rows {
-		vals := make([]*commonpb.Value, len(r))
-		for j, v := range r {
-			vals[j] = v.ToProto()
-		}
-		ds.Rows[i] = &graphpb.Row{Values: vals}
+	if err := mem.Grow(int64(len(t.rows))*pointerBytes, "building the result for the client"); err != nil {
+		return nil, err
 	}
-	return ds
+	for start := 0; start < len(t.rows); start += batchRows {
+		end := min(start+batchRows, len(t.rows))
+		for i, r := range t.rows[start:end] {
+			vals := make([]*commonpb.Value, len(r))
+			for j, v := range r {
+				vals[j] = v.ToProto()
+			}
+			ds.Rows[start+i] = &graphpb.Row{Values: vals}
+		}
+		if mem != nil {
+			if err := mem.Grow(dataSetRowsSize(ds.Rows[start:end]), "building the result for the client"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ds, nil
 }
 
 // distinctRows keeps the first of each group of equal rows, in order.

@@ -323,37 +323,7 @@ func (c *Client) GetNeighbors(ctx context.Context, tmpl *storagepb.GetNeighborsR
 
 // GetProps reads properties of vertices or edges (tmpl without the parts).
 func (c *Client) GetProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList, edgeParts map[int32]*storagepb.EdgeKeyList) ([]*storagepb.PropRow, error) {
-	var mu sync.Mutex
-	var out []*storagepb.PropRow
-	all := keys(vertexParts)
-	all = append(all, keys(edgeParts)...)
-	err := c.fanOut(ctx, tmpl.SpaceId, all, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
-		cli := storagepb.NewStorageServiceClient(conn)
-		req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props}
-		for _, p := range ps {
-			if vl, ok := vertexParts[p]; ok {
-				if req.VertexParts == nil {
-					req.VertexParts = map[int32]*storagepb.VidList{}
-				}
-				req.VertexParts[p] = vl
-			}
-			if el, ok := edgeParts[p]; ok {
-				if req.EdgeParts == nil {
-					req.EdgeParts = map[int32]*storagepb.EdgeKeyList{}
-				}
-				req.EdgeParts[p] = el
-			}
-		}
-		resp, err := cli.GetProps(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		out = append(out, resp.Rows...)
-		mu.Unlock()
-		return resp.FailedParts, nil
-	})
-	return out, err
+	return c.GetPropsStream(ctx, tmpl, vertexParts, edgeParts, nil)
 }
 
 // notSent reports whether a call failed before its request could reach the

@@ -85,3 +85,62 @@ func (c *Client) GetNeighborsStream(ctx context.Context, tmpl *storagepb.GetNeig
 	}
 	return out, err
 }
+
+// GetPropsStream is GetProps that shows each host's response to onResp as
+// it arrives, before the other hosts have answered, so that a caller can
+// account for the memory of a large answer and stop the call early: when
+// onResp returns an error, every request of the call is cancelled and the
+// call returns that error as it is (no retry). As with GetNeighborsStream,
+// rows of a host whose answer is retried may be shown twice (an account
+// then overcounts, never undercounts). Calls to onResp are serialised.
+func (c *Client) GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
+	edgeParts map[int32]*storagepb.EdgeKeyList, onResp func(rows []*storagepb.PropRow) error) ([]*storagepb.PropRow, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var mu sync.Mutex // guards out and stopped, serialises onResp
+	var out []*storagepb.PropRow
+	var stopped error
+	all := keys(vertexParts)
+	all = append(all, keys(edgeParts)...)
+	err := c.fanOut(ctx, tmpl.SpaceId, all, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+		cli := storagepb.NewStorageServiceClient(conn)
+		req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props}
+		for _, p := range ps {
+			if vl, ok := vertexParts[p]; ok {
+				if req.VertexParts == nil {
+					req.VertexParts = map[int32]*storagepb.VidList{}
+				}
+				req.VertexParts[p] = vl
+			}
+			if el, ok := edgeParts[p]; ok {
+				if req.EdgeParts == nil {
+					req.EdgeParts = map[int32]*storagepb.EdgeKeyList{}
+				}
+				req.EdgeParts[p] = el
+			}
+		}
+		resp, err := cli.GetProps(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped == nil && onResp != nil && len(resp.Rows) > 0 {
+			if err := onResp(resp.Rows); err != nil {
+				stopped = err
+				cancel(err)
+			}
+		}
+		if stopped != nil {
+			return nil, stopped
+		}
+		out = append(out, resp.Rows...)
+		return resp.FailedParts, nil
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if stopped != nil {
+		return nil, stopped
+	}
+	return out, err
+}
