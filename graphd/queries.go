@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/stats"
 
+	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/query/exec"
 )
@@ -197,7 +198,7 @@ func (s *Server) endQuery(ctx context.Context, q *runningQuery, data *graphpb.Da
 			code = exec.ErrorCode(err)
 		}
 		s.log.Warn("slow query", "session", q.session, "plan", q.id, "user", q.user, "stmt", shorten(q.text),
-			"duration", took, "rows", len(data.GetRows()), "memory_peak", exec.FormatBytes(q.budget.Peak()),
+			"duration", took, "rows", len(data.GetRows()), "memory_peak", bytesize.Format(q.budget.Peak()),
 			"memory_peak_bytes", q.budget.Peak(), "code", code.String())
 	}
 	return data, err
@@ -312,7 +313,7 @@ func (s *Server) applyGoMemoryLimit() {
 	}
 	s.prevMemLimit = debug.SetMemoryLimit(limit)
 	s.memLimitSet = true
-	s.log.Info("Go memory limit set", "limit", exec.FormatBytes(limit), "query_memory_limit_total", exec.FormatBytes(s.cfg.QueryMemoryLimitTotal))
+	s.log.Info("Go memory limit set", "limit", bytesize.Format(limit), "query_memory_limit_total", bytesize.Format(s.cfg.QueryMemoryLimitTotal))
 }
 
 func shorten(text string) string {

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/raftgroup"
 )
@@ -253,7 +254,7 @@ func (g *diskGuard) enterFull(d *diskDir, free uint64) {
 		attrs = append(attrs, "release_err", err)
 	}
 	g.log.Error(fmt.Sprintf("data disk %s is full (%s free, %s reserve): writes to the partitions on it are refused and their leadership moves to other replicas until %s is free",
-		d.path, formatBytes(free), formatBytes(g.reserve), formatBytes(2*g.reserve)), attrs...)
+		d.path, bytesize.Format(int64(free)), bytesize.Format(int64(g.reserve)), bytesize.Format(int64(2*g.reserve))), attrs...)
 }
 
 func (g *diskGuard) observe(d *diskDir, free uint64) {
@@ -357,24 +358,6 @@ func isNoSpace(err error) bool {
 		strings.Contains(err.Error(), "no space left on device")
 }
 
-// formatBytes prints n in binary units (1.2 MiB).
-func formatBytes(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	suffix := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}[exp]
-	if n%div == 0 {
-		return fmt.Sprintf("%d %s", n/div, suffix)
-	}
-	return fmt.Sprintf("%.1f %s", float64(n)/float64(div), suffix)
-}
-
 // --- the server's side ---
 
 // diskDirOf returns the guard's state of the data path holding db, nil
@@ -410,7 +393,7 @@ func (s *Server) FullDataPaths() []string {
 func (s *Server) diskFullMessage(d *diskDir) string {
 	r := s.guard.reserve
 	return fmt.Sprintf("storaged %s: data disk %s is full (%s free; writes resume at %s free, twice the %s reserve): writes are refused until space is freed",
-		s.addr, d.path, formatBytes(d.free.Load()), formatBytes(2*r), formatBytes(r))
+		s.addr, d.path, bytesize.Format(int64(d.free.Load())), bytesize.Format(int64(2*r)), bytesize.Format(int64(r)))
 }
 
 // refuseWrite fails a client write to g with E_DISK_FULL, before anything
@@ -578,7 +561,7 @@ func (s *Server) WaitForDiskSpace(ctx context.Context) error {
 				f += uint64(size)
 			}
 			if f < reserve {
-				short = fmt.Sprintf("waiting for free space: data disk %s has %s free, storaged needs at least %s (disk reserve) to start", p, formatBytes(f), formatBytes(reserve))
+				short = fmt.Sprintf("waiting for free space: data disk %s has %s free, storaged needs at least %s (disk reserve) to start", p, bytesize.Format(int64(f)), bytesize.Format(int64(reserve)))
 				break
 			}
 		}

@@ -310,11 +310,3 @@ func TestHaltErrorNamesTheFullDisk(t *testing.T) {
 		}
 	}
 }
-
-func TestFormatBytes(t *testing.T) {
-	for n, want := range map[uint64]string{0: "0 B", 1023: "1023 B", 1024: "1 KiB", 64 << 20: "64 MiB", 1258291: "1.2 MiB", 3 << 30: "3 GiB"} {
-		if got := formatBytes(n); got != want {
-			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

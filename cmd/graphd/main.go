@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/graphd"
+	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/daemon"
-	"github.com/novagraph/novagraph/query/exec"
 	"github.com/novagraph/novagraph/query/parser"
 )
 
@@ -83,7 +83,7 @@ func orNone[T int64 | time.Duration](v T) T {
 // sizeFlag is a byte size flag: bytes, or a number with a unit.
 type sizeFlag int64
 
-func (f *sizeFlag) String() string { return exec.FormatBytes(int64(*f)) }
+func (f *sizeFlag) String() string { return bytesize.Format(int64(*f)) }
 
 func (f *sizeFlag) Set(s string) error {
 	n, err := parser.ParseSize(s)

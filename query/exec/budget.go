@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
@@ -126,12 +127,12 @@ func (b *Budget) Grow(n int64, what string) error {
 	}
 	if lim := b.limit.Load(); lim > 0 && used > lim {
 		return b.fail(fmt.Sprintf("query used more than its memory limit of %s (%s): %s accounted while %s; the query was stopped and its memory released",
-			FormatBytes(lim), *b.source.Load(), FormatBytes(used), what))
+			bytesize.Format(lim), *b.source.Load(), bytesize.Format(used), what))
 	}
 	if p := b.parent; p != nil {
 		if lim := p.limit.Load(); lim > 0 && total > lim {
 			return b.fail(fmt.Sprintf("the running queries together used more than %s (%s): this query was stopped at %s accounted while %s, and its memory released",
-				FormatBytes(lim), *p.source.Load(), FormatBytes(used), what))
+				bytesize.Format(lim), *p.source.Load(), bytesize.Format(used), what))
 		}
 	}
 	return nil
@@ -235,24 +236,6 @@ func ctxError(ctx context.Context, where string) error {
 		return e
 	}
 	return execErrorf("%s: %v", where, ctx.Err())
-}
-
-// FormatBytes prints n in binary units: 512 B, 100 MiB, 1.5 GiB.
-func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit && n > -unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit || m <= -unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	suffix := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}[exp]
-	if n%div == 0 {
-		return fmt.Sprintf("%d %s", n/div, suffix)
-	}
-	return fmt.Sprintf("%.1f %s", float64(n)/float64(div), suffix)
 }
 
 // Size estimates. Structs count at their Go size; a pointer slice's

@@ -289,11 +289,3 @@ func TestSetSessionLimits(t *testing.T) {
 		t.Fatal("DEFAULT changed the running request")
 	}
 }
-
-func TestFormatBytes(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1 KiB", 1536: "1.5 KiB", 100 << 20: "100 MiB", 3 << 30: "3 GiB", 1<<30 + 1<<29: "1.5 GiB"} {
-		if got := FormatBytes(n); got != want {
-			t.Fatalf("FormatBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
