@@ -46,6 +46,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -223,11 +224,12 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 	switch {
 	case err != nil:
 	case sst != nil:
-		var parts []*partFiles
-		if parts, err = sst.build(ctx, max(runtime.GOMAXPROCS(0), 1)); err == nil {
-			built := time.Now()
-			err = sst.ship(ctx, storage, meta, parts, cfg.Manager.ImporterConcurrency, cfg.Manager.Retry)
-			phases = fmt.Sprintf("read+sort %v, write SST %v, upload+ingest %v; %d files, %d keys, %.1f MB",
+		ship := sst.shipper(storage, meta, cfg.Manager.ImporterConcurrency, cfg.Manager.Retry)
+		var built time.Time
+		if built, err = sst.buildAndShip(ctx, max(runtime.GOMAXPROCS(0), 1), ship); err == nil {
+			// Uploads overlap the writing: the last figure is only what
+			// was left to ship once every file was written.
+			phases = fmt.Sprintf("read+sort %v, write SST %v, upload+ingest after that %v; %d files, %d keys, %.1f MB",
 				readDone.Sub(start).Round(time.Millisecond), built.Sub(readDone).Round(time.Millisecond),
 				time.Since(built).Round(time.Millisecond), sst.stats.files.Load(), sst.stats.keys.Load(), float64(sst.stats.bytes.Load())/1e6)
 		}
@@ -394,13 +396,7 @@ func (r *run) source(ctx context.Context, i int) error {
 		return err
 	}
 	if spec.dedupeVertices {
-		seen := map[int32]*roaring64.Bitmap{} // one per tag, shared by its mappings
-		for _, t := range m.tags {
-			if seen[t.id] == nil {
-				seen[t.id] = newSeenSet()
-			}
-			t.seen = seen[t.id]
-		}
+		shareSeenSets(m)
 	}
 	opts := sourceOptions(spec)
 	path := spec.Path
@@ -448,84 +444,32 @@ func (r *run) source(ctx context.Context, i int) error {
 
 	var wg sync.WaitGroup
 	var roundErr atomic.Pointer[error]
-	// SST mode: a second goroutine sorts the rounds in, in read order (the
-	// last write of a key must win), while this one reads and maps.
-	var sstRounds chan *round
-	if r.sst != nil {
-		sstRounds = make(chan *round, 4)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for rd := range sstRounds {
-				if roundErr.Load() != nil {
-					continue
-				}
-				if err := r.finishSST(rd); err != nil {
-					roundErr.CompareAndSwap(nil, &err)
-				}
-			}
-		}()
-	}
 	next := mark.Done
-	err = src.Read(ctx, mark.Done, r.cfg.Manager.Batch, func(recs []source.Record) error {
-		if p := roundErr.Load(); p != nil {
-			return *p
-		}
-		rd := &round{src: sr, start: next, n: int64(len(recs))}
-		next += int64(len(recs))
-		for _, rec := range recs {
-			if r.shards > 1 && rec.Index%r.shards != r.shard {
-				r.stats.OtherShards.Add(1)
-				rd.other++
-				continue
+	if r.sst != nil {
+		next, err = r.readSST(ctx, src, spec, key, sr, m, mark.Done)
+	} else {
+		err = src.Read(ctx, mark.Done, r.cfg.Manager.Batch, func(recs []source.Record) error {
+			if p := roundErr.Load(); p != nil {
+				return *p
 			}
-			if rec.Err != nil {
-				rd.rows = append(rd.rows, keep(rec.File, rec.Line, rec.Fields))
-				rd.fail(int32(len(rd.rows)-1), rec.Err.Error())
-				continue
-			}
-			before := len(rd.writes)
-			var err error
-			rd.writes, err = m.mapRow(rec.Fields, rec.Nulls, rd.writes)
-			if err == nil && len(rd.writes) == before {
-				r.stats.Filtered.Add(1)
-				continue
-			}
-			rd.rows = append(rd.rows, keep(rec.File, rec.Line, rec.Fields))
-			row := int32(len(rd.rows) - 1)
-			if err != nil {
-				rd.fail(row, err.Error())
-				continue
-			}
-			for range len(rd.writes) - before {
-				rd.owner = append(rd.owner, row)
-			}
-		}
-		if r.sst != nil {
+			rd := &round{src: sr, start: next, n: int64(len(recs))}
+			next += int64(len(recs))
+			r.mapRecords(m, rd, recs, true)
 			select {
-			case sstRounds <- rd:
-				return nil
+			case r.slots <- struct{}{}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-		}
-		select {
-		case r.slots <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-r.slots }()
-			if err := r.finish(ctx, rd); err != nil {
-				roundErr.CompareAndSwap(nil, &err)
-			}
-		}()
-		return nil
-	})
-	if sstRounds != nil {
-		close(sstRounds)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-r.slots }()
+				if err := r.finish(ctx, rd); err != nil {
+					roundErr.CompareAndSwap(nil, &err)
+				}
+			}()
+			return nil
+		})
 	}
 	wg.Wait()
 	if p := roundErr.Load(); p != nil && err == nil {
@@ -536,6 +480,169 @@ func (r *run) source(ctx context.Context, i int) error {
 	}
 	r.cp.set(key, next, true)
 	return nil
+}
+
+// shareSeenSets gives m's tag mappings one set of written vertices per tag.
+func shareSeenSets(m *mapper) {
+	seen := map[int32]*roaring64.Bitmap{}
+	for _, t := range m.tags {
+		if seen[t.id] == nil {
+			seen[t.id] = newSeenSet()
+		}
+		t.seen = seen[t.id]
+	}
+}
+
+// mapRecords maps a batch of records into rd. keepAll keeps a copy of
+// every row that produced writes, for the failures the servers report
+// later (online mode); otherwise only rows that fail here are kept.
+func (r *run) mapRecords(m *mapper, rd *round, recs []source.Record, keepAll bool) {
+	for _, rec := range recs {
+		if r.shards > 1 && rec.Index%r.shards != r.shard {
+			r.stats.OtherShards.Add(1)
+			rd.other++
+			continue
+		}
+		if rec.Err != nil {
+			rd.rows = append(rd.rows, keep(rec.File, rec.Line, rec.Fields))
+			rd.fail(int32(len(rd.rows)-1), rec.Err.Error())
+			continue
+		}
+		before := len(rd.writes)
+		var err error
+		rd.writes, err = m.mapRow(rec.Fields, rec.Nulls, rd.writes)
+		if err == nil && len(rd.writes) == before {
+			r.stats.Filtered.Add(1)
+			continue
+		}
+		if err != nil || keepAll {
+			rd.rows = append(rd.rows, keep(rec.File, rec.Line, rec.Fields))
+		}
+		if err != nil {
+			rd.fail(int32(len(rd.rows)-1), err.Error())
+			continue
+		}
+		if keepAll {
+			for range len(rd.writes) - before {
+				rd.owner = append(rd.owner, int32(len(rd.rows)-1))
+			}
+		}
+	}
+}
+
+// readSST reads a source in SST mode. Mapping rows is the costliest part
+// of reading, so several goroutines map batches while this one reads; a
+// single goroutine then sorts the mapped batches in, strictly in read
+// order, because the last write of a key must win as it would online.
+// It returns the index of the record after the last one read.
+func (r *run) readSST(ctx context.Context, src *source.Source, spec *Source, key string, sr *sourceRun, first *mapper, start int64) (int64, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	type job struct {
+		seq  int64
+		recs []source.Record
+		rd   *round
+	}
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	jobs := make(chan *job, workers)
+	mapped := make(chan *job, 2*workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		m := first
+		if w > 0 {
+			// A mapper has scratch buffers: one each. Vertex dedup sets
+			// are per mapper too; a vertex two mappers both write is
+			// written twice, and the sort keeps one.
+			var err error
+			if m, err = newMapper(r.meta.Catalog(), r.space, key, spec); err != nil {
+				close(jobs)
+				wg.Wait()
+				return start, err
+			}
+			if spec.dedupeVertices {
+				shareSeenSets(m)
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				r.mapRecords(m, j.rd, j.recs, false)
+				j.recs = nil
+				select {
+				case mapped <- j:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	sorted := make(chan struct{})
+	go func() {
+		defer close(sorted)
+		pending := map[int64]*job{}
+		want := int64(0)
+		for j := range mapped {
+			pending[j.seq] = j
+			for {
+				j, ok := pending[want]
+				if !ok {
+					break
+				}
+				delete(pending, want)
+				want++
+				if ctx.Err() != nil {
+					continue
+				}
+				if err := r.finishSST(j.rd); err != nil {
+					cancel(err)
+				}
+			}
+		}
+	}()
+	var seq int64
+	next := start
+	err := src.Read(ctx, start, r.cfg.Manager.Batch, func(recs []source.Record) error {
+		j := &job{seq: seq, recs: ownRecords(recs), rd: &round{src: sr, start: next, n: int64(len(recs))}}
+		seq++
+		next += int64(len(recs))
+		select {
+		case jobs <- j:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	})
+	close(jobs)
+	wg.Wait()
+	close(mapped)
+	<-sorted
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return next, cause
+	}
+	return next, err
+}
+
+// ownRecords copies a batch's records and their field lists, which the
+// source reuses once its callback returns (the field strings themselves
+// are not reused), so that another goroutine can map them later.
+func ownRecords(recs []source.Record) []source.Record {
+	n := 0
+	for i := range recs {
+		n += len(recs[i].Fields)
+	}
+	fields := make([]string, 0, n)
+	out := make([]source.Record, len(recs))
+	for i, rec := range recs {
+		k := len(fields)
+		fields = append(fields, rec.Fields...)
+		rec.Fields = fields[k:len(fields):len(fields)]
+		if rec.Nulls != nil {
+			rec.Nulls = slices.Clone(rec.Nulls)
+		}
+		out[i] = rec
+	}
+	return out
 }
 
 // finish sends a round, then records its failed rows and its progress.

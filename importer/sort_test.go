@@ -1,8 +1,12 @@
 package importer
 
 import (
+	"encoding/binary"
+	"slices"
+
 	"bytes"
 	"fmt"
+	"github.com/novagraph/novagraph/partition"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -56,5 +60,88 @@ func TestSorterMatchesMap(t *testing.T) {
 				t.Fatalf("merge gave %d keys, want %d", i, len(keys))
 			}
 		})
+	}
+}
+
+// TestSorterEdgeKeys sorts more entries than a chunk holds, shaped like a
+// partition's real keys (tag rows, out- and in-edges of INT64 vertices,
+// ranks, rewrites of the same edge), so that the radix passes, the
+// skipped constant bytes and the tie groups all take part.
+func TestSorterEdgeKeys(t *testing.T) {
+	for _, spill := range []bool{false, true} {
+		t.Run(fmt.Sprintf("spill %v", spill), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 7))
+			s := &sorter{dir: t.TempDir(), name: "t"}
+			want := map[string]string{}
+			vid := func() []byte {
+				v := make([]byte, 8)
+				binary.BigEndian.PutUint64(v, uint64(rng.IntN(3000)))
+				return v
+			}
+			n := 3*chunkLen + 123
+			for i := range n {
+				v := fmt.Sprintf("v%d", i)
+				var k []byte
+				switch rng.IntN(10) {
+				case 0:
+					k = partition.TagKey(1, 3, vid(), int32(1+rng.IntN(2)))
+					s.add(k, []byte(v))
+				default:
+					et := int32(1 + rng.IntN(2))
+					src, dst, rank := vid(), vid(), int64(rng.IntN(2))
+					if rng.IntN(2) == 0 {
+						et = -et
+					}
+					k = partition.EdgeKey(1, 3, src, et, rank, dst)
+					s.addEdge(1, 3, src, et, rank, dst, false, []byte(v))
+				}
+				want[string(k)] = v
+				if spill && i%(chunkLen+1000) == 0 {
+					if err := s.spill(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			keys := make([]string, 0, len(want))
+			for k := range want {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			i := 0
+			err := s.merge(func(k, v []byte) error {
+				if i >= len(keys) || !bytes.Equal(k, []byte(keys[i])) || string(v) != want[keys[i]] {
+					return fmt.Errorf("pair %d: got %x=%s, want %x", i, k, v, keys[min(i, len(keys)-1)])
+				}
+				i++
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i != len(keys) {
+				t.Fatalf("merge gave %d keys, want %d", i, len(keys))
+			}
+		})
+	}
+}
+
+// TestRadixSort checks the radix sort against a comparison sort, stable
+// among equal keys, with some bytes constant and some not.
+func TestRadixSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	keys := make([]radixKey, 5000)
+	for i := range keys {
+		keys[i] = radixKey{hi: uint64(rng.IntN(50)) << 40, lo: uint64(rng.IntN(4)) << 8, i: int32(i)}
+	}
+	want := slices.Clone(keys)
+	slices.SortStableFunc(want, func(a, b radixKey) int {
+		if a.hi != b.hi {
+			return cmpUint(a.hi, b.hi)
+		}
+		return cmpUint(a.lo, b.lo)
+	})
+	got := radixSort(keys, make([]radixKey, len(keys)))
+	if !slices.Equal(got, want) {
+		t.Fatal("radix sort differs from a stable comparison sort")
 	}
 }

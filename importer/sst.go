@@ -7,9 +7,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -184,37 +185,56 @@ type partFiles struct {
 	paths []string
 }
 
-// build merges each partition's keys into SST files, concurrency at a time.
-func (b *sstBuilder) build(ctx context.Context, concurrency int) ([]*partFiles, error) {
-	var parts []int32
-	for p := range b.parts {
-		parts = append(parts, p)
-	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
-	out := make([]*partFiles, len(parts))
-	errs := make([]error, len(parts))
+// buildAndShip merges each partition's keys into SST files, concurrency
+// partitions at a time, and hands each partition to ship as soon as its
+// files are written, so that uploads and ingests (network and the
+// servers' disks) overlap the building of the other partitions (CPU).
+// It returns when every partition is built and shipped, with the time the
+// last build finished.
+func (b *sstBuilder) buildAndShip(ctx context.Context, concurrency int, ship func(context.Context, *partFiles) error) (time.Time, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	b.mu.Lock()
+	sorters := maps.Clone(b.parts)
+	b.mu.Unlock()
+	parts := slices.Sorted(maps.Keys(sorters))
 	sem := make(chan struct{}, max(concurrency, 1))
-	var wg sync.WaitGroup
-	for i, p := range parts {
-		wg.Add(1)
+	var building, shipping sync.WaitGroup
+	fail := func(err error) { cancel(err) }
+	for _, p := range parts {
+		building.Add(1)
 		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				errs[i] = ctx.Err()
+			defer building.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
 				return
 			}
-			out[i], errs[i] = b.buildPart(p, b.parts[p])
+			pf, err := b.buildPart(p, sorters[p]) // the merge frees the sorter's memory
+			<-sem
+			if err != nil {
+				fail(err)
+				return
+			}
+			if len(pf.files) == 0 {
+				return
+			}
+			shipping.Add(1)
+			go func() {
+				defer shipping.Done()
+				if err := ship(ctx, pf); err != nil {
+					fail(err)
+				}
+			}()
 		}()
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	building.Wait()
+	built := time.Now()
+	shipping.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return built, err
 	}
-	return out, nil
+	return built, nil
 }
 
 // sstWriter writes one SST file, keeping its key range.
@@ -335,7 +355,7 @@ func (b *sstBuilder) buildPart(part int32, s *sorter) (*partFiles, error) {
 				})
 			}
 		case partition.KindEdge:
-			_, _, src, et, rank, dst, err := partition.ParseEdgeKey(k, vidLen)
+			src, et, err := partition.EdgeKeySource(k, vidLen)
 			if err != nil {
 				return err
 			}
@@ -344,9 +364,15 @@ func (b *sstBuilder) buildPart(part int32, s *sorter) (*partFiles, error) {
 					return err
 				}
 			}
-			degVid, degType = append(degVid[:0], src...), et
+			if degN == 0 {
+				degVid, degType = append(degVid[:0], src...), et
+			}
 			degN++
 			if is := b.edgeIdx[et]; et > 0 && is != nil {
+				_, _, src, _, rank, dst, err := partition.ParseEdgeKey(k, vidLen)
+				if err != nil {
+					return err
+				}
 				return is.entries(v, func(ix *schema.IndexLayout, enc []byte) {
 					index.add(partition.EdgeIndexKey(sp, part, ix.Desc.GetIndexId(), enc, src, rank, dst), nil)
 				})
@@ -370,7 +396,7 @@ func (b *sstBuilder) buildPart(part int32, s *sorter) (*partFiles, error) {
 	if err != nil {
 		return nil, fmt.Errorf("partition %d: %w", part, err)
 	}
-	if len(index.ents) > 0 || len(index.runs) > 0 {
+	if index.n > 0 || len(index.runs) > 0 {
 		iw, err := b.newWriter(part, "index")
 		if err != nil {
 			return nil, err
@@ -404,45 +430,32 @@ func (is *indexedSchema) entries(row []byte, fn func(*schema.IndexLayout, []byte
 	return nil
 }
 
-// ship uploads each partition's files to every replica and ingests them
+// shipper uploads a partition's files to every replica and ingests them
 // at its leader, concurrency partitions at a time. A failure is retried
 // (uploads and ingests are idempotent) before it fails the import.
-func (b *sstBuilder) ship(ctx context.Context, storage *storageclient.Client, meta *metaclient.Client, parts []*partFiles, concurrency, retries int) error {
+func (b *sstBuilder) shipper(storage *storageclient.Client, meta *metaclient.Client, concurrency, retries int) func(context.Context, *partFiles) error {
 	sem := make(chan struct{}, max(concurrency, 1))
-	var wg sync.WaitGroup
-	errs := make([]error, len(parts))
-	for i, pf := range parts {
-		if pf == nil || len(pf.files) == 0 {
-			continue
+	return func(ctx context.Context, pf *partFiles) error {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return context.Cause(ctx)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			wait := time.Second
-			for attempt := 0; ; attempt++ {
-				err := b.shipPart(ctx, storage, meta, pf)
-				if err == nil || ctx.Err() != nil || attempt >= retries {
-					errs[i] = err
-					return
-				}
-				b.log.Warn("shipping SST files failed; retrying", "part", pf.part, "err", err)
-				select {
-				case <-ctx.Done():
-				case <-time.After(wait):
-				}
-				wait = min(2*wait, 10*time.Second)
+		defer func() { <-sem }()
+		wait := time.Second
+		for attempt := 0; ; attempt++ {
+			err := b.shipPart(ctx, storage, meta, pf)
+			if err == nil || ctx.Err() != nil || attempt >= retries {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+			b.log.Warn("shipping SST files failed; retrying", "part", pf.part, "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 10*time.Second)
 		}
 	}
-	return nil
 }
 
 func (b *sstBuilder) shipPart(ctx context.Context, storage *storageclient.Client, meta *metaclient.Client, pf *partFiles) error {

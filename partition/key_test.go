@@ -372,3 +372,17 @@ func TestParseKeyErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgeKeySource agrees with ParseEdgeKey, for out- and in-edge types.
+func TestEdgeKeySource(t *testing.T) {
+	for _, et := range []int32{1, -1, 7, -300, 1 << 30, -(1 << 30)} {
+		k := EdgeKey(2, 5, []byte("srcvid00"), et, -3, []byte("dstvid00"))
+		src, got, err := EdgeKeySource(k, 8)
+		if err != nil || string(src) != "srcvid00" || got != et {
+			t.Fatalf("type %d: got %q, %d, %v", et, src, got, err)
+		}
+	}
+	if _, _, err := EdgeKeySource(TagKey(2, 5, []byte("srcvid00"), 1), 8); err == nil {
+		t.Fatal("a tag key passed as an edge key")
+	}
+}
