@@ -3,8 +3,6 @@ package graphd
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -18,9 +16,9 @@ import (
 
 // Defaults of the per-query limits (Config). A query's memory is what its
 // budget accounts (query/exec/budget.go), an estimate of its live heap.
-// The garbage a query leaves on the way is not accounted: graphd bounds it
-// with a Go soft memory limit of 1.5 times the total plus 256 MiB
-// (goMemoryLimit), 9.25 GiB with these defaults, where without one the
+// The garbage a query leaves on the way is not accounted: cmd/graphd bounds
+// it with a Go soft memory limit of 1.5 times the total plus 256 MiB
+// (DefaultGoMemoryLimit), 9.25 GiB with these defaults, where without one the
 // heap ran to 2.5 times the accounted bytes. On a 24 GiB machine shared
 // with storaged, 1 GiB per query and 6 GiB for all running queries
 // together then keep graphd clear of the OOM killer while a handful of
@@ -269,9 +267,12 @@ func (sendTracker) HandleRPC(ctx context.Context, st stats.RPCStats) {
 func (sendTracker) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
 func (sendTracker) HandleConn(context.Context, stats.ConnStats)                       {}
 
-// goMemoryLimit is the Go soft memory limit (runtime/debug.SetMemoryLimit)
-// graphd runs with, 0 for none: Config.GoMemoryLimit, or derived from the
-// total of the query budgets.
+// DefaultGoMemoryLimit is the Go soft memory limit
+// (runtime/debug.SetMemoryLimit) a process running this graphd should set,
+// derived from the total of the query budgets; 0 when there is no total to
+// derive it from. graphd does not set it itself, as it is process-wide:
+// cmd/graphd does (--go-memory-limit), as must any other program that
+// embeds a graphd serving heavy queries.
 //
 // Why: the budgets count the live memory of queries (within a small factor
 // of it, see query/exec/budget.go), but a traversal allocates about three
@@ -289,13 +290,10 @@ func (sendTracker) HandleConn(context.Context, stats.ConnStats)                 
 // catalog, connections). Near it the runtime spends more CPU on collection
 // (at most about half) rather than let garbage grow the heap; live memory
 // past it is what the budgets bound.
+func (s *Server) DefaultGoMemoryLimit() int64 { return goMemoryLimit(s.cfg) }
+
 func goMemoryLimit(cfg Config) int64 {
-	switch {
-	case cfg.GoMemoryLimit < 0:
-		return 0
-	case cfg.GoMemoryLimit > 0:
-		return cfg.GoMemoryLimit
-	case cfg.QueryMemoryLimitTotal <= 0:
+	if cfg.QueryMemoryLimitTotal <= 0 {
 		return 0 // no total to derive it from
 	}
 	return cfg.QueryMemoryLimitTotal + cfg.QueryMemoryLimitTotal/2 + goMemoryBase
@@ -303,18 +301,6 @@ func goMemoryLimit(cfg Config) int64 {
 
 // goMemoryBase is graphd's own heap beyond its queries, for goMemoryLimit.
 const goMemoryBase = 256 << 20
-
-// applyGoMemoryLimit sets the runtime's soft memory limit (goMemoryLimit)
-// unless GOMEMLIMIT in the environment set one already.
-func (s *Server) applyGoMemoryLimit() {
-	limit := goMemoryLimit(s.cfg)
-	if limit <= 0 || os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	s.prevMemLimit = debug.SetMemoryLimit(limit)
-	s.memLimitSet = true
-	s.log.Info("Go memory limit set", "limit", bytesize.Format(limit), "query_memory_limit_total", bytesize.Format(s.cfg.QueryMemoryLimitTotal))
-}
 
 func shorten(text string) string {
 	if len(text) <= maxShownText {

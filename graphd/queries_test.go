@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -168,10 +169,11 @@ func TestQueryTimeoutFromServer(t *testing.T) {
 	}
 }
 
-// TestGoMemoryLimit: graphd runs with a Go soft memory limit derived from
-// the total of the query budgets, so that garbage is collected before the
-// heap runs to twice the live memory (see goMemoryLimit).
-func TestGoMemoryLimit(t *testing.T) {
+// TestDefaultGoMemoryLimit: the Go soft memory limit cmd/graphd sets is
+// derived from the total of the query budgets, so that garbage is
+// collected before the heap runs to twice the live memory (see
+// DefaultGoMemoryLimit), and the library leaves the runtime's limit alone.
+func TestDefaultGoMemoryLimit(t *testing.T) {
 	for _, c := range []struct {
 		cfg  Config
 		want int64
@@ -179,11 +181,20 @@ func TestGoMemoryLimit(t *testing.T) {
 		{Config{}, DefaultQueryMemoryLimitTotal*3/2 + goMemoryBase},
 		{Config{QueryMemoryLimitTotal: 2 << 30}, 3<<30 + goMemoryBase},
 		{Config{QueryMemoryLimitTotal: -1}, 0},
-		{Config{QueryMemoryLimitTotal: 2 << 30, GoMemoryLimit: 5 << 30}, 5 << 30},
-		{Config{GoMemoryLimit: -1}, 0},
 	} {
-		if got := goMemoryLimit(New(c.cfg).cfg); got != c.want {
+		if got := New(c.cfg).DefaultGoMemoryLimit(); got != c.want {
 			t.Fatalf("%+v: %d, want %d", c.cfg, got, c.want)
 		}
+	}
+
+	before := debug.SetMemoryLimit(-1)
+	s := New(Config{ListenAddr: "127.0.0.1:0", MetaAddrs: []string{"127.0.0.1:1"}, QueryMemoryLimitTotal: 64 << 20})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	after := debug.SetMemoryLimit(-1)
+	s.Stop()
+	if after != before {
+		t.Fatalf("Start changed the Go memory limit from %d to %d", before, after)
 	}
 }

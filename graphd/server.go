@@ -43,11 +43,6 @@ type Config struct {
 	QueryMemoryLimit      int64         // bytes one query may charge; default 1 GiB
 	QueryMemoryLimitTotal int64         // bytes all running queries may charge together; default 6 GiB
 	SlowQueryThreshold    time.Duration // queries running longer are logged at WARN; default 1s
-	// GoMemoryLimit is the Go runtime's soft memory limit graphd sets
-	// when it starts (runtime/debug.SetMemoryLimit; queries.go): 0 derives
-	// it from QueryMemoryLimitTotal (goMemoryLimit), negative leaves the
-	// runtime's, as does a GOMEMLIMIT in the environment.
-	GoMemoryLimit int64
 
 	// GossipAddr, if set, is the host:port graphd gossips on (package
 	// gossip; port 0 picks one) and GossipSeeds the peers to join: the
@@ -77,9 +72,6 @@ type Server struct {
 
 	stop chan struct{}
 	wg   sync.WaitGroup
-
-	memLimitSet  bool  // Start set the Go memory limit; Stop restores prevMemLimit
-	prevMemLimit int64 // the limit before Start
 }
 
 // session is one authenticated client. Statements of one session run one at
@@ -148,7 +140,6 @@ func (s *Server) Start() error {
 		return fmt.Errorf("graphd: listening on %s: %w", s.cfg.ListenAddr, err)
 	}
 	s.lis = lis
-	s.applyGoMemoryLimit()
 	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log)
 	s.storage = storageclient.New(s.meta, s.log)
 	if s.cfg.GossipAddr != "" {
@@ -227,11 +218,6 @@ func (s *Server) Stop() {
 	}
 	if s.meta != nil {
 		s.meta.Close()
-	}
-	if s.memLimitSet {
-		// The limit this graphd found (several graphd in one process,
-		// as in tests, share the runtime's limit).
-		debug.SetMemoryLimit(s.prevMemLimit)
 	}
 	s.log.Info("graphd stopped")
 }

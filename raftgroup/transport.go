@@ -13,10 +13,10 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/connectivity"
-	"google.golang.org/grpc/credentials/insecure"
 	grpckeepalive "google.golang.org/grpc/keepalive"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/novagraph/novagraph/internal/grpcdial"
 	"github.com/novagraph/novagraph/proto/raftmsgpb"
 )
 
@@ -166,8 +166,9 @@ func (t *GRPCTransport) runPeer(p *peer) {
 		case <-time.After(backoff):
 		}
 		// Capped low: a dial attempt already takes up to a second
-		// (reconnect), and each second a stream stays down after a heal
-		// is a second some partition may go without a leader.
+		// (peerConnectTimeout), and each second a stream stays down
+		// after a heal is a second some partition may go without a
+		// leader.
 		backoff = min(backoff*2, 200*time.Millisecond)
 	}
 }
@@ -247,7 +248,7 @@ func (t *GRPCTransport) stream(p *peer) error {
 // (3.2 s, 6.4 s, … after the first loss), which kept partitions leaderless
 // for seconds after the network healed (the compose chaos runner measured
 // 4.6 s with 5 s). A closed connection is redialled at once by runPeer,
-// and each dial gives up within a second (the reconnect parameters below),
+// and each dial gives up within a second (peerConnectTimeout),
 // so the stream is back within about a second of the heal. The kernel,
 // not the peer process, acknowledges TCP data, so a slow or paused peer
 // does not trip it.
@@ -255,15 +256,10 @@ func keepalive() grpc.DialOption {
 	return grpc.WithKeepaliveParams(grpckeepalive.ClientParameters{Time: 5 * time.Second, Timeout: 2 * time.Second, PermitWithoutStream: true})
 }
 
-// dialPeer makes the connection to one peer store. The address goes to the
-// dialer as it is ("passthrough"), so its name is looked up at each
-// connection attempt, within the attempt's deadline. gRPC's default DNS
-// resolver instead looks names up in a goroutine of its own, with a 30 s
-// timeout: a store whose network went away (docker network disconnect) sat
-// in a lookup its DNS server never answered for 5 s after the network came
-// back, with the stream, and so the partition's election, waiting on it.
+// dialPeer makes the connection to one peer store. Its name is looked up
+// at each connection attempt, within the attempt's deadline (grpcdial).
 func dialPeer(addr string) (*grpc.ClientConn, error) {
-	return grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()), keepalive(), reconnect())
+	return grpcdial.NewClient(addr, peerConnectTimeout, reconnectBackoff(), keepalive())
 }
 
 // waitReady waits until conn connected, for at most connectWait: runPeer
@@ -294,13 +290,16 @@ func waitReady(conn *grpc.ClientConn, stop <-chan struct{}) error {
 // connectWait bounds one attempt to reach a peer (see waitReady).
 const connectWait = 2 * time.Second
 
-// reconnect bounds gRPC's own connection attempts to a peer: its defaults
-// (a 20 s connect timeout, backoff growing to 120 s) would keep a stream
-// down long after the peer came back.
-func reconnect() grpc.DialOption {
+// peerConnectTimeout and reconnectBackoff bound gRPC's own connection
+// attempts to a peer: its defaults (a 20 s connect timeout, backoff
+// growing to 120 s) would keep a stream down long after the peer came
+// back.
+const peerConnectTimeout = time.Second
+
+func reconnectBackoff() backoff.Config {
 	b := backoff.DefaultConfig
 	b.BaseDelay, b.MaxDelay = 100*time.Millisecond, time.Second
-	return grpc.WithConnectParams(grpc.ConnectParams{Backoff: b, MinConnectTimeout: time.Second})
+	return b
 }
 
 // ServerKeepalive is the server side of keepalive: it admits the clients'

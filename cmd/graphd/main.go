@@ -4,7 +4,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
+	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/novagraph/novagraph/graphd"
@@ -36,6 +39,8 @@ func run(args []string) error {
 	fs.Var(&queryMemory, "query-memory-limit", "memory one query may use (bytes, or with a unit: 512MB, 2GiB; powers of 1024); 0: none. SET QUERY_MEMORY_LIMIT overrides it per session")
 	queryMemoryTotal := sizeFlag(graphd.DefaultQueryMemoryLimitTotal)
 	fs.Var(&queryMemoryTotal, "query-memory-limit-total", "memory all running queries together may use; the query that goes over it stops; 0: none")
+	var goMemory goMemoryFlag
+	fs.Var(&goMemory, "go-memory-limit", "Go soft memory limit graphd sets (runtime/debug.SetMemoryLimit), a size as for --query-memory-limit; it wins over GOMEMLIMIT. Default: 1.5 × --query-memory-limit-total + 256 MiB, unless GOMEMLIMIT is set; 0 or off: graphd sets none")
 	slowQuery := fs.Duration("slow-query-threshold", graphd.DefaultSlowQueryThreshold, "log queries running longer at WARN, with duration, rows and memory; 0: off")
 	sessionIdle := fs.Duration("session-idle-timeout", 8*time.Hour, "close sessions idle for longer")
 	log, err := daemon.ParseFlags(fs, args, "graphd")
@@ -56,6 +61,7 @@ func run(args []string) error {
 		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),
 		QueryMemoryLimitTotal: orNone(int64(queryMemoryTotal)), SlowQueryThreshold: orNone(*slowQuery),
 	})
+	setGoMemoryLimit(log, goMemory, srv.DefaultGoMemoryLimit(), int64(queryMemoryTotal))
 	if err := srv.Start(); err != nil {
 		return err
 	}
@@ -92,4 +98,66 @@ func (f *sizeFlag) Set(s string) error {
 	}
 	*f = sizeFlag(n)
 	return nil
+}
+
+// goMemoryFlag is --go-memory-limit: unset (derived), off (0) or a size.
+type goMemoryFlag struct {
+	set   bool
+	bytes int64 // 0: off
+}
+
+func (f *goMemoryFlag) String() string {
+	switch {
+	case !f.set:
+		return ""
+	case f.bytes == 0:
+		return "off"
+	}
+	return bytesize.Format(f.bytes)
+}
+
+func (f *goMemoryFlag) Set(s string) error {
+	if t := strings.ToLower(strings.TrimSpace(s)); t == "off" || t == "false" {
+		// "false": YAML 1.1 readers turn an unquoted off into it.
+		*f = goMemoryFlag{set: true}
+		return nil
+	}
+	n, err := parser.ParseSize(s)
+	if err != nil {
+		return fmt.Errorf("%w, or off", err)
+	}
+	*f = goMemoryFlag{set: true, bytes: n}
+	return nil
+}
+
+// goMemoryLimit is the Go soft memory limit graphd sets, 0 for none: the
+// flag's, else the one derived from the query budgets (derived,
+// graphd.Server.DefaultGoMemoryLimit) unless GOMEMLIMIT set the
+// runtime's.
+func goMemoryLimit(f goMemoryFlag, derived int64, gomemlimitSet bool) int64 {
+	switch {
+	case f.set:
+		return f.bytes
+	case gomemlimitSet:
+		return 0
+	}
+	return derived
+}
+
+// setGoMemoryLimit sets the process's Go soft memory limit (goMemoryLimit)
+// and logs it. The graphd library leaves this process-wide setting to its
+// program.
+func setGoMemoryLimit(log *slog.Logger, f goMemoryFlag, derived, queryMemoryTotal int64) {
+	gomemlimit := os.Getenv("GOMEMLIMIT")
+	limit := goMemoryLimit(f, derived, gomemlimit != "")
+	if limit <= 0 {
+		log.Info("Go memory limit not set by graphd", "go_memory_limit", f.String(), "GOMEMLIMIT", gomemlimit)
+		return
+	}
+	debug.SetMemoryLimit(limit)
+	source := "derived from query_memory_limit_total"
+	if f.set {
+		source = "--go-memory-limit"
+	}
+	log.Info("Go memory limit set", "limit", bytesize.Format(limit), "source", source, "query_memory_limit_total", bytesize.Format(queryMemoryTotal))
 }

@@ -382,10 +382,10 @@ func liveHeapPeak(fn func()) int64 {
 // factor of the heap it holds, and its limits stop it while it produces
 // rows, by at most one batch past them: the per-query limit, also when the
 // rows fit and their copy for the client does not (charged while it is
-// built, not after); and the total of all running queries. graphd runs
-// with a Go soft memory limit derived from that total, so that the
-// garbage a traversal leaves is collected before the heap runs to twice
-// the accounted memory.
+// built, not after); and the total of all running queries. The test runs
+// with the Go soft memory limit cmd/graphd derives from that total, so
+// that the garbage a traversal leaves is collected before the heap runs to
+// twice the accounted memory.
 func TestGoStepsMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in-process cluster test")
@@ -397,16 +397,20 @@ func TestGoStepsMemory(t *testing.T) {
 		cfg.SlowQueryThreshold = time.Nanosecond
 		cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}})
+	// The graphd library leaves the process-wide limit to its program
+	// (cmd/graphd --go-memory-limit); set it here as cmd/graphd does.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		limit := c.Graph.DefaultGoMemoryLimit()
+		if want := int64(total + total/2 + 256<<20); limit != want {
+			t.Fatalf("Go memory limit %d, want %d (1.5 × the total of %d + 256 MiB)", limit, want, total)
+		}
+		prev := debug.SetMemoryLimit(limit)
+		t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	}
 	s := c.Session()
 	defer s.Close()
 	loadSuperVertex(t, s)
 	rows := hubFanout * hubDegree
-
-	if os.Getenv("GOMEMLIMIT") == "" {
-		if got, want := debug.SetMemoryLimit(-1), int64(total+total/2+256<<20); got != want {
-			t.Fatalf("Go memory limit %d, want %d (1.5 × the total of %d + 256 MiB)", got, want, total)
-		}
-	}
 
 	// Within the limits the query answers in full, and the memory it was
 	// charged at its peak is within a factor of 2 of the live heap it

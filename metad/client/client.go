@@ -21,10 +21,10 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
+	"github.com/novagraph/novagraph/internal/grpcdial"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
@@ -98,20 +98,11 @@ func New(addrs []string, logger *slog.Logger) *Client {
 	}
 	c.snap.Store(newSnapshot(&metapb.Catalog{}))
 	for _, addr := range addrs {
-		// passthrough: the name is looked up inside each connection
-		// attempt, bounded by its timeout. gRPC's DNS resolver looks up in
-		// a goroutine of its own with a 30 s timeout and backs off up to
-		// two minutes after failures: a metad whose name was briefly gone
-		// (a container restarting) would stay unreachable long after it
-		// is back.
-		conn, err := grpc.NewClient("passthrough:///"+addr,
-			grpc.WithTransportCredentials(insecure.NewCredentials()),
-			// gRPC's default reconnect backoff grows to two minutes; a
-			// restarted metad must be picked up within about a second.
-			grpc.WithConnectParams(grpc.ConnectParams{
-				Backoff:           backoff.Config{BaseDelay: minBackoff, Multiplier: 1.6, Jitter: 0.2, MaxDelay: maxBackoff},
-				MinConnectTimeout: 2 * time.Second,
-			}),
+		// Names are looked up at each connection attempt (grpcdial).
+		// gRPC's default reconnect backoff grows to two minutes; a
+		// restarted metad must be picked up within about a second.
+		conn, err := grpcdial.NewClient(addr, 2*time.Second,
+			backoff.Config{BaseDelay: minBackoff, Multiplier: 1.6, Jitter: 0.2, MaxDelay: maxBackoff},
 			// Pings detect a metad that vanished without closing the
 			// connection (host down, network partition).
 			grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 10 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}),

@@ -34,8 +34,9 @@ import (
 // What the budget does not count is garbage: a traversal allocates about
 // three times its live peak on the way, and the collector lets the heap
 // run to twice the live heap, so the process can hold well over the
-// accounted bytes. graphd bounds that with a Go soft memory limit derived
-// from the total (graphd/queries.go, goMemoryLimit), not by charging it.
+// accounted bytes. The graphd daemon bounds that with a Go soft memory
+// limit derived from the total (graphd/queries.go, DefaultGoMemoryLimit;
+// set by cmd/graphd), not by charging it.
 //
 // A nil *Budget accounts nothing and never fails. Budget is safe for
 // concurrent use.

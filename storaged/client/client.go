@@ -18,9 +18,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/novagraph/novagraph/internal/grpcdial"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
@@ -99,13 +99,10 @@ func (c *Client) conn(addr string) (*grpc.ClientConn, error) {
 		// fails at once. Cap it near an election timeout.
 		backoffCfg := backoff.DefaultConfig
 		backoffCfg.MaxDelay = time.Second
-		// passthrough: the name is looked up inside each connection
-		// attempt, bounded by MinConnectTimeout. gRPC's DNS resolver looks
-		// up in a goroutine of its own (30 s timeout) and backs off for
-		// minutes after a failure, and a store's name is missing from
-		// Docker's or Kubernetes' DNS while it restarts.
-		cc, err = grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoffCfg, MinConnectTimeout: 2 * time.Second}),
+		// Names are looked up at each connection attempt (grpcdial): a
+		// store's name is missing from Docker's or Kubernetes' DNS while
+		// it restarts.
+		cc, err = grpcdial.NewClient(addr, 2*time.Second, backoffCfg,
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(256<<20)))
 		if err != nil {
 			return nil, fmt.Errorf("dialing storaged %s: %w", addr, err)
