@@ -44,6 +44,10 @@ type ApplyBatch struct {
 		index uint64
 		conf  *rpb.ConfState
 	}
+	// writeErr is a failed write of IngestFiles. It is a disk failure,
+	// not the entry's result: the engine halts on it as on any failed
+	// apply write, whatever the Applier returned.
+	writeErr error
 }
 
 type undoEntry struct {
@@ -97,6 +101,11 @@ func newApplyBatch(db *grocksdb.DB) *ApplyBatch {
 // (storaged keeps its staged files), and the files' keys must be written
 // whole by the ingest (no read-modify-write). It must not be called
 // inside Atomically.
+//
+// If RocksDB refuses the files, the error wraps ErrApplyHalted: the
+// entries before this one are written, nothing of this one is, so the
+// group can stop here and try again later instead of skipping the ingest
+// on this replica only.
 func (b *ApplyBatch) IngestFiles(paths []string) error {
 	if len(b.savepoints) > 0 {
 		return fmt.Errorf("raftgroup: IngestFiles inside Atomically")
@@ -107,7 +116,8 @@ func (b *ApplyBatch) IngestFiles(paths []string) error {
 	wo := grocksdb.NewDefaultWriteOptions()
 	defer wo.Destroy()
 	if err := b.db.Write(wo, b.wb); err != nil {
-		return fmt.Errorf("writing the entries applied before an ingest: %w", err)
+		b.writeErr = fmt.Errorf("writing the entries applied before an ingest: %w", err)
+		return b.writeErr
 	}
 	b.wb.Clear()
 	clear(b.overlay)
@@ -118,7 +128,7 @@ func (b *ApplyBatch) IngestFiles(paths []string) error {
 	opts.SetAllowGlobalSeqNo(true)
 	opts.SetAllowBlockingFlush(true)
 	if err := b.db.IngestExternalFile(paths, opts); err != nil {
-		return fmt.Errorf("ingesting %d SST files: %w", len(paths), err)
+		return fmt.Errorf("%w: ingesting %d SST files: %w", ErrApplyHalted, len(paths), err)
 	}
 	return nil
 }

@@ -69,4 +69,9 @@
 //     leader's snapshot is taken at exactly that point.
 //   - A proposal is acknowledged only when its entry is applied on this
 //     replica.
+//   - An entry is applied or the group stops before it: an Applier error
+//     wrapping ErrApplyHalted (this replica cannot apply it now) keeps the
+//     entry and every later one unapplied, their MsgStorageApply held and
+//     unacknowledged to raft, and retried every ApplyRetryInterval; the
+//     other groups of the round are applied and written as usual.
 package raftgroup

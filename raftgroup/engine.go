@@ -24,7 +24,9 @@ import (
 // commands in the same order and must reach the same state, so it may read
 // (through b) but must not depend on anything else local: clocks, caches,
 // configuration. The value and error are the command's result, returned to
-// the proposer (ProposeResult); an error does not stop the group.
+// the proposer (ProposeResult); an error does not stop the group, except
+// one wrapping ErrApplyHalted, which is not a result but says this replica
+// cannot apply the entry now: the group stops before it and retries.
 type Applier interface {
 	Apply(b *ApplyBatch, group GroupID, index uint64, cmd []byte) ([]byte, error)
 }
@@ -79,6 +81,9 @@ type Config struct {
 	// own instead of one per round. It exists only so benchmarks can show
 	// what the shared write buys; never set it in production.
 	SeparateWrites bool
+	// ApplyRetryInterval is how often a group halted at an entry it could
+	// not apply (ErrApplyHalted) tries again; default 5s.
+	ApplyRetryInterval time.Duration
 }
 
 // Engine drives every raft group of one store. See doc.go for the round.
@@ -106,6 +111,7 @@ type Engine struct {
 // engineStats are cumulative counters, read by Stats.
 type engineStats struct {
 	rounds, batchWrites, syncs, groupsReady, entriesAppended, entriesApplied, messagesSent atomic.Uint64
+	haltedGroups                                                                           atomic.Int64
 }
 
 // Stats is a snapshot of the engine's cumulative counters. GroupsReady per
@@ -113,6 +119,9 @@ type engineStats struct {
 type Stats struct {
 	Rounds, BatchWrites, Syncs, GroupsReady, EntriesAppended, EntriesApplied, MessagesSent uint64
 	Groups                                                                                 int
+	// HaltedGroups is how many groups are stopped at an entry they cannot
+	// apply here (ErrApplyHalted); Status says which entry and why.
+	HaltedGroups int
 }
 
 // Stats returns the engine's counters.
@@ -124,6 +133,7 @@ func (e *Engine) Stats() Stats {
 		Rounds: e.stats.rounds.Load(), BatchWrites: e.stats.batchWrites.Load(), Syncs: e.stats.syncs.Load(),
 		GroupsReady: e.stats.groupsReady.Load(), EntriesAppended: e.stats.entriesAppended.Load(),
 		EntriesApplied: e.stats.entriesApplied.Load(), MessagesSent: e.stats.messagesSent.Load(), Groups: n,
+		HaltedGroups: int(e.stats.haltedGroups.Load()),
 	}
 }
 
@@ -155,6 +165,9 @@ func NewEngine(cfg Config) *Engine {
 	}
 	if cfg.MaxLogBytes == 0 {
 		cfg.MaxLogBytes = 64 << 20
+	}
+	if cfg.ApplyRetryInterval <= 0 {
+		cfg.ApplyRetryInterval = 5 * time.Second
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = min(runtime.GOMAXPROCS(0), 8)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/linxGnu/grocksdb"
 	"go.etcd.io/raft/v3"
@@ -97,9 +98,37 @@ type group struct {
 	readsReady  []*readBatch          // read points known, waiting for applied ≥ index
 	nextReadCtx uint64
 
+	// held are the MsgStorageApply messages this replica has not (fully)
+	// applied because an Applier could not apply one of their entries here
+	// (ErrApplyHalted), in raft's order; halt says at which entry and why.
+	// Both are set together, and cleared together once the entries apply
+	// (round.go). Their responses are stepped only when the entries are
+	// applied: raft must not learn of an applied index this replica has
+	// not reached.
+	held []*rpb.Message
+	halt *applyHalt
+
 	leader atomic.Uint64 // store id of the known leader, 0 if none
 	term   atomic.Uint64
 	conf   atomic.Pointer[rpb.ConfState] // applied configuration
+}
+
+// applyHalt is why and since when a group stopped applying.
+type applyHalt struct {
+	index   uint64 // the entry that could not be applied
+	reason  string // the Applier's error at the last attempt
+	since   time.Time
+	retries int       // attempts after the first
+	next    time.Time // when to try again
+}
+
+// HaltStatus describes a replica that stopped applying its log at an entry
+// it cannot apply on this store (ErrApplyHalted).
+type HaltStatus struct {
+	Index   uint64    // the entry it is stopped at; applied is Index-1
+	Reason  string    // the Applier's error at the last attempt
+	Since   time.Time // when it stopped
+	Retries int       // attempts since, each failed
 }
 
 // failWaiters ends every pending proposal and read with err. Called when

@@ -84,6 +84,9 @@ type Status struct {
 	// Match is, on the leader, the highest log index known to be replicated
 	// on each member (learners included).
 	Match map[uint64]uint64
+	// Halt is set while the replica cannot apply its next committed entry
+	// (ErrApplyHalted): Applied stays before Halt.Index.
+	Halt *HaltStatus
 }
 
 // Status returns the group's raft status.
@@ -94,6 +97,9 @@ func (e *Engine) Status(ctx context.Context, id GroupID) (Status, error) {
 		st = Status{Leader: s.Lead, Term: s.GetTerm(), Commit: s.GetCommit(), Applied: g.applied, Match: map[uint64]uint64{}}
 		for id, pr := range s.Progress {
 			st.Match[id] = pr.Match
+		}
+		if h := g.halt; h != nil {
+			st.Halt = &HaltStatus{Index: h.index, Reason: h.reason, Since: h.since, Retries: h.retries}
 		}
 	})
 	return st, err

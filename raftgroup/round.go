@@ -88,12 +88,21 @@ func (e *Engine) round(w *worker, tick bool) error {
 	var appends []appendOp
 	var applies []*applyOp
 	readyGroups := 0
+	now := time.Now()
 	for _, g := range groups {
 		if e.drainMailbox(g) {
 			continue // removed
 		}
 		if tick {
 			g.rn.Tick()
+		}
+		if tick && g.halt != nil && !now.Before(g.halt.next) {
+			// Try the held entries again, ahead of any this Ready adds:
+			// apply keeps them in raft's order.
+			for _, m := range g.held {
+				applies = append(applies, &applyOp{g: g, msg: m, retry: true})
+			}
+			g.held = nil
 		}
 		if !g.rn.HasReady() {
 			continue
@@ -177,6 +186,20 @@ type applyOp struct {
 	applied uint64
 	results map[uint64]applyResult // proposal id → apply result
 	trunc   *truncation
+	retry   bool // taken from g.held: the group was halted
+	// halted is set when the Applier could not apply an entry here
+	// (ErrApplyHalted): the entries before it are applied, it and the rest
+	// are not, and the message goes back to g.held.
+	halted *haltedEntry
+	// held: the group was already halted at an earlier entry, so none of
+	// this message was applied; it waits in g.held behind that entry.
+	held bool
+}
+
+// haltedEntry is the entry an Applier could not apply, and why.
+type haltedEntry struct {
+	index uint64
+	err   error
 }
 
 // apply applies committed entries on the group's worker, in one batch
@@ -193,6 +216,14 @@ func (e *Engine) apply(ops []*applyOp) error {
 		}
 	}()
 	for _, op := range ops {
+		if len(op.g.held) > 0 {
+			// Halted at an earlier entry (in an earlier round, or in an
+			// earlier message of this one): nothing after it may apply
+			// before it does. Other groups' messages go on.
+			op.held = true
+			op.g.held = append(op.g.held, op.msg)
+			continue
+		}
 		b := byDB[op.g.db]
 		if b == nil || e.cfg.SeparateWrites {
 			b = newApplyBatch(op.g.db)
@@ -201,6 +232,9 @@ func (e *Engine) apply(ops []*applyOp) error {
 		}
 		if err := e.applyEntries(b, op); err != nil {
 			return err
+		}
+		if op.halted != nil {
+			op.g.held = append(op.g.held, op.msg)
 		}
 	}
 	if err := failpoint(fpBeforeApply); err != nil {
@@ -221,6 +255,9 @@ func (e *Engine) apply(ops []*applyOp) error {
 	var truncs []appendOp
 	for _, op := range ops {
 		g := op.g
+		if op.held {
+			continue
+		}
 		if op.applied > g.applied {
 			e.stats.entriesApplied.Add(op.applied - g.applied)
 			g.applied = op.applied
@@ -232,15 +269,23 @@ func (e *Engine) apply(ops []*applyOp) error {
 				delete(g.pending, pid)
 			}
 		}
-		for _, resp := range op.msg.GetResponses() {
-			if err := g.rn.Step(resp); err != nil {
-				return fmt.Errorf("%s: stepping apply response: %w", g.id, err)
-			}
+		if op.halted != nil {
+			// The response (MsgStorageApplyResp) tells raft every entry
+			// of the message is applied: it waits in g.held until they
+			// are.
+			e.haltGroup(g, op.halted, op.retry)
+		} else if err := e.stepApplyResponses(g, op.msg); err != nil {
+			return err
 		}
 		if op.trunc != nil {
 			truncs = append(truncs, appendOp{g: g, trunc: op.trunc})
 		}
 		g.dropStaleIncoming()
+	}
+	for _, op := range ops {
+		if g := op.g; g.halt != nil && len(g.held) == 0 {
+			e.resumeGroup(g, "applied")
+		}
 	}
 	if len(truncs) > 0 {
 		e.writer.enqueue(truncs)
@@ -259,18 +304,28 @@ func (e *Engine) applyEntries(b *ApplyBatch, op *applyOp) error {
 	wb := b.wb
 	g := op.g
 	op.applied = g.applied
+entries:
 	for _, ent := range op.msg.GetEntries() {
 		idx := ent.GetIndex()
 		if idx <= op.applied {
 			continue
 		}
-		g.logBytes += int64(len(ent.Data))
 		switch ent.GetType() {
 		case rpb.EntryType_EntryNormal:
 			if len(ent.Data) >= 8 {
 				pid := binary.BigEndian.Uint64(ent.Data)
 				b.cur.g, b.cur.index, b.cur.conf = g.id, idx, g.conf.Load()
 				value, err := e.cfg.Applier.Apply(b, g.id, idx, ent.Data[8:])
+				if b.writeErr != nil {
+					return fmt.Errorf("%s: entry %d: %w", g.id, idx, b.writeErr)
+				}
+				if errors.Is(err, ErrApplyHalted) {
+					// Not the entry's result: this replica cannot apply
+					// it now, and skipping it would make its data differ
+					// from the other replicas' for good. Stop before it.
+					op.halted = &haltedEntry{index: idx, err: err}
+					break entries
+				}
 				if _, mine := g.pending[pid]; mine {
 					if op.results == nil {
 						op.results = map[uint64]applyResult{}
@@ -303,6 +358,7 @@ func (e *Engine) applyEntries(b *ApplyBatch, op *applyOp) error {
 				}
 			}
 		}
+		g.logBytes += int64(len(ent.Data))
 		op.applied = idx
 	}
 	if op.applied != g.applied {
@@ -417,6 +473,7 @@ func (e *Engine) drainMailbox(g *group) bool {
 		if idx > g.truncIdx {
 			g.truncIdx = idx
 		}
+		e.dropHeldCoveredBy(g, idx)
 	}
 	for _, rep := range reports {
 		if g.awaits(rep) { // see awaits: stale outcomes are dropped
@@ -428,6 +485,9 @@ func (e *Engine) drainMailbox(g *group) bool {
 	}
 
 	if removed != nil {
+		if g.halt != nil {
+			e.stats.haltedGroups.Add(-1)
+		}
 		err := fmt.Errorf("%s: %w", g.id, ErrGroupNotFound)
 		g.failWaiters(err, err)
 		for _, p := range props {
@@ -491,4 +551,92 @@ func (e *Engine) drainMailbox(g *group) bool {
 		}
 	}
 	return false
+}
+
+// stepApplyResponses tells raft that a MsgStorageApply's entries are
+// applied.
+func (e *Engine) stepApplyResponses(g *group, m *rpb.Message) error {
+	for _, resp := range m.GetResponses() {
+		if err := g.rn.Step(resp); err != nil {
+			return fmt.Errorf("%s: stepping apply response: %w", g.id, err)
+		}
+	}
+	return nil
+}
+
+// haltGroup records that g stopped applying at entry h.index, whose
+// message is in g.held. It logs once per distinct reason, and moves
+// leadership away: a leader that cannot apply completes no proposal and
+// no read, while another voter can.
+func (e *Engine) haltGroup(g *group, h *haltedEntry, retry bool) {
+	now := time.Now()
+	reason := h.err.Error()
+	prev := g.halt
+	if prev == nil {
+		e.stats.haltedGroups.Add(1)
+		g.halt = &applyHalt{index: h.index, since: now}
+	} else if retry {
+		g.halt.retries++
+	}
+	g.halt.next = now.Add(e.cfg.ApplyRetryInterval)
+	if prev == nil || prev.index != h.index || prev.reason != reason {
+		g.halt.index, g.halt.reason = h.index, reason
+		e.log.Error("raft group halted: cannot apply a committed entry on this replica; retrying",
+			"group", g.id, "index", h.index, "applied", g.applied, "retry_every", e.cfg.ApplyRetryInterval, "err", h.err)
+	}
+	e.transferAway(g)
+}
+
+// resumeGroup ends g's halt once nothing is held any more.
+func (e *Engine) resumeGroup(g *group, how string) {
+	e.log.Warn("raft group resumed applying", "group", g.id, "index", g.halt.index, "how", how,
+		"halted_for", time.Since(g.halt.since).Round(time.Millisecond), "retries", g.halt.retries)
+	g.halt = nil
+	e.stats.haltedGroups.Add(-1)
+}
+
+// dropHeldCoveredBy forgets the held messages whose entries a snapshot
+// installed at idx already holds. raft only restores a snapshot beyond
+// its commit index, so that is every held message; their responses are
+// stepped so that raft stops counting their entries as being applied
+// (it ignores an applied index below its own).
+func (e *Engine) dropHeldCoveredBy(g *group, idx uint64) {
+	kept := g.held[:0]
+	for _, m := range g.held {
+		ents := m.GetEntries()
+		if len(ents) > 0 && ents[len(ents)-1].GetIndex() > idx {
+			kept = append(kept, m)
+			continue
+		}
+		if err := e.stepApplyResponses(g, m); err != nil {
+			e.log.Warn("dropping a held apply covered by a snapshot", "group", g.id, "err", err)
+		}
+	}
+	g.held = kept
+	if g.halt != nil && len(g.held) == 0 {
+		e.resumeGroup(g, fmt.Sprintf("snapshot at %d", idx))
+	}
+}
+
+// transferAway asks raft to hand g's leadership to the most caught-up
+// other voter, if this replica leads g.
+func (e *Engine) transferAway(g *group) {
+	if !g.isLeader {
+		return
+	}
+	st := g.rn.Status()
+	var to, match uint64
+	for id, pr := range st.Progress {
+		if id == e.cfg.StoreID || pr.IsLearner {
+			continue
+		}
+		if to == 0 || pr.Match > match {
+			to, match = id, pr.Match
+		}
+	}
+	if to == 0 {
+		return // the only voter: nobody to hand it to
+	}
+	e.log.Warn("moving leadership off a halted replica", "group", g.id, "to", to)
+	g.rn.TransferLeader(to)
 }

@@ -51,12 +51,22 @@ func decodeCommand(b []byte) (*storagepb.Command, error) {
 }
 
 // applier is the partition state machine.
-type applier struct{}
+type applier struct {
+	store uint64 // this store's id, for errors
+	// fetchStaged copies a staged SST file this replica lacks from
+	// another replica of the partition (stagedfetch.go); nil: there is
+	// none to ask (state machine tests).
+	fetchStaged stagedFetcher
+}
+
+// stagedFetcher fetches the staged file name of g from one of the stores
+// peers (this store is skipped) into dir.
+type stagedFetcher func(g raftgroup.GroupID, name string, peers []uint64, dir string) error
 
 // Apply implements raftgroup.Applier. A command applies whole or not at
 // all: if any mutation fails (a corrupt row, a NOT NULL violated by an
 // UPDATE, ...), none of its writes stay, on every replica alike.
-func (applier) Apply(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64, data []byte) ([]byte, error) {
+func (a applier) Apply(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64, data []byte) ([]byte, error) {
 	cmd, err := decodeCommand(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s entry %d: %w", g, index, err)
@@ -65,6 +75,7 @@ func (applier) Apply(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64,
 		return nil, fmt.Errorf("%s entry %d: %w: command for space %d", g, index, errCorruptCommand, cmd.Space.GetSpaceId())
 	}
 	st := newApplyState(b, g, index, cmd)
+	st.store, st.fetch = a.store, a.fetchStaged
 	if len(cmd.Mutations) == 1 && cmd.Mutations[0].GetIngestSst() != nil {
 		// Not inside Atomically: an ingest writes the round so far first.
 		return nil, st.ingestSST(cmd.Mutations[0].GetIngestSst())
@@ -152,6 +163,8 @@ type applyState struct {
 	tags   map[int32]*schemaInfo
 	edges  map[int32]*schemaInfo
 	seq    uint32 // next intent sequence number in this entry
+	store  uint64 // this store, for errors
+	fetch  stagedFetcher
 }
 
 func newApplyState(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64, cmd *storagepb.Command) *applyState {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,6 +41,19 @@ import (
 // kept (for a replay of the entry after a crash) until it is a day old;
 // until then it shares its blocks with the ingested file, so it costs no
 // space unless compaction rewrote that file.
+//
+// A replica whose staged copy is missing when the entry applies (removed
+// by hand or by the clean-up, lost with a disk) must not skip the ingest:
+// its data would differ from the other replicas' forever. It fetches the
+// file from another store the entry names (stagedfetch.go), checksummed
+// like an upload. If none has it, the apply fails with
+// raftgroup.ErrApplyHalted: the group stops before the entry (nothing of
+// it written), retries every few seconds, moves its leadership away, and
+// shows as halted in the log, /parts and novagraph_raft_groups_halted,
+// until the file is put back into the staging folder or the replica is
+// rebuilt (removed and added again, from a snapshot). Failures that are
+// the same on every replica (a file name or key range the entry carries,
+// checkUploadedToAll) stay the entry's result.
 
 // stagedRetention is how long a staged SST file is kept.
 const stagedRetention = 24 * time.Hour
@@ -156,17 +170,28 @@ func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuil
 // checkStaged checks that files are staged for g and hold only g's data
 // keys.
 func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFile) error {
-	start, end := partition.DataRange(g.Space, g.Part)
+	if err := checkFiles(g, files); err != nil {
+		return err
+	}
 	dir := stagingDir(db, g)
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(dir, f.Name)); err != nil {
+			return invalid("SST file %s is not staged on this store for %s (upload it to every replica first): %v", f.Name, g, err)
+		}
+	}
+	return nil
+}
+
+// checkFiles checks what an IngestSSTOp says of its files: names and key
+// ranges. The same on every replica, so a failure is the entry's result.
+func checkFiles(g raftgroup.GroupID, files []*storagepb.SSTFile) error {
+	start, end := partition.DataRange(g.Space, g.Part)
 	for _, f := range files {
 		if !sstName.MatchString(f.Name) {
 			return invalid("SST file name %q: want [A-Za-z0-9._-]", f.Name)
 		}
 		if bytes.Compare(f.Smallest, start) < 0 || bytes.Compare(f.Largest, end) >= 0 || bytes.Compare(f.Smallest, f.Largest) > 0 {
 			return invalid("SST file %s: key range %x..%x is not within %s's data", f.Name, f.Smallest, f.Largest, g)
-		}
-		if _, err := os.Stat(filepath.Join(dir, f.Name)); err != nil {
-			return invalid("SST file %s is not staged on this store for %s (upload it to every replica first): %v", f.Name, g, err)
 		}
 	}
 	return nil
@@ -202,30 +227,70 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 		// this entry, so all of them refuse, and none diverges.
 		return &partitionError{code: commonpb.ErrorCode_E_CATALOG_STALE, msg: fmt.Sprintf("%s entry %d: %v", st.g, st.index, err)}
 	}
-	if err := checkStaged(db, st.g, op.Files); err != nil {
-		// Not deterministic (a replica without the file would diverge),
-		// so not an entry result: the entry fails on this replica loudly.
+	if err := checkFiles(st.g, op.Files); err != nil {
+		// Deterministic too: the entry carries names and ranges.
 		return fmt.Errorf("%s entry %d: %w", st.g, st.index, err)
 	}
-	hadEdges := hasKeyWithPrefix(db, partition.KindPrefix(st.g.Space, st.g.Part, partition.KindEdge))
 	dir := stagingDir(db, st.g)
+	// From here a failure is this replica's own (a file missing or
+	// unreadable here): not the entry's result, which would let this
+	// replica skip the ingest the others apply, but a halt of the group
+	// at this entry until it can be applied (raftgroup.ErrApplyHalted).
+	// Nothing of the entry is in the batch yet.
+	if err := st.ensureStaged(dir, op); err != nil {
+		return fmt.Errorf("%w: %s entry %d on store %d: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, err)
+	}
+	hadEdges := hasKeyWithPrefix(db, partition.KindPrefix(st.g.Space, st.g.Part, partition.KindEdge))
 	var links []string
 	for _, f := range op.Files {
 		link := filepath.Join(dir, fmt.Sprintf("%s.ingest-%d", f.Name, st.index))
 		_ = os.Remove(link) // left by an attempt that crashed
 		if err := os.Link(filepath.Join(dir, f.Name), link); err != nil {
-			return fmt.Errorf("%s: linking staged %s: %w", st.g, f.Name, err)
+			for _, l := range links {
+				_ = os.Remove(l)
+			}
+			return fmt.Errorf("%w: %s entry %d on store %d: linking staged %s: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, f.Name, err)
 		}
 		links = append(links, link)
 	}
 	if err := st.b.IngestFiles(links); err != nil {
+		// A refused ingest wraps ErrApplyHalted (the group stops here
+		// and retries); a failed write stops the engine.
 		for _, l := range links {
 			_ = os.Remove(l)
 		}
-		return fmt.Errorf("%s: %w", st.g, err)
+		return fmt.Errorf("%s entry %d on store %d: %w", st.g, st.index, st.store, err)
 	}
 	if hadEdges {
 		return st.recountDegrees()
+	}
+	return nil
+}
+
+// ensureStaged makes sure every file of op is staged in dir, fetching the
+// missing ones from the other replicas it was uploaded to.
+func (st *applyState) ensureStaged(dir string, op *storagepb.IngestSSTOp) error {
+	for _, f := range op.Files {
+		_, err := os.Stat(filepath.Join(dir, f.Name))
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("staged SST file %s: %w", f.Name, err)
+		}
+		if st.fetch == nil {
+			return fmt.Errorf("SST file %s is not staged in %s, and no other replica can be asked", f.Name, dir)
+		}
+		peers := op.Stores
+		if len(peers) == 0 {
+			// An importer from before IngestSSTOp.stores: the members
+			// where the entry applies are the replicas it uploaded to.
+			c := st.b.Config()
+			peers = append(append([]uint64(nil), c.Voters...), c.Learners...)
+		}
+		if err := st.fetch(st.g, f.Name, peers, dir); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -67,6 +67,15 @@ func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.E
 		}
 		return 0
 	}))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "novagraph_raft_groups_halted",
+		Help: "Partition replicas stopped at a committed entry they cannot apply on this store (an SST ingest whose file no replica could supply); /parts says which and why.",
+	}, func() float64 {
+		if e := engine(); e != nil {
+			return float64(e.Stats().HaltedGroups)
+		}
+		return 0
+	}))
 }
 
 // interceptor counts StorageService calls and the partitions that failed in

@@ -104,6 +104,14 @@ type Server struct {
 	groupDB map[raftgroup.GroupID]*grocksdb.DB
 	healthy error
 
+	// fetchCtx bounds fetches of staged SST files from peers during an
+	// apply (stagedfetch.go): Stop cancels it so that the engine's workers
+	// are not held by a fetch while it stops.
+	fetchCtx    context.Context
+	fetchCancel context.CancelFunc
+	fetchMu     sync.Mutex
+	fetchFailed map[string]fetchFailure // by space/part/file: the last failed fetch
+
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -126,7 +134,8 @@ func New(cfg Config) *Server {
 		cfg.DiskPollInterval = DefaultDiskPollInterval
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, groupDB: map[raftgroup.GroupID]*grocksdb.DB{}, healthy: errors.New("starting"), metrics: newMetrics(),
-		shed: map[raftgroup.GroupID]*shedState{}, fatal: make(chan error, 1)}
+		shed: map[raftgroup.GroupID]*shedState{}, fatal: make(chan error, 1), fetchFailed: map[string]fetchFailure{}}
+	s.fetchCtx, s.fetchCancel = context.WithCancel(context.Background())
 	if cfg.Registry != nil {
 		s.metrics.register(cfg.Registry, func() *raftgroup.Engine {
 			s.mu.Lock()
@@ -214,7 +223,7 @@ func (s *Server) Start(ctx context.Context) error {
 		MaxLogEntries:     s.cfg.MaxLogEntries,
 		LogCatchUpEntries: s.cfg.LogCatchUpEntries,
 		MaxLogBytes:       s.cfg.MaxLogBytes,
-		Applier:           applier{},
+		Applier:           applier{store: storeID, fetchStaged: s.fetchStaged},
 		Logger:            s.log,
 	})
 	s.mu.Lock()
@@ -391,6 +400,7 @@ func (s *Server) stop(closeDBs bool) {
 	if s.cancel != nil {
 		s.cancel()
 	}
+	s.fetchCancel()
 	s.wg.Wait()
 	if s.grpc != nil {
 		// Stop, not GracefulStop: raft streams never end by themselves.

@@ -22,7 +22,21 @@ type ReplicaStatus struct {
 	// Checksum is PartChecksum's value, present only when asked for
 	// (?checksum=1): it scans the whole partition.
 	Checksum *uint64 `json:"checksum,omitempty"`
-	Error    string  `json:"error,omitempty"`
+	// Halted is set while the replica cannot apply its next committed
+	// entry on this store (a staged SST file of an ingest that no replica
+	// could supply): Applied stays before Halted.Index and the store
+	// retries until the cause is repaired (docs/architecture.md, Bulk
+	// import).
+	Halted *HaltedStatus `json:"halted,omitempty"`
+	Error  string        `json:"error,omitempty"`
+}
+
+// HaltedStatus is why a replica stopped applying (raftgroup.HaltStatus).
+type HaltedStatus struct {
+	Index   uint64    `json:"index"` // the entry it is stopped at
+	Reason  string    `json:"reason"`
+	Since   time.Time `json:"since"`
+	Retries int       `json:"retries"`
 }
 
 // PartsHandler serves GET /parts: every replica hosted here with its raft
@@ -62,6 +76,9 @@ func (s *Server) PartsHandler() http.Handler {
 				rs.Error = err.Error()
 			} else {
 				rs.Leader, rs.Term, rs.Commit, rs.Applied = st.Leader, st.Term, st.Commit, st.Applied
+				if h := st.Halt; h != nil {
+					rs.Halted = &HaltedStatus{Index: h.Index, Reason: h.Reason, Since: h.Since, Retries: h.Retries}
+				}
 			}
 			if m, ok := eng.Members(g); ok {
 				rs.Voters = m.Voters

@@ -1108,6 +1108,69 @@ func (x *IngestSSTResp) GetResult() *PartResult {
 	return nil
 }
 
+// DownloadStagedSSTReq asks a replica of a partition for one of the SST
+// files staged there (DownloadStagedSST): a replica that lacks a file when
+// the IngestSSTOp applies fetches it from another replica.
+type DownloadStagedSSTReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"` // [A-Za-z0-9._-]+, as uploaded
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DownloadStagedSSTReq) Reset() {
+	*x = DownloadStagedSSTReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DownloadStagedSSTReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DownloadStagedSSTReq) ProtoMessage() {}
+
+func (x *DownloadStagedSSTReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DownloadStagedSSTReq.ProtoReflect.Descriptor instead.
+func (*DownloadStagedSSTReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *DownloadStagedSSTReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *DownloadStagedSSTReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *DownloadStagedSSTReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // UpdatedProp assigns one property an nGQL expression (query/parser syntax,
 // evaluated against the row as it is when the raft entry applies).
 type UpdatedProp struct {
@@ -1120,7 +1183,7 @@ type UpdatedProp struct {
 
 func (x *UpdatedProp) Reset() {
 	*x = UpdatedProp{}
-	mi := &file_novagraph_storage_proto_msgTypes[17]
+	mi := &file_novagraph_storage_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1132,7 +1195,7 @@ func (x *UpdatedProp) String() string {
 func (*UpdatedProp) ProtoMessage() {}
 
 func (x *UpdatedProp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[17]
+	mi := &file_novagraph_storage_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1145,7 +1208,7 @@ func (x *UpdatedProp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatedProp.ProtoReflect.Descriptor instead.
 func (*UpdatedProp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{17}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UpdatedProp) GetName() string {
@@ -1183,7 +1246,7 @@ type UpdateReq struct {
 
 func (x *UpdateReq) Reset() {
 	*x = UpdateReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[18]
+	mi := &file_novagraph_storage_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1195,7 +1258,7 @@ func (x *UpdateReq) String() string {
 func (*UpdateReq) ProtoMessage() {}
 
 func (x *UpdateReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[18]
+	mi := &file_novagraph_storage_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1208,7 +1271,7 @@ func (x *UpdateReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateReq.ProtoReflect.Descriptor instead.
 func (*UpdateReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{18}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UpdateReq) GetSpaceId() int32 {
@@ -1292,7 +1355,7 @@ type UpdateResp struct {
 
 func (x *UpdateResp) Reset() {
 	*x = UpdateResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[19]
+	mi := &file_novagraph_storage_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1304,7 +1367,7 @@ func (x *UpdateResp) String() string {
 func (*UpdateResp) ProtoMessage() {}
 
 func (x *UpdateResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[19]
+	mi := &file_novagraph_storage_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1317,7 +1380,7 @@ func (x *UpdateResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateResp.ProtoReflect.Descriptor instead.
 func (*UpdateResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{19}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *UpdateResp) GetResult() *PartResult {
@@ -1350,7 +1413,7 @@ type ExecResp struct {
 
 func (x *ExecResp) Reset() {
 	*x = ExecResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[20]
+	mi := &file_novagraph_storage_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1362,7 +1425,7 @@ func (x *ExecResp) String() string {
 func (*ExecResp) ProtoMessage() {}
 
 func (x *ExecResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[20]
+	mi := &file_novagraph_storage_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1375,7 +1438,7 @@ func (x *ExecResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecResp.ProtoReflect.Descriptor instead.
 func (*ExecResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ExecResp) GetFailedParts() []*PartResult {
@@ -1405,7 +1468,7 @@ type Command struct {
 
 func (x *Command) Reset() {
 	*x = Command{}
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1417,7 +1480,7 @@ func (x *Command) String() string {
 func (*Command) ProtoMessage() {}
 
 func (x *Command) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1430,7 +1493,7 @@ func (x *Command) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Command.ProtoReflect.Descriptor instead.
 func (*Command) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Command) GetTags() []*metapb.TagDesc {
@@ -1498,7 +1561,7 @@ type Mutation struct {
 
 func (x *Mutation) Reset() {
 	*x = Mutation{}
-	mi := &file_novagraph_storage_proto_msgTypes[22]
+	mi := &file_novagraph_storage_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1510,7 +1573,7 @@ func (x *Mutation) String() string {
 func (*Mutation) ProtoMessage() {}
 
 func (x *Mutation) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[22]
+	mi := &file_novagraph_storage_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1523,7 +1586,7 @@ func (x *Mutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Mutation.ProtoReflect.Descriptor instead.
 func (*Mutation) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Mutation) GetOp() isMutation_Op {
@@ -1722,7 +1785,7 @@ type IntentKeys struct {
 
 func (x *IntentKeys) Reset() {
 	*x = IntentKeys{}
-	mi := &file_novagraph_storage_proto_msgTypes[23]
+	mi := &file_novagraph_storage_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1734,7 +1797,7 @@ func (x *IntentKeys) String() string {
 func (*IntentKeys) ProtoMessage() {}
 
 func (x *IntentKeys) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[23]
+	mi := &file_novagraph_storage_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1747,7 +1810,7 @@ func (x *IntentKeys) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntentKeys.ProtoReflect.Descriptor instead.
 func (*IntentKeys) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{23}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *IntentKeys) GetKeys() [][]byte {
@@ -1767,7 +1830,7 @@ type IngestSSTOp struct {
 
 func (x *IngestSSTOp) Reset() {
 	*x = IngestSSTOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[24]
+	mi := &file_novagraph_storage_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1779,7 +1842,7 @@ func (x *IngestSSTOp) String() string {
 func (*IngestSSTOp) ProtoMessage() {}
 
 func (x *IngestSSTOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[24]
+	mi := &file_novagraph_storage_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1792,7 +1855,7 @@ func (x *IngestSSTOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestSSTOp.ProtoReflect.Descriptor instead.
 func (*IngestSSTOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{24}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *IngestSSTOp) GetFiles() []*SSTFile {
@@ -1819,7 +1882,7 @@ type DeleteTagsOp struct {
 
 func (x *DeleteTagsOp) Reset() {
 	*x = DeleteTagsOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[25]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1831,7 +1894,7 @@ func (x *DeleteTagsOp) String() string {
 func (*DeleteTagsOp) ProtoMessage() {}
 
 func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[25]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1844,7 +1907,7 @@ func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTagsOp.ProtoReflect.Descriptor instead.
 func (*DeleteTagsOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DeleteTagsOp) GetVid() []byte {
@@ -1879,7 +1942,7 @@ type MirrorEdge struct {
 
 func (x *MirrorEdge) Reset() {
 	*x = MirrorEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[26]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1891,7 +1954,7 @@ func (x *MirrorEdge) String() string {
 func (*MirrorEdge) ProtoMessage() {}
 
 func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[26]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1904,7 +1967,7 @@ func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MirrorEdge.ProtoReflect.Descriptor instead.
 func (*MirrorEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *MirrorEdge) GetKey() *EdgeKey {
@@ -1963,7 +2026,7 @@ type RebuildIndexOp struct {
 
 func (x *RebuildIndexOp) Reset() {
 	*x = RebuildIndexOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[27]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1975,7 +2038,7 @@ func (x *RebuildIndexOp) String() string {
 func (*RebuildIndexOp) ProtoMessage() {}
 
 func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[27]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1988,7 +2051,7 @@ func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexOp.ProtoReflect.Descriptor instead.
 func (*RebuildIndexOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RebuildIndexOp) GetIndexId() int32 {
@@ -2025,7 +2088,7 @@ type MirrorEdgesReq struct {
 
 func (x *MirrorEdgesReq) Reset() {
 	*x = MirrorEdgesReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[28]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2037,7 +2100,7 @@ func (x *MirrorEdgesReq) String() string {
 func (*MirrorEdgesReq) ProtoMessage() {}
 
 func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[28]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2050,7 +2113,7 @@ func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MirrorEdgesReq.ProtoReflect.Descriptor instead.
 func (*MirrorEdgesReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MirrorEdgesReq) GetSpaceId() int32 {
@@ -2087,7 +2150,7 @@ type Intent struct {
 
 func (x *Intent) Reset() {
 	*x = Intent{}
-	mi := &file_novagraph_storage_proto_msgTypes[29]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2099,7 +2162,7 @@ func (x *Intent) String() string {
 func (*Intent) ProtoMessage() {}
 
 func (x *Intent) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[29]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2112,7 +2175,7 @@ func (x *Intent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Intent.ProtoReflect.Descriptor instead.
 func (*Intent) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Intent) GetTargetPart() int32 {
@@ -2145,7 +2208,7 @@ type VidList struct {
 
 func (x *VidList) Reset() {
 	*x = VidList{}
-	mi := &file_novagraph_storage_proto_msgTypes[30]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2157,7 +2220,7 @@ func (x *VidList) String() string {
 func (*VidList) ProtoMessage() {}
 
 func (x *VidList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[30]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2170,7 +2233,7 @@ func (x *VidList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VidList.ProtoReflect.Descriptor instead.
 func (*VidList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *VidList) GetVids() [][]byte {
@@ -2193,7 +2256,7 @@ type PropRef struct {
 
 func (x *PropRef) Reset() {
 	*x = PropRef{}
-	mi := &file_novagraph_storage_proto_msgTypes[31]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2205,7 +2268,7 @@ func (x *PropRef) String() string {
 func (*PropRef) ProtoMessage() {}
 
 func (x *PropRef) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[31]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2218,7 +2281,7 @@ func (x *PropRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRef.ProtoReflect.Descriptor instead.
 func (*PropRef) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *PropRef) GetSchemaId() int32 {
@@ -2265,7 +2328,7 @@ type GetNeighborsReq struct {
 
 func (x *GetNeighborsReq) Reset() {
 	*x = GetNeighborsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[32]
+	mi := &file_novagraph_storage_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2277,7 +2340,7 @@ func (x *GetNeighborsReq) String() string {
 func (*GetNeighborsReq) ProtoMessage() {}
 
 func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[32]
+	mi := &file_novagraph_storage_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2290,7 +2353,7 @@ func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsReq.ProtoReflect.Descriptor instead.
 func (*GetNeighborsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetNeighborsReq) GetSpaceId() int32 {
@@ -2403,7 +2466,7 @@ type NeighborEdge struct {
 
 func (x *NeighborEdge) Reset() {
 	*x = NeighborEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[33]
+	mi := &file_novagraph_storage_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2415,7 +2478,7 @@ func (x *NeighborEdge) String() string {
 func (*NeighborEdge) ProtoMessage() {}
 
 func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[33]
+	mi := &file_novagraph_storage_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2428,7 +2491,7 @@ func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborEdge.ProtoReflect.Descriptor instead.
 func (*NeighborEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *NeighborEdge) GetEdgeType() int32 {
@@ -2476,7 +2539,7 @@ type VertexNeighbors struct {
 
 func (x *VertexNeighbors) Reset() {
 	*x = VertexNeighbors{}
-	mi := &file_novagraph_storage_proto_msgTypes[34]
+	mi := &file_novagraph_storage_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2488,7 +2551,7 @@ func (x *VertexNeighbors) String() string {
 func (*VertexNeighbors) ProtoMessage() {}
 
 func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[34]
+	mi := &file_novagraph_storage_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2501,7 +2564,7 @@ func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexNeighbors.ProtoReflect.Descriptor instead.
 func (*VertexNeighbors) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *VertexNeighbors) GetVid() []byte {
@@ -2556,7 +2619,7 @@ type GetNeighborsResp struct {
 
 func (x *GetNeighborsResp) Reset() {
 	*x = GetNeighborsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[35]
+	mi := &file_novagraph_storage_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2568,7 +2631,7 @@ func (x *GetNeighborsResp) String() string {
 func (*GetNeighborsResp) ProtoMessage() {}
 
 func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[35]
+	mi := &file_novagraph_storage_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2581,7 +2644,7 @@ func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsResp.ProtoReflect.Descriptor instead.
 func (*GetNeighborsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetNeighborsResp) GetFailedParts() []*PartResult {
@@ -2610,7 +2673,7 @@ type EdgeKey struct {
 
 func (x *EdgeKey) Reset() {
 	*x = EdgeKey{}
-	mi := &file_novagraph_storage_proto_msgTypes[36]
+	mi := &file_novagraph_storage_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2622,7 +2685,7 @@ func (x *EdgeKey) String() string {
 func (*EdgeKey) ProtoMessage() {}
 
 func (x *EdgeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[36]
+	mi := &file_novagraph_storage_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2635,7 +2698,7 @@ func (x *EdgeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKey.ProtoReflect.Descriptor instead.
 func (*EdgeKey) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *EdgeKey) GetSrc() []byte {
@@ -2675,7 +2738,7 @@ type EdgeKeyList struct {
 
 func (x *EdgeKeyList) Reset() {
 	*x = EdgeKeyList{}
-	mi := &file_novagraph_storage_proto_msgTypes[37]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2687,7 +2750,7 @@ func (x *EdgeKeyList) String() string {
 func (*EdgeKeyList) ProtoMessage() {}
 
 func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[37]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2700,7 +2763,7 @@ func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKeyList.ProtoReflect.Descriptor instead.
 func (*EdgeKeyList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *EdgeKeyList) GetKeys() []*EdgeKey {
@@ -2724,7 +2787,7 @@ type GetPropsReq struct {
 
 func (x *GetPropsReq) Reset() {
 	*x = GetPropsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[38]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2736,7 +2799,7 @@ func (x *GetPropsReq) String() string {
 func (*GetPropsReq) ProtoMessage() {}
 
 func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[38]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2749,7 +2812,7 @@ func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsReq.ProtoReflect.Descriptor instead.
 func (*GetPropsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *GetPropsReq) GetSpaceId() int32 {
@@ -2798,7 +2861,7 @@ type PropRow struct {
 
 func (x *PropRow) Reset() {
 	*x = PropRow{}
-	mi := &file_novagraph_storage_proto_msgTypes[39]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2810,7 +2873,7 @@ func (x *PropRow) String() string {
 func (*PropRow) ProtoMessage() {}
 
 func (x *PropRow) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[39]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2823,7 +2886,7 @@ func (x *PropRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRow.ProtoReflect.Descriptor instead.
 func (*PropRow) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *PropRow) GetVid() []byte {
@@ -2859,7 +2922,7 @@ type GetPropsResp struct {
 
 func (x *GetPropsResp) Reset() {
 	*x = GetPropsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2871,7 +2934,7 @@ func (x *GetPropsResp) String() string {
 func (*GetPropsResp) ProtoMessage() {}
 
 func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2884,7 +2947,7 @@ func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsResp.ProtoReflect.Descriptor instead.
 func (*GetPropsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetPropsResp) GetFailedParts() []*PartResult {
@@ -2920,7 +2983,7 @@ type ScanReq struct {
 
 func (x *ScanReq) Reset() {
 	*x = ScanReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2932,7 +2995,7 @@ func (x *ScanReq) String() string {
 func (*ScanReq) ProtoMessage() {}
 
 func (x *ScanReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2945,7 +3008,7 @@ func (x *ScanReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanReq.ProtoReflect.Descriptor instead.
 func (*ScanReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ScanReq) GetSpaceId() int32 {
@@ -3008,7 +3071,7 @@ type ScanResp struct {
 
 func (x *ScanResp) Reset() {
 	*x = ScanResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[42]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3020,7 +3083,7 @@ func (x *ScanResp) String() string {
 func (*ScanResp) ProtoMessage() {}
 
 func (x *ScanResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[42]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3033,7 +3096,7 @@ func (x *ScanResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResp.ProtoReflect.Descriptor instead.
 func (*ScanResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ScanResp) GetResult() *PartResult {
@@ -3074,7 +3137,7 @@ type IndexColumnHint struct {
 
 func (x *IndexColumnHint) Reset() {
 	*x = IndexColumnHint{}
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3086,7 +3149,7 @@ func (x *IndexColumnHint) String() string {
 func (*IndexColumnHint) ProtoMessage() {}
 
 func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3099,7 +3162,7 @@ func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexColumnHint.ProtoReflect.Descriptor instead.
 func (*IndexColumnHint) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *IndexColumnHint) GetColumn() string {
@@ -3160,7 +3223,7 @@ type LookupIndexReq struct {
 
 func (x *LookupIndexReq) Reset() {
 	*x = LookupIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[44]
+	mi := &file_novagraph_storage_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3172,7 +3235,7 @@ func (x *LookupIndexReq) String() string {
 func (*LookupIndexReq) ProtoMessage() {}
 
 func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[44]
+	mi := &file_novagraph_storage_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3185,7 +3248,7 @@ func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexReq.ProtoReflect.Descriptor instead.
 func (*LookupIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *LookupIndexReq) GetSpaceId() int32 {
@@ -3254,7 +3317,7 @@ type LookupIndexResp struct {
 
 func (x *LookupIndexResp) Reset() {
 	*x = LookupIndexResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[45]
+	mi := &file_novagraph_storage_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3266,7 +3329,7 @@ func (x *LookupIndexResp) String() string {
 func (*LookupIndexResp) ProtoMessage() {}
 
 func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[45]
+	mi := &file_novagraph_storage_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3279,7 +3342,7 @@ func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexResp.ProtoReflect.Descriptor instead.
 func (*LookupIndexResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{45}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *LookupIndexResp) GetFailedParts() []*PartResult {
@@ -3308,7 +3371,7 @@ type PartPeerReq struct {
 
 func (x *PartPeerReq) Reset() {
 	*x = PartPeerReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[46]
+	mi := &file_novagraph_storage_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3320,7 +3383,7 @@ func (x *PartPeerReq) String() string {
 func (*PartPeerReq) ProtoMessage() {}
 
 func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[46]
+	mi := &file_novagraph_storage_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3333,7 +3396,7 @@ func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartPeerReq.ProtoReflect.Descriptor instead.
 func (*PartPeerReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{46}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *PartPeerReq) GetSpaceId() int32 {
@@ -3370,7 +3433,7 @@ type PartMoveReq struct {
 
 func (x *PartMoveReq) Reset() {
 	*x = PartMoveReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[47]
+	mi := &file_novagraph_storage_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3382,7 +3445,7 @@ func (x *PartMoveReq) String() string {
 func (*PartMoveReq) ProtoMessage() {}
 
 func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[47]
+	mi := &file_novagraph_storage_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3395,7 +3458,7 @@ func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartMoveReq.ProtoReflect.Descriptor instead.
 func (*PartMoveReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{47}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *PartMoveReq) GetSpaceId() int32 {
@@ -3435,7 +3498,7 @@ type AdminResp struct {
 
 func (x *AdminResp) Reset() {
 	*x = AdminResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[48]
+	mi := &file_novagraph_storage_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3447,7 +3510,7 @@ func (x *AdminResp) String() string {
 func (*AdminResp) ProtoMessage() {}
 
 func (x *AdminResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[48]
+	mi := &file_novagraph_storage_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3460,7 +3523,7 @@ func (x *AdminResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdminResp.ProtoReflect.Descriptor instead.
 func (*AdminResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{48}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *AdminResp) GetFailedParts() []*PartResult {
@@ -3479,7 +3542,7 @@ type CompactReq struct {
 
 func (x *CompactReq) Reset() {
 	*x = CompactReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[49]
+	mi := &file_novagraph_storage_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3491,7 +3554,7 @@ func (x *CompactReq) String() string {
 func (*CompactReq) ProtoMessage() {}
 
 func (x *CompactReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[49]
+	mi := &file_novagraph_storage_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3504,7 +3567,7 @@ func (x *CompactReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactReq.ProtoReflect.Descriptor instead.
 func (*CompactReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{49}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *CompactReq) GetSpaceId() int32 {
@@ -3526,7 +3589,7 @@ type RebuildIndexReq struct {
 
 func (x *RebuildIndexReq) Reset() {
 	*x = RebuildIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[50]
+	mi := &file_novagraph_storage_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3538,7 +3601,7 @@ func (x *RebuildIndexReq) String() string {
 func (*RebuildIndexReq) ProtoMessage() {}
 
 func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[50]
+	mi := &file_novagraph_storage_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3551,7 +3614,7 @@ func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexReq.ProtoReflect.Descriptor instead.
 func (*RebuildIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{50}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RebuildIndexReq) GetSpaceId() int32 {
@@ -3679,7 +3742,11 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion\x12\x16\n" +
 	"\x06stores\x18\x05 \x03(\x04R\x06stores\"F\n" +
 	"\rIngestSSTResp\x125\n" +
-	"\x06result\x18\x01 \x01(\v2\x1d.novagraph.storage.PartResultR\x06result\"5\n" +
+	"\x06result\x18\x01 \x01(\v2\x1d.novagraph.storage.PartResultR\x06result\"^\n" +
+	"\x14DownloadStagedSSTReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\"5\n" +
 	"\vUpdatedProp\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04expr\x18\x02 \x01(\tR\x04expr\"\xbd\x02\n" +
@@ -3888,7 +3955,8 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
 	"\bindex_id\x18\x03 \x01(\x05R\aindexId\x12'\n" +
-	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion2\xa8\t\n" +
+	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion2\x85\n" +
+	"\n" +
 	"\x0eStorageService\x12M\n" +
 	"\vAddVertices\x12!.novagraph.storage.AddVerticesReq\x1a\x1b.novagraph.storage.ExecResp\x12G\n" +
 	"\bAddEdges\x12\x1e.novagraph.storage.AddEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12S\n" +
@@ -3906,7 +3974,8 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\vMirrorEdges\x12!.novagraph.storage.MirrorEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12O\n" +
 	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp\x12L\n" +
 	"\tUploadSST\x12\x1b.novagraph.storage.SSTChunk\x1a .novagraph.storage.UploadSSTResp(\x01\x12N\n" +
-	"\tIngestSST\x12\x1f.novagraph.storage.IngestSSTReq\x1a .novagraph.storage.IngestSSTResp2\xea\x03\n" +
+	"\tIngestSST\x12\x1f.novagraph.storage.IngestSSTReq\x1a .novagraph.storage.IngestSSTResp\x12[\n" +
+	"\x11DownloadStagedSST\x12'.novagraph.storage.DownloadStagedSSTReq\x1a\x1b.novagraph.storage.SSTChunk0\x012\xea\x03\n" +
 	"\x13StorageAdminService\x12J\n" +
 	"\n" +
 	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
@@ -3928,191 +3997,194 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_novagraph_storage_proto_goTypes = []any{
-	(*PartResult)(nil),        // 0: novagraph.storage.PartResult
-	(*NewTag)(nil),            // 1: novagraph.storage.NewTag
-	(*NewVertex)(nil),         // 2: novagraph.storage.NewVertex
-	(*NewEdge)(nil),           // 3: novagraph.storage.NewEdge
-	(*VertexList)(nil),        // 4: novagraph.storage.VertexList
-	(*EdgeList)(nil),          // 5: novagraph.storage.EdgeList
-	(*AddVerticesReq)(nil),    // 6: novagraph.storage.AddVerticesReq
-	(*AddEdgesReq)(nil),       // 7: novagraph.storage.AddEdgesReq
-	(*DeleteVerticesReq)(nil), // 8: novagraph.storage.DeleteVerticesReq
-	(*DeleteTagsReq)(nil),     // 9: novagraph.storage.DeleteTagsReq
-	(*DeleteEdgesReq)(nil),    // 10: novagraph.storage.DeleteEdgesReq
-	(*FlushIntentsReq)(nil),   // 11: novagraph.storage.FlushIntentsReq
-	(*SSTChunk)(nil),          // 12: novagraph.storage.SSTChunk
-	(*UploadSSTResp)(nil),     // 13: novagraph.storage.UploadSSTResp
-	(*SSTFile)(nil),           // 14: novagraph.storage.SSTFile
-	(*IngestSSTReq)(nil),      // 15: novagraph.storage.IngestSSTReq
-	(*IngestSSTResp)(nil),     // 16: novagraph.storage.IngestSSTResp
-	(*UpdatedProp)(nil),       // 17: novagraph.storage.UpdatedProp
-	(*UpdateReq)(nil),         // 18: novagraph.storage.UpdateReq
-	(*UpdateResp)(nil),        // 19: novagraph.storage.UpdateResp
-	(*ExecResp)(nil),          // 20: novagraph.storage.ExecResp
-	(*Command)(nil),           // 21: novagraph.storage.Command
-	(*Mutation)(nil),          // 22: novagraph.storage.Mutation
-	(*IntentKeys)(nil),        // 23: novagraph.storage.IntentKeys
-	(*IngestSSTOp)(nil),       // 24: novagraph.storage.IngestSSTOp
-	(*DeleteTagsOp)(nil),      // 25: novagraph.storage.DeleteTagsOp
-	(*MirrorEdge)(nil),        // 26: novagraph.storage.MirrorEdge
-	(*RebuildIndexOp)(nil),    // 27: novagraph.storage.RebuildIndexOp
-	(*MirrorEdgesReq)(nil),    // 28: novagraph.storage.MirrorEdgesReq
-	(*Intent)(nil),            // 29: novagraph.storage.Intent
-	(*VidList)(nil),           // 30: novagraph.storage.VidList
-	(*PropRef)(nil),           // 31: novagraph.storage.PropRef
-	(*GetNeighborsReq)(nil),   // 32: novagraph.storage.GetNeighborsReq
-	(*NeighborEdge)(nil),      // 33: novagraph.storage.NeighborEdge
-	(*VertexNeighbors)(nil),   // 34: novagraph.storage.VertexNeighbors
-	(*GetNeighborsResp)(nil),  // 35: novagraph.storage.GetNeighborsResp
-	(*EdgeKey)(nil),           // 36: novagraph.storage.EdgeKey
-	(*EdgeKeyList)(nil),       // 37: novagraph.storage.EdgeKeyList
-	(*GetPropsReq)(nil),       // 38: novagraph.storage.GetPropsReq
-	(*PropRow)(nil),           // 39: novagraph.storage.PropRow
-	(*GetPropsResp)(nil),      // 40: novagraph.storage.GetPropsResp
-	(*ScanReq)(nil),           // 41: novagraph.storage.ScanReq
-	(*ScanResp)(nil),          // 42: novagraph.storage.ScanResp
-	(*IndexColumnHint)(nil),   // 43: novagraph.storage.IndexColumnHint
-	(*LookupIndexReq)(nil),    // 44: novagraph.storage.LookupIndexReq
-	(*LookupIndexResp)(nil),   // 45: novagraph.storage.LookupIndexResp
-	(*PartPeerReq)(nil),       // 46: novagraph.storage.PartPeerReq
-	(*PartMoveReq)(nil),       // 47: novagraph.storage.PartMoveReq
-	(*AdminResp)(nil),         // 48: novagraph.storage.AdminResp
-	(*CompactReq)(nil),        // 49: novagraph.storage.CompactReq
-	(*RebuildIndexReq)(nil),   // 50: novagraph.storage.RebuildIndexReq
-	nil,                       // 51: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                       // 52: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                       // 53: novagraph.storage.DeleteVerticesReq.PartsEntry
-	nil,                       // 54: novagraph.storage.DeleteTagsReq.PartsEntry
-	nil,                       // 55: novagraph.storage.DeleteEdgesReq.PartsEntry
-	nil,                       // 56: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                       // 57: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                       // 58: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),   // 59: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil), // 60: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),    // 61: novagraph.common.Value
-	(*metapb.TagDesc)(nil),    // 62: novagraph.meta.TagDesc
-	(*metapb.EdgeDesc)(nil),   // 63: novagraph.meta.EdgeDesc
-	(*metapb.IndexDesc)(nil),  // 64: novagraph.meta.IndexDesc
-	(*metapb.SpaceDesc)(nil),  // 65: novagraph.meta.SpaceDesc
+	(*PartResult)(nil),           // 0: novagraph.storage.PartResult
+	(*NewTag)(nil),               // 1: novagraph.storage.NewTag
+	(*NewVertex)(nil),            // 2: novagraph.storage.NewVertex
+	(*NewEdge)(nil),              // 3: novagraph.storage.NewEdge
+	(*VertexList)(nil),           // 4: novagraph.storage.VertexList
+	(*EdgeList)(nil),             // 5: novagraph.storage.EdgeList
+	(*AddVerticesReq)(nil),       // 6: novagraph.storage.AddVerticesReq
+	(*AddEdgesReq)(nil),          // 7: novagraph.storage.AddEdgesReq
+	(*DeleteVerticesReq)(nil),    // 8: novagraph.storage.DeleteVerticesReq
+	(*DeleteTagsReq)(nil),        // 9: novagraph.storage.DeleteTagsReq
+	(*DeleteEdgesReq)(nil),       // 10: novagraph.storage.DeleteEdgesReq
+	(*FlushIntentsReq)(nil),      // 11: novagraph.storage.FlushIntentsReq
+	(*SSTChunk)(nil),             // 12: novagraph.storage.SSTChunk
+	(*UploadSSTResp)(nil),        // 13: novagraph.storage.UploadSSTResp
+	(*SSTFile)(nil),              // 14: novagraph.storage.SSTFile
+	(*IngestSSTReq)(nil),         // 15: novagraph.storage.IngestSSTReq
+	(*IngestSSTResp)(nil),        // 16: novagraph.storage.IngestSSTResp
+	(*DownloadStagedSSTReq)(nil), // 17: novagraph.storage.DownloadStagedSSTReq
+	(*UpdatedProp)(nil),          // 18: novagraph.storage.UpdatedProp
+	(*UpdateReq)(nil),            // 19: novagraph.storage.UpdateReq
+	(*UpdateResp)(nil),           // 20: novagraph.storage.UpdateResp
+	(*ExecResp)(nil),             // 21: novagraph.storage.ExecResp
+	(*Command)(nil),              // 22: novagraph.storage.Command
+	(*Mutation)(nil),             // 23: novagraph.storage.Mutation
+	(*IntentKeys)(nil),           // 24: novagraph.storage.IntentKeys
+	(*IngestSSTOp)(nil),          // 25: novagraph.storage.IngestSSTOp
+	(*DeleteTagsOp)(nil),         // 26: novagraph.storage.DeleteTagsOp
+	(*MirrorEdge)(nil),           // 27: novagraph.storage.MirrorEdge
+	(*RebuildIndexOp)(nil),       // 28: novagraph.storage.RebuildIndexOp
+	(*MirrorEdgesReq)(nil),       // 29: novagraph.storage.MirrorEdgesReq
+	(*Intent)(nil),               // 30: novagraph.storage.Intent
+	(*VidList)(nil),              // 31: novagraph.storage.VidList
+	(*PropRef)(nil),              // 32: novagraph.storage.PropRef
+	(*GetNeighborsReq)(nil),      // 33: novagraph.storage.GetNeighborsReq
+	(*NeighborEdge)(nil),         // 34: novagraph.storage.NeighborEdge
+	(*VertexNeighbors)(nil),      // 35: novagraph.storage.VertexNeighbors
+	(*GetNeighborsResp)(nil),     // 36: novagraph.storage.GetNeighborsResp
+	(*EdgeKey)(nil),              // 37: novagraph.storage.EdgeKey
+	(*EdgeKeyList)(nil),          // 38: novagraph.storage.EdgeKeyList
+	(*GetPropsReq)(nil),          // 39: novagraph.storage.GetPropsReq
+	(*PropRow)(nil),              // 40: novagraph.storage.PropRow
+	(*GetPropsResp)(nil),         // 41: novagraph.storage.GetPropsResp
+	(*ScanReq)(nil),              // 42: novagraph.storage.ScanReq
+	(*ScanResp)(nil),             // 43: novagraph.storage.ScanResp
+	(*IndexColumnHint)(nil),      // 44: novagraph.storage.IndexColumnHint
+	(*LookupIndexReq)(nil),       // 45: novagraph.storage.LookupIndexReq
+	(*LookupIndexResp)(nil),      // 46: novagraph.storage.LookupIndexResp
+	(*PartPeerReq)(nil),          // 47: novagraph.storage.PartPeerReq
+	(*PartMoveReq)(nil),          // 48: novagraph.storage.PartMoveReq
+	(*AdminResp)(nil),            // 49: novagraph.storage.AdminResp
+	(*CompactReq)(nil),           // 50: novagraph.storage.CompactReq
+	(*RebuildIndexReq)(nil),      // 51: novagraph.storage.RebuildIndexReq
+	nil,                          // 52: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                          // 53: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                          // 54: novagraph.storage.DeleteVerticesReq.PartsEntry
+	nil,                          // 55: novagraph.storage.DeleteTagsReq.PartsEntry
+	nil,                          // 56: novagraph.storage.DeleteEdgesReq.PartsEntry
+	nil,                          // 57: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                          // 58: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                          // 59: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),      // 60: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil),    // 61: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),       // 62: novagraph.common.Value
+	(*metapb.TagDesc)(nil),       // 63: novagraph.meta.TagDesc
+	(*metapb.EdgeDesc)(nil),      // 64: novagraph.meta.EdgeDesc
+	(*metapb.IndexDesc)(nil),     // 65: novagraph.meta.IndexDesc
+	(*metapb.SpaceDesc)(nil),     // 66: novagraph.meta.SpaceDesc
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	59, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	60, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	60, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	61, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,  // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,  // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,  // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	51, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	52, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
-	53, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
-	54, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
-	55, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
+	52, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	53, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	54, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
+	55, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
+	56, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
 	14, // 10: novagraph.storage.IngestSSTReq.files:type_name -> novagraph.storage.SSTFile
 	0,  // 11: novagraph.storage.IngestSSTResp.result:type_name -> novagraph.storage.PartResult
-	36, // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
-	17, // 13: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
+	37, // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
+	18, // 13: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
 	0,  // 14: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
-	61, // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
+	62, // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
 	0,  // 16: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	62, // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
-	63, // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
-	64, // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
-	22, // 20: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
-	65, // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
+	63, // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
+	64, // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
+	65, // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
+	23, // 20: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
+	66, // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
 	2,  // 22: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
-	25, // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
+	26, // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
 	3,  // 24: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
-	36, // 25: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
-	26, // 26: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
-	18, // 27: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
-	23, // 28: novagraph.storage.Mutation.resolve_intents:type_name -> novagraph.storage.IntentKeys
-	27, // 29: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
-	24, // 30: novagraph.storage.Mutation.ingest_sst:type_name -> novagraph.storage.IngestSSTOp
+	37, // 25: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
+	27, // 26: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
+	19, // 27: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
+	24, // 28: novagraph.storage.Mutation.resolve_intents:type_name -> novagraph.storage.IntentKeys
+	28, // 29: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
+	25, // 30: novagraph.storage.Mutation.ingest_sst:type_name -> novagraph.storage.IngestSSTOp
 	14, // 31: novagraph.storage.IngestSSTOp.files:type_name -> novagraph.storage.SSTFile
-	36, // 32: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
-	26, // 33: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
-	26, // 34: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
-	36, // 35: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
-	56, // 36: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
-	31, // 37: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
-	31, // 38: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	61, // 39: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	61, // 40: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
-	33, // 41: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
+	37, // 32: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
+	27, // 33: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
+	27, // 34: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
+	37, // 35: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
+	57, // 36: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	32, // 37: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
+	32, // 38: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
+	62, // 39: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	62, // 40: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	34, // 41: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
 	0,  // 42: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	34, // 43: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
-	36, // 44: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	57, // 45: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	58, // 46: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
-	31, // 47: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	36, // 48: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	61, // 49: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	35, // 43: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
+	37, // 44: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
+	58, // 45: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	59, // 46: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	32, // 47: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
+	37, // 48: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
+	62, // 49: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
 	0,  // 50: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	39, // 51: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	31, // 52: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
+	40, // 51: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
+	32, // 52: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
 	0,  // 53: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
-	39, // 54: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	61, // 55: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	61, // 56: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	61, // 57: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
-	43, // 58: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
-	31, // 59: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
+	40, // 54: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
+	62, // 55: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	62, // 56: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	62, // 57: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	44, // 58: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
+	32, // 59: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
 	0,  // 60: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
-	39, // 61: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
+	40, // 61: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
 	0,  // 62: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
 	4,  // 63: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
 	5,  // 64: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	30, // 65: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	30, // 66: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	37, // 67: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	30, // 68: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	30, // 69: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	37, // 70: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	31, // 65: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31, // 66: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	38, // 67: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	31, // 68: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31, // 69: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	38, // 70: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
 	6,  // 71: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
 	7,  // 72: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
 	8,  // 73: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
 	9,  // 74: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
 	10, // 75: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
-	18, // 76: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
-	32, // 77: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	38, // 78: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	41, // 79: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
-	41, // 80: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
-	44, // 81: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
-	28, // 82: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	19, // 76: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	33, // 77: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	39, // 78: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	42, // 79: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	42, // 80: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	45, // 81: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	29, // 82: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
 	11, // 83: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
 	12, // 84: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
 	15, // 85: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
-	46, // 86: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	46, // 87: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	46, // 88: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	47, // 89: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	50, // 90: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	49, // 91: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
-	20, // 92: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	20, // 93: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	20, // 94: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	20, // 95: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	20, // 96: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	19, // 97: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	35, // 98: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	40, // 99: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	42, // 100: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	42, // 101: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	45, // 102: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	20, // 103: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	20, // 104: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
-	13, // 105: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
-	16, // 106: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
-	48, // 107: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	48, // 108: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	48, // 109: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	48, // 110: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	48, // 111: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	48, // 112: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
-	92, // [92:113] is the sub-list for method output_type
-	71, // [71:92] is the sub-list for method input_type
+	17, // 86: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
+	47, // 87: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	47, // 88: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	47, // 89: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	48, // 90: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	51, // 91: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	50, // 92: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
+	21, // 93: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	21, // 94: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	21, // 95: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	21, // 96: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	21, // 97: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	20, // 98: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	36, // 99: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	41, // 100: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	43, // 101: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	43, // 102: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	46, // 103: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	21, // 104: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	21, // 105: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	13, // 106: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
+	16, // 107: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
+	12, // 108: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
+	49, // 109: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	49, // 110: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	49, // 111: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	49, // 112: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	49, // 113: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	49, // 114: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
+	93, // [93:115] is the sub-list for method output_type
+	71, // [71:93] is the sub-list for method input_type
 	71, // [71:71] is the sub-list for extension type_name
 	71, // [71:71] is the sub-list for extension extendee
 	0,  // [0:71] is the sub-list for field type_name
@@ -4123,7 +4195,7 @@ func file_novagraph_storage_proto_init() {
 	if File_novagraph_storage_proto != nil {
 		return
 	}
-	file_novagraph_storage_proto_msgTypes[22].OneofWrappers = []any{
+	file_novagraph_storage_proto_msgTypes[23].OneofWrappers = []any{
 		(*Mutation_PutVertex)(nil),
 		(*Mutation_DeleteVertex)(nil),
 		(*Mutation_DeleteTags)(nil),
@@ -4142,7 +4214,7 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   59,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -23,21 +23,22 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	StorageService_AddVertices_FullMethodName    = "/novagraph.storage.StorageService/AddVertices"
-	StorageService_AddEdges_FullMethodName       = "/novagraph.storage.StorageService/AddEdges"
-	StorageService_DeleteVertices_FullMethodName = "/novagraph.storage.StorageService/DeleteVertices"
-	StorageService_DeleteTags_FullMethodName     = "/novagraph.storage.StorageService/DeleteTags"
-	StorageService_DeleteEdges_FullMethodName    = "/novagraph.storage.StorageService/DeleteEdges"
-	StorageService_Update_FullMethodName         = "/novagraph.storage.StorageService/Update"
-	StorageService_GetNeighbors_FullMethodName   = "/novagraph.storage.StorageService/GetNeighbors"
-	StorageService_GetProps_FullMethodName       = "/novagraph.storage.StorageService/GetProps"
-	StorageService_ScanVertex_FullMethodName     = "/novagraph.storage.StorageService/ScanVertex"
-	StorageService_ScanEdge_FullMethodName       = "/novagraph.storage.StorageService/ScanEdge"
-	StorageService_LookupIndex_FullMethodName    = "/novagraph.storage.StorageService/LookupIndex"
-	StorageService_MirrorEdges_FullMethodName    = "/novagraph.storage.StorageService/MirrorEdges"
-	StorageService_FlushIntents_FullMethodName   = "/novagraph.storage.StorageService/FlushIntents"
-	StorageService_UploadSST_FullMethodName      = "/novagraph.storage.StorageService/UploadSST"
-	StorageService_IngestSST_FullMethodName      = "/novagraph.storage.StorageService/IngestSST"
+	StorageService_AddVertices_FullMethodName       = "/novagraph.storage.StorageService/AddVertices"
+	StorageService_AddEdges_FullMethodName          = "/novagraph.storage.StorageService/AddEdges"
+	StorageService_DeleteVertices_FullMethodName    = "/novagraph.storage.StorageService/DeleteVertices"
+	StorageService_DeleteTags_FullMethodName        = "/novagraph.storage.StorageService/DeleteTags"
+	StorageService_DeleteEdges_FullMethodName       = "/novagraph.storage.StorageService/DeleteEdges"
+	StorageService_Update_FullMethodName            = "/novagraph.storage.StorageService/Update"
+	StorageService_GetNeighbors_FullMethodName      = "/novagraph.storage.StorageService/GetNeighbors"
+	StorageService_GetProps_FullMethodName          = "/novagraph.storage.StorageService/GetProps"
+	StorageService_ScanVertex_FullMethodName        = "/novagraph.storage.StorageService/ScanVertex"
+	StorageService_ScanEdge_FullMethodName          = "/novagraph.storage.StorageService/ScanEdge"
+	StorageService_LookupIndex_FullMethodName       = "/novagraph.storage.StorageService/LookupIndex"
+	StorageService_MirrorEdges_FullMethodName       = "/novagraph.storage.StorageService/MirrorEdges"
+	StorageService_FlushIntents_FullMethodName      = "/novagraph.storage.StorageService/FlushIntents"
+	StorageService_UploadSST_FullMethodName         = "/novagraph.storage.StorageService/UploadSST"
+	StorageService_IngestSST_FullMethodName         = "/novagraph.storage.StorageService/IngestSST"
+	StorageService_DownloadStagedSST_FullMethodName = "/novagraph.storage.StorageService/DownloadStagedSST"
 )
 
 // StorageServiceClient is the client API for StorageService service.
@@ -64,6 +65,10 @@ type StorageServiceClient interface {
 	// replica through the partition's raft log.
 	UploadSST(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SSTChunk, UploadSSTResp], error)
 	IngestSST(ctx context.Context, in *IngestSSTReq, opts ...grpc.CallOption) (*IngestSSTResp, error)
+	// DownloadStagedSST streams a file staged on this store for a partition
+	// in SSTChunks as UploadSST takes them: the last chunk carries the
+	// SHA-256 of the whole file. NOT_FOUND if it is not staged here.
+	DownloadStagedSST(ctx context.Context, in *DownloadStagedSSTReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SSTChunk], error)
 }
 
 type storageServiceClient struct {
@@ -236,6 +241,25 @@ func (c *storageServiceClient) IngestSST(ctx context.Context, in *IngestSSTReq, 
 	return out, nil
 }
 
+func (c *storageServiceClient) DownloadStagedSST(ctx context.Context, in *DownloadStagedSSTReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SSTChunk], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &StorageService_ServiceDesc.Streams[2], StorageService_DownloadStagedSST_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[DownloadStagedSSTReq, SSTChunk]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type StorageService_DownloadStagedSSTClient = grpc.ServerStreamingClient[SSTChunk]
+
 // StorageServiceServer is the server API for StorageService service.
 // All implementations must embed UnimplementedStorageServiceServer
 // for forward compatibility.
@@ -260,6 +284,10 @@ type StorageServiceServer interface {
 	// replica through the partition's raft log.
 	UploadSST(grpc.ClientStreamingServer[SSTChunk, UploadSSTResp]) error
 	IngestSST(context.Context, *IngestSSTReq) (*IngestSSTResp, error)
+	// DownloadStagedSST streams a file staged on this store for a partition
+	// in SSTChunks as UploadSST takes them: the last chunk carries the
+	// SHA-256 of the whole file. NOT_FOUND if it is not staged here.
+	DownloadStagedSST(*DownloadStagedSSTReq, grpc.ServerStreamingServer[SSTChunk]) error
 	mustEmbedUnimplementedStorageServiceServer()
 }
 
@@ -314,6 +342,9 @@ func (UnimplementedStorageServiceServer) UploadSST(grpc.ClientStreamingServer[SS
 }
 func (UnimplementedStorageServiceServer) IngestSST(context.Context, *IngestSSTReq) (*IngestSSTResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method IngestSST not implemented")
+}
+func (UnimplementedStorageServiceServer) DownloadStagedSST(*DownloadStagedSSTReq, grpc.ServerStreamingServer[SSTChunk]) error {
+	return status.Errorf(codes.Unimplemented, "method DownloadStagedSST not implemented")
 }
 func (UnimplementedStorageServiceServer) mustEmbedUnimplementedStorageServiceServer() {}
 func (UnimplementedStorageServiceServer) testEmbeddedByValue()                        {}
@@ -588,6 +619,17 @@ func _StorageService_IngestSST_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StorageService_DownloadStagedSST_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(DownloadStagedSSTReq)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(StorageServiceServer).DownloadStagedSST(m, &grpc.GenericServerStream[DownloadStagedSSTReq, SSTChunk]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type StorageService_DownloadStagedSSTServer = grpc.ServerStreamingServer[SSTChunk]
+
 // StorageService_ServiceDesc is the grpc.ServiceDesc for StorageService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -658,6 +700,11 @@ var StorageService_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "UploadSST",
 			Handler:       _StorageService_UploadSST_Handler,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "DownloadStagedSST",
+			Handler:       _StorageService_DownloadStagedSST_Handler,
+			ServerStreams: true,
 		},
 	},
 	Metadata: "novagraph/storage.proto",

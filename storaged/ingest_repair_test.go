@@ -1,0 +1,314 @@
+package storaged_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/novagraph/novagraph/internal/testcluster"
+	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/raftgroup"
+	"github.com/novagraph/novagraph/storaged"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
+)
+
+// ingestCluster is a 3-store cluster with a one-partition space of
+// replica_factor 3, and clients to upload and ingest SST files into it.
+type ingestCluster struct {
+	c     *testcluster.Cluster
+	sc    *storageclient.Client
+	space int32
+	g     raftgroup.GroupID
+	ids   []uint64 // store id of slot i
+}
+
+const ingestTag = 77 // a tag id no schema uses: the test reads its keys raw
+
+func startIngestCluster(t *testing.T, name string) *ingestCluster {
+	t.Helper()
+	c := testcluster.Start(t, testcluster.Options{Stores: 3})
+	s := c.Session()
+	defer s.Close()
+	mustExec(t, s, fmt.Sprintf("CREATE SPACE %s(partition_num=1, replica_factor=3, vid_type=INT64)", name))
+	quiet := slog.New(slog.DiscardHandler)
+	meta := metaclient.New(c.MetaAddrs(), quiet)
+	t.Cleanup(meta.Close)
+	sc := storageclient.New(meta, quiet)
+	t.Cleanup(sc.Close)
+	ic := &ingestCluster{c: c, sc: sc}
+	waitUntil(t, "the test's catalog has the space", func() bool {
+		sp, ok := meta.Catalog().SpaceByName(name)
+		ic.space = sp.GetSpaceId()
+		return ok
+	})
+	ic.g = raftgroup.GroupID{Space: ic.space, Part: 1}
+	for _, st := range c.Stores {
+		ic.ids = append(ic.ids, st.Server.StoreID())
+	}
+	waitUntil(t, "every replica knows the partition's leader", func() bool { return ic.leaderSlot() >= 0 })
+	return ic
+}
+
+// leaderSlot is the slot of the store every running replica agrees
+// leads the partition, -1 if they do not agree yet.
+func (ic *ingestCluster) leaderSlot() int {
+	var lead uint64
+	for _, st := range ic.c.Stores {
+		if st.Server == nil {
+			continue
+		}
+		l, _, ok := st.Server.Engine().Leader(ic.g)
+		if !ok || l == 0 || (lead != 0 && l != lead) {
+			return -1
+		}
+		lead = l
+	}
+	for i, id := range ic.ids {
+		if id == lead {
+			return i
+		}
+	}
+	return -1
+}
+
+// stagedPath is where store slot i keeps the staged file name.
+func (ic *ingestCluster) stagedPath(i int, name string) string {
+	return filepath.Join(ic.c.DataDir(i), "sst-staging", strconv.Itoa(int(ic.space)), "1", name)
+}
+
+// writeSST writes n keys of the partition into an SST file and returns
+// it with its description.
+func (ic *ingestCluster) writeSST(t *testing.T, name string, n int) (string, *storagepb.SSTFile) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	env := grocksdb.NewDefaultEnvOptions()
+	defer env.Destroy()
+	opts := grocksdb.NewDefaultOptions()
+	defer opts.Destroy()
+	w := grocksdb.NewSSTFileWriter(env, opts)
+	defer w.Destroy()
+	if err := w.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	f := &storagepb.SSTFile{Name: name}
+	for v := range n {
+		k := ic.key(int64(v))
+		if err := w.Add(k, []byte(fmt.Sprintf("%s-%d", name, v))); err != nil {
+			t.Fatal(err)
+		}
+		if f.Smallest == nil {
+			f.Smallest = k
+		}
+		f.Largest = k
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	return path, f
+}
+
+// key is the (vertex order, so sorted by v) key of vertex v's test row.
+func (ic *ingestCluster) key(v int64) []byte {
+	return partition.TagKey(ic.space, 1, partition.EncodeInt64Vid(v), ingestTag)
+}
+
+func (ic *ingestCluster) upload(t *testing.T, path, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, id := range ic.ids {
+		if err := ic.sc.UploadSST(ctx, id, ic.space, 1, name, path); err != nil {
+			t.Fatalf("uploading %s to store %d: %v", name, id, err)
+		}
+	}
+}
+
+func (ic *ingestCluster) ingest(t *testing.T, f *storagepb.SSTFile) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := ic.sc.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: ic.space, PartId: 1, Files: []*storagepb.SSTFile{f}, Stores: ic.ids}); err != nil {
+		t.Fatalf("ingesting %s: %v", f.Name, err)
+	}
+}
+
+// holds reports whether store slot i holds the value of the file's key v.
+func (ic *ingestCluster) holds(t *testing.T, i int, name string, v int64) bool {
+	t.Helper()
+	db := ic.c.Stores[i].Server.PartitionDB(ic.space, 1)
+	if db == nil {
+		return false
+	}
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	got, err := db.GetBytes(ro, ic.key(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(got) == fmt.Sprintf("%s-%d", name, v)
+}
+
+// converged reports whether every replica holds the same data.
+func (ic *ingestCluster) converged(t *testing.T) bool {
+	t.Helper()
+	var first uint64
+	for i, st := range ic.c.Stores {
+		sum, err := st.Server.PartChecksum(ic.space, 1)
+		if err != nil {
+			return false
+		}
+		if i == 0 {
+			first = sum
+		} else if sum != first {
+			return false
+		}
+	}
+	return true
+}
+
+func (ic *ingestCluster) status(t *testing.T, i int) raftgroup.Status {
+	t.Helper()
+	st, err := ic.tryStatus(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// tryStatus is status for polls: a restarted store opens the partition
+// only once it has the catalog.
+func (ic *ingestCluster) tryStatus(i int) (raftgroup.Status, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return ic.c.Stores[i].Server.Engine().Status(ctx, ic.g)
+}
+
+// TestIngestFetchesMissingStagedFileFromPeer: replicas whose staged copy
+// of an SST file is gone when the ingest applies fetch it from another
+// replica, and every replica ends with the same data. Before the fix
+// they skipped the ingest and kept a partition without the file's keys.
+func TestIngestFetchesMissingStagedFileFromPeer(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		missing int // how many followers lose their copy
+	}{
+		{"one follower", 1},
+		{"both followers", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ic := startIngestCluster(t, "repair"+strconv.Itoa(tc.missing))
+			name := "part1.sst"
+			path, f := ic.writeSST(t, name, 500)
+			ic.upload(t, path, name)
+			lead := ic.leaderSlot()
+			var lost []int
+			for i := range ic.c.Stores {
+				if i != lead && len(lost) < tc.missing {
+					if err := os.Remove(ic.stagedPath(i, name)); err != nil {
+						t.Fatal(err)
+					}
+					lost = append(lost, i)
+				}
+			}
+			ic.ingest(t, f)
+			waitUntil(t, "every replica holds the ingested keys", func() bool {
+				for i := range ic.c.Stores {
+					if !ic.holds(t, i, name, 0) || !ic.holds(t, i, name, 499) {
+						return false
+					}
+				}
+				return true
+			})
+			waitUntil(t, "the replicas converge", func() bool { return ic.converged(t) })
+			for _, i := range lost {
+				if _, err := os.Stat(ic.stagedPath(i, name)); err != nil {
+					t.Errorf("store slot %d: the fetched file is not staged: %v", i, err)
+				}
+				if st := ic.status(t, i); st.Halt != nil {
+					t.Errorf("store slot %d halted: %+v", i, *st.Halt)
+				}
+			}
+		})
+	}
+}
+
+// TestIngestHaltsWithoutAnyStagedCopy: a follower that misses an ingest
+// entry while down and comes back when no replica has the file any more
+// must not apply past the entry: it reports the partition halted (engine
+// status, /parts, the halted-groups count) and retries; once the file is
+// put back into its staging folder it applies the ingest and converges.
+func TestIngestHaltsWithoutAnyStagedCopy(t *testing.T) {
+	ic := startIngestCluster(t, "halt")
+	name := "gone.sst"
+	path, f := ic.writeSST(t, name, 300)
+	ic.upload(t, path, name)
+	lead := ic.leaderSlot()
+	down := (lead + 1) % 3
+	before := ic.status(t, lead).Applied
+	ic.c.StopStore(down)
+	ic.ingest(t, f)
+	for i := range ic.c.Stores {
+		if i != down {
+			waitUntil(t, fmt.Sprintf("slot %d applies the ingest", i), func() bool { return ic.holds(t, i, name, 299) })
+		}
+	}
+	for i := range ic.c.Stores {
+		if err := os.Remove(ic.stagedPath(i, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ic.c.RestartStore(down)
+
+	srv := ic.c.Stores[down].Server
+	var st raftgroup.Status
+	waitUntil(t, "the returning follower reports the partition halted and retried", func() bool {
+		var err error
+		st, err = ic.tryStatus(down)
+		return err == nil && st.Halt != nil && st.Halt.Retries >= 1
+	})
+	if st.Halt.Index <= before || st.Applied != st.Halt.Index-1 {
+		t.Fatalf("halted at %d with applied %d; want applied right before the ingest entry (after %d)", st.Halt.Index, st.Applied, before)
+	}
+	if !strings.Contains(st.Halt.Reason, name) || !strings.Contains(st.Halt.Reason, "no other replica supplied it") {
+		t.Fatalf("halt reason %q does not name the file and the failed repair", st.Halt.Reason)
+	}
+	if ic.holds(t, down, name, 0) {
+		t.Fatal("the halted replica holds keys of the ingest it could not apply")
+	}
+	if n := srv.Engine().Stats().HaltedGroups; n != 1 {
+		t.Fatalf("HaltedGroups = %d, want 1", n)
+	}
+	rec := httptest.NewRecorder()
+	srv.PartsHandler().ServeHTTP(rec, httptest.NewRequest("GET", fmt.Sprintf("/parts?space=%d", ic.space), nil))
+	var parts []storaged.ReplicaStatus
+	if err := json.Unmarshal(rec.Body.Bytes(), &parts); err != nil || len(parts) != 1 {
+		t.Fatalf("/parts: %v %s", err, rec.Body.String())
+	}
+	if h := parts[0].Halted; h == nil || h.Index != st.Halt.Index || !strings.Contains(h.Reason, name) {
+		t.Fatalf("/parts does not show the halt: %s", rec.Body.String())
+	}
+
+	// The operator restores the file where the replica stages it.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ic.stagedPath(down, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the halted replica applies the ingest", func() bool { return ic.holds(t, down, name, 299) })
+	waitUntil(t, "the replicas converge", func() bool { return ic.converged(t) })
+	waitUntil(t, "the halt clears", func() bool { return ic.status(t, down).Halt == nil && srv.Engine().Stats().HaltedGroups == 0 })
+}

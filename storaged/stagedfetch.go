@@ -1,0 +1,204 @@
+package storaged
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/novagraph/novagraph/internal/grpcdial"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/raftgroup"
+)
+
+// Repair of a missing staged file from a peer (see the top of ingest.go).
+//
+// A replica that lacks a staged file when the IngestSSTOp applies fetches
+// it from another replica it was uploaded to: those keep their staged
+// copies for stagedRetention after the upload. The fetch runs inside the
+// apply, on the raft worker that drives the group (and some others):
+// they wait for it. That is acceptable because an ingest is rare and the
+// alternative is worse: skipping the entry would leave this replica's data
+// different from the others' for good, and halting at once would cost a
+// leadership move and a retry where a second of copying repairs it. It is
+// bounded: stagedConnectTimeout to reach a peer, stagedFetchTimeout for
+// the whole copy from one peer, each peer tried once per attempt; a file
+// that no peer could supply is not asked for again before
+// stagedFetchBackoff (the group stays halted, retrying, in between).
+
+const (
+	stagedChunk          = 1 << 20
+	stagedConnectTimeout = 2 * time.Second
+	stagedFetchTimeout   = 20 * time.Second
+	stagedFetchBackoff   = 30 * time.Second
+)
+
+// DownloadStagedSST implements StorageService: it streams one file staged
+// on this store for a partition, in the chunks UploadSST takes.
+func (s *service) DownloadStagedSST(req *storagepb.DownloadStagedSSTReq, stream storagepb.StorageService_DownloadStagedSSTServer) error {
+	g := raftgroup.GroupID{Space: req.SpaceId, Part: req.PartId}
+	// The name is confined to the partition's staging folder as in
+	// UploadSST; a ".part" file is an upload in progress, not staged.
+	if !sstName.MatchString(req.Name) || strings.HasSuffix(req.Name, ".part") {
+		return invalidStatus("SST file name %q: want [A-Za-z0-9._-], not an upload in progress", req.Name)
+	}
+	db := s.srv.dbOf(g)
+	if db == nil {
+		return status.Errorf(codes.NotFound, "%s: no replica on store %d", g, s.srv.storeID)
+	}
+	path := filepath.Join(stagingDir(db, g), req.Name)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return status.Errorf(codes.NotFound, "SST file %s is not staged on store %d for %s", req.Name, s.srv.storeID, g)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: reading staged %s: %w", g, req.Name, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	buf := make([]byte, stagedChunk)
+	for {
+		n, rerr := io.ReadFull(f, buf)
+		if rerr != nil && rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
+			return fmt.Errorf("%s: reading staged %s: %w", g, req.Name, rerr)
+		}
+		h.Write(buf[:n])
+		last := rerr != nil
+		c := &storagepb.SSTChunk{SpaceId: req.SpaceId, PartId: req.PartId, Name: req.Name, Data: buf[:n], Last: last}
+		if last {
+			c.Sha256 = h.Sum(nil)
+		}
+		if err := stream.Send(c); err != nil {
+			return err
+		}
+		if last {
+			return nil
+		}
+	}
+}
+
+// fetchStaged is the applier's stagedFetcher: it copies the staged file
+// name of g from the first of peers (other than this store) that has it.
+func (s *Server) fetchStaged(g raftgroup.GroupID, name string, peers []uint64, dir string) error {
+	key := fmt.Sprintf("%d/%d/%s", g.Space, g.Part, name)
+	s.fetchMu.Lock()
+	last, failed := s.fetchFailed[key]
+	s.fetchMu.Unlock()
+	if failed && time.Since(last.at) < stagedFetchBackoff {
+		return last.err
+	}
+	var errs []error
+	for _, id := range peers {
+		if id == s.storeID {
+			continue
+		}
+		addr, ok := s.meta.Catalog().HostAddr(id)
+		if !ok {
+			errs = append(errs, fmt.Errorf("store %d is not in the catalog", id))
+			continue
+		}
+		start := time.Now()
+		size, err := downloadStaged(s.fetchCtx, addr, g, name, dir)
+		if err == nil {
+			s.log.Warn("fetched a staged SST file this replica lacked from another replica", "group", g, "file", name, "from_store", id, "bytes", size, "took", time.Since(start).Round(time.Millisecond))
+			s.fetchMu.Lock()
+			delete(s.fetchFailed, key)
+			s.fetchMu.Unlock()
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("store %d (%s): %w", id, addr, err))
+	}
+	if len(errs) == 0 {
+		errs = append(errs, errors.New("no other replica to ask"))
+	}
+	err := fmt.Errorf("SST file %s is not staged on store %d for %s, and no other replica supplied it (restore it to %s, or see docs/architecture.md, Bulk import): %w",
+		name, s.storeID, g, dir, errors.Join(errs...))
+	s.fetchMu.Lock()
+	s.fetchFailed[key] = fetchFailure{at: time.Now(), err: err}
+	s.fetchMu.Unlock()
+	return err
+}
+
+// fetchFailure is the last failed fetch of one staged file.
+type fetchFailure struct {
+	at  time.Time
+	err error
+}
+
+// downloadStaged copies one staged file from the store at addr into dir,
+// verified as UploadSST verifies an upload: the SHA-256 the sender
+// computed over the whole file must match what arrived. The file appears
+// under its name only once complete and verified.
+func downloadStaged(ctx context.Context, addr string, g raftgroup.GroupID, name, dir string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, stagedFetchTimeout)
+	defer cancel()
+	// A connection of its own: fetches are rare, and this one must not
+	// wait behind gRPC's reconnect backoff of a shared one.
+	cc, err := grpcdial.NewClient(addr, stagedConnectTimeout, backoff.DefaultConfig,
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(2*stagedChunk)))
+	if err != nil {
+		return 0, err
+	}
+	defer cc.Close()
+	stream, err := storagepb.NewStorageServiceClient(cc).DownloadStagedSST(ctx, &storagepb.DownloadStagedSSTReq{SpaceId: g.Space, PartId: g.Part, Name: name})
+	if err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	// Not name+".part": that is where an UploadSST of the same file
+	// would write. The pattern matches sstName, so a leftover from a
+	// crash goes with removeOldStaged.
+	f, err := os.CreateTemp(dir, name+".*.fetch")
+	if err != nil {
+		return 0, err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // gone after the rename; removes a partial file
+	defer f.Close()
+	h := sha256.New()
+	size := int64(0)
+	for {
+		c, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return size, fmt.Errorf("stream ended before the last chunk, after %d bytes", size)
+		}
+		if err != nil {
+			return size, err
+		}
+		if c.Name != name || c.SpaceId != g.Space || c.PartId != g.Part {
+			return size, fmt.Errorf("got a chunk of %s of space %d part %d", c.Name, c.SpaceId, c.PartId)
+		}
+		if _, err := f.Write(c.Data); err != nil {
+			return size, err
+		}
+		h.Write(c.Data)
+		size += int64(len(c.Data))
+		if c.Last {
+			if !bytes.Equal(h.Sum(nil), c.Sha256) {
+				return size, fmt.Errorf("checksum mismatch after %d bytes", size)
+			}
+			break
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return size, err
+	}
+	if err := f.Close(); err != nil {
+		return size, err
+	}
+	return size, os.Rename(tmp, filepath.Join(dir, name))
+}
