@@ -497,6 +497,11 @@ func shareSeenSets(m *mapper) {
 // every row that produced writes, for the failures the servers report
 // later (online mode); otherwise only rows that fail here are kept.
 func (r *run) mapRecords(m *mapper, rd *round, recs []source.Record, keepAll bool) {
+	if rd.writes == nil {
+		// Most rows give one write per mapping: grown by append, the
+		// slice was copied a dozen times per round.
+		rd.writes = make([]write, 0, len(recs)*max(len(m.tags)+len(m.edges), 1))
+	}
 	for _, rec := range recs {
 		if r.shards > 1 && rec.Index%r.shards != r.shard {
 			r.stats.OtherShards.Add(1)

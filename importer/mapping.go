@@ -29,6 +29,8 @@ type mapper struct {
 	space *metapb.SpaceDesc
 	tags  []*tagMapper
 	edges []*edgeMapper
+
+	edgeSlab []storagepb.NewEdge // see newEdge
 }
 
 type tagMapper struct {
@@ -182,7 +184,8 @@ func (m *mapper) mapRow(fields []string, nulls []bool, out []write) ([]write, er
 				return fail(fmt.Errorf("edge %s rank: column %d: %q is not an integer", e.name, e.rank, fields[e.rank]))
 			}
 		}
-		ne := &storagepb.NewEdge{Src: src, EdgeType: e.edgeType, Rank: rank, Dst: dst}
+		ne := m.newEdge()
+		ne.Src, ne.EdgeType, ne.Rank, ne.Dst = src, e.edgeType, rank, dst
 		if !e.delete {
 			if ne.Row, err = e.row.encode(fields, nulls); err != nil {
 				return fail(fmt.Errorf("edge %s: %w", e.name, err))
@@ -192,6 +195,20 @@ func (m *mapper) mapRow(fields []string, nulls []bool, out []write) ([]write, er
 	}
 	return out, nil
 }
+
+// newEdge returns a zero NewEdge from a slab: one allocation per
+// edgeSlab edges instead of one per edge (a tenth of an SST import's
+// allocations). A slab stays alive while any of its edges is referenced.
+func (m *mapper) newEdge() *storagepb.NewEdge {
+	if len(m.edgeSlab) == 0 {
+		m.edgeSlab = make([]storagepb.NewEdge, edgeSlab)
+	}
+	ne := &m.edgeSlab[0]
+	m.edgeSlab = m.edgeSlab[1:]
+	return ne
+}
+
+const edgeSlab = 512
 
 func (m *mapper) partOf(vid []byte) int32 {
 	return partition.PartOf(vid, partition.VidType(m.space.GetVidType()), m.space.GetPartitionNum())

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/novagraph/novagraph/partition"
 )
@@ -40,6 +41,10 @@ type sorter struct {
 
 	seq  uint64
 	runs []string
+
+	// scratch, if set, lends radix buffers (*radixBuffers) shared by the
+	// sorters of one import: one set per partition sorted at a time.
+	scratch *sync.Pool
 }
 
 // sortEntry is a pair in the arena: key at [off, off+klen), value after it.
@@ -173,12 +178,21 @@ func (s *sorter) release() {
 // CPU); what it leaves tied (one vertex's edges of one type, say) is
 // sorted by the full comparison, tie group by tie group.
 func (s *sorter) sortMem() {
-	keys := make([]radixKey, s.n)
+	// The radix buffers are large (48 bytes an entry) and short-lived:
+	// reused from sort to sort rather than faulted in fresh each time.
+	scratch := &radixBuffers{}
+	if s.scratch != nil {
+		if r, ok := s.scratch.Get().(*radixBuffers); ok {
+			scratch = r
+		}
+		defer s.scratch.Put(scratch)
+	}
+	keys, tmp := scratch.get(s.n)
 	for i := range keys {
 		e := s.ent(int32(i))
 		keys[i] = radixKey{hi: e.pfx[0], lo: e.pfx[1], i: int32(i)}
 	}
-	keys = radixSort(keys, make([]radixKey, len(keys)))
+	keys = radixSort(keys, tmp)
 	order := make([]int32, len(keys))
 	for j := range keys {
 		order[j] = keys[j].i
@@ -227,6 +241,16 @@ func (s *sorter) compare(a, b *sortEntry) int {
 type radixKey struct {
 	hi, lo uint64
 	i      int32
+}
+
+// radixBuffers are the two buffers of a radix sort.
+type radixBuffers struct{ a, b []radixKey }
+
+func (r *radixBuffers) get(n int) (keys, tmp []radixKey) {
+	if cap(r.a) < n {
+		r.a, r.b = make([]radixKey, n), make([]radixKey, n)
+	}
+	return r.a[:n], r.b[:n]
 }
 
 // radixSort sorts keys by (hi, lo), stably, a byte at a time from the

@@ -65,6 +65,7 @@ type sstBuilder struct {
 	held  int64
 
 	stats sstStats
+	radix sync.Pool // radix sort buffers, reused from partition to partition
 
 	// afterUpload, if set (tests), runs between a partition's upload and
 	// its ingest.
@@ -129,7 +130,7 @@ func (b *sstBuilder) add(ws []write) error {
 	sorterOf := func(part int32) *sorter {
 		s := b.parts[part]
 		if s == nil {
-			s = &sorter{dir: b.dir, name: fmt.Sprintf("p%d", part)}
+			s = &sorter{dir: b.dir, name: fmt.Sprintf("p%d", part), scratch: &b.radix}
 			b.parts[part] = s
 		}
 		return s
@@ -324,7 +325,7 @@ func (b *sstBuilder) buildPart(part int32, s *sorter) (*partFiles, error) {
 		data.destroy()
 		return nil, err
 	}
-	index := &sorter{dir: b.dir, name: fmt.Sprintf("p%d-index", part)}
+	index := &sorter{dir: b.dir, name: fmt.Sprintf("p%d-index", part), scratch: &b.radix}
 	var degVid []byte
 	var degType int32
 	var degN uint64
