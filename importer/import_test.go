@@ -318,6 +318,17 @@ sources:
 		if sum.Edges != 103689 || sum.Failed != 0 || sum.Phases == "" {
 			t.Fatalf("summary %+v", sum)
 		}
+		// Each vertex once, although several goroutines map the rows.
+		vertices := map[int64]bool{}
+		for k, vs := range out {
+			vertices[k] = true
+			for _, v := range vs {
+				vertices[v] = true
+			}
+		}
+		if sum.Vertices != int64(len(vertices)) {
+			t.Errorf("vertices written %d, want %d (each once)", sum.Vertices, len(vertices))
+		}
 		outs := sample(out, 20)
 		compareAdjacency(t, "sst out-neighbours", out, neighbours(t, s, "wikisst", "vote", outs, false), outs)
 		ins := sample(in, 20)

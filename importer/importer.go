@@ -53,7 +53,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/novagraph/novagraph/client"
@@ -395,8 +394,9 @@ func (r *run) source(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
+	seen := map[int32]*seenSet{} // one per tag, shared by its mappings and mappers
 	if spec.dedupeVertices {
-		shareSeenSets(m)
+		shareSeenSets(m, seen)
 	}
 	opts := sourceOptions(spec)
 	path := spec.Path
@@ -446,7 +446,7 @@ func (r *run) source(ctx context.Context, i int) error {
 	var roundErr atomic.Pointer[error]
 	next := mark.Done
 	if r.sst != nil {
-		next, err = r.readSST(ctx, src, spec, key, sr, m, mark.Done)
+		next, err = r.readSST(ctx, src, spec, key, sr, m, seen, mark.Done)
 	} else {
 		err = src.Read(ctx, mark.Done, r.cfg.Manager.Batch, func(recs []source.Record) error {
 			if p := roundErr.Load(); p != nil {
@@ -482,14 +482,14 @@ func (r *run) source(ctx context.Context, i int) error {
 	return nil
 }
 
-// shareSeenSets gives m's tag mappings one set of written vertices per tag.
-func shareSeenSets(m *mapper) {
-	seen := map[int32]*roaring64.Bitmap{}
+// shareSeenSets gives m's tag mappings the set of written vertices of
+// their tag from sets, adding the sets that are missing.
+func shareSeenSets(m *mapper, sets map[int32]*seenSet) {
 	for _, t := range m.tags {
-		if seen[t.id] == nil {
-			seen[t.id] = newSeenSet()
+		if sets[t.id] == nil {
+			sets[t.id] = newSeenSet()
 		}
-		t.seen = seen[t.id]
+		t.seen = sets[t.id]
 	}
 }
 
@@ -540,7 +540,7 @@ func (r *run) mapRecords(m *mapper, rd *round, recs []source.Record, keepAll boo
 // single goroutine then sorts the mapped batches in, strictly in read
 // order, because the last write of a key must win as it would online.
 // It returns the index of the record after the last one read.
-func (r *run) readSST(ctx context.Context, src *source.Source, spec *Source, key string, sr *sourceRun, first *mapper, start int64) (int64, error) {
+func (r *run) readSST(ctx context.Context, src *source.Source, spec *Source, key string, sr *sourceRun, first *mapper, seen map[int32]*seenSet, start int64) (int64, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	type job struct {
@@ -555,9 +555,8 @@ func (r *run) readSST(ctx context.Context, src *source.Source, spec *Source, key
 	for w := range workers {
 		m := first
 		if w > 0 {
-			// A mapper has scratch buffers: one each. Vertex dedup sets
-			// are per mapper too; a vertex two mappers both write is
-			// written twice, and the sort keeps one.
+			// A mapper has scratch buffers: one each. The sets of
+			// vertices written are shared.
 			var err error
 			if m, err = newMapper(r.meta.Catalog(), r.space, key, spec); err != nil {
 				close(jobs)
@@ -565,7 +564,7 @@ func (r *run) readSST(ctx context.Context, src *source.Source, spec *Source, key
 				return start, err
 			}
 			if spec.dedupeVertices {
-				shareSeenSets(m)
+				shareSeenSets(m, seen)
 			}
 		}
 		wg.Add(1)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -44,11 +45,24 @@ type tagMapper struct {
 	// seen, if set, drops a vertex already written by this import: a SNAP
 	// edge list names each vertex once per edge, and writing a vertex with
 	// no properties again changes nothing.
-	seen *roaring64.Bitmap
+	seen *seenSet
 }
 
-// newSeenSet is the set of INT64 vids a tag mapper already wrote.
-func newSeenSet() *roaring64.Bitmap { return roaring64.New() }
+// seenSet is the set of INT64 vids a tag's mappings already wrote, shared
+// by the goroutines mapping one source.
+type seenSet struct {
+	mu  sync.Mutex
+	ids *roaring64.Bitmap
+}
+
+func newSeenSet() *seenSet { return &seenSet{ids: roaring64.New()} }
+
+// add adds id and reports whether it was new.
+func (s *seenSet) add(id uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ids.CheckedAdd(id)
+}
 
 type edgeMapper struct {
 	key      string
@@ -144,7 +158,7 @@ func (m *mapper) mapRow(fields []string, nulls []bool, out []write) ([]write, er
 		}
 		if t.seen != nil {
 			id, _ := partition.DecodeInt64Vid(vid)
-			if !t.seen.CheckedAdd(uint64(id)) {
+			if !t.seen.add(uint64(id)) {
 				continue
 			}
 		}

@@ -326,6 +326,7 @@ func (b *sstBuilder) buildPart(part int32, s *sorter) (*partFiles, error) {
 		return nil, err
 	}
 	index := &sorter{dir: b.dir, name: fmt.Sprintf("p%d-index", part), scratch: &b.radix}
+	defer index.release() // on an error, the merge did not
 	var degVid []byte
 	var degType int32
 	var degN uint64
