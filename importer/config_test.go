@@ -96,6 +96,8 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 		{"unknown key", "batch: 100", "field batchh not found"},
 		{"no space", "spaceName: ldbc", "manager.spaceName: missing"},
 		{"bad mode", "level: INFO", "manager.mode: \"fast\" is not online or sst"},
+		{"bad sst compression", "", "manager.sstCompression: \"lz5\" is not one compression"},
+		{"two sst compressions", "", "manager.sstCompression: \"lz4:zstd\" is not one compression"},
 		{"bad id type", "type: INT\n          index: 0", "sources[0].tags[0].id.type: \"UUID\" is not INT or STRING"},
 		{"missing dst index", "index: 1\n        rank", "sources[1].edges[0].dst.id.index: missing"},
 		{"duplicate prop", "name: age", "sources[0].tags[0].props[1].name: property \"firstName\" is mapped twice"},
@@ -110,6 +112,10 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 				text = strings.Replace(text, "spaceName: ldbc", "spaceName: \"\"", 1)
 			case "bad mode":
 				text = strings.Replace(text, "  batch: 100", "  batch: 100\n  mode: fast", 1)
+			case "bad sst compression":
+				text = strings.Replace(text, "  batch: 100", "  batch: 100\n  sstCompression: lz5", 1)
+			case "two sst compressions":
+				text = strings.Replace(text, "  batch: 100", "  batch: 100\n  sstCompression: lz4:zstd", 1)
 			case "bad id type":
 				text = strings.Replace(text, "type: INT\n          index: 0", "type: UUID\n          index: 0", 1)
 			case "missing dst index":

@@ -180,7 +180,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		if dir == "" {
 			dir = os.TempDir()
 		}
-		if sst, err = newSSTBuilder(meta.Catalog(), space, dir, int64(cfg.Manager.SSTMemoryMB)<<20, log); err != nil {
+		if sst, err = newSSTBuilder(meta.Catalog(), space, dir, int64(cfg.Manager.SSTMemoryMB)<<20, cfg.Manager.SSTCompression, log); err != nil {
 			return nil, err
 		}
 		sst.afterUpload = opts.afterUpload

@@ -11,20 +11,21 @@ import (
 
 // PresetOptions are the flags shared by the --ldbc and --snap presets.
 type PresetOptions struct {
-	Space       string
-	Partitions  int
-	Replicas    int
-	Addr        string
-	User        string
-	Password    string
-	MetaAddrs   []string
-	Mode        string
-	Batch       int
-	Concurrency int
-	FailedDir   string
-	SSTDir      string
-	SSTMemoryMB int
-	Shard       string
+	Space          string
+	Partitions     int
+	Replicas       int
+	Addr           string
+	User           string
+	Password       string
+	MetaAddrs      []string
+	Mode           string
+	Batch          int
+	Concurrency    int
+	FailedDir      string
+	SSTDir         string
+	SSTMemoryMB    int
+	SSTCompression string
+	Shard          string
 }
 
 func (o PresetOptions) base(schema []string) *Config {
@@ -33,7 +34,7 @@ func (o PresetOptions) base(schema []string) *Config {
 		Manager: ManagerConfig{
 			SpaceName: o.Space, Batch: o.Batch, ImporterConcurrency: o.Concurrency, Mode: o.Mode,
 			FailedRowsDir: o.FailedDir, ReaderConcurrency: 2,
-			SSTDir: o.SSTDir, SSTMemoryMB: o.SSTMemoryMB, Shard: o.Shard,
+			SSTDir: o.SSTDir, SSTMemoryMB: o.SSTMemoryMB, SSTCompression: o.SSTCompression, Shard: o.Shard,
 		},
 	}
 	stmts := []string{

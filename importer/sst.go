@@ -52,13 +52,14 @@ import (
 
 // sstBuilder holds the sort of every partition of one import.
 type sstBuilder struct {
-	space   *metapb.SpaceDesc
-	dir     string // working folder, removed at the end
-	id      string // names this import's files
-	budget  int64  // bytes the sorts may hold before spilling
-	log     *slog.Logger
-	tagIdx  map[int32]*indexedSchema
-	edgeIdx map[int32]*indexedSchema
+	space       *metapb.SpaceDesc
+	dir         string // working folder, removed at the end
+	id          string // names this import's files
+	budget      int64  // bytes the sorts may hold before spilling
+	compression string // of the SST files (Manager.SSTCompression)
+	log         *slog.Logger
+	tagIdx      map[int32]*indexedSchema
+	edgeIdx     map[int32]*indexedSchema
 
 	mu    sync.Mutex
 	parts map[int32]*sorter
@@ -83,12 +84,12 @@ type sstStats struct {
 	keys, bytes, files atomic.Int64
 }
 
-func newSSTBuilder(snap *metaclient.Snapshot, space *metapb.SpaceDesc, dir string, budget int64, log *slog.Logger) (*sstBuilder, error) {
+func newSSTBuilder(snap *metaclient.Snapshot, space *metapb.SpaceDesc, dir string, budget int64, compression string, log *slog.Logger) (*sstBuilder, error) {
 	id := make([]byte, 6)
 	if _, err := rand.Read(id); err != nil {
 		return nil, err
 	}
-	b := &sstBuilder{space: space, id: hex.EncodeToString(id), budget: budget, log: log,
+	b := &sstBuilder{space: space, id: hex.EncodeToString(id), budget: budget, compression: compression, log: log,
 		parts: map[int32]*sorter{}, tagIdx: map[int32]*indexedSchema{}, edgeIdx: map[int32]*indexedSchema{}}
 	b.dir = filepath.Join(dir, "nova-sst-"+b.id)
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
@@ -255,6 +256,9 @@ func (b *sstBuilder) newWriter(part int32, what string) (*sstWriter, error) {
 	if err != nil {
 		return nil, err
 	}
+	// SstFileWriter compresses with the last level's compression: make
+	// that the import's.
+	ro.CompressionPerLevel = []string{b.compression}
 	opts, bbto, err := storaged.NewRocksDBOptions(ro, nil)
 	if err != nil {
 		return nil, err

@@ -128,6 +128,7 @@ func newRootCmd() *cobra.Command {
 	f.IntVar(&preset.Concurrency, "concurrency", importer.DefaultConcurrency, "write rounds in flight")
 	f.StringVar(&preset.SSTDir, "sst-dir", "", "sst mode: working folder for sort runs and SST files (default: the temporary folder)")
 	f.IntVar(&preset.SSTMemoryMB, "sst-memory", 1024, "sst mode: MB the sort holds before spilling to --sst-dir")
+	f.StringVar(&preset.SSTCompression, "sst-compression", "lz4", "sst mode: compression of the SST files (lz4, zstd, no, ...); ingested files keep it until compacted")
 	f.StringVar(&preset.Shard, "shard", "", "i/n: import only rows whose index is i modulo n (n machines each take one i)")
 	f.StringVar(&preset.FailedDir, "failed-dir", "import-failed", "directory of the failed-rows files and the checkpoint")
 	f.BoolVar(&retryFailed, "retry-failed", false, "import the failed-rows files of an earlier run instead of the sources")
@@ -173,6 +174,9 @@ func override(cmd *cobra.Command, cfg *importer.Config, o importer.PresetOptions
 	}
 	if set("sst-memory") {
 		cfg.Manager.SSTMemoryMB = o.SSTMemoryMB
+	}
+	if set("sst-compression") {
+		cfg.Manager.SSTCompression = o.SSTCompression
 	}
 	if set("shard") {
 		cfg.Manager.Shard = o.Shard
