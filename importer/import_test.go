@@ -156,13 +156,7 @@ func TestImportIntoCluster(t *testing.T) {
 		if sum.Edges != int64(n) || sum.Failed != 0 || sum.Rows != int64(n) {
 			t.Fatalf("summary %+v, want %d edges and rows, no failures", sum, n)
 		}
-		vertices := map[int64]bool{}
-		for k, vs := range out {
-			vertices[k] = true
-			for _, v := range vs {
-				vertices[v] = true
-			}
-		}
+		vertices := vertexSet(out)
 		if sum.Vertices != int64(len(vertices)) {
 			t.Errorf("vertices written %d, want %d (each once)", sum.Vertices, len(vertices))
 		}
@@ -319,13 +313,7 @@ sources:
 			t.Fatalf("summary %+v", sum)
 		}
 		// Each vertex once, although several goroutines map the rows.
-		vertices := map[int64]bool{}
-		for k, vs := range out {
-			vertices[k] = true
-			for _, v := range vs {
-				vertices[v] = true
-			}
-		}
+		vertices := vertexSet(out)
 		if sum.Vertices != int64(len(vertices)) {
 			t.Errorf("vertices written %d, want %d (each once)", sum.Vertices, len(vertices))
 		}
@@ -833,4 +821,17 @@ func readLines(t *testing.T, path string, fn func(string)) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// vertexSet is every vertex an adjacency list names, as a source or a
+// destination.
+func vertexSet(out map[int64][]int64) map[int64]bool {
+	vertices := map[int64]bool{}
+	for k, vs := range out {
+		vertices[k] = true
+		for _, v := range vs {
+			vertices[v] = true
+		}
+	}
+	return vertices
 }

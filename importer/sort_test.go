@@ -38,28 +38,7 @@ func TestSorterMatchesMap(t *testing.T) {
 					}
 				}
 			}
-			var keys []string
-			for k := range want {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			i := 0
-			err := s.merge(func(k, v []byte) error {
-				if i >= len(keys) {
-					return fmt.Errorf("extra key %x", k)
-				}
-				if !bytes.Equal(k, []byte(keys[i])) || string(v) != want[keys[i]] {
-					return fmt.Errorf("pair %d: got %x=%s, want %x=%s", i, k, v, keys[i], want[keys[i]])
-				}
-				i++
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i != len(keys) {
-				t.Fatalf("merge gave %d keys, want %d", i, len(keys))
-			}
+			checkMerge(t, s, want)
 		})
 	}
 }
@@ -103,26 +82,36 @@ func TestSorterEdgeKeys(t *testing.T) {
 					}
 				}
 			}
-			keys := make([]string, 0, len(want))
-			for k := range want {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			i := 0
-			err := s.merge(func(k, v []byte) error {
-				if i >= len(keys) || !bytes.Equal(k, []byte(keys[i])) || string(v) != want[keys[i]] {
-					return fmt.Errorf("pair %d: got %x=%s, want %x", i, k, v, keys[min(i, len(keys)-1)])
-				}
-				i++
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i != len(keys) {
-				t.Fatalf("merge gave %d keys, want %d", i, len(keys))
-			}
+			checkMerge(t, s, want)
 		})
+	}
+}
+
+// checkMerge checks that s merges to want's pairs: every key once, in byte
+// order, with the value written last.
+func checkMerge(t *testing.T, s *sorter, want map[string]string) {
+	t.Helper()
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	i := 0
+	err := s.merge(func(k, v []byte) error {
+		if i >= len(keys) {
+			return fmt.Errorf("extra key %x", k)
+		}
+		if !bytes.Equal(k, []byte(keys[i])) || string(v) != want[keys[i]] {
+			return fmt.Errorf("pair %d: got %x=%s, want %x=%s", i, k, v, keys[i], want[keys[i]])
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i != len(keys) {
+		t.Fatalf("merge gave %d keys, want %d", i, len(keys))
 	}
 }
 

@@ -93,30 +93,12 @@ func (ic *ingestCluster) stagedPath(i int, name string) string {
 func (ic *ingestCluster) writeSST(t *testing.T, name string, n int) (string, *storagepb.SSTFile) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
-	env := grocksdb.NewDefaultEnvOptions()
-	defer env.Destroy()
-	opts := grocksdb.NewDefaultOptions()
-	defer opts.Destroy()
-	w := grocksdb.NewSSTFileWriter(env, opts)
-	defer w.Destroy()
-	if err := w.Open(path); err != nil {
-		t.Fatal(err)
-	}
-	f := &storagepb.SSTFile{Name: name}
+	keys := make([][]byte, n)
 	for v := range n {
-		k := ic.key(int64(v))
-		if err := w.Add(k, []byte(fmt.Sprintf("%s-%d", name, v))); err != nil {
-			t.Fatal(err)
-		}
-		if f.Smallest == nil {
-			f.Smallest = k
-		}
-		f.Largest = k
+		keys[v] = ic.key(int64(v))
 	}
-	if err := w.Finish(); err != nil {
-		t.Fatal(err)
-	}
-	return path, f
+	storaged.WriteSSTFile(t, path, keys, func(v int) []byte { return []byte(fmt.Sprintf("%s-%d", name, v)) })
+	return path, &storagepb.SSTFile{Name: name, Smallest: keys[0], Largest: keys[n-1]}
 }
 
 // key is the (vertex order, so sorted by v) key of vertex v's test row.

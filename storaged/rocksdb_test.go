@@ -339,23 +339,11 @@ func TestSnapshotInstallWithPrefixBloom(t *testing.T) {
 		}
 	}
 	sstPath := filepath.Join(dir, "snap.sst")
-	env := grocksdb.NewDefaultEnvOptions()
-	defer env.Destroy()
-	opts := grocksdb.NewDefaultOptions()
-	defer opts.Destroy()
-	w := grocksdb.NewSSTFileWriter(env, opts)
-	defer w.Destroy()
-	if err := w.Open(sstPath); err != nil {
-		t.Fatal(err)
-	}
+	var sstKeys [][]byte
 	for _, k := range sortedKeys(snap, nil, []byte{0xff}) {
-		if err := w.Add([]byte(k), snap[k]); err != nil {
-			t.Fatal(err)
-		}
+		sstKeys = append(sstKeys, []byte(k))
 	}
-	if err := w.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	writeSSTFile(t, sstPath, sstKeys, func(i int) []byte { return snap[string(sstKeys[i])] })
 
 	lower, upper := partition.DataRange(bloomSpace, bloomPart)
 	wb := grocksdb.NewWriteBatch()
@@ -727,5 +715,28 @@ func BenchmarkRocksDBPut(b *testing.B) {
 				keys = keys[:0]
 			}
 		})
+	}
+}
+
+// writeSSTFile writes keys (ascending) with val(i) as key i's value into
+// an SST file at path.
+func writeSSTFile(t *testing.T, path string, keys [][]byte, val func(i int) []byte) {
+	t.Helper()
+	env := grocksdb.NewDefaultEnvOptions()
+	defer env.Destroy()
+	opts := grocksdb.NewDefaultOptions()
+	defer opts.Destroy()
+	w := grocksdb.NewSSTFileWriter(env, opts)
+	defer w.Destroy()
+	if err := w.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		if err := w.Add(k, val(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
 	}
 }
