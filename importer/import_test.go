@@ -3,6 +3,7 @@ package importer
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -363,6 +364,67 @@ sources:
 		})
 	})
 
+	t.Run("sst resumes shipping", func(t *testing.T) {
+		// Two partitions fail to ship (a store down past the retries,
+		// here a hook): the import fails naming them, keeps its built
+		// files, and a rerun of the same import only ships those two.
+		o := presetFor(c, "wikiresume", 1, t.TempDir())
+		o.Mode, o.SSTDir = "sst", t.TempDir()
+		cfg, err := SNAPConfig(wikiVote, "vote", false, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Manager.Retry = 0
+		failing := func(part int32) error {
+			if part == 2 || part == 4 {
+				return errors.New("injected ship failure")
+			}
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		_, err = Run(ctx, cfg, Options{afterUpload: failing})
+		if err == nil || !strings.Contains(err.Error(), "2 partition(s) not ingested") || !strings.Contains(err.Error(), "run the same import again") {
+			t.Fatalf("first run: %v, want the two failed partitions named with how to finish", err)
+		}
+		kept, _ := filepath.Glob(filepath.Join(o.SSTDir, "nova-sst-*", manifestName))
+		if len(kept) != 1 {
+			t.Fatalf("working folders with a manifest after the failed ship: %v", kept)
+		}
+
+		var again []int32
+		var mu sync.Mutex
+		sum := mustRun(t, cfg, Options{afterUpload: func(part int32) error {
+			mu.Lock()
+			again = append(again, part)
+			mu.Unlock()
+			return nil
+		}})
+		slices.Sort(again)
+		if !slices.Equal(again, []int32{2, 4}) || !strings.Contains(sum.Phases, "resumed: 2 partition(s)") {
+			t.Fatalf("rerun shipped partitions %v (%s), want only 2 and 4", again, sum.Phases)
+		}
+		if sum.Skipped != 103689 || sum.Rows != 0 || !strings.Contains(sum.Phases, "103689 edges") {
+			t.Fatalf("resumed summary %+v, want the first run's rows as done before", sum)
+		}
+		if left, _ := filepath.Glob(filepath.Join(o.SSTDir, "nova-sst-*")); len(left) != 0 {
+			t.Fatalf("working folder left after the import finished: %v", left)
+		}
+		out, in := map[int64][]int64{}, map[int64][]int64{}
+		readLines(t, wikiVote, func(line string) {
+			a, b, _ := strings.Cut(line, ",")
+			x, _ := strconv.ParseInt(a, 10, 64)
+			y, _ := strconv.ParseInt(b, 10, 64)
+			out[x] = append(out[x], y)
+			in[y] = append(in[y], x)
+		})
+		outs := sample(out, 30)
+		compareAdjacency(t, "resumed out-neighbours", out, neighbours(t, s, "wikiresume", "vote", outs, false), outs)
+		ins := sample(in, 30)
+		compareAdjacency(t, "resumed in-neighbours", in, neighbours(t, s, "wikiresume", "vote", ins, true), ins)
+		checkDegrees(t, c, "wikiresume", "vote", out, in, append(outs, ins...))
+	})
+
 	t.Run("sst then a new replica", func(t *testing.T) {
 		// A replica added after an SST ingest never had the files: it
 		// must catch up by snapshot, not by replaying the ingest entry
@@ -440,9 +502,9 @@ sources:
 			var sid int32
 			var from, to uint64
 			joined := false
-			hook := func(part int32) {
+			hook := func(part int32) error {
 				if part != 1 {
-					return
+					return nil
 				}
 				once.Do(func() {
 					deadline := time.Now().Add(10 * time.Second)
@@ -471,6 +533,7 @@ sources:
 					}
 					joined = true
 				})
+				return nil
 			}
 			sum := mustRun(t, cfg, Options{afterUpload: hook})
 			if !joined || sum.Failed != 0 {

@@ -78,7 +78,7 @@ type Options struct {
 	afterRound func()
 	// afterUpload, in tests, runs in SST mode between a partition's
 	// upload and its ingest.
-	afterUpload func(part int32)
+	afterUpload func(part int32) error
 }
 
 // Stats are the counts of a run so far.
@@ -172,6 +172,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		cpPath += ".retry"
 	}
 	var sst *sstBuilder
+	keepSST := true // the SST working folder, if a rerun can resume from it; false once done
 	if cfg.Manager.Mode == "sst" {
 		if err := checkSSTTarget(ctx, cfg, meta.Catalog(), space); err != nil {
 			return nil, err
@@ -180,12 +181,15 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		if dir == "" {
 			dir = os.TempDir()
 		}
-		if sst, err = newSSTBuilder(meta.Catalog(), space, dir, int64(cfg.Manager.SSTMemoryMB)<<20, cfg.Manager.SSTCompression, log); err != nil {
+		key := fmt.Sprintf("%s space %d shard %q compression %s", hash, space.GetSpaceId(), cfg.Manager.Shard, cfg.Manager.SSTCompression)
+		sst, err = newSSTBuilder(meta.Catalog(), space, dir, key, opts.Restart, int64(cfg.Manager.SSTMemoryMB)<<20, cfg.Manager.SSTCompression, log)
+		if err != nil {
 			return nil, err
 		}
 		sst.afterUpload = opts.afterUpload
-		defer sst.close()
-		// Nothing is in the space until the end: no resuming midway.
+		defer func() { sst.close(keepSST) }()
+		// The row checkpoint is online mode's: an SST import resumes
+		// only once everything is built (sstresume.go).
 		cpPath, opts.Restart = "", true
 	}
 	shard, shards, _ := ParseShard(cfg.Manager.Shard)
@@ -217,15 +221,28 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		_ = run.bar.RenderBlank()
 	}
 	stopSaver := run.saveEvery(ctx, time.Second)
-	err = run.sources(ctx)
-	readDone := time.Now()
 	var phases string
+	if sst != nil && sst.resumed {
+		// An earlier run read every row and built every partition: ship
+		// what it left. Its rows count as done before, as in online mode.
+		m := sst.manifest
+		run.skipped.Store(m.Rows)
+		log.Info("resuming an SST import whose files are all built", "folder", sst.dir)
+		n, serr := sst.shipRemaining(ctx, sst.shipper(storage, meta, cfg.Manager.ImporterConcurrency, cfg.Manager.Retry))
+		err = serr
+		phases = fmt.Sprintf("resumed: %d partition(s) left by an earlier run (which read %d rows: %d vertices, %d edges, %d failed) uploaded and ingested from %s",
+			n, m.Rows, m.Vertices, m.Edges, m.Failed, sst.dir)
+	} else {
+		err = run.sources(ctx)
+	}
+	readDone := time.Now()
 	switch {
 	case err != nil:
+	case sst != nil && sst.resumed:
 	case sst != nil:
 		ship := sst.shipper(storage, meta, cfg.Manager.ImporterConcurrency, cfg.Manager.Retry)
 		var built time.Time
-		if built, err = sst.buildAndShip(ctx, max(runtime.GOMAXPROCS(0), 1), ship); err == nil {
+		if built, err = sst.buildAndShip(ctx, max(runtime.GOMAXPROCS(0), 1), ship, &run.stats); err == nil {
 			// Uploads overlap the writing: the last figure is only what
 			// was left to ship once every file was written.
 			phases = fmt.Sprintf("read+sort %v, write SST %v, upload+ingest after that %v; %d files, %d keys, %.1f MB",
@@ -253,6 +270,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	keepSST = false
 	if err := runHooks(ctx, cfg, cfg.Manager.Hooks.After, log); err != nil {
 		return sum, err
 	}

@@ -143,7 +143,7 @@ func TestSSTCompression(t *testing.T) {
 	snap, space := testSnapshot()
 	size := map[string]int64{}
 	for _, c := range []string{"no", "lz4", "zstd"} {
-		b, err := newSSTBuilder(snap, space, t.TempDir(), 1<<20, c, slog.New(slog.DiscardHandler))
+		b, err := newSSTBuilder(snap, space, t.TempDir(), "test "+c, true, 1<<20, c, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func TestSSTCompression(t *testing.T) {
 			t.Fatal(err)
 		}
 		size[c] = b.stats.bytes.Load()
-		b.close()
+		b.close(false)
 	}
 	if size["lz4"] >= size["no"] || size["zstd"] >= size["no"] {
 		t.Fatalf("file sizes %v: compression had no effect", size)

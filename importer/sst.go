@@ -3,8 +3,9 @@ package importer
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -53,8 +54,8 @@ import (
 // sstBuilder holds the sort of every partition of one import.
 type sstBuilder struct {
 	space       *metapb.SpaceDesc
-	dir         string // working folder, removed at the end
-	id          string // names this import's files
+	dir         string // working folder, removed at the end unless a rerun can resume from it
+	id          string // names this import's files and folder
 	budget      int64  // bytes the sorts may hold before spilling
 	compression string // of the SST files (Manager.SSTCompression)
 	log         *slog.Logger
@@ -68,9 +69,15 @@ type sstBuilder struct {
 	stats sstStats
 	radix sync.Pool // radix sort buffers, reused from partition to partition
 
+	// manifest records what is built and shipped (sstresume.go);
+	// resumed says it came from an earlier run that built everything.
+	manifestMu sync.Mutex
+	manifest   *sstManifest
+	resumed    bool
+
 	// afterUpload, if set (tests), runs between a partition's upload and
-	// its ingest.
-	afterUpload func(part int32)
+	// its ingest; an error fails that partition's ship.
+	afterUpload func(part int32) error
 }
 
 // indexedSchema is a tag or edge type with indexes: its rows are decoded
@@ -84,17 +91,25 @@ type sstStats struct {
 	keys, bytes, files atomic.Int64
 }
 
-func newSSTBuilder(snap *metaclient.Snapshot, space *metapb.SpaceDesc, dir string, budget int64, compression string, log *slog.Logger) (*sstBuilder, error) {
-	id := make([]byte, 6)
-	if _, err := rand.Read(id); err != nil {
-		return nil, err
-	}
-	b := &sstBuilder{space: space, id: hex.EncodeToString(id), budget: budget, compression: compression, log: log,
+// newSSTBuilder prepares the working folder of the import named key (see
+// sstresume.go): if an earlier run of it built every partition, the
+// builder resumes from there (b.resumed) unless restart is set.
+func newSSTBuilder(snap *metaclient.Snapshot, space *metapb.SpaceDesc, dir, key string, restart bool, budget int64, compression string, log *slog.Logger) (*sstBuilder, error) {
+	h := sha256.Sum256([]byte(key))
+	b := &sstBuilder{space: space, id: hex.EncodeToString(h[:6]), budget: budget, compression: compression, log: log,
 		parts: map[int32]*sorter{}, tagIdx: map[int32]*indexedSchema{}, edgeIdx: map[int32]*indexedSchema{}}
 	b.dir = filepath.Join(dir, "nova-sst-"+b.id)
+	if m := loadManifest(b.dir, key); m != nil && !restart {
+		b.manifest, b.resumed = m, true
+		return b, nil
+	}
+	if err := os.RemoveAll(b.dir); err != nil {
+		return nil, fmt.Errorf("sst working folder: %w", err)
+	}
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("sst working folder: %w", err)
 	}
+	b.manifest = &sstManifest{Key: key, Parts: map[int32]*manifestPart{}}
 	sid := space.GetSpaceId()
 	for _, t := range snap.Tags(sid) {
 		if ixs := snap.IndexesOn(sid, false, t.GetTagId()); len(ixs) > 0 {
@@ -117,7 +132,17 @@ func newIndexedSchema(versions []*metapb.Schema, ixs []*metapb.IndexDesc) *index
 	return is
 }
 
-func (b *sstBuilder) close() { os.RemoveAll(b.dir) }
+// close removes the working folder, unless keep is set and a rerun can
+// resume from it (every partition built, some not shipped).
+func (b *sstBuilder) close(keep bool) {
+	b.manifestMu.Lock()
+	resumable := b.manifest != nil && b.manifest.Complete
+	b.manifestMu.Unlock()
+	if keep && resumable {
+		return
+	}
+	os.RemoveAll(b.dir)
+}
 
 func (b *sstBuilder) partOf(vid []byte) int32 {
 	return partition.PartOf(vid, partition.VidType(b.space.GetVidType()), b.space.GetPartitionNum())
@@ -191,9 +216,11 @@ type partFiles struct {
 // partitions at a time, and hands each partition to ship as soon as its
 // files are written, so that uploads and ingests (network and the
 // servers' disks) overlap the building of the other partitions (CPU).
+// A partition that fails to ship does not stop the others' builds: once
+// all are built (noteComplete, with stats), a rerun ships what is left.
 // It returns when every partition is built and shipped, with the time the
 // last build finished.
-func (b *sstBuilder) buildAndShip(ctx context.Context, concurrency int, ship func(context.Context, *partFiles) error) (time.Time, error) {
+func (b *sstBuilder) buildAndShip(ctx context.Context, concurrency int, ship func(context.Context, *partFiles) error, stats *Stats) (time.Time, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	b.mu.Lock()
@@ -203,6 +230,8 @@ func (b *sstBuilder) buildAndShip(ctx context.Context, concurrency int, ship fun
 	sem := make(chan struct{}, max(concurrency, 1))
 	var building, shipping sync.WaitGroup
 	fail := func(err error) { cancel(err) }
+	var shipMu sync.Mutex
+	var shipErrs []error
 	for _, p := range parts {
 		building.Add(1)
 		go func() {
@@ -214,6 +243,9 @@ func (b *sstBuilder) buildAndShip(ctx context.Context, concurrency int, ship fun
 			}
 			pf, err := b.buildPart(p, sorters[p]) // the merge frees the sorter's memory
 			<-sem
+			if err == nil {
+				err = b.noteBuilt(pf)
+			}
 			if err != nil {
 				fail(err)
 				return
@@ -224,19 +256,78 @@ func (b *sstBuilder) buildAndShip(ctx context.Context, concurrency int, ship fun
 			shipping.Add(1)
 			go func() {
 				defer shipping.Done()
-				if err := ship(ctx, pf); err != nil {
-					fail(err)
+				err := ship(ctx, pf)
+				if err == nil {
+					err = b.noteShipped(pf.part)
+				}
+				if err != nil {
+					shipMu.Lock()
+					shipErrs = append(shipErrs, err)
+					shipMu.Unlock()
 				}
 			}()
 		}()
 	}
 	building.Wait()
 	built := time.Now()
+	if context.Cause(ctx) == nil {
+		if err := b.noteComplete(stats); err != nil {
+			fail(err)
+		}
+	}
 	shipping.Wait()
 	if err := context.Cause(ctx); err != nil {
 		return built, err
 	}
+	if len(shipErrs) > 0 {
+		return built, b.shipFailed(shipErrs)
+	}
 	return built, nil
+}
+
+// shipRemaining ships the partitions a resumed import left unshipped.
+func (b *sstBuilder) shipRemaining(ctx context.Context, ship func(context.Context, *partFiles) error) (int, error) {
+	parts, err := b.unshipped()
+	if err != nil {
+		return 0, err
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, pf := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := ship(ctx, pf)
+			if err == nil {
+				err = b.noteShipped(pf.part)
+			}
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return len(parts), b.shipFailed(errs)
+	}
+	return len(parts), nil
+}
+
+// shipFailed is the error of an import some of whose partitions were not
+// ingested: it says how to finish it.
+func (b *sstBuilder) shipFailed(errs []error) error {
+	b.manifestMu.Lock()
+	complete := b.manifest.Complete
+	b.manifestMu.Unlock()
+	first := errors.Join(errs...)
+	if !complete {
+		return first
+	}
+	return fmt.Errorf("%d partition(s) not ingested (the others are): run the same import again to upload and ingest only those, from the files kept in %s (--restart builds everything again): %w",
+		len(errs), b.dir, first)
 }
 
 // sstWriter writes one SST file, keeping its key range.
@@ -480,7 +571,9 @@ func (b *sstBuilder) shipPart(ctx context.Context, storage *storageclient.Client
 		}
 	}
 	if b.afterUpload != nil {
-		b.afterUpload(pf.part)
+		if err := b.afterUpload(pf.part); err != nil {
+			return fmt.Errorf("partition %d: %w", pf.part, err)
+		}
 	}
 	err := storage.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: sp, PartId: pf.part, Files: pf.files, CatalogVersion: snap.Version(), Stores: stores})
 	if err != nil {
