@@ -198,42 +198,46 @@ func TestImportIntoCluster(t *testing.T) {
 		}
 	})
 
-	t.Run("bad rows", func(t *testing.T) {
-		dir := t.TempDir()
-		execOK(t, s, "CREATE SPACE IF NOT EXISTS rows(partition_num=4, replica_factor=1, vid_type=INT64)")
-		execOK(t, s, "USE rows; CREATE TAG IF NOT EXISTS item(name string, qty int, price double NULL)")
-		var good []int64
-		var b strings.Builder
-		b.WriteString("id,name,qty,price\n") // line 1
-		bad := map[int]string{               // line → what is wrong
-			5:  `qty: column 2: "many" is not an INT64`,
-			9:  `vid column 0: "x9" is not an INT64`,
-			14: `column 3 missing`,
-			20: `property price: column 3: "1.2.3" is not a DOUBLE`,
-		}
-		for line := 2; line <= 301; line++ {
-			id := int64(line * 10)
-			switch line {
-			case 5:
-				fmt.Fprintf(&b, "%d,n%d,many,1.5\n", id, id)
-			case 9:
-				fmt.Fprintf(&b, "x9,n%d,1,1.5\n", id)
-			case 14:
-				fmt.Fprintf(&b, "%d,n%d,1\n", id, id)
-			case 20:
-				fmt.Fprintf(&b, "%d,n%d,1,1.2.3\n", id, id)
-			default:
-				fmt.Fprintf(&b, "%d,n%d,%d,\n", id, id, line)
-				good = append(good, id)
+	for _, mode := range []string{"online", "sst"} {
+		t.Run("bad rows "+mode, func(t *testing.T) {
+			// In SST mode too, where several goroutines map the rows: every
+			// good row is in, every bad one is in the failed-rows file.
+			dir := t.TempDir()
+			space := "rows_" + mode
+			execOK(t, s, "CREATE SPACE IF NOT EXISTS "+space+"(partition_num=4, replica_factor=1, vid_type=INT64)")
+			execOK(t, s, "USE "+space+"; CREATE TAG IF NOT EXISTS item(name string, qty int, price double NULL)")
+			var good []int64
+			var b strings.Builder
+			b.WriteString("id,name,qty,price\n") // line 1
+			bad := map[int]string{               // line → what is wrong
+				5:  `qty: column 2: "many" is not an INT64`,
+				9:  `vid column 0: "x9" is not an INT64`,
+				14: `column 3 missing`,
+				20: `property price: column 3: "1.2.3" is not a DOUBLE`,
 			}
-		}
-		file := filepath.Join(dir, "items.csv")
-		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		yaml := fmt.Sprintf(`
+			for line := 2; line <= 301; line++ {
+				id := int64(line * 10)
+				switch line {
+				case 5:
+					fmt.Fprintf(&b, "%d,n%d,many,1.5\n", id, id)
+				case 9:
+					fmt.Fprintf(&b, "x9,n%d,1,1.5\n", id)
+				case 14:
+					fmt.Fprintf(&b, "%d,n%d,1\n", id, id)
+				case 20:
+					fmt.Fprintf(&b, "%d,n%d,1,1.2.3\n", id, id)
+				default:
+					fmt.Fprintf(&b, "%d,n%d,%d,\n", id, id, line)
+					good = append(good, id)
+				}
+			}
+			file := filepath.Join(dir, "items.csv")
+			if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			yaml := fmt.Sprintf(`
 client: {address: %q, user: root, password: %s}
-manager: {spaceName: rows, batch: 64, importerConcurrency: 4, failedRowsDir: %q}
+manager: {spaceName: %s, mode: %s, sstDir: %q, batch: 64, importerConcurrency: 4, failedRowsDir: %q}
 sources:
   - path: %q
     csv: {withHeader: true}
@@ -244,53 +248,54 @@ sources:
           - {name: name, index: 1}
           - {name: qty, index: 2}
           - {name: price, index: 3, nullable: true, nullValue: ""}
-`, c.Graph.Addr(), testcluster.Password, filepath.Join(dir, "failed"), file)
-		cfg, err := ParseConfig([]byte(yaml))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := mustRun(t, cfg, Options{})
-		if sum.Rows != 300 || sum.Vertices != int64(len(good)) || sum.Failed != int64(len(bad)) || len(sum.FailedFiles) != 1 {
-			t.Fatalf("summary %+v, want 300 rows, %d vertices, %d failed in one file", sum, len(good), len(bad))
-		}
-		ids := make([]string, len(good))
-		for i, id := range good {
-			ids[i] = strconv.FormatInt(id, 10)
-		}
-		rs := execOK(t, s, "USE rows; FETCH PROP ON item "+strings.Join(ids, ",")+" YIELD item.qty")
-		if rs.Len() != len(good) {
-			t.Fatalf("FETCH found %d of the %d good rows", rs.Len(), len(good))
-		}
-		failed, err := os.ReadFile(sum.FailedFiles[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := string(failed)
-		if !strings.HasPrefix(text, "id,name,qty,price\n") {
-			t.Errorf("failed-rows file does not start with the header:\n%s", text)
-		}
-		for line, why := range bad {
-			want := fmt.Sprintf("# %s:%d: ", file, line)
-			i := strings.Index(text, want)
-			if i < 0 || !strings.Contains(text[i:min(len(text), i+300)], why) {
-				t.Errorf("failed-rows file lacks line %d with %q:\n%s", line, why, text)
+`, c.Graph.Addr(), testcluster.Password, space, mode, filepath.Join(dir, "sst"), filepath.Join(dir, "failed"), file)
+			cfg, err := ParseConfig([]byte(yaml))
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		// Fix the rows in the failed file and feed it back.
-		fixed := strings.NewReplacer("many", "7", "x9,", "90,", "1.2.3", "1.5").Replace(text)
-		fixed = strings.Replace(fixed, ",1\n", ",1,2.5\n", 1)
-		if err := os.WriteFile(sum.FailedFiles[0], []byte(fixed), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		again := mustRun(t, cfg, Options{RetryFailed: true})
-		if again.Rows != 4 || again.Vertices != 4 || again.Failed != 0 {
-			t.Fatalf("retry summary %+v, want the 4 fixed rows imported", again)
-		}
-		rs = execOK(t, s, "USE rows; FETCH PROP ON item 50, 90, 140, 200 YIELD item.qty, item.price")
-		if rs.Len() != 4 {
-			t.Fatalf("fixed rows: FETCH found %d of 4", rs.Len())
-		}
-	})
+			sum := mustRun(t, cfg, Options{})
+			if sum.Rows != 300 || sum.Vertices != int64(len(good)) || sum.Failed != int64(len(bad)) || len(sum.FailedFiles) != 1 {
+				t.Fatalf("summary %+v, want 300 rows, %d vertices, %d failed in one file", sum, len(good), len(bad))
+			}
+			ids := make([]string, len(good))
+			for i, id := range good {
+				ids[i] = strconv.FormatInt(id, 10)
+			}
+			rs := execOK(t, s, "USE "+space+"; FETCH PROP ON item "+strings.Join(ids, ",")+" YIELD item.qty")
+			if rs.Len() != len(good) {
+				t.Fatalf("FETCH found %d of the %d good rows", rs.Len(), len(good))
+			}
+			failed, err := os.ReadFile(sum.FailedFiles[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(failed)
+			if !strings.HasPrefix(text, "id,name,qty,price\n") {
+				t.Errorf("failed-rows file does not start with the header:\n%s", text)
+			}
+			for line, why := range bad {
+				want := fmt.Sprintf("# %s:%d: ", file, line)
+				i := strings.Index(text, want)
+				if i < 0 || !strings.Contains(text[i:min(len(text), i+300)], why) {
+					t.Errorf("failed-rows file lacks line %d with %q:\n%s", line, why, text)
+				}
+			}
+			// Fix the rows in the failed file and feed it back.
+			fixed := strings.NewReplacer("many", "7", "x9,", "90,", "1.2.3", "1.5").Replace(text)
+			fixed = strings.Replace(fixed, ",1\n", ",1,2.5\n", 1)
+			if err := os.WriteFile(sum.FailedFiles[0], []byte(fixed), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			again := mustRun(t, cfg, Options{RetryFailed: true})
+			if again.Rows != 4 || again.Vertices != 4 || again.Failed != 0 {
+				t.Fatalf("retry summary %+v, want the 4 fixed rows imported", again)
+			}
+			rs = execOK(t, s, "USE "+space+"; FETCH PROP ON item 50, 90, 140, 200 YIELD item.qty, item.price")
+			if rs.Len() != 4 {
+				t.Fatalf("fixed rows: FETCH found %d of 4", rs.Len())
+			}
+		})
+	}
 
 	t.Run("sst", func(t *testing.T) {
 		// wiki-Vote in SST mode into a replica_factor 3 space: same answers
