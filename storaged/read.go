@@ -1,6 +1,7 @@
 package storaged
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -418,17 +419,44 @@ type neighborScan struct {
 	seen   map[string]bool // dedup_dst
 }
 
-func (s *service) scanNeighbors(db *grocksdb.DB, snap *metaclient.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.GetNeighborsReq) ([]*storagepb.VertexNeighbors, error) {
+// scanNeighbors runs GetNeighbors on one partition and hands each vertex's
+// answer to emit as soon as it is complete, in the order of the request's
+// vids, so that the partition's answer is never held whole (emit sends it
+// on in batches: neighborStream). A vertex is the unit: its edges are
+// collected whole, in storage order, before it is emitted.
+//
+// What can fail for every vertex alike (a vid of another partition, an
+// unknown edge type) is checked before the first vertex is emitted, so
+// that such a failure is reported as a failed partition with nothing of it
+// sent; what remains to fail midway (RocksDB, a malformed row, the filter
+// on one edge) is rare and handled by neighborStream.runPart.
+func scanNeighbors(ctx context.Context, db *grocksdb.DB, snap *metaclient.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.GetNeighborsReq,
+	emit func(*storagepb.VertexNeighbors) error) error {
 	filter, err := parseFilter(snap, req.SpaceId, req.Filter)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	vids := req.Parts[part].GetVids()
+	if len(vids) == 0 {
+		return nil
+	}
+	r := newReader(snap, req.SpaceId)
+	for _, vid := range vids {
+		if err := checkVid(space, part, vid); err != nil {
+			return err
+		}
+	}
+	for _, et := range req.EdgeTypes {
+		if _, err := r.edge(et); err != nil {
+			return err
+		}
 	}
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
 	setEdgeScan(ro, partition.KeyPrefixLen+int(space.GetVidLen())+4) // it only reads one EdgePrefix per Seek
 	it := db.NewIterator(ro)
 	defer it.Close()
-	ns := &neighborScan{req: req, space: space, part: part, vidLen: int(space.GetVidLen()), r: newReader(snap, req.SpaceId),
+	ns := &neighborScan{req: req, space: space, part: part, vidLen: int(space.GetVidLen()), r: r,
 		filter: filter, db: db, ro: ro, it: it}
 	if req.SamplePerVertex > 0 {
 		ns.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(part)))
@@ -436,19 +464,19 @@ func (s *service) scanNeighbors(db *grocksdb.DB, snap *metaclient.Snapshot, spac
 	if req.DedupDst {
 		ns.seen = map[string]bool{}
 	}
-	vids := req.Parts[part].GetVids()
-	out := make([]*storagepb.VertexNeighbors, 0, len(vids))
 	for _, vid := range vids {
-		if err := checkVid(space, part, vid); err != nil {
-			return nil, err
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		vn, err := ns.vertex(vid)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, vn)
+		if err := emit(vn); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 func (ns *neighborScan) vertex(vid []byte) (*storagepb.VertexNeighbors, error) {

@@ -143,10 +143,16 @@ func checkVid(space *metapb.SpaceDesc, part int32, vid []byte) error {
 	return nil
 }
 
-// GetNeighbors implements StorageService. Each partition's result is sent
-// only after the partition finished without error, in batches of at most
-// max_edges_per_batch edges, so a client that retries failed partitions
-// never receives a partition twice.
+// GetNeighbors implements StorageService. The partitions are scanned
+// concurrently and each streams its vertices as they are scanned, in
+// messages of about max_edges_per_batch edges (neighborStream), so that
+// storaged holds at most about one message per partition being scanned,
+// not the partitions' whole answers; a slow reader blocks the scans
+// (gRPC flow control) instead of letting them run ahead. A partition
+// reported in failed_parts sent nothing, so a client that retries failed
+// partitions never receives a partition twice: a partition that fails
+// after part of its answer was sent ends the whole call with an error
+// instead (neighborStream.runPart).
 func (s *service) GetNeighbors(req *storagepb.GetNeighborsReq, stream grpc.ServerStreamingServer[storagepb.GetNeighborsResp]) error {
 	ctx := stream.Context()
 	parts := keysOf(req.Parts)
@@ -154,8 +160,8 @@ func (s *service) GetNeighbors(req *storagepb.GetNeighborsReq, stream grpc.Serve
 	if err != nil {
 		return stream.Send(&storagepb.GetNeighborsResp{FailedParts: allFailed(snap, s, parts, err)})
 	}
-	var sendMu sync.Mutex
-	var sendErr error
+	st := newNeighborStream(stream.Send, int(req.MaxEdgesPerBatch), int(space.GetVidLen()),
+		func(part int32, err error) error { return abortStatus(s.partError(snap, part, err)) })
 	failed := s.forEachPart(snap, parts, func(part int32) error {
 		g := raftgroup.GroupID{Space: req.SpaceId, Part: part}
 		if err := s.srv.engine.ReadIndex(ctx, g); err != nil {
@@ -165,46 +171,14 @@ func (s *service) GetNeighbors(req *storagepb.GetNeighborsReq, stream grpc.Serve
 		if db == nil {
 			return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
 		}
-		out, err := s.scanNeighbors(db, snap, space, part, req)
-		if err != nil {
-			return err
-		}
-		sendMu.Lock()
-		defer sendMu.Unlock()
-		if sendErr == nil {
-			sendErr = sendNeighborBatches(stream, out, int(req.MaxEdgesPerBatch), int(space.GetVidLen()))
-		}
-		return nil
+		return st.runPart(part, func(emit func(*storagepb.VertexNeighbors) error) error {
+			return scanNeighbors(ctx, db, snap, space, part, req, emit)
+		})
 	})
-	if sendErr != nil {
-		return sendErr
+	if err := st.failure(); err != nil {
+		return err
 	}
 	return stream.Send(&storagepb.GetNeighborsResp{FailedParts: failed})
-}
-
-// defaultEdgesPerBatch bounds one GetNeighbors response message.
-const defaultEdgesPerBatch = 4096
-
-func sendNeighborBatches(stream grpc.ServerStreamingServer[storagepb.GetNeighborsResp], vs []*storagepb.VertexNeighbors, maxEdges, vidLen int) error {
-	if maxEdges <= 0 {
-		maxEdges = defaultEdgesPerBatch
-	}
-	batch := &storagepb.GetNeighborsResp{}
-	n := 0
-	for _, v := range vs {
-		batch.Vertices = append(batch.Vertices, v)
-		n += len(v.Edges) + len(v.PackedDsts)/vidLen + 1
-		if n >= maxEdges {
-			if err := stream.Send(batch); err != nil {
-				return err
-			}
-			batch, n = &storagepb.GetNeighborsResp{}, 0
-		}
-	}
-	if len(batch.Vertices) > 0 {
-		return stream.Send(batch)
-	}
-	return nil
 }
 
 // GetProps implements StorageService.

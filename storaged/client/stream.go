@@ -54,9 +54,12 @@ func (c *Client) GetNeighborsStream(ctx context.Context, tmpl *storagepb.GetNeig
 		if err != nil {
 			return nil, err
 		}
-		// A partition's vertices arrive only once the partition finished
-		// without error (service.GetNeighbors), so keeping every batch
-		// received never duplicates what a retry of failed parts returns.
+		// A partition reported in failed_parts sent no vertices (one that
+		// fails after sending some ends the stream with an error instead:
+		// service.GetNeighbors), and a stream's vertices are kept only
+		// once it ended cleanly, so keeping every batch received never
+		// duplicates what a retry of failed parts returns. Batches of the
+		// host's partitions interleave; vertices are independent.
 		var got []*storagepb.VertexNeighbors
 		var failed []*storagepb.PartResult
 		for {
