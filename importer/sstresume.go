@@ -50,6 +50,7 @@ type manifestFile struct {
 	Name     string `json:"name"`
 	Smallest []byte `json:"smallest"`
 	Largest  []byte `json:"largest"`
+	Sha256   []byte `json:"sha256"`
 }
 
 const manifestName = "manifest.json"
@@ -89,7 +90,7 @@ func (b *sstBuilder) saveManifest() error {
 func (b *sstBuilder) noteBuilt(pf *partFiles) error {
 	mp := &manifestPart{}
 	for _, f := range pf.files {
-		mp.Files = append(mp.Files, manifestFile{Name: f.Name, Smallest: f.Smallest, Largest: f.Largest})
+		mp.Files = append(mp.Files, manifestFile{Name: f.Name, Smallest: f.Smallest, Largest: f.Largest, Sha256: f.Sha256})
 	}
 	b.manifestMu.Lock()
 	defer b.manifestMu.Unlock()
@@ -138,7 +139,7 @@ func (b *sstBuilder) unshipped() ([]*partFiles, error) {
 				}
 				return nil, fmt.Errorf("resuming the SST import: %w", err)
 			}
-			pf.files = append(pf.files, &storagepb.SSTFile{Name: f.Name, Smallest: f.Smallest, Largest: f.Largest})
+			pf.files = append(pf.files, &storagepb.SSTFile{Name: f.Name, Smallest: f.Smallest, Largest: f.Largest, Sha256: f.Sha256})
 			pf.paths = append(pf.paths, path)
 		}
 		out = append(out, pf)

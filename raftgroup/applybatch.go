@@ -102,10 +102,11 @@ func newApplyBatch(db *grocksdb.DB) *ApplyBatch {
 // whole by the ingest (no read-modify-write). It must not be called
 // inside Atomically.
 //
-// If RocksDB refuses the files, the error wraps ErrApplyHalted: the
-// entries before this one are written, nothing of this one is, so the
-// group can stop here and try again later instead of skipping the ingest
-// on this replica only.
+// If RocksDB refuses the files, the entries before this one are written
+// and nothing of this one is: the Applier either returns the error as the
+// entry's result (every replica refuses the same files alike) or wraps it
+// in ErrApplyHalted (a failure of this replica's own: the group stops
+// here and tries again later instead of skipping the ingest alone).
 func (b *ApplyBatch) IngestFiles(paths []string) error {
 	if len(b.savepoints) > 0 {
 		return fmt.Errorf("raftgroup: IngestFiles inside Atomically")
@@ -128,7 +129,10 @@ func (b *ApplyBatch) IngestFiles(paths []string) error {
 	opts.SetAllowGlobalSeqNo(true)
 	opts.SetAllowBlockingFlush(true)
 	if err := b.db.IngestExternalFile(paths, opts); err != nil {
-		return fmt.Errorf("%w: ingesting %d SST files: %w", ErrApplyHalted, len(paths), err)
+		// The Applier decides whether this is the entry's result (the
+		// files are the same everywhere and RocksDB refuses them) or
+		// this replica's own failure (ErrApplyHalted).
+		return fmt.Errorf("ingesting %d SST files: %w", len(paths), err)
 	}
 	return nil
 }

@@ -107,6 +107,12 @@ type group struct {
 	// not reached.
 	held []*rpb.Message
 	halt *applyHalt
+	// snapPending is the index of a snapshot raft restored and the append
+	// writer has not installed yet (0: none). Held entries are not retried
+	// meanwhile: they are all at or below the snapshot (raft restores only
+	// beyond its commit index), and applying them while the writer lays
+	// the snapshot down would write old entries over it.
+	snapPending uint64
 
 	leader atomic.Uint64 // store id of the known leader, 0 if none
 	term   atomic.Uint64

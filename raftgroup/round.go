@@ -96,15 +96,19 @@ func (e *Engine) round(w *worker, tick bool) error {
 		if tick {
 			g.rn.Tick()
 		}
-		if tick && g.halt != nil && !now.Before(g.halt.next) {
-			// Try the held entries again, ahead of any this Ready adds:
-			// apply keeps them in raft's order.
-			for _, m := range g.held {
-				applies = append(applies, &applyOp{g: g, msg: m, retry: true})
+		// Held entries are tried again once the retry interval passed,
+		// ahead of any entries this Ready adds (apply keeps raft's order),
+		// unless a snapshot is on its way down (see snapPending).
+		retry := func() {
+			if tick && g.halt != nil && !now.Before(g.halt.next) && g.snapPending == 0 {
+				for _, m := range g.held {
+					applies = append(applies, &applyOp{g: g, msg: m, retry: true})
+				}
+				g.held = nil
 			}
-			g.held = nil
 		}
 		if !g.rn.HasReady() {
+			retry()
 			continue
 		}
 		readyGroups++
@@ -117,12 +121,16 @@ func (e *Engine) round(w *worker, tick bool) error {
 				g.readsReady = append(g.readsReady, b)
 			}
 		}
+		var newApplies []*applyOp
 		for _, m := range rd.Messages {
 			switch m.GetTo() {
 			case raft.LocalAppendThread:
+				if idx := m.GetSnapshot().GetMetadata().GetIndex(); idx > 0 {
+					g.snapPending = idx
+				}
 				appends = append(appends, appendOp{g: g, msg: m})
 			case raft.LocalApplyThread:
-				applies = append(applies, &applyOp{g: g, msg: m})
+				newApplies = append(newApplies, &applyOp{g: g, msg: m})
 			default:
 				if m.GetType() == rpb.MessageType_MsgSnap {
 					e.sendSnapshot(g, m)
@@ -131,6 +139,8 @@ func (e *Engine) round(w *worker, tick bool) error {
 				out = append(out, Envelope{Group: g.id, Msg: m})
 			}
 		}
+		retry()
+		applies = append(applies, newApplies...)
 		g.releaseOutgoing()
 	}
 	if readyGroups > 0 {
@@ -467,6 +477,9 @@ func (e *Engine) drainMailbox(g *group) bool {
 	g.addIncoming(snaps)
 	for _, idx := range installed {
 		// The append writer installed a snapshot: the data is at idx.
+		if idx >= g.snapPending {
+			g.snapPending = 0
+		}
 		if idx > g.applied {
 			g.applied = idx
 		}

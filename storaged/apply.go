@@ -60,8 +60,9 @@ type applier struct {
 }
 
 // stagedFetcher fetches the staged file name of g from one of the stores
-// peers (this store is skipped) into dir.
-type stagedFetcher func(g raftgroup.GroupID, name string, peers []uint64, dir string) error
+// peers (this store is skipped) into dir; if sum is set, only a copy with
+// that SHA-256 will do.
+type stagedFetcher func(g raftgroup.GroupID, name string, sum []byte, peers []uint64, dir string) error
 
 // Apply implements raftgroup.Applier. A command applies whole or not at
 // all: if any mutation fails (a corrupt row, a NOT NULL violated by an

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/linxGnu/grocksdb"
@@ -175,11 +176,31 @@ func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFil
 	}
 	dir := stagingDir(db, g)
 	for _, f := range files {
-		if _, err := os.Stat(filepath.Join(dir, f.Name)); err != nil {
+		path := filepath.Join(dir, f.Name)
+		if _, err := os.Stat(path); err != nil {
 			return invalid("SST file %s is not staged on this store for %s (upload it to every replica first): %v", f.Name, g, err)
+		}
+		if len(f.Sha256) > 0 {
+			if sum, err := fileSHA256(path); err != nil || !bytes.Equal(sum, f.Sha256) {
+				return invalid("SST file %s staged on this store for %s is not the file named (SHA-256 %x, want %x; %v): upload it again", f.Name, g, sum, f.Sha256, err)
+			}
 		}
 	}
 	return nil
+}
+
+// fileSHA256 is the SHA-256 of the file at path.
+func fileSHA256(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
 }
 
 // checkFiles checks what an IngestSSTOp says of its files: names and key
@@ -237,7 +258,8 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 	// replica skip the ingest the others apply, but a halt of the group
 	// at this entry until it can be applied (raftgroup.ErrApplyHalted).
 	// Nothing of the entry is in the batch yet.
-	if err := st.ensureStaged(dir, op); err != nil {
+	verified, err := st.ensureStaged(dir, op)
+	if err != nil {
 		return fmt.Errorf("%w: %s entry %d on store %d: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, err)
 	}
 	hadEdges := hasKeyWithPrefix(db, partition.KindPrefix(st.g.Space, st.g.Part, partition.KindEdge))
@@ -254,12 +276,21 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 		links = append(links, link)
 	}
 	if err := st.b.IngestFiles(links); err != nil {
-		// A refused ingest wraps ErrApplyHalted (the group stops here
-		// and retries); a failed write stops the engine.
 		for _, l := range links {
 			_ = os.Remove(l)
 		}
-		return fmt.Errorf("%s entry %d on store %d: %w", st.g, st.index, st.store, err)
+		// (A failed write of the entries before it stops the engine
+		// whatever is returned here.)
+		if verified && !strings.HasPrefix(err.Error(), "IO error") {
+			// The files here are, byte for byte, the ones the entry
+			// names (SHA-256), so every replica has the same files and
+			// RocksDB refuses them alike (a corrupt or foreign file):
+			// the entry's result, not a reason to stop the partition.
+			return invalid("%s entry %d: RocksDB refused the SST files: %v", st.g, st.index, err)
+		}
+		// Unverified files, or an I/O error here: this replica's own
+		// failure. The group stops at this entry and tries again.
+		return fmt.Errorf("%w: %s entry %d on store %d: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, err)
 	}
 	if hadEdges {
 		return st.recountDegrees()
@@ -268,18 +299,37 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 }
 
 // ensureStaged makes sure every file of op is staged in dir, fetching the
-// missing ones from the other replicas it was uploaded to.
-func (st *applyState) ensureStaged(dir string, op *storagepb.IngestSSTOp) error {
+// missing ones from the other replicas it was uploaded to, and those whose
+// content is not the entry's (its SHA-256) too. verified reports that
+// every file had a SHA-256 in the entry and matches it.
+func (st *applyState) ensureStaged(dir string, op *storagepb.IngestSSTOp) (verified bool, err error) {
+	verified = true
 	for _, f := range op.Files {
-		_, err := os.Stat(filepath.Join(dir, f.Name))
-		if err == nil {
+		path := filepath.Join(dir, f.Name)
+		_, err := os.Stat(path)
+		switch {
+		case err == nil && len(f.Sha256) == 0:
+			verified = false // an importer from before the checksums
 			continue
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("staged SST file %s: %w", f.Name, err)
+		case err == nil:
+			sum, err := fileSHA256(path)
+			if err != nil {
+				return false, fmt.Errorf("staged SST file %s: %w", f.Name, err)
+			}
+			if bytes.Equal(sum, f.Sha256) {
+				continue
+			}
+			// Not the entry's file (a later upload under the same
+			// name, a damaged disk): fetched like a missing one.
+			err = fmt.Errorf("staged SST file %s has SHA-256 %x, the entry's %x", f.Name, sum, f.Sha256)
+			if st.fetch == nil {
+				return false, err
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			return false, fmt.Errorf("staged SST file %s: %w", f.Name, err)
 		}
 		if st.fetch == nil {
-			return fmt.Errorf("SST file %s is not staged in %s, and no other replica can be asked", f.Name, dir)
+			return false, fmt.Errorf("SST file %s is not staged in %s, and no other replica can be asked", f.Name, dir)
 		}
 		peers := op.Stores
 		if len(peers) == 0 {
@@ -288,11 +338,12 @@ func (st *applyState) ensureStaged(dir string, op *storagepb.IngestSSTOp) error 
 			c := st.b.Config()
 			peers = append(append([]uint64(nil), c.Voters...), c.Learners...)
 		}
-		if err := st.fetch(st.g, f.Name, peers, dir); err != nil {
-			return err
+		if err := st.fetch(st.g, f.Name, f.Sha256, peers, dir); err != nil {
+			return false, err
 		}
+		verified = verified && len(f.Sha256) > 0
 	}
-	return nil
+	return verified, nil
 }
 
 // recountDegrees rewrites every degree key of the partition from its

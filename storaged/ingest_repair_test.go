@@ -2,6 +2,7 @@ package storaged_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -89,7 +90,7 @@ func (ic *ingestCluster) stagedPath(i int, name string) string {
 }
 
 // writeSST writes n keys of the partition into an SST file and returns
-// it with its description.
+// it with its description, SHA-256 included as the importer sends it.
 func (ic *ingestCluster) writeSST(t *testing.T, name string, n int) (string, *storagepb.SSTFile) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
@@ -98,7 +99,17 @@ func (ic *ingestCluster) writeSST(t *testing.T, name string, n int) (string, *st
 		keys[v] = ic.key(int64(v))
 	}
 	storaged.WriteSSTFile(t, path, keys, func(v int) []byte { return []byte(fmt.Sprintf("%s-%d", name, v)) })
-	return path, &storagepb.SSTFile{Name: name, Smallest: keys[0], Largest: keys[n-1]}
+	return path, &storagepb.SSTFile{Name: name, Smallest: keys[0], Largest: keys[n-1], Sha256: sha256Of(t, path)}
+}
+
+func sha256Of(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return sum[:]
 }
 
 // key is the (vertex order, so sorted by v) key of vertex v's test row.
@@ -183,22 +194,33 @@ func (ic *ingestCluster) tryStatus(i int) (raftgroup.Status, error) {
 // they skipped the ingest and kept a partition without the file's keys.
 func TestIngestFetchesMissingStagedFileFromPeer(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		missing int // how many followers lose their copy
+		name     string
+		missing  int  // how many followers lose their copy
+		replaced bool // instead of losing it, its content is another file's
 	}{
-		{"one follower", 1},
-		{"both followers", 2},
+		{"one follower", 1, false},
+		{"both followers", 2, false},
+		{"one follower's copy replaced", 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ic := startIngestCluster(t, "repair"+strconv.Itoa(tc.missing))
+			ic := startIngestCluster(t, "repair"+strconv.Itoa(tc.missing)+strconv.FormatBool(tc.replaced))
 			name := "part1.sst"
 			path, f := ic.writeSST(t, name, 500)
 			ic.upload(t, path, name)
+			other, _ := ic.writeSST(t, "other.sst", 20)
 			lead := ic.leaderSlot()
 			var lost []int
 			for i := range ic.c.Stores {
 				if i != lead && len(lost) < tc.missing {
-					if err := os.Remove(ic.stagedPath(i, name)); err != nil {
+					var err error
+					if tc.replaced {
+						// A valid SST, intact, but not the entry's file:
+						// ingesting it would make this replica differ.
+						err = os.Rename(other, ic.stagedPath(i, name))
+					} else {
+						err = os.Remove(ic.stagedPath(i, name))
+					}
+					if err != nil {
 						t.Fatal(err)
 					}
 					lost = append(lost, i)
@@ -293,4 +315,42 @@ func TestIngestHaltsWithoutAnyStagedCopy(t *testing.T) {
 	waitUntil(t, "the halted replica applies the ingest", func() bool { return ic.holds(t, down, name, 299) })
 	waitUntil(t, "the replicas converge", func() bool { return ic.converged(t) })
 	waitUntil(t, "the halt clears", func() bool { return ic.status(t, down).Halt == nil && srv.Engine().Stats().HaltedGroups == 0 })
+}
+
+// TestIngestRefusedAlikeByEveryReplica: files every replica holds byte for
+// byte (their SHA-256 is the entry's) but RocksDB refuses (here, not an SST
+// at all) are the entry's result: the ingest fails with RocksDB's reason,
+// no replica halts, and the partition goes on applying.
+func TestIngestRefusedAlikeByEveryReplica(t *testing.T) {
+	ic := startIngestCluster(t, "refused")
+	junk := filepath.Join(t.TempDir(), "bad.sst")
+	if err := os.WriteFile(junk, []byte("not an SST file, but the same bytes on every replica"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ic.upload(t, junk, "bad.sst")
+	_, f := ic.writeSST(t, "bad.sst", 10) // a valid description of the partition's keys
+	f.Sha256 = sha256Of(t, junk)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	err := ic.sc.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: ic.space, PartId: 1, Files: []*storagepb.SSTFile{f}, Stores: ic.ids})
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "RocksDB refused the SST files") {
+		t.Fatalf("ingesting a file RocksDB refuses: %v, want the entry refused with RocksDB's reason", err)
+	}
+	name := "good.sst"
+	path, good := ic.writeSST(t, name, 50)
+	ic.upload(t, path, name)
+	ic.ingest(t, good)
+	waitUntil(t, "every replica applies the ingest after the refused one", func() bool {
+		for i := range ic.c.Stores {
+			if !ic.holds(t, i, name, 49) {
+				return false
+			}
+		}
+		return true
+	})
+	for i := range ic.c.Stores {
+		if st := ic.status(t, i); st.Halt != nil {
+			t.Errorf("store slot %d halted on a refusal every replica shares: %+v", i, *st.Halt)
+		}
+	}
 }

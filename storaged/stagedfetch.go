@@ -91,7 +91,7 @@ func (s *service) DownloadStagedSST(req *storagepb.DownloadStagedSSTReq, stream 
 
 // fetchStaged is the applier's stagedFetcher: it copies the staged file
 // name of g from the first of peers (other than this store) that has it.
-func (s *Server) fetchStaged(g raftgroup.GroupID, name string, peers []uint64, dir string) error {
+func (s *Server) fetchStaged(g raftgroup.GroupID, name string, sum []byte, peers []uint64, dir string) error {
 	key := fmt.Sprintf("%d/%d/%s", g.Space, g.Part, name)
 	s.fetchMu.Lock()
 	last, failed := s.fetchFailed[key]
@@ -110,7 +110,7 @@ func (s *Server) fetchStaged(g raftgroup.GroupID, name string, peers []uint64, d
 			continue
 		}
 		start := time.Now()
-		size, err := downloadStaged(s.fetchCtx, addr, g, name, dir)
+		size, err := downloadStaged(s.fetchCtx, addr, g, name, sum, dir)
 		if err == nil {
 			s.log.Warn("fetched a staged SST file this replica lacked from another replica", "group", g, "file", name, "from_store", id, "bytes", size, "took", time.Since(start).Round(time.Millisecond))
 			s.fetchMu.Lock()
@@ -141,7 +141,7 @@ type fetchFailure struct {
 // verified as UploadSST verifies an upload: the SHA-256 the sender
 // computed over the whole file must match what arrived. The file appears
 // under its name only once complete and verified.
-func downloadStaged(ctx context.Context, addr string, g raftgroup.GroupID, name, dir string) (int64, error) {
+func downloadStaged(ctx context.Context, addr string, g raftgroup.GroupID, name string, sum []byte, dir string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, stagedFetchTimeout)
 	defer cancel()
 	// A connection of its own: fetches are rare, and this one must not
@@ -188,8 +188,14 @@ func downloadStaged(ctx context.Context, addr string, g raftgroup.GroupID, name,
 		h.Write(c.Data)
 		size += int64(len(c.Data))
 		if c.Last {
-			if !bytes.Equal(h.Sum(nil), c.Sha256) {
+			got := h.Sum(nil)
+			if !bytes.Equal(got, c.Sha256) {
 				return size, fmt.Errorf("checksum mismatch after %d bytes", size)
+			}
+			if len(sum) > 0 && !bytes.Equal(got, sum) {
+				// Intact, but not the file the entry names (its staged
+				// name was reused by a later upload, say).
+				return size, fmt.Errorf("its copy has SHA-256 %x, the entry's file %x", got, sum)
 			}
 			break
 		}

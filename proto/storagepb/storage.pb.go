@@ -922,10 +922,16 @@ func (x *UploadSSTResp) GetSize() int64 {
 // every key is within the partition's data range, which the leader checks
 // before proposing and every replica again before ingesting.
 type SSTFile struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Smallest      []byte                 `protobuf:"bytes,2,opt,name=smallest,proto3" json:"smallest,omitempty"`
-	Largest       []byte                 `protobuf:"bytes,3,opt,name=largest,proto3" json:"largest,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Name     string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Smallest []byte                 `protobuf:"bytes,2,opt,name=smallest,proto3" json:"smallest,omitempty"`
+	Largest  []byte                 `protobuf:"bytes,3,opt,name=largest,proto3" json:"largest,omitempty"`
+	// SHA-256 of the file's content, as the importer wrote it. Every
+	// replica checks its staged copy against it before ingesting: a copy
+	// that differs is this replica's problem (it fetches the file from a
+	// peer, or halts), while a verified file RocksDB still refuses is
+	// refused by every replica alike. Empty from importers before it.
+	Sha256        []byte `protobuf:"bytes,4,opt,name=sha256,proto3" json:"sha256,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -977,6 +983,13 @@ func (x *SSTFile) GetSmallest() []byte {
 func (x *SSTFile) GetLargest() []byte {
 	if x != nil {
 		return x.Largest
+	}
+	return nil
+}
+
+func (x *SSTFile) GetSha256() []byte {
+	if x != nil {
+		return x.Sha256
 	}
 	return nil
 }
@@ -3730,11 +3743,12 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x04last\x18\x05 \x01(\bR\x04last\x12\x16\n" +
 	"\x06sha256\x18\x06 \x01(\fR\x06sha256\"#\n" +
 	"\rUploadSSTResp\x12\x12\n" +
-	"\x04size\x18\x01 \x01(\x03R\x04size\"S\n" +
+	"\x04size\x18\x01 \x01(\x03R\x04size\"k\n" +
 	"\aSSTFile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bsmallest\x18\x02 \x01(\fR\bsmallest\x12\x18\n" +
-	"\alargest\x18\x03 \x01(\fR\alargest\"\xb5\x01\n" +
+	"\alargest\x18\x03 \x01(\fR\alargest\x12\x16\n" +
+	"\x06sha256\x18\x04 \x01(\fR\x06sha256\"\xb5\x01\n" +
 	"\fIngestSSTReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x120\n" +
