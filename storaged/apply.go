@@ -3,6 +3,7 @@ package storaged
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -59,10 +60,12 @@ type applier struct {
 	fetchStaged stagedFetcher
 }
 
-// stagedFetcher fetches the staged file name of g from one of the stores
-// peers (this store is skipped) into dir; if sum is set, only a copy with
-// that SHA-256 will do.
-type stagedFetcher func(g raftgroup.GroupID, name string, sum []byte, peers []uint64, dir string) error
+// stagedFetcher starts fetching (or joins the fetch already running of)
+// the staged file name of g from one of the stores peers (this store is
+// skipped) into dir; if sum is set, only a copy with that SHA-256 will do.
+// The function it returns waits up to a given time for the outcome: nil
+// once the file is in place, else why not (yet).
+type stagedFetcher func(g raftgroup.GroupID, name string, sum []byte, peers []uint64, dir string) (wait func(time.Duration) error)
 
 // Apply implements raftgroup.Applier. A command applies whole or not at
 // all: if any mutation fails (a corrupt row, a NOT NULL violated by an

@@ -304,6 +304,7 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 // every file had a SHA-256 in the entry and matches it.
 func (st *applyState) ensureStaged(dir string, op *storagepb.IngestSSTOp) (verified bool, err error) {
 	verified = true
+	var waits []func(time.Duration) error
 	for _, f := range op.Files {
 		path := filepath.Join(dir, f.Name)
 		_, err := os.Stat(path)
@@ -338,10 +339,17 @@ func (st *applyState) ensureStaged(dir string, op *storagepb.IngestSSTOp) (verif
 			c := st.b.Config()
 			peers = append(append([]uint64(nil), c.Voters...), c.Learners...)
 		}
-		if err := st.fetch(st.g, f.Name, f.Sha256, peers, dir); err != nil {
+		waits = append(waits, st.fetch(st.g, f.Name, f.Sha256, peers, dir))
+		verified = verified && len(f.Sha256) > 0
+	}
+	// The fetches run beside the raft worker that applies this entry;
+	// it waits for them a little (a file on a LAN takes well under a
+	// second), then halts the group and lets the retry find the files.
+	deadline := time.Now().Add(stagedFetchWait)
+	for _, wait := range waits {
+		if err := wait(time.Until(deadline)); err != nil {
 			return false, err
 		}
-		verified = verified && len(f.Sha256) > 0
 	}
 	return verified, nil
 }

@@ -104,12 +104,15 @@ type Server struct {
 	groupDB map[raftgroup.GroupID]*grocksdb.DB
 	healthy error
 
-	// fetchCtx bounds fetches of staged SST files from peers during an
-	// apply (stagedfetch.go): Stop cancels it so that the engine's workers
-	// are not held by a fetch while it stops.
+	// fetchCtx bounds fetches of staged SST files from peers
+	// (stagedfetch.go), which run on goroutines counted in fetchWG and
+	// start, under fetchMu, only while fetchCtx is live: stop cancels it,
+	// then, once the engine (which starts them) is stopped, waits.
 	fetchCtx    context.Context
 	fetchCancel context.CancelFunc
+	fetchWG     sync.WaitGroup
 	fetchMu     sync.Mutex
+	fetching    map[string]*stagedFetch // by space/part/file: fetches running
 	fetchFailed map[string]fetchFailure // by space/part/file: the last failed fetch
 
 	cancel context.CancelFunc
@@ -134,7 +137,7 @@ func New(cfg Config) *Server {
 		cfg.DiskPollInterval = DefaultDiskPollInterval
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, groupDB: map[raftgroup.GroupID]*grocksdb.DB{}, healthy: errors.New("starting"), metrics: newMetrics(),
-		shed: map[raftgroup.GroupID]*shedState{}, fatal: make(chan error, 1), fetchFailed: map[string]fetchFailure{}}
+		shed: map[raftgroup.GroupID]*shedState{}, fatal: make(chan error, 1), fetching: map[string]*stagedFetch{}, fetchFailed: map[string]fetchFailure{}}
 	s.fetchCtx, s.fetchCancel = context.WithCancel(context.Background())
 	if cfg.Registry != nil {
 		s.metrics.register(cfg.Registry, func() *raftgroup.Engine {
@@ -415,6 +418,9 @@ func (s *Server) stop(closeDBs bool) {
 	if s.engine != nil {
 		s.engine.Stop()
 	}
+	s.fetchMu.Lock() // no fetch starts after this: fetchCtx is cancelled
+	s.fetchMu.Unlock()
+	s.fetchWG.Wait()
 	if s.meta != nil {
 		s.meta.Close()
 	}

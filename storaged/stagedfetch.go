@@ -27,18 +27,20 @@ import (
 //
 // A replica that lacks a staged file when the IngestSSTOp applies fetches
 // it from another replica it was uploaded to: those keep their staged
-// copies for stagedRetention after the upload. The fetch runs inside the
-// apply, on the raft worker that drives the group (and some others):
-// they wait for it. That is acceptable because an ingest is rare and the
-// alternative is worse: skipping the entry would leave this replica's data
-// different from the others' for good, and halting at once would cost a
-// leadership move and a retry where a second of copying repairs it. It is
-// bounded: stagedConnectTimeout to reach a peer, stagedFetchTimeout for
-// the whole copy from one peer, each peer tried once per attempt; a file
-// that no peer could supply is not asked for again before
-// stagedFetchBackoff (the group stays halted, retrying, in between).
+// copies for stagedRetention after the upload. The copy runs on a
+// goroutine of its own; the raft worker applying the entry waits for it
+// up to stagedFetchWait (a file on a LAN arrives well within it, and the
+// group applies on without a halt), then halts the group, whose retry
+// finds the file once it is here. The worker also drives other groups,
+// which get no ticks while it waits: waiting for a whole download from a
+// slow or unreachable peer (up to stagedConnectTimeout plus
+// stagedFetchTimeout per peer) would cost them their leaderships. Skipping
+// the entry instead would leave this replica's data different from the
+// others' for good. A file that no peer could supply is not asked for
+// again before stagedFetchBackoff (the group stays halted, retrying).
 
 const (
+	stagedFetchWait      = time.Second
 	stagedChunk          = 1 << 20
 	stagedConnectTimeout = 2 * time.Second
 	stagedFetchTimeout   = 20 * time.Second
@@ -89,16 +91,68 @@ func (s *service) DownloadStagedSST(req *storagepb.DownloadStagedSSTReq, stream 
 	}
 }
 
-// fetchStaged is the applier's stagedFetcher: it copies the staged file
-// name of g from the first of peers (other than this store) that has it.
-func (s *Server) fetchStaged(g raftgroup.GroupID, name string, sum []byte, peers []uint64, dir string) error {
+// fetchStaged is the applier's stagedFetcher. The copy runs on a
+// goroutine of the server's (stop cancels and waits for it), one per file
+// at a time, so the raft worker applying the entry waits only as long as
+// it chooses (stagedFetchWait) instead of a whole download from a slow or
+// unreachable peer, while the other groups it drives go without ticks.
+func (s *Server) fetchStaged(g raftgroup.GroupID, name string, sum []byte, peers []uint64, dir string) func(time.Duration) error {
 	key := fmt.Sprintf("%d/%d/%s", g.Space, g.Part, name)
 	s.fetchMu.Lock()
-	last, failed := s.fetchFailed[key]
-	s.fetchMu.Unlock()
-	if failed && time.Since(last.at) < stagedFetchBackoff {
-		return last.err
+	f := s.fetching[key]
+	if f == nil {
+		if last, failed := s.fetchFailed[key]; failed && time.Since(last.at) < stagedFetchBackoff {
+			s.fetchMu.Unlock()
+			return func(time.Duration) error { return last.err }
+		}
+		if err := s.fetchCtx.Err(); err != nil {
+			// Stopping: no new fetch may start (stop waits for
+			// fetchWG once no more can).
+			s.fetchMu.Unlock()
+			return func(time.Duration) error {
+				return fmt.Errorf("fetching SST file %s for %s: store stopping: %w", name, g, err)
+			}
+		}
+		f = &stagedFetch{done: make(chan struct{})}
+		s.fetching[key] = f
+		s.fetchWG.Add(1)
+		go func() {
+			defer s.fetchWG.Done()
+			err := s.fetchFromPeers(g, name, sum, peers, dir)
+			s.fetchMu.Lock()
+			delete(s.fetching, key)
+			if err != nil {
+				s.fetchFailed[key] = fetchFailure{at: time.Now(), err: err}
+			} else {
+				delete(s.fetchFailed, key)
+			}
+			s.fetchMu.Unlock()
+			f.err = err
+			close(f.done)
+		}()
 	}
+	s.fetchMu.Unlock()
+	return func(wait time.Duration) error {
+		t := time.NewTimer(max(wait, 0))
+		defer t.Stop()
+		select {
+		case <-f.done:
+			return f.err
+		case <-t.C:
+			return fmt.Errorf("SST file %s is missing on store %d for %s and is being fetched from another replica: the partition applies on once it is here", name, s.storeID, g)
+		}
+	}
+}
+
+// stagedFetch is one file being fetched; err is set before done closes.
+type stagedFetch struct {
+	done chan struct{}
+	err  error
+}
+
+// fetchFromPeers copies the staged file name of g from the first of peers
+// (other than this store) that has it, with the content sum if set.
+func (s *Server) fetchFromPeers(g raftgroup.GroupID, name string, sum []byte, peers []uint64, dir string) error {
 	var errs []error
 	for _, id := range peers {
 		if id == s.storeID {
@@ -113,9 +167,6 @@ func (s *Server) fetchStaged(g raftgroup.GroupID, name string, sum []byte, peers
 		size, err := downloadStaged(s.fetchCtx, addr, g, name, sum, dir)
 		if err == nil {
 			s.log.Warn("fetched a staged SST file this replica lacked from another replica", "group", g, "file", name, "from_store", id, "bytes", size, "took", time.Since(start).Round(time.Millisecond))
-			s.fetchMu.Lock()
-			delete(s.fetchFailed, key)
-			s.fetchMu.Unlock()
 			return nil
 		}
 		errs = append(errs, fmt.Errorf("store %d (%s): %w", id, addr, err))
@@ -123,12 +174,8 @@ func (s *Server) fetchStaged(g raftgroup.GroupID, name string, sum []byte, peers
 	if len(errs) == 0 {
 		errs = append(errs, errors.New("no other replica to ask"))
 	}
-	err := fmt.Errorf("SST file %s is not staged on store %d for %s, and no other replica supplied it (restore it to %s, or see docs/architecture.md, Bulk import): %w",
+	return fmt.Errorf("SST file %s is not staged on store %d for %s, and no other replica supplied it (restore it to %s, or see docs/architecture.md, Bulk import): %w",
 		name, s.storeID, g, dir, errors.Join(errs...))
-	s.fetchMu.Lock()
-	s.fetchFailed[key] = fetchFailure{at: time.Now(), err: err}
-	s.fetchMu.Unlock()
-	return err
 }
 
 // fetchFailure is the last failed fetch of one staged file.
