@@ -144,16 +144,7 @@ func TestImportIntoCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum := mustRun(t, cfg, Options{})
-		out, in := map[int64][]int64{}, map[int64][]int64{}
-		n := 0
-		readLines(t, wikiVote, func(line string) {
-			a, b, _ := strings.Cut(line, ",")
-			x, _ := strconv.ParseInt(a, 10, 64)
-			y, _ := strconv.ParseInt(b, 10, 64)
-			out[x] = append(out[x], y)
-			in[y] = append(in[y], x)
-			n++
-		})
+		out, in, n := wikiAdjacency(t, wikiVote)
 		if sum.Edges != int64(n) || sum.Failed != 0 || sum.Rows != int64(n) {
 			t.Fatalf("summary %+v, want %d edges and rows, no failures", sum, n)
 		}
@@ -307,14 +298,7 @@ sources:
 			t.Fatal(err)
 		}
 		sum := mustRun(t, cfg, Options{})
-		out, in := map[int64][]int64{}, map[int64][]int64{}
-		readLines(t, wikiVote, func(line string) {
-			a, b, _ := strings.Cut(line, ",")
-			x, _ := strconv.ParseInt(a, 10, 64)
-			y, _ := strconv.ParseInt(b, 10, 64)
-			out[x] = append(out[x], y)
-			in[y] = append(in[y], x)
-		})
+		out, in, _ := wikiAdjacency(t, wikiVote)
 		if sum.Edges != 103689 || sum.Failed != 0 || sum.Phases == "" {
 			t.Fatalf("summary %+v", sum)
 		}
@@ -415,14 +399,7 @@ sources:
 		if left, _ := filepath.Glob(filepath.Join(o.SSTDir, "nova-sst-*")); len(left) != 0 {
 			t.Fatalf("working folder left after the import finished: %v", left)
 		}
-		out, in := map[int64][]int64{}, map[int64][]int64{}
-		readLines(t, wikiVote, func(line string) {
-			a, b, _ := strings.Cut(line, ",")
-			x, _ := strconv.ParseInt(a, 10, 64)
-			y, _ := strconv.ParseInt(b, 10, 64)
-			out[x] = append(out[x], y)
-			in[y] = append(in[y], x)
-		})
+		out, in, _ := wikiAdjacency(t, wikiVote)
 		outs := sample(out, 30)
 		compareAdjacency(t, "resumed out-neighbours", out, neighbours(t, s, "wikiresume", "vote", outs, false), outs)
 		ins := sample(in, 30)
@@ -902,4 +879,20 @@ func vertexSet(out map[int64][]int64) map[int64]bool {
 		}
 	}
 	return vertices
+}
+
+// wikiAdjacency reads an edge list such as wiki-Vote's (src,dst lines):
+// the out- and in-neighbours of every vertex, and the number of edges.
+func wikiAdjacency(t *testing.T, path string) (out, in map[int64][]int64, n int) {
+	t.Helper()
+	out, in = map[int64][]int64{}, map[int64][]int64{}
+	readLines(t, path, func(line string) {
+		a, b, _ := strings.Cut(line, ",")
+		x, _ := strconv.ParseInt(a, 10, 64)
+		y, _ := strconv.ParseInt(b, 10, 64)
+		out[x] = append(out[x], y)
+		in[y] = append(in[y], x)
+		n++
+	})
+	return out, in, n
 }
