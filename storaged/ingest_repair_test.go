@@ -354,3 +354,35 @@ func TestIngestRefusedAlikeByEveryReplica(t *testing.T) {
 		}
 	}
 }
+
+// TestIngestSlowFetchHaltsInsteadOfBlocking: a follower whose staged copy
+// is gone fetches it from a peer that takes seconds (longer than the
+// apply waits for it). The raft worker must not wait the download out
+// (it drives other groups, whose leaderships would lapse): the follower
+// halts the partition, saying the file is being fetched, and applies the
+// ingest once the file has arrived.
+func TestIngestSlowFetchHaltsInsteadOfBlocking(t *testing.T) {
+	ic := startIngestCluster(t, "slowfetch")
+	name := "slow.sst"
+	path, f := ic.writeSST(t, name, 200)
+	ic.upload(t, path, name)
+	lead := ic.leaderSlot()
+	slow := (lead + 1) % 3
+	if err := os.Remove(ic.stagedPath(slow, name)); err != nil {
+		t.Fatal(err)
+	}
+	ic.c.Stores[slow].Server.DelayFetches(3 * time.Second)
+	ic.ingest(t, f)
+	waitUntil(t, "the follower halts while its fetch runs", func() bool {
+		st, err := ic.tryStatus(slow)
+		return err == nil && st.Halt != nil && strings.Contains(st.Halt.Reason, "is being fetched from another replica")
+	})
+	waitUntil(t, "the follower applies the ingest once the file arrived", func() bool {
+		return ic.holds(t, slow, name, 199)
+	})
+	waitUntil(t, "the replicas converge", func() bool { return ic.converged(t) })
+	waitUntil(t, "the halt ends", func() bool {
+		st, err := ic.tryStatus(slow)
+		return err == nil && st.Halt == nil
+	})
+}

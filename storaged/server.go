@@ -111,6 +111,8 @@ type Server struct {
 	fetchCtx    context.Context
 	fetchCancel context.CancelFunc
 	fetchWG     sync.WaitGroup
+	// slowFetch, in tests, wraps the download of a staged file.
+	slowFetch   func(download stagedDownload) stagedDownload
 	fetchMu     sync.Mutex
 	fetching    map[string]*stagedFetch // by space/part/file: fetches running
 	fetchFailed map[string]fetchFailure // by space/part/file: the last failed fetch

@@ -164,7 +164,13 @@ func (s *Server) fetchFromPeers(g raftgroup.GroupID, name string, sum []byte, pe
 			continue
 		}
 		start := time.Now()
-		size, err := downloadStaged(s.fetchCtx, addr, g, name, sum, dir)
+		download := stagedDownload(downloadStaged)
+		s.fetchMu.Lock()
+		if s.slowFetch != nil { // tests
+			download = s.slowFetch(download)
+		}
+		s.fetchMu.Unlock()
+		size, err := download(s.fetchCtx, addr, g, name, sum, dir)
 		if err == nil {
 			s.log.Warn("fetched a staged SST file this replica lacked from another replica", "group", g, "file", name, "from_store", id, "bytes", size, "took", time.Since(start).Round(time.Millisecond))
 			return nil
@@ -183,6 +189,9 @@ type fetchFailure struct {
 	at  time.Time
 	err error
 }
+
+// stagedDownload is downloadStaged's type.
+type stagedDownload func(ctx context.Context, addr string, g raftgroup.GroupID, name string, sum []byte, dir string) (int64, error)
 
 // downloadStaged copies one staged file from the store at addr into dir,
 // verified as UploadSST verifies an upload: the SHA-256 the sender
