@@ -281,3 +281,22 @@ func TestFailedRowsFileReadsBack(t *testing.T) {
 		t.Fatalf("file =\n%s\nwant\n%s", b, want)
 	}
 }
+
+// TestGoMemoryLimit: SST mode bounds the process's heap by the sort's
+// budget plus a quarter plus 128 MiB; online mode sets no limit.
+func TestGoMemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		mb   int
+		want int64
+	}{
+		{"sst", 1024, 1408 << 20},
+		{"sst", 4096, (4096 + 1024 + 128) << 20},
+		{"online", 1024, 0},
+	} {
+		cfg := &Config{Manager: ManagerConfig{Mode: tc.mode, SSTMemoryMB: tc.mb}}
+		if got := GoMemoryLimit(cfg); got != tc.want {
+			t.Errorf("%s with %d MB: GoMemoryLimit = %d MiB, want %d MiB", tc.mode, tc.mb, got>>20, tc.want>>20)
+		}
+	}
+}

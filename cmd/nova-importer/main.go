@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -94,6 +95,11 @@ func newRootCmd() *cobra.Command {
 				Log:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 				RetryFailed: retryFailed,
 				Restart:     restart,
+			}
+			if lim := importer.GoMemoryLimit(cfg); lim > 0 && os.Getenv("GOMEMLIMIT") == "" {
+				// A process-wide setting: the command's, not the library's.
+				debug.SetMemoryLimit(lim)
+				opts.Log.Info("Go memory limit set", "limit_mib", lim>>20, "sst_memory_mb", cfg.Manager.SSTMemoryMB)
 			}
 			if !noProgress && term.IsTerminal(int(os.Stderr.Fd())) {
 				opts.Progress = os.Stderr
