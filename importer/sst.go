@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -405,7 +404,7 @@ func (w *sstWriter) finish(pf *partFiles) error {
 	}
 	// The content's SHA-256 travels in the ingest entry: every replica
 	// checks its staged copy against it (storaged/ingest.go).
-	sum, size, err := hashFile(w.path)
+	sum, size, err := storaged.FileSHA256(w.path)
 	if err != nil {
 		return fmt.Errorf("reading back %s: %w", w.path, err)
 	}
@@ -415,21 +414,6 @@ func (w *sstWriter) finish(pf *partFiles) error {
 	pf.files = append(pf.files, &storagepb.SSTFile{Name: w.name, Smallest: w.s, Largest: w.l, Sha256: sum})
 	pf.paths = append(pf.paths, w.path)
 	return nil
-}
-
-// hashFile returns the SHA-256 and the size of the file at path.
-func hashFile(path string) ([]byte, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return nil, 0, err
-	}
-	return h.Sum(nil), n, nil
 }
 
 func (w *sstWriter) destroy() {

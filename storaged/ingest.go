@@ -181,7 +181,7 @@ func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFil
 			return invalid("SST file %s is not staged on this store for %s (upload it to every replica first): %v", f.Name, g, err)
 		}
 		if len(f.Sha256) > 0 {
-			if sum, err := fileSHA256(path); err != nil || !bytes.Equal(sum, f.Sha256) {
+			if sum, _, err := FileSHA256(path); err != nil || !bytes.Equal(sum, f.Sha256) {
 				return invalid("SST file %s staged on this store for %s is not the file named (SHA-256 %x, want %x; %v): upload it again", f.Name, g, sum, f.Sha256, err)
 			}
 		}
@@ -189,18 +189,21 @@ func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFil
 	return nil
 }
 
-// fileSHA256 is the SHA-256 of the file at path.
-func fileSHA256(path string) ([]byte, error) {
+// FileSHA256 returns the SHA-256 and the size of the file at path: the
+// content check of an SST file, computed by the importer that writes it
+// and by every replica before ingesting it.
+func FileSHA256(path string) ([]byte, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return nil, err
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return nil, 0, err
 	}
-	return h.Sum(nil), nil
+	return h.Sum(nil), n, nil
 }
 
 // checkFiles checks what an IngestSSTOp says of its files: names and key
@@ -313,7 +316,7 @@ func (st *applyState) ensureStaged(dir string, op *storagepb.IngestSSTOp) (verif
 			verified = false // an importer from before the checksums
 			continue
 		case err == nil:
-			sum, err := fileSHA256(path)
+			sum, _, err := FileSHA256(path)
 			if err != nil {
 				return false, fmt.Errorf("staged SST file %s: %w", f.Name, err)
 			}

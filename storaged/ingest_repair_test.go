@@ -117,6 +117,15 @@ func (ic *ingestCluster) key(v int64) []byte {
 	return partition.TagKey(ic.space, 1, partition.EncodeInt64Vid(v), ingestTag)
 }
 
+// staged writes an SST file of n keys named name, uploads it to every
+// replica, and returns its description.
+func (ic *ingestCluster) staged(t *testing.T, name string, n int) *storagepb.SSTFile {
+	t.Helper()
+	path, f := ic.writeSST(t, name, n)
+	ic.upload(t, path, name)
+	return f
+}
+
 func (ic *ingestCluster) upload(t *testing.T, path, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -205,8 +214,7 @@ func TestIngestFetchesMissingStagedFileFromPeer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ic := startIngestCluster(t, "repair"+strconv.Itoa(tc.missing)+strconv.FormatBool(tc.replaced))
 			name := "part1.sst"
-			path, f := ic.writeSST(t, name, 500)
-			ic.upload(t, path, name)
+			f := ic.staged(t, name, 500)
 			other, _ := ic.writeSST(t, "other.sst", 20)
 			lead := ic.leaderSlot()
 			var lost []int
@@ -337,8 +345,7 @@ func TestIngestRefusedAlikeByEveryReplica(t *testing.T) {
 		t.Fatalf("ingesting a file RocksDB refuses: %v, want the entry refused with RocksDB's reason", err)
 	}
 	name := "good.sst"
-	path, good := ic.writeSST(t, name, 50)
-	ic.upload(t, path, name)
+	good := ic.staged(t, name, 50)
 	ic.ingest(t, good)
 	waitUntil(t, "every replica applies the ingest after the refused one", func() bool {
 		for i := range ic.c.Stores {
@@ -364,8 +371,7 @@ func TestIngestRefusedAlikeByEveryReplica(t *testing.T) {
 func TestIngestSlowFetchHaltsInsteadOfBlocking(t *testing.T) {
 	ic := startIngestCluster(t, "slowfetch")
 	name := "slow.sst"
-	path, f := ic.writeSST(t, name, 200)
-	ic.upload(t, path, name)
+	f := ic.staged(t, name, 200)
 	lead := ic.leaderSlot()
 	slow := (lead + 1) % 3
 	if err := os.Remove(ic.stagedPath(slow, name)); err != nil {
