@@ -71,7 +71,7 @@ func TestApplyBatchReadsItsOwnWrites(t *testing.T) {
 	}
 
 	// Once written, the database alone holds the same state.
-	if err := db.Write(wo, b.wb); err != nil {
+	if err := b.Write(wo); err != nil {
 		t.Fatal(err)
 	}
 	fresh := newApplyBatch(db)
@@ -125,10 +125,55 @@ func TestApplyBatchAtomically(t *testing.T) {
 		}
 	}
 	check("overlay", func(k string) []byte { v, _ := b.Get([]byte(k)); return v })
-	if err := db.Write(wo, b.wb); err != nil {
+	if err := b.Write(wo); err != nil {
 		t.Fatal(err)
 	}
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
 	check("written", func(k string) []byte { v, _ := db.GetBytes(ro, []byte(k)); return v })
+}
+
+// TestApplyBatchStagesFinalStateInKeyOrder checks what reaches RocksDB: one
+// record per key written this round, its last value (or a delete), in key
+// order, after the raft state the engine wrote directly; and that a
+// rolled-back command leaves no record.
+func TestApplyBatchStagesFinalStateInKeyOrder(t *testing.T) {
+	db := openTestDB(t, t.TempDir())
+	defer db.Close()
+	b := newApplyBatch(db)
+	defer b.destroy()
+	b.wb.Put([]byte("raft/applied"), []byte("7")) // as putApplied does
+	b.Put([]byte("k/d"), []byte("d1"))
+	b.Put([]byte("k/b"), []byte("b1"))
+	b.Put([]byte("k/d"), []byte("d2"))
+	b.Delete([]byte("k/a"))
+	b.Put([]byte("k/c"), []byte("c1"))
+	b.Delete([]byte("k/c"))
+	b.Put([]byte("k/b"), []byte("b2"))
+	_ = b.Atomically(func() error {
+		b.Put([]byte("k/0"), []byte("rolled back"))
+		return fmt.Errorf("refused")
+	})
+	b.stage()
+	var got []string
+	it := b.wb.NewIterator()
+	for it.Next() {
+		r := it.Record()
+		switch r.Type {
+		case grocksdb.WriteBatchValueRecord:
+			got = append(got, fmt.Sprintf("put %s=%s", r.Key, r.Value))
+		case grocksdb.WriteBatchDeletionRecord:
+			got = append(got, fmt.Sprintf("delete %s", r.Key))
+		default:
+			got = append(got, fmt.Sprintf("record type %d %s", r.Type, r.Key))
+		}
+	}
+	want := []string{"put raft/applied=7", "delete k/a", "put k/b=b2", "delete k/c", "put k/d=d2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("write batch = %v\nwant %v", got, want)
+	}
+	b.stage() // staged already: adds nothing
+	if n := b.wb.Count(); n != len(want) {
+		t.Errorf("after a second stage the batch has %d records, want %d", n, len(want))
+	}
 }

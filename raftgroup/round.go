@@ -254,7 +254,7 @@ func (e *Engine) apply(ops []*applyOp) error {
 		return errHalted
 	}
 	for _, b := range batches {
-		if err := b.db.Write(e.writeOpts, b.wb); err != nil {
+		if err := b.Write(e.writeOpts); err != nil {
 			return fmt.Errorf("writing applied entries: %w", err)
 		}
 		e.stats.batchWrites.Add(1)
