@@ -98,7 +98,7 @@ func (a applier) Apply(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint6
 				result = r
 			}
 		}
-		return nil
+		return st.writeMirrorIntents()
 	})
 	return result, err
 }
@@ -167,8 +167,13 @@ type applyState struct {
 	tags   map[int32]*schemaInfo
 	edges  map[int32]*schemaInfo
 	seq    uint32 // next intent sequence number in this entry
-	store  uint64 // this store, for errors
-	fetch  stagedFetcher
+	// mirrors are the in-edge changes of this entry, by target partition
+	// in the order first targeted, written as one intent per target when
+	// the command's mutations are done (writeMirrorIntents).
+	mirrors       map[int32]*storagepb.Intent
+	mirrorTargets []int32
+	store         uint64 // this store, for errors
+	fetch         stagedFetcher
 }
 
 func newApplyState(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64, cmd *storagepb.Command) *applyState {
@@ -549,20 +554,60 @@ func (st *applyState) putOutEdge(si *schemaInfo, k *storagepb.EdgeKey, old, row 
 		}
 	}
 	st.b.Put(partition.EdgeKey(st.g.Space, st.g.Part, k.Src, k.EdgeType, k.Rank, k.Dst), row)
-	return st.putIntent(&storagepb.Intent{TargetPart: st.partOf(k.Dst), Mirror: st.mirrorOf(k, row, false)})
+	st.addMirror(k, row, false)
+	return nil
 }
 
-// mirrorOf is the in-edge change that matches an out-edge change made by
-// this entry.
-func (st *applyState) mirrorOf(k *storagepb.EdgeKey, row []byte, deleted bool) *storagepb.MirrorEdge {
-	return &storagepb.MirrorEdge{
+// addMirror records the in-edge change that matches an out-edge change
+// made by this entry. Each mirror takes the next sequence number of the
+// entry as its version, so the mirrors of one entry are ordered too.
+func (st *applyState) addMirror(k *storagepb.EdgeKey, row []byte, deleted bool) {
+	target := st.partOf(k.Dst)
+	in := st.mirrors[target]
+	if in == nil {
+		if st.mirrors == nil {
+			st.mirrors = map[int32]*storagepb.Intent{}
+		}
+		in = &storagepb.Intent{TargetPart: target}
+		st.mirrors[target] = in
+		st.mirrorTargets = append(st.mirrorTargets, target)
+	}
+	in.Mirrors = append(in.Mirrors, &storagepb.MirrorEdge{
 		Key:        &storagepb.EdgeKey{Src: k.Dst, EdgeType: -k.EdgeType, Rank: k.Rank, Dst: k.Src},
 		Row:        row,
 		Deleted:    deleted,
 		Version:    st.index,
-		VersionSeq: st.seq, // putIntent numbers the intent carrying it with this
+		VersionSeq: st.seq,
 		OwnerPart:  st.g.Part,
+	})
+	st.seq++
+}
+
+// writeMirrorIntents writes the mirrors the command recorded, one intent
+// per target partition, keyed by the sequence number of its first mirror
+// (unique in the entry, as every sequence number is). One intent per
+// target instead of one per edge: a bulk write of N edges marshals, writes,
+// reads and resolves a handful of intents instead of N.
+func (st *applyState) writeMirrorIntents() error {
+	for _, target := range st.mirrorTargets {
+		in := st.mirrors[target]
+		b, err := proto.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encoding intent: %w", err)
+		}
+		st.b.Put(partition.IntentKey(st.g.Space, st.g.Part, st.index, in.Mirrors[0].VersionSeq), b)
 	}
+	st.mirrors, st.mirrorTargets = nil, nil
+	return nil
+}
+
+// intentMirrors returns the in-edge changes an intent carries, in order:
+// its list, or the single mirror of an intent written before the lists.
+func intentMirrors(in *storagepb.Intent) []*storagepb.MirrorEdge {
+	if in.Mirror != nil {
+		return append([]*storagepb.MirrorEdge{in.Mirror}, in.Mirrors...)
+	}
+	return in.Mirrors
 }
 
 func (st *applyState) putEdge(e *storagepb.NewEdge, ifNotExists bool) error {
@@ -614,7 +659,8 @@ func (st *applyState) deleteEdge(k *storagepb.EdgeKey) error {
 		}
 		st.b.Delete(key)
 	}
-	return st.putIntent(&storagepb.Intent{TargetPart: st.partOf(k.Dst), Mirror: st.mirrorOf(k, nil, true)})
+	st.addMirror(k, nil, true)
+	return nil
 }
 
 // mirrorEdge sets an in-edge to the state its owner had at m.Version,

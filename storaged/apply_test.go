@@ -2,6 +2,7 @@ package storaged
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/linxGnu/grocksdb"
@@ -153,8 +154,10 @@ func (f *applyFixture) resolve(part int32) {
 	keys, ins := f.intents(part)
 	for _, in := range ins {
 		switch {
-		case in.Mirror != nil:
-			f.mustApply(in.TargetPart, &storagepb.Mutation{Op: &storagepb.Mutation_MirrorEdge{MirrorEdge: in.Mirror}})
+		case in.Mirror != nil || len(in.Mirrors) > 0:
+			for _, m := range intentMirrors(in) {
+				f.mustApply(in.TargetPart, &storagepb.Mutation{Op: &storagepb.Mutation_MirrorEdge{MirrorEdge: m}})
+			}
 		case in.ForwardDelete != nil:
 			f.mustApply(in.TargetPart, &storagepb.Mutation{Op: &storagepb.Mutation_DeleteEdge{DeleteEdge: in.ForwardDelete}})
 		}
@@ -221,7 +224,7 @@ func TestApplyEdgePairThroughIntents(t *testing.T) {
 	// arrives late: the in-edge must stay deleted.
 	f.mustApply(partOf(1), putEdge(1, 2, 0, f.knowsRow(6)))
 	_, ins := f.intents(partOf(1))
-	stale := ins[0].Mirror
+	stale := intentMirrors(ins[0])[0]
 	f.resolve(partOf(1))
 	if f.degree(1, 4) != 1 || f.degree(2, -4) != 1 {
 		t.Fatal("overwriting an edge changed its degree")
@@ -257,6 +260,75 @@ func TestApplyEdgePairThroughIntents(t *testing.T) {
 	}
 	if f.inEdge(1, 2, 7) == nil {
 		t.Fatal("purge removed a live in-edge")
+	}
+}
+
+// TestApplyOneIntentPerTarget checks that an entry writing many edges
+// leaves one intent per destination partition, holding that partition's
+// mirrors in the entry's order with distinct versions, that a failed
+// command leaves none, and that an intent of the older one-mirror form is
+// still carried out.
+func TestApplyOneIntentPerTarget(t *testing.T) {
+	f := newApplyFixture(t)
+	owner := partOf(2)
+	f.mustApply(owner, putEdge(2, 4, 0, f.knowsRow(1)), putEdge(2, 3, 0, f.knowsRow(2)),
+		putEdge(2, 6, 0, f.knowsRow(3)), putEdge(2, 5, 0, f.knowsRow(4)), deleteEdge(2, 8, 0))
+	keys, ins := f.intents(owner)
+	if len(keys) != 2 {
+		t.Fatalf("%d intents, want one per target partition (2)", len(keys))
+	}
+	wantDst := map[int32][]int64{partOf(4): {4, 6, 8}, partOf(3): {3, 5}}
+	seen := map[uint32]bool{}
+	for _, in := range ins {
+		var dsts []int64
+		for _, m := range intentMirrors(in) {
+			d, err := partition.DecodeInt64Vid(m.Key.Src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dsts = append(dsts, d)
+			if seen[m.VersionSeq] {
+				t.Errorf("version seq %d used twice", m.VersionSeq)
+			}
+			seen[m.VersionSeq] = true
+		}
+		if !slices.Equal(dsts, wantDst[in.TargetPart]) {
+			t.Errorf("intent for partition %d mirrors in-edges of %v, want %v", in.TargetPart, dsts, wantDst[in.TargetPart])
+		}
+	}
+	f.resolve(owner)
+	for dst, w := range map[int64]int64{4: 1, 3: 2, 6: 3, 5: 4} {
+		if !bytes.Equal(f.inEdge(2, dst, 0), f.knowsRow(w)) {
+			t.Errorf("in-edge 2->%d does not mirror its out-edge", dst)
+		}
+	}
+	if f.degree(2, 4) != 4 || f.degree(3, -4) != 1 {
+		t.Errorf("degrees out(2)=%d in(3)=%d, want 4 and 1", f.degree(2, 4), f.degree(3, -4))
+	}
+
+	// A command that fails halfway leaves no intent.
+	if _, err := f.apply(owner, putEdge(2, 10, 0, f.knowsRow(5)), putEdge(3, 12, 0, f.knowsRow(5))); err == nil {
+		t.Fatal("a command with an edge of another partition applied")
+	}
+	if keys, _ := f.intents(owner); len(keys) != 0 {
+		t.Fatalf("a failed command left %d intents", len(keys))
+	}
+
+	// The older form: one intent, one mirror.
+	old := &storagepb.Intent{TargetPart: partOf(7), Mirror: &storagepb.MirrorEdge{
+		Key: &storagepb.EdgeKey{Src: vid(7), EdgeType: -4, Dst: vid(2)}, Row: f.knowsRow(9), Version: 50, OwnerPart: owner}}
+	b, err := proto.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	if err := f.db.Put(wo, partition.IntentKey(testSpace, owner, 50, 0), b); err != nil {
+		t.Fatal(err)
+	}
+	f.resolve(owner)
+	if !bytes.Equal(f.inEdge(2, 7, 0), f.knowsRow(9)) {
+		t.Error("an intent of the one-mirror form was not carried out")
 	}
 }
 

@@ -50,7 +50,9 @@ const (
 	// resolveScanEvery is how often the resolver looks for intents left
 	// behind (by a crash, a leader change, an unreachable destination).
 	resolveScanEvery = 2 * time.Second
-	// resolveBatch bounds the intents one pass carries in one request.
+	// resolveBatch bounds the changes (mirrored edges, forward deletes)
+	// one pass carries in one request; an intent larger than this goes
+	// whole.
 	resolveBatch = 4096
 	// defaultMirrorWait bounds how long a write waits for its mirrors
 	// before it is acknowledged anyway (Config.MirrorWait).
@@ -276,8 +278,9 @@ func (r *resolver) setResumeAt(g raftgroup.GroupID, key []byte) {
 	r.resume[g] = key
 }
 
-// readIntents reads up to limit intents of g from key from (nil: the
-// first), in key order.
+// readIntents reads intents of g from key from (nil: the first), in key
+// order, until they carry limit changes (an intent carries one per edge
+// it mirrors): at least one intent, however large.
 func readIntents(db *grocksdb.DB, g raftgroup.GroupID, from []byte, limit int) ([][]byte, []*storagepb.Intent, error) {
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
@@ -291,13 +294,15 @@ func readIntents(db *grocksdb.DB, g raftgroup.GroupID, from []byte, limit int) (
 	defer it.Close()
 	var keys [][]byte
 	var intents []*storagepb.Intent
-	for it.Seek(from); it.ValidForPrefix(prefix) && len(keys) < limit; it.Next() {
+	changes := 0
+	for it.Seek(from); it.ValidForPrefix(prefix) && changes < limit; it.Next() {
 		in := &storagepb.Intent{}
 		if err := proto.Unmarshal(it.Value().Data(), in); err != nil {
 			return nil, nil, fmt.Errorf("%s: intent %x: %w", g, it.Key().Data(), err)
 		}
 		keys = append(keys, append([]byte(nil), it.Key().Data()...))
 		intents = append(intents, in)
+		changes += max(1, len(intentMirrors(in)))
 	}
 	return keys, intents, it.Err()
 }
@@ -312,8 +317,8 @@ func (r *resolver) carryOut(ctx context.Context, g raftgroup.GroupID, intents []
 	deletes := map[int32][]*storagepb.EdgeKey{}
 	for _, in := range intents {
 		switch {
-		case in.Mirror != nil:
-			mirrors[in.TargetPart] = append(mirrors[in.TargetPart], in.Mirror)
+		case in.Mirror != nil || len(in.Mirrors) > 0:
+			mirrors[in.TargetPart] = append(mirrors[in.TargetPart], intentMirrors(in)...)
 		case in.ForwardDelete != nil:
 			deletes[in.TargetPart] = append(deletes[in.TargetPart], in.ForwardDelete)
 		default:

@@ -2152,11 +2152,15 @@ func (x *MirrorEdgesReq) GetEdges() []*MirrorEdge {
 
 // Intent is the value of an intent key (partition.IntentKey): a change the
 // owning partition promised to make in another partition.
+// An entry writes one intent per target partition for all the in-edges it
+// changes there (mirrors, in the entry's order); intents written before
+// that batching carry a single mirror instead. Both are read.
 type Intent struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TargetPart    int32                  `protobuf:"varint,1,opt,name=target_part,json=targetPart,proto3" json:"target_part,omitempty"`
-	Mirror        *MirrorEdge            `protobuf:"bytes,2,opt,name=mirror,proto3" json:"mirror,omitempty"`                                    // mirror this in-edge, or
-	ForwardDelete *EdgeKey               `protobuf:"bytes,3,opt,name=forward_delete,json=forwardDelete,proto3" json:"forward_delete,omitempty"` // ask the edge's owner to delete it (DELETE VERTEX of a destination)
+	Mirror        *MirrorEdge            `protobuf:"bytes,2,opt,name=mirror,proto3" json:"mirror,omitempty"`                                    // mirror this in-edge (one per intent: the older form), or
+	ForwardDelete *EdgeKey               `protobuf:"bytes,3,opt,name=forward_delete,json=forwardDelete,proto3" json:"forward_delete,omitempty"` // ask the edge's owner to delete it (DELETE VERTEX of a destination), or
+	Mirrors       []*MirrorEdge          `protobuf:"bytes,4,rep,name=mirrors,proto3" json:"mirrors,omitempty"`                                  // mirror these in-edges, in order
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2208,6 +2212,13 @@ func (x *Intent) GetMirror() *MirrorEdge {
 func (x *Intent) GetForwardDelete() *EdgeKey {
 	if x != nil {
 		return x.ForwardDelete
+	}
+	return nil
+}
+
+func (x *Intent) GetMirrors() []*MirrorEdge {
+	if x != nil {
+		return x.Mirrors
 	}
 	return nil
 }
@@ -3838,12 +3849,13 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x0eMirrorEdgesReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x123\n" +
-	"\x05edges\x18\x03 \x03(\v2\x1d.novagraph.storage.MirrorEdgeR\x05edges\"\xa3\x01\n" +
+	"\x05edges\x18\x03 \x03(\v2\x1d.novagraph.storage.MirrorEdgeR\x05edges\"\xdc\x01\n" +
 	"\x06Intent\x12\x1f\n" +
 	"\vtarget_part\x18\x01 \x01(\x05R\n" +
 	"targetPart\x125\n" +
 	"\x06mirror\x18\x02 \x01(\v2\x1d.novagraph.storage.MirrorEdgeR\x06mirror\x12A\n" +
-	"\x0eforward_delete\x18\x03 \x01(\v2\x1a.novagraph.storage.EdgeKeyR\rforwardDelete\"\x1d\n" +
+	"\x0eforward_delete\x18\x03 \x01(\v2\x1a.novagraph.storage.EdgeKeyR\rforwardDelete\x127\n" +
+	"\amirrors\x18\x04 \x03(\v2\x1d.novagraph.storage.MirrorEdgeR\amirrors\"\x1d\n" +
 	"\aVidList\x12\x12\n" +
 	"\x04vids\x18\x01 \x03(\fR\x04vids\":\n" +
 	"\aPropRef\x12\x1b\n" +
@@ -4118,90 +4130,91 @@ var file_novagraph_storage_proto_depIdxs = []int32{
 	27, // 33: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
 	27, // 34: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
 	37, // 35: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
-	57, // 36: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
-	32, // 37: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
-	32, // 38: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	62, // 39: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	62, // 40: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
-	34, // 41: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
-	0,  // 42: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	35, // 43: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
-	37, // 44: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	58, // 45: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	59, // 46: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
-	32, // 47: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	37, // 48: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	62, // 49: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
-	0,  // 50: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	40, // 51: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	32, // 52: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 53: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
-	40, // 54: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	62, // 55: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	62, // 56: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	62, // 57: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
-	44, // 58: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
-	32, // 59: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 60: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
-	40, // 61: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
-	0,  // 62: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
-	4,  // 63: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
-	5,  // 64: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	31, // 65: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31, // 66: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	38, // 67: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	31, // 68: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31, // 69: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	38, // 70: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	6,  // 71: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
-	7,  // 72: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
-	8,  // 73: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
-	9,  // 74: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
-	10, // 75: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
-	19, // 76: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
-	33, // 77: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	39, // 78: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	42, // 79: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
-	42, // 80: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
-	45, // 81: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
-	29, // 82: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
-	11, // 83: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
-	12, // 84: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
-	15, // 85: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
-	17, // 86: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
-	47, // 87: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	47, // 88: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	47, // 89: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	48, // 90: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	51, // 91: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	50, // 92: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
-	21, // 93: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	21, // 94: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	21, // 95: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	21, // 96: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	21, // 97: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	20, // 98: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	36, // 99: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	41, // 100: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	43, // 101: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	43, // 102: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	46, // 103: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	21, // 104: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	21, // 105: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
-	13, // 106: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
-	16, // 107: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
-	12, // 108: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
-	49, // 109: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	49, // 110: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	49, // 111: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	49, // 112: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	49, // 113: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	49, // 114: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
-	93, // [93:115] is the sub-list for method output_type
-	71, // [71:93] is the sub-list for method input_type
-	71, // [71:71] is the sub-list for extension type_name
-	71, // [71:71] is the sub-list for extension extendee
-	0,  // [0:71] is the sub-list for field type_name
+	27, // 36: novagraph.storage.Intent.mirrors:type_name -> novagraph.storage.MirrorEdge
+	57, // 37: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	32, // 38: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
+	32, // 39: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
+	62, // 40: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	62, // 41: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	34, // 42: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
+	0,  // 43: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	35, // 44: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
+	37, // 45: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
+	58, // 46: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	59, // 47: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	32, // 48: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
+	37, // 49: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
+	62, // 50: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	0,  // 51: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	40, // 52: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
+	32, // 53: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 54: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
+	40, // 55: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
+	62, // 56: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	62, // 57: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	62, // 58: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	44, // 59: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
+	32, // 60: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 61: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
+	40, // 62: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
+	0,  // 63: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
+	4,  // 64: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
+	5,  // 65: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
+	31, // 66: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31, // 67: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	38, // 68: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	31, // 69: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31, // 70: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	38, // 71: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	6,  // 72: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
+	7,  // 73: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
+	8,  // 74: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
+	9,  // 75: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
+	10, // 76: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
+	19, // 77: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	33, // 78: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	39, // 79: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	42, // 80: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	42, // 81: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	45, // 82: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	29, // 83: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	11, // 84: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
+	12, // 85: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
+	15, // 86: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
+	17, // 87: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
+	47, // 88: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	47, // 89: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	47, // 90: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	48, // 91: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	51, // 92: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	50, // 93: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
+	21, // 94: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	21, // 95: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	21, // 96: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	21, // 97: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	21, // 98: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	20, // 99: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	36, // 100: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	41, // 101: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	43, // 102: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	43, // 103: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	46, // 104: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	21, // 105: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	21, // 106: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	13, // 107: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
+	16, // 108: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
+	12, // 109: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
+	49, // 110: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	49, // 111: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	49, // 112: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	49, // 113: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	49, // 114: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	49, // 115: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
+	94, // [94:116] is the sub-list for method output_type
+	72, // [72:94] is the sub-list for method input_type
+	72, // [72:72] is the sub-list for extension type_name
+	72, // [72:72] is the sub-list for extension extendee
+	0,  // [0:72] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_storage_proto_init() }
