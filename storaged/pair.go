@@ -326,13 +326,22 @@ func (r *resolver) carryOut(ctx context.Context, g raftgroup.GroupID, intents []
 		}
 	}
 	var errs []error
-	if len(mirrors) > 0 {
+	// One intent carries all the mirrors of its entry for one target, so
+	// a large write's intent can hold more than resolveBatch: requests
+	// carry at most resolveBatch per target, in order.
+	for start := 0; ; start += resolveBatch {
 		parts := map[int32]*storagepb.MirrorEdgesReq{}
 		for p, ms := range mirrors {
-			parts[p] = &storagepb.MirrorEdgesReq{SpaceId: g.Space, PartId: p, Edges: ms}
+			if start < len(ms) {
+				parts[p] = &storagepb.MirrorEdgesReq{SpaceId: g.Space, PartId: p, Edges: ms[start:min(start+resolveBatch, len(ms))]}
+			}
+		}
+		if len(parts) == 0 {
+			break
 		}
 		if err := r.client.MirrorEdges(ctx, g.Space, parts); err != nil {
 			errs = append(errs, err)
+			break
 		}
 	}
 	if len(deletes) > 0 {
