@@ -36,7 +36,10 @@
 //  4. applies the committed entries (MsgStorageApply, durable here by
 //     construction) in one batch per RocksDB instance that holds the data
 //     and the applied index together, and completes the proposals and
-//     reads they satisfy.
+//     reads they satisfy. The Applier's writes collect in the batch's
+//     overlay and reach the WriteBatch as the round's final state, one
+//     record per key in key order (ApplyBatch.stage: the memtable inserts
+//     neighbouring keys far more cheaply than scattered ones).
 //
 // Because the applied index is in the same atomic batch as the data it
 // applied, a crash can neither replay an entry (its effects and the index
