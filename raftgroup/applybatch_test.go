@@ -1,11 +1,14 @@
 package raftgroup
 
 import (
-	"github.com/linxGnu/grocksdb"
-
 	"fmt"
+	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/novagraph/novagraph/partition"
 )
 
 // TestApplyBatchReadsItsOwnWrites checks that Get and Scan see the database
@@ -175,5 +178,83 @@ func TestApplyBatchStagesFinalStateInKeyOrder(t *testing.T) {
 	b.stage() // staged already: adds nothing
 	if n := b.wb.Count(); n != len(want) {
 		t.Errorf("after a second stage the batch has %d records, want %d", n, len(want))
+	}
+}
+
+// BenchmarkApplyRoundWrite measures what an apply round's writes cost when
+// shaped like an online edge import: per edge, its edge key, its source's
+// degree key and the entry's next intent key, 1000 edges a round, into a
+// 64 MiB memtable with flushes and compactions on. Sources are random
+// vertices (of 2M, in 10 partitions) or, as in an edge file sorted by
+// source (LDBC, SNAP), each source's 20 edges in a row; destinations are
+// random. "call-order" is how the batch was written before it was staged:
+// every Put into the WriteBatch as it is made (and into the overlay, which
+// reads need either way); "staged" is ApplyBatch, the round's final state
+// in key order. ns/op is per edge (three keys).
+//
+//	go test ./raftgroup -run '^$' -bench BenchmarkApplyRoundWrite -benchtime 1000000x
+func BenchmarkApplyRoundWrite(b *testing.B) {
+	const perRound = 1000
+	for _, c := range []struct{ sources, mode string }{
+		{"random", "call-order"}, {"random", "staged"}, {"by-source", "call-order"}, {"by-source", "staged"},
+	} {
+		mode := c.mode
+		b.Run(c.sources+"/"+mode, func(b *testing.B) {
+			db := openBenchDB(b)
+			defer db.Close()
+			wo := grocksdb.NewDefaultWriteOptions()
+			defer wo.Destroy()
+			rng := rand.New(rand.NewSource(1))
+			edgeRow, degree := make([]byte, 20), make([]byte, 8)
+			wb := grocksdb.NewWriteBatch()
+			defer wb.Destroy()
+			overlay := map[string][]byte{}
+			ab := newApplyBatch(db)
+			index := uint64(0)
+			n, edges := 0, 0
+			for b.Loop() {
+				v := int64(rng.Intn(2_000_000))
+				if c.sources == "by-source" {
+					v = int64(edges / 20)
+				}
+				edges++
+				part := int32(v%10 + 1)
+				src := partition.EncodeInt64Vid(v)
+				dst := partition.EncodeInt64Vid(int64(rng.Intn(2_000_000)))
+				keys := [3][]byte{
+					partition.EdgeKey(1, part, src, 1, 0, dst),
+					partition.DegreeKey(1, part, src, 1),
+					partition.IntentKey(1, part, index, uint32(n)),
+				}
+				vals := [3][]byte{edgeRow, degree, edgeRow}
+				for i, k := range keys {
+					if mode == "staged" {
+						ab.Put(k, vals[i])
+					} else {
+						wb.Put(k, vals[i])
+						overlay[string(k)] = append([]byte(nil), vals[i]...)
+					}
+				}
+				if n++; n < perRound {
+					continue
+				}
+				var err error
+				if mode == "staged" {
+					err = ab.Write(wo)
+					ab.destroy()
+					ab = newApplyBatch(db)
+				} else {
+					err = db.Write(wo, wb)
+					wb.Clear()
+					clear(overlay)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = 0
+				index++
+			}
+			ab.destroy()
+		})
 	}
 }
