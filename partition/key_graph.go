@@ -17,7 +17,8 @@ import (
 //	0      8    space | part (the partition that owns the intent)
 //	8      1    KindIntent (0x05)
 //	9      8    raft index of the entry that wrote it, big-endian
-//	17     4    sequence number within that entry, big-endian
+//	17     4    sequence number within that entry, big-endian (an intent
+//	            carrying several mirrors takes its first mirror's number)
 //
 // Index then sequence orders intents by when they were written, so the
 // resolver (storaged/pair.go) replays them in order with one prefix scan.

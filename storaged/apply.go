@@ -167,13 +167,12 @@ type applyState struct {
 	tags   map[int32]*schemaInfo
 	edges  map[int32]*schemaInfo
 	seq    uint32 // next intent sequence number in this entry
-	// mirrors are the in-edge changes of this entry, by target partition
-	// in the order first targeted, written as one intent per target when
-	// the command's mutations are done (writeMirrorIntents).
-	mirrors       map[int32]*storagepb.Intent
-	mirrorTargets []int32
-	store         uint64 // this store, for errors
-	fetch         stagedFetcher
+	// mirrors are the in-edge changes of this entry by target partition,
+	// written as one intent per target when the command's mutations are
+	// done (writeMirrorIntents).
+	mirrors map[int32]*storagepb.Intent
+	store   uint64 // this store, for errors
+	fetch   stagedFetcher
 }
 
 func newApplyState(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64, cmd *storagepb.Command) *applyState {
@@ -570,7 +569,6 @@ func (st *applyState) addMirror(k *storagepb.EdgeKey, row []byte, deleted bool) 
 		}
 		in = &storagepb.Intent{TargetPart: target}
 		st.mirrors[target] = in
-		st.mirrorTargets = append(st.mirrorTargets, target)
 	}
 	in.Mirrors = append(in.Mirrors, &storagepb.MirrorEdge{
 		Key:        &storagepb.EdgeKey{Src: k.Dst, EdgeType: -k.EdgeType, Rank: k.Rank, Dst: k.Src},
@@ -585,24 +583,24 @@ func (st *applyState) addMirror(k *storagepb.EdgeKey, row []byte, deleted bool) 
 
 // writeMirrorIntents writes the mirrors the command recorded, one intent
 // per target partition, keyed by the sequence number of its first mirror
-// (unique in the entry, as every sequence number is). One intent per
-// target instead of one per edge: a bulk write of N edges marshals, writes,
+// (unique in the entry, as every sequence number is; so the keys, unlike
+// the map's order, are the same on every replica). One intent per target
+// instead of one per edge: a bulk write of N edges marshals, writes,
 // reads and resolves a handful of intents instead of N.
 func (st *applyState) writeMirrorIntents() error {
-	for _, target := range st.mirrorTargets {
-		in := st.mirrors[target]
+	for _, in := range st.mirrors {
 		b, err := proto.Marshal(in)
 		if err != nil {
 			return fmt.Errorf("encoding intent: %w", err)
 		}
 		st.b.Put(partition.IntentKey(st.g.Space, st.g.Part, st.index, in.Mirrors[0].VersionSeq), b)
 	}
-	st.mirrors, st.mirrorTargets = nil, nil
+	st.mirrors = nil
 	return nil
 }
 
 // intentMirrors returns the in-edge changes an intent carries, in order:
-// its list, or the single mirror of an intent written before the lists.
+// the single mirror of an intent written before the lists, or its list.
 func intentMirrors(in *storagepb.Intent) []*storagepb.MirrorEdge {
 	if in.Mirror != nil {
 		return append([]*storagepb.MirrorEdge{in.Mirror}, in.Mirrors...)

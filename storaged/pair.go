@@ -50,9 +50,10 @@ const (
 	// resolveScanEvery is how often the resolver looks for intents left
 	// behind (by a crash, a leader change, an unreachable destination).
 	resolveScanEvery = 2 * time.Second
-	// resolveBatch bounds the changes (mirrored edges, forward deletes)
-	// one pass carries in one request; an intent larger than this goes
-	// whole.
+	// resolveBatch bounds the work of one resolver step: it reads intents
+	// until they carry this many changes (mirrored edges, forward deletes;
+	// at least one intent, however large), and each MirrorEdges request
+	// carries at most this many per target partition.
 	resolveBatch = 4096
 	// defaultMirrorWait bounds how long a write waits for its mirrors
 	// before it is acknowledged anyway (Config.MirrorWait).
@@ -302,7 +303,7 @@ func readIntents(db *grocksdb.DB, g raftgroup.GroupID, from []byte, limit int) (
 		}
 		keys = append(keys, append([]byte(nil), it.Key().Data()...))
 		intents = append(intents, in)
-		changes += max(1, len(intentMirrors(in)))
+		changes += max(1, len(in.Mirrors)) // the older one-mirror form counts 1
 	}
 	return keys, intents, it.Err()
 }
