@@ -56,6 +56,12 @@ func DegreeKey(space, part int32, vid []byte, edgeType int32) []byte {
 	return appendInt32(b, edgeType)
 }
 
+// IsDegreeKey reports whether key is a DegreeKey (by its kind byte; the
+// key is not checked further).
+func IsDegreeKey(key []byte) bool {
+	return len(key) > KeyPrefixLen && key[KeyPrefixLen-1] == KindDegree
+}
+
 // EncodeDegree and DecodeDegree encode a stored degree. A missing key is 0.
 func EncodeDegree(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
 

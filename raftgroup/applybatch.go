@@ -62,7 +62,15 @@ type ApplyBatch struct {
 		g     GroupID
 		index uint64
 		conf  *rpb.ConfState
+		// cache is the group's applyCache, nil when it has none or must
+		// not use it now (a snapshot is being installed).
+		cache *applyCache
 	}
+	// cacheKey picks the keys the caches hold (Config.ApplyCacheKey).
+	cacheKey func(key []byte) bool
+	// cachedWrites are this round's writes of cached keys: their final
+	// values go into the caches once the batch is written.
+	cachedWrites []cachedWrite
 	// writeErr is a failed write of IngestFiles. It is a disk failure,
 	// not the entry's result: the engine halts on it as on any failed
 	// apply write, whatever the Applier returned.
@@ -82,16 +90,38 @@ func NewApplyBatch(db *grocksdb.DB) *ApplyBatch { return newApplyBatch(db) }
 
 // Write commits the batch to its database.
 func (b *ApplyBatch) Write(wo *grocksdb.WriteOptions) error {
-	b.stage()
-	return b.db.Write(wo, b.wb)
+	fills := b.stage()
+	if err := b.db.Write(wo, b.wb); err != nil {
+		// What reached the database is unknown: forget what the caches
+		// of the keys written would have to be sure of.
+		for _, f := range fills {
+			f.cache.clear()
+		}
+		return err
+	}
+	for _, f := range fills {
+		f.cache.put(f.key, f.value)
+	}
+	return nil
 }
 
 // stage moves the overlay into the write batch: one record per key, the
 // key's final state in this round, in key order (why: the type comment).
-// The overlay is emptied, so stage runs once per write of wb.
-func (b *ApplyBatch) stage() {
+// The overlay is emptied, so stage runs once per write of wb. It returns
+// the final values of the cached keys written, for Write to put into
+// their caches once the batch is written.
+func (b *ApplyBatch) stage() []cacheFill {
+	var fills []cacheFill
+	for _, w := range b.cachedWrites {
+		// A key a failed command wrote may be out of the overlay again:
+		// then its stored value, and the cache, stay as they are.
+		if v, ok := b.overlay[w.key]; ok {
+			fills = append(fills, cacheFill{cache: w.cache, key: w.key, value: v})
+		}
+	}
+	b.cachedWrites = b.cachedWrites[:0]
 	if len(b.overlay) == 0 {
-		return
+		return fills
 	}
 	keys := make([]string, 0, len(b.overlay))
 	for k := range b.overlay {
@@ -108,6 +138,7 @@ func (b *ApplyBatch) stage() {
 		}
 	}
 	clear(b.overlay)
+	return fills
 }
 
 // Config is the group's configuration where the entry being applied sits
@@ -173,6 +204,8 @@ func (b *ApplyBatch) IngestFiles(paths []string) error {
 	opts.SetMoveFiles(true)
 	opts.SetAllowGlobalSeqNo(true)
 	opts.SetAllowBlockingFlush(true)
+	// The files may hold any key of the group, cached ones included.
+	b.cur.cache.clear()
 	if err := b.db.IngestExternalFile(paths, opts); err != nil {
 		// The Applier decides whether this is the entry's result (the
 		// files are the same everywhere and RocksDB refuses them) or
@@ -198,6 +231,9 @@ func (b *ApplyBatch) Delete(key []byte) {
 }
 
 func (b *ApplyBatch) set(key string, v []byte) {
+	if b.cur.cache != nil && b.cacheKey(unsafe.Slice(unsafe.StringData(key), len(key))) {
+		b.cachedWrites = append(b.cachedWrites, cachedWrite{cache: b.cur.cache, key: key})
+	}
 	if len(b.savepoints) > 0 {
 		prev, had := b.overlay[key]
 		b.undo = append(b.undo, undoEntry{key: key, prev: prev, had: had})
@@ -239,9 +275,20 @@ func (b *ApplyBatch) Get(key []byte) ([]byte, error) {
 	if v, ok := b.overlay[string(key)]; ok {
 		return v, nil
 	}
+	c := b.cur.cache
+	if c != nil && b.cacheKey(key) {
+		if v, ok := c.get(key); ok {
+			return v, nil
+		}
+	} else {
+		c = nil
+	}
 	v, err := b.db.GetBytes(b.ro, key)
 	if err != nil {
 		return nil, fmt.Errorf("reading %x: %w", key, err)
+	}
+	if c != nil {
+		c.put(string(key), v)
 	}
 	return v, nil
 }

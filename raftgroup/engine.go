@@ -84,6 +84,15 @@ type Config struct {
 	// ApplyRetryInterval is how often a group halted at an entry it could
 	// not apply (ErrApplyHalted) tries again; default 5s.
 	ApplyRetryInterval time.Duration
+	// ApplyCacheKey, if set, picks keys whose stored values each group
+	// keeps in memory for the Applier's reads (ApplyBatch.Get): keys that
+	// exist and are read by most commands, such as counters. It must be
+	// cheap and depend on the key alone. See applyCache.
+	ApplyCacheKey func(key []byte) bool
+	// ApplyCacheEntries bounds the cached keys of all groups together
+	// (default 1Mi, about 100 MB with 30-byte keys; < 0 disables the
+	// cache).
+	ApplyCacheEntries int
 }
 
 // Engine drives every raft group of one store. See doc.go for the round.
@@ -106,6 +115,8 @@ type Engine struct {
 
 	stats  engineStats
 	writer *appendWriter
+
+	applyCacheEntries atomic.Int64 // entries in all groups' applyCaches
 }
 
 // engineStats are cumulative counters, read by Stats.
@@ -171,6 +182,9 @@ func NewEngine(cfg Config) *Engine {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = min(runtime.GOMAXPROCS(0), 8)
+	}
+	if cfg.ApplyCacheEntries == 0 {
+		cfg.ApplyCacheEntries = 1 << 20
 	}
 	e := &Engine{
 		cfg:       cfg,
@@ -352,6 +366,9 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 		readsFlight: map[string]*readBatch{},
 		incoming:    map[uint64]incomingSnapshot{},
 		w:           e.workerFor(id),
+	}
+	if e.cfg.ApplyCacheKey != nil && e.cfg.ApplyCacheEntries > 0 {
+		g.applyCache = newApplyCache(&e.applyCacheEntries, int64(e.cfg.ApplyCacheEntries))
 	}
 	store.snapshot = g.makeSnapshot
 	g.conf.Store(st.confState)

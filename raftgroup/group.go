@@ -93,6 +93,11 @@ type group struct {
 	snapMu   sync.Mutex
 	incoming map[uint64]incomingSnapshot // received snapshot files waiting for raft, by index
 
+	// applyCache holds stored values for the Applier's reads (nil: none
+	// configured). Owned by the worker; see applyCache for when it is
+	// cleared.
+	applyCache *applyCache
+
 	pending     map[uint64]*proposal  // proposals this leader accepted, by id
 	readsFlight map[string]*readBatch // ReadIndex requests sent to raft, by request context
 	readsReady  []*readBatch          // read points known, waiting for applied ≥ index

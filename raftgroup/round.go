@@ -127,6 +127,9 @@ func (e *Engine) round(w *worker, tick bool) error {
 			case raft.LocalAppendThread:
 				if idx := m.GetSnapshot().GetMetadata().GetIndex(); idx > 0 {
 					g.snapPending = idx
+					// The writer replaces the group's data: no value
+					// read before holds, nor any read until it is done.
+					g.applyCache.clear()
 				}
 				appends = append(appends, appendOp{g: g, msg: m})
 			case raft.LocalApplyThread:
@@ -237,6 +240,7 @@ func (e *Engine) apply(ops []*applyOp) error {
 		b := byDB[op.g.db]
 		if b == nil || e.cfg.SeparateWrites {
 			b = newApplyBatch(op.g.db)
+			b.cacheKey = e.cfg.ApplyCacheKey
 			batches = append(batches, b)
 			byDB[op.g.db] = b
 		}
@@ -325,6 +329,10 @@ entries:
 			if len(ent.Data) >= 8 {
 				pid := binary.BigEndian.Uint64(ent.Data)
 				b.cur.g, b.cur.index, b.cur.conf = g.id, idx, g.conf.Load()
+				b.cur.cache = g.applyCache
+				if g.snapPending != 0 {
+					b.cur.cache = nil // see applyCache
+				}
 				value, err := e.cfg.Applier.Apply(b, g.id, idx, ent.Data[8:])
 				if b.writeErr != nil {
 					return fmt.Errorf("%s: entry %d: %w", g.id, idx, b.writeErr)
@@ -480,6 +488,7 @@ func (e *Engine) drainMailbox(g *group) bool {
 		if idx >= g.snapPending {
 			g.snapPending = 0
 		}
+		g.applyCache.clear() // anything read while the data was replaced
 		if idx > g.applied {
 			g.applied = idx
 		}
@@ -509,6 +518,7 @@ func (e *Engine) drainMailbox(g *group) bool {
 		for _, r := range reads {
 			r.done <- err
 		}
+		g.applyCache.clear() // its entries count against the store's bound
 		e.mu.Lock()
 		delete(e.groups, g.id)
 		e.mu.Unlock()

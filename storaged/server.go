@@ -229,7 +229,9 @@ func (s *Server) Start(ctx context.Context) error {
 		LogCatchUpEntries: s.cfg.LogCatchUpEntries,
 		MaxLogBytes:       s.cfg.MaxLogBytes,
 		Applier:           applier{store: storeID, fetchStaged: s.fetchStaged},
-		Logger:            s.log,
+		// Every edge write reads and rewrites its vertices' degrees.
+		ApplyCacheKey: partition.IsDegreeKey,
+		Logger:        s.log,
 	})
 	s.mu.Lock()
 	s.engine = engine

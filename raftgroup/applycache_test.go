@@ -1,0 +1,287 @@
+package raftgroup
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/novagraph/novagraph/partition"
+)
+
+// cachedBatch returns an ApplyBatch over db whose reads of keys starting
+// with "c/" go through cache, as the engine sets one up for a group.
+func cachedBatch(db *grocksdb.DB, cache *applyCache) *ApplyBatch {
+	b := newApplyBatch(db)
+	b.cacheKey = func(k []byte) bool { return len(k) >= 2 && string(k[:2]) == "c/" }
+	b.cur.cache = cache
+	return b
+}
+
+// TestApplyCacheHoldsStoredValues checks the cache's invariant at the
+// ApplyBatch: an entry is the key's value in the database, filled by a
+// read and updated only by a written round (final values, not those of a
+// failed command), and an ingest forgets it.
+func TestApplyCacheHoldsStoredValues(t *testing.T) {
+	db := openTestDB(t, t.TempDir())
+	defer db.Close()
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	put := func(k, v string) {
+		t.Helper()
+		if err := db.Put(wo, []byte(k), []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var total atomic.Int64
+	cache := newApplyCache(&total, 100)
+	get := func(b *ApplyBatch, k string) string {
+		t.Helper()
+		v, err := b.Get([]byte(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v == nil {
+			return "<nil>"
+		}
+		return string(v)
+	}
+	round := func(fn func(b *ApplyBatch)) {
+		t.Helper()
+		b := cachedBatch(db, cache)
+		defer b.destroy()
+		fn(b)
+		if err := b.Write(wo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("c/x", "1")
+	put("p/a", "1")
+	round(func(b *ApplyBatch) {
+		if got := get(b, "c/x"); got != "1" {
+			t.Fatalf("first read of c/x = %s", got)
+		}
+		get(b, "c/absent")
+		get(b, "p/a")
+	})
+	// Changed behind the batch's back: a cached key reads as cached (so
+	// the cache is what answers), an uncached one as stored.
+	put("c/x", "behind")
+	put("c/absent", "behind")
+	put("p/a", "2")
+	round(func(b *ApplyBatch) {
+		for k, want := range map[string]string{"c/x": "1", "c/absent": "<nil>", "p/a": "2"} {
+			if got := get(b, k); got != want {
+				t.Errorf("Get(%s) = %s, want %s", k, got, want)
+			}
+		}
+		if err := b.Atomically(func() error {
+			b.Put([]byte("c/x"), []byte("2"))
+			b.Put([]byte("c/x"), []byte("3"))
+			b.Delete([]byte("c/absent"))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Atomically(func() error {
+			b.Put([]byte("c/failed"), []byte("never"))
+			b.Put([]byte("c/x"), []byte("never"))
+			return fmt.Errorf("refused")
+		}); err == nil {
+			t.Fatal("failed command reported success")
+		}
+	})
+	if v, ok := cache.get([]byte("c/x")); !ok || string(v) != "3" {
+		t.Errorf("after the round, cache c/x = %q (%v), want the final value 3", v, ok)
+	}
+	if v, ok := cache.get([]byte("c/absent")); !ok || v != nil {
+		t.Errorf("after the round, cache c/absent = %q (%v), want known absent", v, ok)
+	}
+	if _, ok := cache.get([]byte("c/failed")); ok {
+		t.Error("a failed command's write reached the cache")
+	}
+	if n := total.Load(); n != int64(len(cache.vals)) {
+		t.Errorf("total %d, cache holds %d", n, len(cache.vals))
+	}
+
+	// An ingest may bring any key: the group's cache is forgotten.
+	sst := filepath.Join(t.TempDir(), "in.sst")
+	env := grocksdb.NewDefaultEnvOptions()
+	defer env.Destroy()
+	opts := grocksdb.NewDefaultOptions()
+	defer opts.Destroy()
+	w := grocksdb.NewSSTFileWriter(env, opts)
+	defer w.Destroy()
+	if err := w.Open(sst); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Add([]byte("c/x"), []byte("ingested")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	round(func(b *ApplyBatch) {
+		if err := b.IngestFiles([]string{sst}); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(b, "c/x"); got != "ingested" {
+			t.Errorf("after an ingest, c/x = %s, want ingested", got)
+		}
+	})
+	if n := total.Load(); n != int64(len(cache.vals)) {
+		t.Errorf("after ingest: total %d, cache holds %d", n, len(cache.vals))
+	}
+}
+
+// TestApplyCacheBound checks that the caches of all groups together hold at
+// most the configured entries, and that reads stay right past the bound.
+func TestApplyCacheBound(t *testing.T) {
+	db := openTestDB(t, t.TempDir())
+	defer db.Close()
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	var total atomic.Int64
+	a, b := newApplyCache(&total, 3), newApplyCache(&total, 3)
+	for i := range 10 {
+		k := fmt.Sprintf("c/%d", i)
+		if err := db.Put(wo, []byte(k), []byte(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for pass := range 2 {
+		for i := range 10 {
+			cache := a
+			if i%2 == 1 {
+				cache = b
+			}
+			batch := cachedBatch(db, cache)
+			k := fmt.Sprintf("c/%d", i)
+			v, err := batch.Get([]byte(k))
+			batch.destroy()
+			if err != nil || string(v) != k {
+				t.Fatalf("pass %d: Get(%s) = %q, %v", pass, k, v, err)
+			}
+			if n := total.Load(); n > 3 || n != int64(len(a.vals)+len(b.vals)) {
+				t.Fatalf("pass %d: total %d with %d+%d entries, bound 3", pass, n, len(a.vals), len(b.vals))
+			}
+		}
+	}
+	a.clear()
+	b.clear()
+	if n := total.Load(); n != 0 {
+		t.Fatalf("after clearing both: total %d", n)
+	}
+}
+
+// counterApplier treats a command (key, decimal n) as "add n to the
+// counter at key": its writes depend on its reads, so a replica that read
+// a stale value would store a different counter from the others.
+type counterApplier struct{}
+
+func (counterApplier) Apply(b *ApplyBatch, g GroupID, index uint64, cmd []byte) ([]byte, error) {
+	if len(cmd) < 8 {
+		return nil, fmt.Errorf("short command")
+	}
+	key := partition.TagKey(g.Space, g.Part, cmd[:8], 1)
+	add, err := strconv.ParseInt(string(cmd[8:]), 10, 64)
+	if err != nil {
+		return nil, err
+	}
+	old, err := b.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(0)
+	if old != nil {
+		if n, err = strconv.ParseInt(string(old), 10, 64); err != nil {
+			return nil, err
+		}
+	}
+	b.Put(key, []byte(strconv.FormatInt(n+add, 10)))
+	return nil, nil
+}
+
+// A follower cut off while the others truncate their logs catches up by
+// snapshot; the counters it had cached before must not survive the
+// install, or its next increments would start from them.
+func TestApplyCacheClearedBySnapshot(t *testing.T) {
+	net := newMemNetwork()
+	g := GroupID{6, 1}
+	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
+	stores := make([]*testStore, 3)
+	for i := range stores {
+		id := uint64(i + 1)
+		snaps.dirs[id] = t.TempDir()
+		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) {
+			c.SnapshotTransport = snaps
+			c.MaxLogEntries, c.LogCatchUpEntries = 20, 5
+			c.Applier = counterApplier{}
+			c.ApplyCacheKey = func([]byte) bool { return true }
+		}}
+		stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
+	}
+	defer func() {
+		for _, s := range stores {
+			s.stop(net)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	converged := func(what string) string {
+		t.Helper()
+		for ctx.Err() == nil {
+			v := stores[0].read(t, g, 1)
+			if v != "" && stores[1].read(t, g, 1) == v && stores[2].read(t, g, 1) == v {
+				return v
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("%s: counters differ: %q %q %q", what, stores[0].read(t, g, 1), stores[1].read(t, g, 1), stores[2].read(t, g, 1))
+		return ""
+	}
+	if err := propose(ctx, stores, g, 1, "1"); err != nil {
+		t.Fatal(err)
+	}
+	converged("before the cut") // store 3 has read and cached the counter
+	// Store 3 must not lead while it is cut off.
+	for l := leaderOf(stores, g); l == nil || l.id == 3; l = leaderOf(stores, g) {
+		if l != nil {
+			if err := stores[2].engine.TransferLeadership(ctx, g, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	net.mu.Lock()
+	net.cut[3] = true
+	net.mu.Unlock()
+	for range 100 {
+		if err := propose(ctx, stores[:2], g, 1, "1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range stores[:2] {
+		if logEntryExists(t, s, g, 10) {
+			t.Fatalf("store %d kept log entry 10: no snapshot would be needed", s.id)
+		}
+	}
+	net.mu.Lock()
+	net.cut[3] = false
+	net.mu.Unlock()
+	before := converged("after the snapshot")
+	if err := propose(ctx, stores[:2], g, 1, "1000"); err != nil {
+		t.Fatal(err)
+	}
+	after := converged("after the next increment")
+	b, _ := strconv.Atoi(before)
+	a, _ := strconv.Atoi(after)
+	if a < b+1000 {
+		t.Fatalf("counter went from %d to %d after adding 1000", b, a)
+	}
+}
