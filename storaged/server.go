@@ -45,6 +45,10 @@ type Config struct {
 	// raftgroup.Config); zero means the engine's defaults.
 	MaxLogEntries, LogCatchUpEntries int
 	MaxLogBytes                      int64
+	// DegreeCacheEntries bounds the vertex degrees the raft apply keeps in
+	// memory, all partitions together (raftgroup.Config.ApplyCacheEntries:
+	// 0 the default of 1Mi, about 100 MB; < 0 none).
+	DegreeCacheEntries int
 	// MirrorWait bounds how long an edge write waits for the other halves
 	// of its edges before it is acknowledged anyway (default 10s).
 	MirrorWait time.Duration
@@ -230,8 +234,9 @@ func (s *Server) Start(ctx context.Context) error {
 		MaxLogBytes:       s.cfg.MaxLogBytes,
 		Applier:           applier{store: storeID, fetchStaged: s.fetchStaged},
 		// Every edge write reads and rewrites its vertices' degrees.
-		ApplyCacheKey: partition.IsDegreeKey,
-		Logger:        s.log,
+		ApplyCacheKey:     partition.IsDegreeKey,
+		ApplyCacheEntries: s.cfg.DegreeCacheEntries,
+		Logger:            s.log,
 	})
 	s.mu.Lock()
 	s.engine = engine
