@@ -270,7 +270,8 @@ func (b *ApplyBatch) Atomically(fn func() error) error {
 }
 
 // Get returns the value of key, nil if it does not exist. The returned
-// slice must not be modified.
+// slice must not be modified: it may be the overlay's or the group's
+// cache's, kept across rounds.
 func (b *ApplyBatch) Get(key []byte) ([]byte, error) {
 	if v, ok := b.overlay[string(key)]; ok {
 		return v, nil

@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,8 +38,8 @@ func TestApplyCacheHoldsStoredValues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var total atomic.Int64
-	cache := newApplyCache(&total, 100)
+	budget := &applyCacheBudget{max: 100}
+	cache := newApplyCache(budget)
 	get := func(b *ApplyBatch, k string) string {
 		t.Helper()
 		v, err := b.Get([]byte(k))
@@ -106,7 +105,7 @@ func TestApplyCacheHoldsStoredValues(t *testing.T) {
 	if _, ok := cache.get([]byte("c/failed")); ok {
 		t.Error("a failed command's write reached the cache")
 	}
-	if n := total.Load(); n != int64(len(cache.vals)) {
+	if n := budget.total.Load(); n != int64(len(cache.vals)) {
 		t.Errorf("total %d, cache holds %d", n, len(cache.vals))
 	}
 
@@ -135,48 +134,74 @@ func TestApplyCacheHoldsStoredValues(t *testing.T) {
 			t.Errorf("after an ingest, c/x = %s, want ingested", got)
 		}
 	})
-	if n := total.Load(); n != int64(len(cache.vals)) {
+	if n := budget.total.Load(); n != int64(len(cache.vals)) {
 		t.Errorf("after ingest: total %d, cache holds %d", n, len(cache.vals))
 	}
 }
 
 // TestApplyCacheBound checks that the caches of all groups together hold at
-// most the configured entries, and that reads stay right past the bound.
+// most the configured entries, each group at most its share, that a group
+// added after another filled the cache gets its share once the other has
+// trimmed (as it does every tick, idle or not), and that reads stay right
+// past the bound.
 func TestApplyCacheBound(t *testing.T) {
 	db := openTestDB(t, t.TempDir())
 	defer db.Close()
 	wo := grocksdb.NewDefaultWriteOptions()
 	defer wo.Destroy()
-	var total atomic.Int64
-	a, b := newApplyCache(&total, 3), newApplyCache(&total, 3)
-	for i := range 10 {
+	for i := range 20 {
 		k := fmt.Sprintf("c/%d", i)
 		if err := db.Put(wo, []byte(k), []byte(k)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for pass := range 2 {
-		for i := range 10 {
-			cache := a
-			if i%2 == 1 {
-				cache = b
-			}
-			batch := cachedBatch(db, cache)
-			k := fmt.Sprintf("c/%d", i)
-			v, err := batch.Get([]byte(k))
-			batch.destroy()
-			if err != nil || string(v) != k {
-				t.Fatalf("pass %d: Get(%s) = %q, %v", pass, k, v, err)
-			}
-			if n := total.Load(); n > 3 || n != int64(len(a.vals)+len(b.vals)) {
-				t.Fatalf("pass %d: total %d with %d+%d entries, bound 3", pass, n, len(a.vals), len(b.vals))
-			}
+	budget := &applyCacheBudget{max: 4}
+	read := func(cache *applyCache, i int) {
+		t.Helper()
+		batch := cachedBatch(db, cache)
+		defer batch.destroy()
+		k := fmt.Sprintf("c/%d", i)
+		if v, err := batch.Get([]byte(k)); err != nil || string(v) != k {
+			t.Fatalf("Get(%s) = %q, %v", k, v, err)
 		}
 	}
-	a.clear()
+	check := func(what string, caches ...*applyCache) {
+		t.Helper()
+		n := 0
+		for _, c := range caches {
+			n += len(c.vals)
+		}
+		if total := budget.total.Load(); total != int64(n) || total > budget.max {
+			t.Fatalf("%s: total %d for %d entries, bound %d", what, total, n, budget.max)
+		}
+	}
+	a := newApplyCache(budget)
+	for i := range 10 {
+		read(a, i)
+	}
+	check("one group", a)
+	if len(a.vals) != 4 {
+		t.Fatalf("one group alone holds %d entries, want the whole bound 4", len(a.vals))
+	}
+	b := newApplyCache(budget)
+	read(b, 10)
+	check("second group before a tick", a, b)
+	a.trim() // a's tick: its share is 2 now
+	b.trim()
+	for i := 10; i < 20; i++ {
+		read(b, i)
+	}
+	check("two groups", a, b)
+	if len(a.vals) != 2 || len(b.vals) != 2 {
+		t.Fatalf("two groups hold %d and %d entries, want their shares of 2", len(a.vals), len(b.vals))
+	}
+	for i := range 20 { // past the bound, reads still answer right
+		read(a, i)
+	}
+	a.release()
 	b.clear()
-	if n := total.Load(); n != 0 {
-		t.Fatalf("after clearing both: total %d", n)
+	if n := budget.total.Load(); n != 0 || budget.groups.Load() != 1 {
+		t.Fatalf("after release and clear: total %d, groups %d", n, budget.groups.Load())
 	}
 }
 
@@ -306,8 +331,7 @@ func BenchmarkApplyDegreeReads(b *testing.B) {
 			defer db.Close()
 			wo := grocksdb.NewDefaultWriteOptions()
 			defer wo.Destroy()
-			var total atomic.Int64
-			cache := newApplyCache(&total, 1<<20)
+			cache := newApplyCache(&applyCacheBudget{max: 1 << 20})
 			newBatch := func() *ApplyBatch {
 				ab := newApplyBatch(db)
 				if cached {

@@ -116,7 +116,7 @@ type Engine struct {
 	stats  engineStats
 	writer *appendWriter
 
-	applyCacheEntries atomic.Int64 // entries in all groups' applyCaches
+	applyCache applyCacheBudget // the bound of all groups' applyCaches
 }
 
 // engineStats are cumulative counters, read by Stats.
@@ -195,6 +195,7 @@ func NewEngine(cfg Config) *Engine {
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
+	e.applyCache.max = int64(cfg.ApplyCacheEntries)
 	for i := 0; i < cfg.Workers; i++ {
 		e.workers = append(e.workers, &worker{e: e, active: map[GroupID]struct{}{}, wake: make(chan struct{}, 1)})
 	}
@@ -368,7 +369,7 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 		w:           e.workerFor(id),
 	}
 	if e.cfg.ApplyCacheKey != nil && e.cfg.ApplyCacheEntries > 0 {
-		g.applyCache = newApplyCache(&e.applyCacheEntries, int64(e.cfg.ApplyCacheEntries))
+		g.applyCache = newApplyCache(&e.applyCache)
 	}
 	store.snapshot = g.makeSnapshot
 	g.conf.Store(st.confState)

@@ -95,6 +95,9 @@ func (e *Engine) round(w *worker, tick bool) error {
 		}
 		if tick {
 			g.rn.Tick()
+			// Groups added since this one filled its cache lowered its
+			// share; an idle group must give the room back too.
+			g.applyCache.trim()
 		}
 		// Held entries are tried again once the retry interval passed,
 		// ahead of any entries this Ready adds (apply keeps raft's order),
@@ -518,7 +521,7 @@ func (e *Engine) drainMailbox(g *group) bool {
 		for _, r := range reads {
 			r.done <- err
 		}
-		g.applyCache.clear() // its entries count against the store's bound
+		g.applyCache.release() // its entries and share count against the store's bound
 		e.mu.Lock()
 		delete(e.groups, g.id)
 		e.mu.Unlock()
