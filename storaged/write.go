@@ -2,6 +2,7 @@ package storaged
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -313,9 +314,25 @@ func (s *service) FlushIntents(ctx context.Context, req *storagepb.FlushIntentsR
 		return &storagepb.ExecResp{FailedParts: allFailed(snap, s, req.Parts, err)}, nil
 	}
 	failed := s.forEachPart(snap, req.Parts, func(part int32) error {
-		return s.srv.resolver.flush(ctx, raftgroup.GroupID{Space: req.SpaceId, Part: part})
+		return flushError(s.srv.resolver.flush(ctx, raftgroup.GroupID{Space: req.SpaceId, Part: part}))
 	})
 	return &storagepb.ExecResp{FailedParts: failed}, nil
+}
+
+// flushError is how a failed pass of the resolver reaches FlushIntents'
+// caller. A resolve or mirror proposal whose outcome is unknown (its
+// leader lost leadership, or it timed out: raftgroup.ErrAmbiguous) is no
+// reason to give up a flush: carrying out intents is idempotent, and this
+// leader's next pass, or the next leader's, finds what is left. So the
+// caller is told E_TIMEOUT, which the storage client retries for a read
+// (it follows a leader change on the next try), not E_OUTCOME_UNKNOWN,
+// which it must not retry for a write and so passes on: an import under
+// load failed at its very last step that way.
+func flushError(err error) error {
+	if errors.Is(err, raftgroup.ErrAmbiguous) {
+		return &partitionError{code: commonpb.ErrorCode_E_TIMEOUT, msg: fmt.Sprintf("a pass over the intents did not finish, ask again: %v", err)}
+	}
+	return err
 }
 
 // DeleteTags implements StorageService.
