@@ -3,7 +3,8 @@
 # embedded etcd member each, joined by --meta-peers), $STORAGED storaged
 # (default 1), one graphd, with data and logs under ./data. `up` returns
 # once graphd answers and every storaged is online; `down` stops exactly
-# the processes `up` started (by the pid files it wrote).
+# the processes `up` started (by the pid files it wrote). STORAGED_FLAGS is
+# added to every storaged's command line (e.g. "--rocksdb-write-buffer-mb 16").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +57,7 @@ up() {
 		local off=$(( (i - 1) * 10 ))
 		start "storaged$i" bin/storaged --addr "127.0.0.1:$((9779 + off))" --http-addr "127.0.0.1:$((19779 + off))" \
 			--data-path "$DATA/storage$i" --meta-addrs "$metas" \
-			--gossip-addr "127.0.0.1:$((9781 + off))" --gossip-seeds "$seeds"
+			--gossip-addr "127.0.0.1:$((9781 + off))" --gossip-seeds "$seeds" ${STORAGED_FLAGS:-}
 	done
 	start graphd bin/graphd --addr 127.0.0.1:9669 --http-addr 127.0.0.1:19669 --meta-addrs "$metas" \
 		--gossip-addr "$seeds" --gossip-seeds "127.0.0.1:9781"
