@@ -237,26 +237,12 @@ func (counterApplier) Apply(b *ApplyBatch, g GroupID, index uint64, cmd []byte) 
 // snapshot; the counters it had cached before must not survive the
 // install, or its next increments would start from them.
 func TestApplyCacheClearedBySnapshot(t *testing.T) {
-	net := newMemNetwork()
 	g := GroupID{6, 1}
-	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
-	stores := make([]*testStore, 3)
-	for i := range stores {
-		id := uint64(i + 1)
-		snaps.dirs[id] = t.TempDir()
-		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) {
-			c.SnapshotTransport = snaps
-			c.MaxLogEntries, c.LogCatchUpEntries = 20, 5
-			c.Applier = counterApplier{}
-			c.ApplyCacheKey = func([]byte) bool { return true }
-		}}
-		stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
-	}
-	defer func() {
-		for _, s := range stores {
-			s.stop(net)
-		}
-	}()
+	net, _, stores := startSnapshotCluster(t, g, 3, func(i int, c *Config) {
+		shortLogs(i, c)
+		c.Applier = counterApplier{}
+		c.ApplyCacheKey = func([]byte) bool { return true }
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	converged := func(what string) string {

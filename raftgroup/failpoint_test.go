@@ -44,26 +44,8 @@ func crashAndRestart(t *testing.T, net *memNetwork, s *testStore, g GroupID) {
 // before ingesting its data; on restart it finishes the install from the
 // marker and holds every write.
 func TestFailpointSnapshotIngestCrash(t *testing.T) {
-	net := newMemNetwork()
 	g := GroupID{11, 1}
-	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
-	stores := make([]*testStore, 3)
-	for i := range stores {
-		id := uint64(i + 1)
-		snaps.dirs[id] = t.TempDir()
-		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) {
-			c.SnapshotTransport = snaps
-			c.MaxLogEntries, c.LogCatchUpEntries = 20, 5
-		}}
-		stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
-	}
-	defer func() {
-		for _, s := range stores {
-			if s.engine != nil {
-				s.stop(net)
-			}
-		}
-	}()
+	net, _, stores := startSnapshotCluster(t, g, 3, shortLogs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	down := stores[2]

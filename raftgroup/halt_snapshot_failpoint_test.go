@@ -23,29 +23,18 @@ import (
 // data and the replica differed from the others for good. The retry now
 // waits for the install, which drops the held entries.
 func TestFailpointHaltRetryWaitsForSnapshotInstall(t *testing.T) {
-	net := newMemNetwork()
 	g := GroupID{7, 1}
-	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
-	stores := make([]*testStore, 3)
 	blocked := make([]*atomic.Bool, 3)
-	for i := range stores {
-		id := uint64(i + 1)
-		snaps.dirs[id] = t.TempDir()
+	apps := make([]haltingApplier, 3)
+	for i := range apps {
 		blocked[i] = new(atomic.Bool)
-		app := haltingApplier{blocked: blocked[i], calls: new(atomic.Int64)}
-		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) {
-			c.SnapshotTransport = snaps
-			c.MaxLogEntries, c.LogCatchUpEntries = 20, 5
-			c.Applier = app
-			c.ApplyRetryInterval = 20 * time.Millisecond
-		}}
-		stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
+		apps[i] = haltingApplier{blocked: blocked[i], calls: new(atomic.Int64)}
 	}
-	defer func() {
-		for _, s := range stores {
-			s.stop(net)
-		}
-	}()
+	net, _, stores := startSnapshotCluster(t, g, 3, func(i int, c *Config) {
+		shortLogs(i, c)
+		c.Applier = apps[i]
+		c.ApplyRetryInterval = 20 * time.Millisecond
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := propose(ctx, stores, g, 0, "v0"); err != nil {

@@ -20,32 +20,13 @@ func TestMoveReplica(t *testing.T) {
 }
 
 func testMoveReplica(t *testing.T, maxLog int) {
-	net := newMemNetwork()
 	g := GroupID{6, 1}
-	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
-	stores := make([]*testStore, 4)
-	for i := range stores {
-		id := uint64(i + 1)
-		snaps.dirs[id] = t.TempDir()
-		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) {
-			c.SnapshotTransport = snaps
-			if maxLog > 0 {
-				c.MaxLogEntries, c.LogCatchUpEntries = maxLog, 5
-			}
-		}}
-		voters := []uint64{1, 2, 3}
-		if id == 4 {
-			voters = nil // joins empty
+	// Store 4 joins empty.
+	net, _, stores := startSnapshotCluster(t, g, 4, func(_ int, c *Config) {
+		if maxLog > 0 {
+			c.MaxLogEntries, c.LogCatchUpEntries = maxLog, 5
 		}
-		stores[i].start(t, net, []GroupID{g}, voters)
-	}
-	defer func() {
-		for _, s := range stores {
-			if s.engine != nil {
-				s.stop(net)
-			}
-		}
-	}()
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for k := uint64(0); k < 100; k++ {
@@ -143,21 +124,8 @@ func TestTransferLeadership(t *testing.T) {
 // ReplaceReplica swaps a voter for a new store in one joint-consensus
 // change, and the group ends in the simple configuration {2, 3, 4}.
 func TestReplaceReplicaJoint(t *testing.T) {
-	net := newMemNetwork()
 	g := GroupID{14, 1}
-	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
-	stores := make([]*testStore, 4)
-	for i := range stores {
-		id := uint64(i + 1)
-		snaps.dirs[id] = t.TempDir()
-		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) { c.SnapshotTransport = snaps }}
-		voters := []uint64{1, 2, 3}
-		if id == 4 {
-			voters = nil
-		}
-		stores[i].start(t, net, []GroupID{g}, voters)
-		defer stores[i].stop(net)
-	}
+	_, _, stores := startSnapshotCluster(t, g, 4, nil) // store 4 joins empty
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for k := uint64(0); k < 30; k++ {

@@ -24,6 +24,46 @@ type memSnapshots struct {
 
 var memSnapshotSeq atomic.Uint64
 
+// startSnapshotCluster starts n stores (ids 1..n) holding group g, with
+// snapshots sent over the memSnapshots it returns; stores 1-3 are its voters and any
+// further store starts empty, to be added by a membership change. tweak,
+// if set, changes store i's Config (index i, id i+1) on every start,
+// restarts included. Every store still running when the test ends is
+// stopped; a test that stops one for good sets its engine to nil.
+func startSnapshotCluster(t *testing.T, g GroupID, n int, tweak func(i int, c *Config)) (*memNetwork, memSnapshots, []*testStore) {
+	t.Helper()
+	net := newMemNetwork()
+	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
+	stores := make([]*testStore, n)
+	t.Cleanup(func() {
+		for _, s := range stores {
+			if s != nil && s.engine != nil {
+				s.stop(net)
+			}
+		}
+	})
+	for i := range stores {
+		id := uint64(i + 1)
+		snaps.dirs[id] = t.TempDir()
+		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) {
+			c.SnapshotTransport = snaps
+			if tweak != nil {
+				tweak(i, c)
+			}
+		}}
+		var voters []uint64
+		if id <= 3 {
+			voters = []uint64{1, 2, 3}
+		}
+		stores[i].start(t, net, []GroupID{g}, voters)
+	}
+	return net, snaps, stores
+}
+
+// shortLogs is a startSnapshotCluster tweak: logs truncated past 20
+// entries, so that a replica left behind catches up by snapshot.
+func shortLogs(_ int, c *Config) { c.MaxLogEntries, c.LogCatchUpEntries = 20, 5 }
+
 func (m memSnapshots) SendSnapshot(d *SnapshotData) {
 	go func() {
 		d.Release(m.deliver(d) == nil)
@@ -88,26 +128,8 @@ func logEntryExists(t *testing.T, s *testStore, g GroupID, index uint64) bool {
 // A follower that was down while the others truncated their logs past what
 // it has catches up by snapshot, and then by log again.
 func TestFollowerCatchesUpBySnapshot(t *testing.T) {
-	net := newMemNetwork()
 	g := GroupID{5, 1}
-	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
-	stores := make([]*testStore, 3)
-	for i := range stores {
-		id := uint64(i + 1)
-		snaps.dirs[id] = t.TempDir()
-		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) {
-			c.SnapshotTransport = snaps
-			c.MaxLogEntries, c.LogCatchUpEntries = 20, 5
-		}}
-		stores[i].start(t, net, []GroupID{g}, []uint64{1, 2, 3})
-	}
-	defer func() {
-		for _, s := range stores {
-			if s.engine != nil {
-				s.stop(net)
-			}
-		}
-	}()
+	net, snaps, stores := startSnapshotCluster(t, g, 3, shortLogs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := propose(ctx, stores, g, 0, "v0"); err != nil {
