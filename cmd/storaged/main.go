@@ -47,7 +47,7 @@ func run(args []string) error {
 	catchUp := fs.Int("raft-log-catchup-entries", 2000, "entries kept behind the applied index when truncating, so slightly lagging followers catch up without a snapshot")
 	mirrorWait := fs.Duration("mirror-wait", 10*time.Second, "how long an edge write waits for the in-edge halves in other partitions before it is acknowledged anyway (it is durable; they follow) — docs/storage.md")
 	maxLogBytes := fs.Int64("raft-max-log-bytes", 64<<20, "also truncate once the entries applied since the last truncation reach this many bytes (-1: never)")
-	degreeCache := fs.Int("degree-cache-entries", 1<<20, "vertex degrees kept in memory for edge writes, all partitions together (about 100 bytes each; -1: none) — docs/storage.md")
+	degreeCache := fs.Int("degree-cache-entries", 1<<20, "vertex degrees kept in memory for edge writes, all partitions together (about 100 bytes each; 0: none) — docs/storage.md")
 	rdb := storaged.DefaultRocksDBOptions()
 	blockCache := fs.Int("rocksdb-block-cache-mb", rdb.BlockCacheMB, "RocksDB block cache in MiB, one LRU cache shared by all data paths of this storaged")
 	writeBuffer := fs.Int("rocksdb-write-buffer-mb", rdb.WriteBufferMB, "RocksDB memtable size in MiB, per data path")
@@ -67,7 +67,8 @@ func run(args []string) error {
 		}
 		return err
 	}
-	// In storaged.RocksDBOptions zero means the default and -1 off.
+	// In storaged.Config and RocksDBOptions zero means the default and -1
+	// off; on the command line, where every default is spelled out, 0 is off.
 	offIfZero := func(v int) int {
 		if v == 0 {
 			return -1
@@ -94,7 +95,7 @@ func run(args []string) error {
 		GossipSeeds:   daemon.SplitList(*gossipSeeds),
 		RaftTick:      *raftTick,
 		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes, MirrorWait: *mirrorWait,
-		DegreeCacheEntries: *degreeCache,
+		DegreeCacheEntries: offIfZero(*degreeCache),
 		RocksDB: storaged.RocksDBOptions{
 			BlockCacheMB: *blockCache, WriteBufferMB: *writeBuffer, MaxWriteBufferNumber: *writeBuffers,
 			CompressionPerLevel: levels, BloomBitsPerKey: offIfZero(*bloomBits), NoPrefixBloom: !*prefixBloom,
