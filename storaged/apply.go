@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/novagraph/novagraph/internal/schema"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -30,7 +28,7 @@ const commandFormat byte = 2
 var errCorruptCommand = errors.New("corrupt write command")
 
 func encodeCommand(c *storagepb.Command) ([]byte, error) {
-	b, err := proto.Marshal(c)
+	b, err := marshalCommand(c) // protobuf, by hand where it is hot (wire.go)
 	if err != nil {
 		return nil, fmt.Errorf("encoding write command: %w", err)
 	}
@@ -41,8 +39,8 @@ func decodeCommand(b []byte) (*storagepb.Command, error) {
 	if len(b) == 0 || b[0] != commandFormat {
 		return nil, fmt.Errorf("%w: unknown format version", errCorruptCommand)
 	}
-	c := &storagepb.Command{}
-	if err := proto.Unmarshal(b[1:], c); err != nil {
+	c, err := unmarshalCommand(b[1:])
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errCorruptCommand, err)
 	}
 	if c.Space == nil || c.Space.GetVidLen() <= 0 || c.Space.GetPartitionNum() <= 0 {
@@ -589,7 +587,7 @@ func (st *applyState) addMirror(k *storagepb.EdgeKey, row []byte, deleted bool) 
 // reads and resolves a handful of intents instead of N.
 func (st *applyState) writeMirrorIntents() error {
 	for _, in := range st.mirrors {
-		b, err := proto.Marshal(in)
+		b, err := marshalIntent(in)
 		if err != nil {
 			return fmt.Errorf("encoding intent: %w", err)
 		}
@@ -770,7 +768,7 @@ func (st *applyState) purgeTombstones(before int64) ([]byte, error) {
 // putIntent records a change this entry promises to make in another
 // partition; the resolver (pair.go) carries it out and resolves it.
 func (st *applyState) putIntent(in *storagepb.Intent) error {
-	b, err := proto.Marshal(in)
+	b, err := marshalIntent(in)
 	if err != nil {
 		return fmt.Errorf("encoding intent: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/linxGnu/grocksdb"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/novagraph/novagraph/internal/failpoint"
 	"github.com/novagraph/novagraph/partition"
@@ -297,8 +296,8 @@ func readIntents(db *grocksdb.DB, g raftgroup.GroupID, from []byte, limit int) (
 	var intents []*storagepb.Intent
 	changes := 0
 	for it.Seek(from); it.ValidForPrefix(prefix) && changes < limit; it.Next() {
-		in := &storagepb.Intent{}
-		if err := proto.Unmarshal(it.Value().Data(), in); err != nil {
+		in, err := unmarshalIntent(it.Value().Data())
+		if err != nil {
 			return nil, nil, fmt.Errorf("%s: intent %x: %w", g, it.Key().Data(), err)
 		}
 		keys = append(keys, append([]byte(nil), it.Key().Data()...))
