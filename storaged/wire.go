@@ -440,6 +440,9 @@ func decodeFields(body []byte, fn func(num protowire.Number, typ protowire.Type,
 			v, l = protowire.ConsumeVarint(body)
 		case protowire.BytesType:
 			bv, l = protowire.ConsumeBytes(body)
+			// Capped: the fields share one buffer, and an append to one
+			// must not write over the next.
+			bv = bv[:len(bv):len(bv)]
 		default:
 			return false
 		}

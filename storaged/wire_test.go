@@ -300,6 +300,18 @@ func TestWireUnknownAndMalformed(t *testing.T) {
 			t.Fatalf("cut at %d of %d: proto says %v, unmarshalCommand %v", cut, len(good), want, gotErr)
 		}
 	}
+	// The decoded fields share a buffer: appending to one leaves the
+	// others as they were.
+	c, err := unmarshalCommand(mustMarshal(t, benchCommand(2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Mutations[0].GetPutEdge()
+	_ = append(e.Src, "overwrite"...)
+	_ = append(e.Row, "overwrite"...)
+	if next := c.Mutations[1].GetPutEdge(); string(e.Dst) != "00000000" || string(next.Src) != "00000001" {
+		t.Fatalf("an append to one field changed another: dst %q, next src %q", e.Dst, next.Src)
+	}
 	if _, err := unmarshalIntent([]byte{0x22, 0x05, 0x0a}); err == nil {
 		t.Fatal("a truncated intent decoded")
 	}
