@@ -71,10 +71,11 @@ func marshalCommand(c *storagepb.Command) ([]byte, error) {
 	for i, m := range muts {
 		n, ok := fastMutationSize(m)
 		if !ok {
-			n = -1
+			n, total = -1, total+64 // a guess: proto sizes it below
+		} else {
+			total += 1 + protowire.SizeBytes(n)
 		}
 		sizes[i] = n
-		total += 1 + protowire.SizeBytes(max(n, 64))
 	}
 	// The rest first, then the mutations: fields may come in any order,
 	// and the mutations keep theirs.
