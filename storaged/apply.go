@@ -28,11 +28,11 @@ const commandFormat byte = 2
 var errCorruptCommand = errors.New("corrupt write command")
 
 func encodeCommand(c *storagepb.Command) ([]byte, error) {
-	b, err := marshalCommand(c) // protobuf, by hand where it is hot (wire.go)
+	b, err := appendCommand([]byte{commandFormat}, c) // protobuf, by hand where it is hot (wire.go)
 	if err != nil {
 		return nil, fmt.Errorf("encoding write command: %w", err)
 	}
-	return append([]byte{commandFormat}, b...), nil
+	return b, nil
 }
 
 func decodeCommand(b []byte) (*storagepb.Command, error) {

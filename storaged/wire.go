@@ -3,6 +3,7 @@ package storaged
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -19,9 +20,10 @@ import (
 //
 // The format is protobuf's, both ways: what this writes proto.Unmarshal
 // reads as the same message, and this reads whatever proto.Marshal writes.
-// Nothing is lost to it: a mutation of another kind, or one holding a field
-// this code does not know (one added to storage.proto later, say), is
-// encoded and decoded by proto itself. TestWireEveryField sets every field
+// Nothing is lost to it: a mutation of another kind, a message holding a
+// field this code does not know (one added to storage.proto later, say,
+// or an unknown field kept from a newer peer's bytes), and malformed input
+// are encoded or decoded by proto itself. TestWireEveryField sets every field
 // of the messages handled here, by reflection, so a field added to them
 // fails it until the encoder below writes it.
 
@@ -55,9 +57,12 @@ const (
 	fieldIntentMirrors    = 4
 )
 
-// marshalCommand encodes c as proto.Marshal would, its fast mutations by
-// hand.
-func marshalCommand(c *storagepb.Command) ([]byte, error) {
+// appendCommand appends c to b as proto.Marshal would encode it, its fast
+// mutations by hand.
+func appendCommand(b []byte, c *storagepb.Command) ([]byte, error) {
+	if len(c.ProtoReflect().GetUnknown()) > 0 {
+		return proto.MarshalOptions{}.MarshalAppend(b, c)
+	}
 	// Every field but the mutations, through proto. (A field added to
 	// Command must be added here: TestWireEveryField fails until it is.)
 	rest, err := proto.Marshal(&storagepb.Command{Tags: c.Tags, Edges: c.Edges, Indexes: c.Indexes, Now: c.Now, Space: c.Space})
@@ -79,12 +84,18 @@ func marshalCommand(c *storagepb.Command) ([]byte, error) {
 	}
 	// The rest first, then the mutations: fields may come in any order,
 	// and the mutations keep theirs.
-	b := append(make([]byte, 0, total), rest...)
+	b = append(slices.Grow(b, total), rest...)
 	for i, m := range muts {
 		if n := sizes[i]; n >= 0 {
 			b = protowire.AppendTag(b, fieldCommandMutations, protowire.BytesType)
 			b = protowire.AppendVarint(b, uint64(n))
+			start := len(b)
 			b = appendFastMutation(b, m)
+			if len(b)-start != n {
+				// A length prefix that lies would make every replica
+				// refuse the entry for good: better no entry.
+				return nil, fmt.Errorf("mutation %d: %d bytes written for a size of %d", i, len(b)-start, n)
+			}
 			continue
 		}
 		mb, err := proto.Marshal(m)
@@ -262,13 +273,18 @@ func marshalIntent(in *storagepb.Intent) ([]byte, error) {
 		b = protowire.AppendVarint(b, uint64(s))
 		b = appendMirror(b, m)
 	}
+	if len(b) != n {
+		return nil, fmt.Errorf("intent: %d bytes written for a size of %d", len(b), n)
+	}
 	return b, nil
 }
 
-// unmarshalCommand decodes what marshalCommand or proto.Marshal wrote. The
+// unmarshalCommand decodes what appendCommand or proto.Marshal wrote. The
 // fast mutations and their messages are allocated together, a slab per
 // kind, and their bytes fields share one copy of b (nothing points into
-// b itself, which belongs to the raft log).
+// b itself, which belongs to the raft log). So a decoded message or field
+// that is kept keeps the whole command alive: the apply keeps none (the
+// write batch copies what it is given).
 func unmarshalCommand(b []byte) (*storagepb.Command, error) {
 	n := 0
 	for rest := b; len(rest) > 0; {
@@ -324,7 +340,8 @@ type slabs struct {
 }
 
 // fastMutation decodes a put_edge or mirror_edge mutation into m; false
-// (m untouched) if body is anything else, for proto to decode.
+// (m untouched) if body is anything else or malformed, for proto to decode
+// or refuse.
 func (d *slabs) fastMutation(m *storagepb.Mutation, body []byte, n int) bool {
 	var (
 		op          protowire.Number
@@ -385,7 +402,7 @@ func (d *slabs) fastMutation(m *storagepb.Mutation, body []byte, n int) bool {
 }
 
 // mirror decodes a MirrorEdge into the slabs; false (slabs as they were)
-// if it holds a field this file does not know.
+// if it holds a field this file does not know or is malformed.
 func (d *slabs) mirror(body []byte) (*storagepb.MirrorEdge, bool) {
 	d.mirrors = append(d.mirrors, storagepb.MirrorEdge{})
 	m := &d.mirrors[len(d.mirrors)-1]
@@ -529,11 +546,11 @@ func unmarshalIntent(b []byte) (*storagepb.Intent, error) {
 		return ok
 	})
 	if !ok {
-		// A mirror holding a field this file does not know: proto
-		// decodes the whole intent.
+		// A mirror holding a field this file does not know, or
+		// malformed: proto decodes the whole intent, or refuses it.
 		in = &storagepb.Intent{}
 		if err := proto.Unmarshal(b, in); err != nil {
-			return nil, fmt.Errorf("intent: %w", err)
+			return nil, err
 		}
 	}
 	return in, nil
