@@ -5,7 +5,8 @@
 #   make test          vet + every test (the command CI runs)
 #   make run           local cluster + demo graph + console
 #   make cluster-up    local cluster only (STORAGED=1 by default, STORAGED=3 for three;
-#                      METAD=3 for three metad, metad HA)
+#                      METAD=3 for three metad, metad HA; STORAGED_FLAGS="..." adds
+#                      flags to every storaged, e.g. "--rocksdb-write-buffer-mb 128")
 #   make cluster-down  stop exactly the processes cluster-up started
 #   make image         container image novagraph:dev (FROM scratch, no registry needed)
 #   make compose-up    five-host cluster in containers (deploy/compose); returns when it serves
