@@ -35,16 +35,13 @@ const (
 	fieldMutationMirrorEdge  = 6
 	fieldMutationIfNotExists = 10
 
-	fieldNewEdgeSrc      = 1
-	fieldNewEdgeEdgeType = 2
-	fieldNewEdgeRank     = 3
-	fieldNewEdgeDst      = 4
-	fieldNewEdgeRow      = 5
-
-	fieldEdgeKeySrc      = 1
-	fieldEdgeKeyEdgeType = 2
-	fieldEdgeKeyRank     = 3
-	fieldEdgeKeyDst      = 4
+	// NewEdge and EdgeKey number their key fields alike; NewEdge adds
+	// the row.
+	fieldEdgeSrc      = 1
+	fieldEdgeEdgeType = 2
+	fieldEdgeRank     = 3
+	fieldEdgeDst      = 4
+	fieldNewEdgeRow   = 5
 
 	fieldMirrorKey        = 1
 	fieldMirrorRow        = 2
@@ -122,11 +119,10 @@ func fastMutationSize(m *storagepb.Mutation) (int, bool) {
 		}
 		n = 1 + protowire.SizeBytes(newEdgeSize(op.PutEdge))
 	case *storagepb.Mutation_MirrorEdge:
-		s, ok := mirrorSize(op.MirrorEdge)
-		if !ok {
+		if !mirrorEncodable(op.MirrorEdge) {
 			return 0, false
 		}
-		n = 1 + protowire.SizeBytes(s)
+		n = 1 + protowire.SizeBytes(mirrorSize(op.MirrorEdge))
 	default:
 		return 0, false
 	}
@@ -145,9 +141,8 @@ func appendFastMutation(b []byte, m *storagepb.Mutation) []byte {
 		b = protowire.AppendVarint(b, uint64(newEdgeSize(op.PutEdge)))
 		b = appendNewEdge(b, op.PutEdge)
 	case *storagepb.Mutation_MirrorEdge:
-		s, _ := mirrorSize(op.MirrorEdge)
 		b = protowire.AppendTag(b, fieldMutationMirrorEdge, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(s))
+		b = protowire.AppendVarint(b, uint64(mirrorSize(op.MirrorEdge)))
 		b = appendMirror(b, op.MirrorEdge)
 	}
 	if m.IfNotExists {
@@ -190,56 +185,54 @@ func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
 	return protowire.AppendVarint(b, v)
 }
 
+// edgeFieldsSize and appendEdgeFields are the key fields NewEdge and
+// EdgeKey share.
+func edgeFieldsSize(src []byte, edgeType int32, rank int64, dst []byte) int {
+	return bytesFieldSize(src) + varintFieldSize(uint64(int64(edgeType))) + varintFieldSize(uint64(rank)) + bytesFieldSize(dst)
+}
+
+func appendEdgeFields(b []byte, src []byte, edgeType int32, rank int64, dst []byte) []byte {
+	b = appendBytesField(b, fieldEdgeSrc, src)
+	b = appendVarintField(b, fieldEdgeEdgeType, uint64(int64(edgeType)))
+	b = appendVarintField(b, fieldEdgeRank, uint64(rank))
+	return appendBytesField(b, fieldEdgeDst, dst)
+}
+
 func newEdgeSize(e *storagepb.NewEdge) int {
-	return bytesFieldSize(e.Src) + varintFieldSize(uint64(int64(e.EdgeType))) + varintFieldSize(uint64(e.Rank)) +
-		bytesFieldSize(e.Dst) + bytesFieldSize(e.Row)
+	return edgeFieldsSize(e.Src, e.EdgeType, e.Rank, e.Dst) + bytesFieldSize(e.Row)
 }
 
 func appendNewEdge(b []byte, e *storagepb.NewEdge) []byte {
-	b = appendBytesField(b, fieldNewEdgeSrc, e.Src)
-	b = appendVarintField(b, fieldNewEdgeEdgeType, uint64(int64(e.EdgeType)))
-	b = appendVarintField(b, fieldNewEdgeRank, uint64(e.Rank))
-	b = appendBytesField(b, fieldNewEdgeDst, e.Dst)
+	b = appendEdgeFields(b, e.Src, e.EdgeType, e.Rank, e.Dst)
 	return appendBytesField(b, fieldNewEdgeRow, e.Row)
 }
 
-func edgeKeySize(k *storagepb.EdgeKey) int {
-	return bytesFieldSize(k.Src) + varintFieldSize(uint64(int64(k.EdgeType))) + varintFieldSize(uint64(k.Rank)) +
-		bytesFieldSize(k.Dst)
+// mirrorEncodable reports whether this file encodes m: it holds no field
+// unknown to this version. (A reflection call per message: once per
+// mirror, apart from the arithmetic of mirrorSize.)
+func mirrorEncodable(m *storagepb.MirrorEdge) bool {
+	return m != nil && len(m.ProtoReflect().GetUnknown()) == 0 &&
+		(m.Key == nil || len(m.Key.ProtoReflect().GetUnknown()) == 0)
 }
 
-func appendEdgeKey(b []byte, k *storagepb.EdgeKey) []byte {
-	b = appendBytesField(b, fieldEdgeKeySrc, k.Src)
-	b = appendVarintField(b, fieldEdgeKeyEdgeType, uint64(int64(k.EdgeType)))
-	b = appendVarintField(b, fieldEdgeKeyRank, uint64(k.Rank))
-	return appendBytesField(b, fieldEdgeKeyDst, k.Dst)
-}
-
-// mirrorSize is the encoded size of m, if this file encodes it.
-func mirrorSize(m *storagepb.MirrorEdge) (int, bool) {
-	if m == nil || len(m.ProtoReflect().GetUnknown()) > 0 {
-		return 0, false
-	}
+// mirrorSize is the encoded size of m, which mirrorEncodable accepted.
+func mirrorSize(m *storagepb.MirrorEdge) int {
 	n := 0
-	if m.Key != nil {
-		if len(m.Key.ProtoReflect().GetUnknown()) > 0 {
-			return 0, false
-		}
-		n = 1 + protowire.SizeBytes(edgeKeySize(m.Key))
+	if k := m.Key; k != nil {
+		n = 1 + protowire.SizeBytes(edgeFieldsSize(k.Src, k.EdgeType, k.Rank, k.Dst))
 	}
 	n += bytesFieldSize(m.Row)
 	if m.Deleted {
 		n += 2
 	}
-	return n + varintFieldSize(m.Version) + varintFieldSize(uint64(int64(m.OwnerPart))) +
-		varintFieldSize(uint64(m.VersionSeq)), true
+	return n + varintFieldSize(m.Version) + varintFieldSize(uint64(int64(m.OwnerPart))) + varintFieldSize(uint64(m.VersionSeq))
 }
 
 func appendMirror(b []byte, m *storagepb.MirrorEdge) []byte {
-	if m.Key != nil {
+	if k := m.Key; k != nil {
 		b = protowire.AppendTag(b, fieldMirrorKey, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(edgeKeySize(m.Key)))
-		b = appendEdgeKey(b, m.Key)
+		b = protowire.AppendVarint(b, uint64(edgeFieldsSize(k.Src, k.EdgeType, k.Rank, k.Dst)))
+		b = appendEdgeFields(b, k.Src, k.EdgeType, k.Rank, k.Dst)
 	}
 	b = appendBytesField(b, fieldMirrorRow, m.Row)
 	if m.Deleted {
@@ -259,18 +252,16 @@ func marshalIntent(in *storagepb.Intent) ([]byte, error) {
 	}
 	n := varintFieldSize(uint64(int64(in.TargetPart)))
 	for _, m := range in.Mirrors {
-		s, ok := mirrorSize(m)
-		if !ok {
+		if !mirrorEncodable(m) {
 			return proto.Marshal(in)
 		}
-		n += 1 + protowire.SizeBytes(s)
+		n += 1 + protowire.SizeBytes(mirrorSize(m))
 	}
 	b := make([]byte, 0, n)
 	b = appendVarintField(b, fieldIntentTargetPart, uint64(int64(in.TargetPart)))
 	for _, m := range in.Mirrors {
-		s, _ := mirrorSize(m)
 		b = protowire.AppendTag(b, fieldIntentMirrors, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(s))
+		b = protowire.AppendVarint(b, uint64(mirrorSize(m)))
 		b = appendMirror(b, m)
 	}
 	if len(b) != n {
@@ -472,41 +463,37 @@ func decodeFields(body []byte, fn func(num protowire.Number, typ protowire.Type,
 	return true
 }
 
+// decodeEdgeField sets the key field NewEdge and EdgeKey share that num
+// and typ name; false if they name none.
+func decodeEdgeField(num protowire.Number, typ protowire.Type, v uint64, bv []byte, src *[]byte, edgeType *int32, rank *int64, dst *[]byte) bool {
+	switch {
+	case num == fieldEdgeSrc && typ == protowire.BytesType:
+		*src = bv
+	case num == fieldEdgeEdgeType && typ == protowire.VarintType:
+		*edgeType = int32(v)
+	case num == fieldEdgeRank && typ == protowire.VarintType:
+		*rank = int64(v)
+	case num == fieldEdgeDst && typ == protowire.BytesType:
+		*dst = bv
+	default:
+		return false
+	}
+	return true
+}
+
 func decodeNewEdge(e *storagepb.NewEdge, body []byte) bool {
 	return decodeFields(body, func(num protowire.Number, typ protowire.Type, v uint64, bv []byte) bool {
-		switch {
-		case num == fieldNewEdgeSrc && typ == protowire.BytesType:
-			e.Src = bv
-		case num == fieldNewEdgeEdgeType && typ == protowire.VarintType:
-			e.EdgeType = int32(v)
-		case num == fieldNewEdgeRank && typ == protowire.VarintType:
-			e.Rank = int64(v)
-		case num == fieldNewEdgeDst && typ == protowire.BytesType:
-			e.Dst = bv
-		case num == fieldNewEdgeRow && typ == protowire.BytesType:
+		if num == fieldNewEdgeRow && typ == protowire.BytesType {
 			e.Row = bv
-		default:
-			return false
+			return true
 		}
-		return true
+		return decodeEdgeField(num, typ, v, bv, &e.Src, &e.EdgeType, &e.Rank, &e.Dst)
 	})
 }
 
 func decodeEdgeKey(k *storagepb.EdgeKey, body []byte) bool {
 	return decodeFields(body, func(num protowire.Number, typ protowire.Type, v uint64, bv []byte) bool {
-		switch {
-		case num == fieldEdgeKeySrc && typ == protowire.BytesType:
-			k.Src = bv
-		case num == fieldEdgeKeyEdgeType && typ == protowire.VarintType:
-			k.EdgeType = int32(v)
-		case num == fieldEdgeKeyRank && typ == protowire.VarintType:
-			k.Rank = int64(v)
-		case num == fieldEdgeKeyDst && typ == protowire.BytesType:
-			k.Dst = bv
-		default:
-			return false
-		}
-		return true
+		return decodeEdgeField(num, typ, v, bv, &k.Src, &k.EdgeType, &k.Rank, &k.Dst)
 	})
 }
 
