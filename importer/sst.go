@@ -402,16 +402,16 @@ func (w *sstWriter) finish(pf *partFiles) error {
 	if err := w.w.Finish(); err != nil {
 		return fmt.Errorf("finishing %s: %w", w.path, err) // a full disk ends here, named
 	}
-	// The content's SHA-256 travels in the ingest entry: every replica
-	// checks its staged copy against it (storaged/ingest.go).
-	sum, size, err := storaged.FileSHA256(w.path)
+	// The content's checksum travels in the ingest entry: every replica
+	// checks its staged copy against it (storaged/sstsum.go).
+	sum, size, err := storaged.FileChecksum(w.path, nil)
 	if err != nil {
 		return fmt.Errorf("reading back %s: %w", w.path, err)
 	}
 	w.b.stats.bytes.Add(size)
 	w.b.stats.keys.Add(w.n)
 	w.b.stats.files.Add(1)
-	pf.files = append(pf.files, &storagepb.SSTFile{Name: w.name, Smallest: w.s, Largest: w.l, Sha256: sum})
+	pf.files = append(pf.files, &storagepb.SSTFile{Name: w.name, Smallest: w.s, Largest: w.l, Checksum: sum})
 	pf.paths = append(pf.paths, w.path)
 	return nil
 }

@@ -50,7 +50,18 @@ type manifestFile struct {
 	Name     string `json:"name"`
 	Smallest []byte `json:"smallest"`
 	Largest  []byte `json:"largest"`
-	Sha256   []byte `json:"sha256"`
+	// Checksum is XXH64, or a SHA-256 in a manifest of an importer
+	// before it (under its old JSON name); see storaged/sstsum.go.
+	Checksum []byte `json:"checksum,omitempty"`
+	Sha256   []byte `json:"sha256,omitempty"`
+}
+
+// checksum is the file's content checksum, under either JSON name.
+func (f manifestFile) checksum() []byte {
+	if len(f.Checksum) > 0 {
+		return f.Checksum
+	}
+	return f.Sha256
 }
 
 const manifestName = "manifest.json"
@@ -90,7 +101,7 @@ func (b *sstBuilder) saveManifest() error {
 func (b *sstBuilder) noteBuilt(pf *partFiles) error {
 	mp := &manifestPart{}
 	for _, f := range pf.files {
-		mp.Files = append(mp.Files, manifestFile{Name: f.Name, Smallest: f.Smallest, Largest: f.Largest, Sha256: f.Sha256})
+		mp.Files = append(mp.Files, manifestFile{Name: f.Name, Smallest: f.Smallest, Largest: f.Largest, Checksum: f.Checksum})
 	}
 	b.manifestMu.Lock()
 	defer b.manifestMu.Unlock()
@@ -139,7 +150,7 @@ func (b *sstBuilder) unshipped() ([]*partFiles, error) {
 				}
 				return nil, fmt.Errorf("resuming the SST import: %w", err)
 			}
-			pf.files = append(pf.files, &storagepb.SSTFile{Name: f.Name, Smallest: f.Smallest, Largest: f.Largest, Sha256: f.Sha256})
+			pf.files = append(pf.files, &storagepb.SSTFile{Name: f.Name, Smallest: f.Smallest, Largest: f.Largest, Checksum: f.checksum()})
 			pf.paths = append(pf.paths, path)
 		}
 		out = append(out, pf)

@@ -60,7 +60,7 @@ type applier struct {
 
 // stagedFetcher starts fetching (or joins the fetch already running of)
 // the staged file name of g from one of the stores peers (this store is
-// skipped) into dir; if sum is set, only a copy with that SHA-256 will do.
+// skipped) into dir; if sum is set, only a copy with that checksum will do.
 // The function it returns waits up to a given time for the outcome: nil
 // once the file is in place, else why not (yet).
 type stagedFetcher func(g raftgroup.GroupID, name string, sum []byte, peers []uint64, dir string) (wait func(time.Duration) error)

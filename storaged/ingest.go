@@ -3,7 +3,6 @@ package storaged
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -101,7 +100,7 @@ func (s *service) UploadSST(stream storagepb.StorageService_UploadSSTServer) err
 	}
 	defer os.Remove(tmp) // gone after the rename; removes a partial file
 	defer f.Close()
-	h := sha256.New()
+	h := newSSTHash(nil)
 	size := int64(0)
 	for c := first; ; {
 		if _, err := f.Write(c.Data); err != nil {
@@ -110,8 +109,8 @@ func (s *service) UploadSST(stream storagepb.StorageService_UploadSSTServer) err
 		h.Write(c.Data)
 		size += int64(len(c.Data))
 		if c.Last {
-			if !bytes.Equal(h.Sum(nil), c.Sha256) {
-				return invalidStatus("SST file %s: checksum mismatch after %d bytes", first.Name, size)
+			if err := checkStreamSum(h.Sum(nil), c.Checksum, size); err != nil {
+				return invalidStatus("SST file %s: %v", first.Name, err)
 			}
 			break
 		}
@@ -180,30 +179,13 @@ func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFil
 		if _, err := os.Stat(path); err != nil {
 			return invalid("SST file %s is not staged on this store for %s (upload it to every replica first): %v", f.Name, g, err)
 		}
-		if len(f.Sha256) > 0 {
-			if sum, _, err := FileSHA256(path); err != nil || !bytes.Equal(sum, f.Sha256) {
-				return invalid("SST file %s staged on this store for %s is not the file named (SHA-256 %x, want %x; %v): upload it again", f.Name, g, sum, f.Sha256, err)
+		if len(f.Checksum) > 0 {
+			if sum, _, err := FileChecksum(path, f.Checksum); err != nil || !bytes.Equal(sum, f.Checksum) {
+				return invalid("SST file %s staged on this store for %s is not the file named (checksum %x, want %x; %v): upload it again", f.Name, g, sum, f.Checksum, err)
 			}
 		}
 	}
 	return nil
-}
-
-// FileSHA256 returns the SHA-256 and the size of the file at path: the
-// content check of an SST file, computed by the importer that writes it
-// and by every replica before ingesting it.
-func FileSHA256(path string) ([]byte, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return nil, 0, err
-	}
-	return h.Sum(nil), n, nil
 }
 
 // checkFiles checks what an IngestSSTOp says of its files: names and key
@@ -286,7 +268,7 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 		// whatever is returned here.)
 		if verified && !strings.HasPrefix(err.Error(), "IO error") {
 			// The files here are, byte for byte, the ones the entry
-			// names (SHA-256), so every replica has the same files and
+			// names (its checksum), so every replica has the same files and
 			// RocksDB refuses them alike (a corrupt or foreign file):
 			// the entry's result, not a reason to stop the partition.
 			return invalid("%s entry %d: RocksDB refused the SST files: %v", st.g, st.index, err)
@@ -303,8 +285,8 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 
 // ensureStaged makes sure every file of op is staged in dir, fetching the
 // missing ones from the other replicas it was uploaded to, and those whose
-// content is not the entry's (its SHA-256) too. verified reports that
-// every file had a SHA-256 in the entry and matches it.
+// content is not the entry's (its checksum) too. verified reports that
+// every file had a checksum in the entry and matches it.
 func (st *applyState) ensureStaged(dir string, op *storagepb.IngestSSTOp) (verified bool, err error) {
 	verified = true
 	var waits []func(time.Duration) error
@@ -312,20 +294,20 @@ func (st *applyState) ensureStaged(dir string, op *storagepb.IngestSSTOp) (verif
 		path := filepath.Join(dir, f.Name)
 		_, err := os.Stat(path)
 		switch {
-		case err == nil && len(f.Sha256) == 0:
+		case err == nil && len(f.Checksum) == 0:
 			verified = false // an importer from before the checksums
 			continue
 		case err == nil:
-			sum, _, err := FileSHA256(path)
+			sum, _, err := FileChecksum(path, f.Checksum)
 			if err != nil {
 				return false, fmt.Errorf("staged SST file %s: %w", f.Name, err)
 			}
-			if bytes.Equal(sum, f.Sha256) {
+			if bytes.Equal(sum, f.Checksum) {
 				continue
 			}
 			// Not the entry's file (a later upload under the same
 			// name, a damaged disk): fetched like a missing one.
-			err = fmt.Errorf("staged SST file %s has SHA-256 %x, the entry's %x", f.Name, sum, f.Sha256)
+			err = fmt.Errorf("staged SST file %s has checksum %x, the entry's %x", f.Name, sum, f.Checksum)
 			if st.fetch == nil {
 				return false, err
 			}
@@ -342,8 +324,8 @@ func (st *applyState) ensureStaged(dir string, op *storagepb.IngestSSTOp) (verif
 			c := st.b.Config()
 			peers = append(append([]uint64(nil), c.Voters...), c.Learners...)
 		}
-		waits = append(waits, st.fetch(st.g, f.Name, f.Sha256, peers, dir))
-		verified = verified && len(f.Sha256) > 0
+		waits = append(waits, st.fetch(st.g, f.Name, f.Checksum, peers, dir))
+		verified = verified && len(f.Checksum) > 0
 	}
 	// The fetches run beside the raft worker that applies this entry;
 	// it waits for them a little (a file on a LAN takes well under a

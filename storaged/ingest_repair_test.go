@@ -90,7 +90,7 @@ func (ic *ingestCluster) stagedPath(i int, name string) string {
 }
 
 // writeSST writes n keys of the partition into an SST file and returns
-// it with its description, SHA-256 included as the importer sends it.
+// it with its description, checksum included as the importer sends it.
 func (ic *ingestCluster) writeSST(t *testing.T, name string, n int) (string, *storagepb.SSTFile) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
@@ -99,17 +99,16 @@ func (ic *ingestCluster) writeSST(t *testing.T, name string, n int) (string, *st
 		keys[v] = ic.key(int64(v))
 	}
 	storaged.WriteSSTFile(t, path, keys, func(v int) []byte { return []byte(fmt.Sprintf("%s-%d", name, v)) })
-	return path, &storagepb.SSTFile{Name: name, Smallest: keys[0], Largest: keys[n-1], Sha256: sha256Of(t, path)}
+	return path, &storagepb.SSTFile{Name: name, Smallest: keys[0], Largest: keys[n-1], Checksum: checksumOf(t, path)}
 }
 
-func sha256Of(t *testing.T, path string) []byte {
+func checksumOf(t *testing.T, path string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	sum, _, err := storaged.FileChecksum(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(b)
-	return sum[:]
+	return sum
 }
 
 // key is the (vertex order, so sorted by v) key of vertex v's test row.
@@ -206,15 +205,28 @@ func TestIngestFetchesMissingStagedFileFromPeer(t *testing.T) {
 		name     string
 		missing  int  // how many followers lose their copy
 		replaced bool // instead of losing it, its content is another file's
+		// The entry names the file by SHA-256, as importers before
+		// XXH64 did (such entries stay in raft logs).
+		sha256 bool
 	}{
-		{"one follower", 1, false},
-		{"both followers", 2, false},
-		{"one follower's copy replaced", 1, true},
+		{"one follower", 1, false, false},
+		{"both followers", 2, false, false},
+		{"one follower's copy replaced", 1, true, false},
+		{"SHA-256 entry, one follower", 1, false, true},
+		{"SHA-256 entry, one follower's copy replaced", 1, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ic := startIngestCluster(t, "repair"+strconv.Itoa(tc.missing)+strconv.FormatBool(tc.replaced))
 			name := "part1.sst"
 			f := ic.staged(t, name, 500)
+			if tc.sha256 {
+				content, err := os.ReadFile(ic.stagedPath(ic.leaderSlot(), name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum := sha256.Sum256(content)
+				f.Checksum = sum[:]
+			}
 			other, _ := ic.writeSST(t, "other.sst", 20)
 			lead := ic.leaderSlot()
 			var lost []int
@@ -326,7 +338,7 @@ func TestIngestHaltsWithoutAnyStagedCopy(t *testing.T) {
 }
 
 // TestIngestRefusedAlikeByEveryReplica: files every replica holds byte for
-// byte (their SHA-256 is the entry's) but RocksDB refuses (here, not an SST
+// byte (their checksum is the entry's) but RocksDB refuses (here, not an SST
 // at all) are the entry's result: the ingest fails with RocksDB's reason,
 // no replica halts, and the partition goes on applying.
 func TestIngestRefusedAlikeByEveryReplica(t *testing.T) {
@@ -337,7 +349,7 @@ func TestIngestRefusedAlikeByEveryReplica(t *testing.T) {
 	}
 	ic.upload(t, junk, "bad.sst")
 	_, f := ic.writeSST(t, "bad.sst", 10) // a valid description of the partition's keys
-	f.Sha256 = sha256Of(t, junk)
+	f.Checksum = checksumOf(t, junk)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	err := ic.sc.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: ic.space, PartId: 1, Files: []*storagepb.SSTFile{f}, Stores: ic.ids})
 	cancel()

@@ -3,7 +3,6 @@ package storaged
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -69,7 +68,7 @@ func (s *service) DownloadStagedSST(req *storagepb.DownloadStagedSSTReq, stream 
 		return fmt.Errorf("%s: reading staged %s: %w", g, req.Name, err)
 	}
 	defer f.Close()
-	h := sha256.New()
+	h := newSSTHash(nil)
 	buf := make([]byte, stagedChunk)
 	for {
 		n, rerr := io.ReadFull(f, buf)
@@ -80,7 +79,7 @@ func (s *service) DownloadStagedSST(req *storagepb.DownloadStagedSSTReq, stream 
 		last := rerr != nil
 		c := &storagepb.SSTChunk{SpaceId: req.SpaceId, PartId: req.PartId, Name: req.Name, Data: buf[:n], Last: last}
 		if last {
-			c.Sha256 = h.Sum(nil)
+			c.Checksum = h.Sum(nil)
 		}
 		if err := stream.Send(c); err != nil {
 			return err
@@ -194,8 +193,9 @@ type fetchFailure struct {
 type stagedDownload func(ctx context.Context, addr string, g raftgroup.GroupID, name string, sum []byte, dir string) (int64, error)
 
 // downloadStaged copies one staged file from the store at addr into dir,
-// verified as UploadSST verifies an upload: the SHA-256 the sender
-// computed over the whole file must match what arrived. The file appears
+// verified as UploadSST verifies an upload: the checksum the sender
+// computed over the whole file must match what arrived, and the file must
+// be the one the entry names (sum, if given). The file appears
 // under its name only once complete and verified.
 func downloadStaged(ctx context.Context, addr string, g raftgroup.GroupID, name string, sum []byte, dir string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, stagedFetchTimeout)
@@ -225,7 +225,7 @@ func downloadStaged(ctx context.Context, addr string, g raftgroup.GroupID, name 
 	tmp := f.Name()
 	defer os.Remove(tmp) // gone after the rename; removes a partial file
 	defer f.Close()
-	h := sha256.New()
+	h := newSSTHash(nil)
 	size := int64(0)
 	for {
 		c, err := stream.Recv()
@@ -245,13 +245,20 @@ func downloadStaged(ctx context.Context, addr string, g raftgroup.GroupID, name 
 		size += int64(len(c.Data))
 		if c.Last {
 			got := h.Sum(nil)
-			if !bytes.Equal(got, c.Sha256) {
-				return size, fmt.Errorf("checksum mismatch after %d bytes", size)
+			if err := checkStreamSum(got, c.Checksum, size); err != nil {
+				return size, err
+			}
+			if len(sum) > 0 && len(sum) != sstSumLen {
+				// An entry from before XXH64: its file is checked
+				// with the SHA-256 it names, read back once.
+				if got, _, err = FileChecksum(tmp, sum); err != nil {
+					return size, err
+				}
 			}
 			if len(sum) > 0 && !bytes.Equal(got, sum) {
 				// Intact, but not the file the entry names (its staged
 				// name was reused by a later upload, say).
-				return size, fmt.Errorf("its copy has SHA-256 %x, the entry's file %x", got, sum)
+				return size, fmt.Errorf("its copy has checksum %x, the entry's file %x", got, sum)
 			}
 			break
 		}

@@ -788,8 +788,8 @@ func (x *FlushIntentsReq) GetParts() []int32 {
 // SSTChunk is one piece of an SST file the bulk importer ships to a
 // replica of a partition (UploadSST): the store keeps it in its staging
 // folder until an IngestSST entry applies it. The first chunk names the
-// file; the last carries the SHA-256 of the whole file, checked before the
-// file is kept.
+// file; the last carries the checksum of the whole file (SSTFile.checksum),
+// checked before the file is kept.
 type SSTChunk struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
@@ -797,7 +797,7 @@ type SSTChunk struct {
 	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"` // [A-Za-z0-9._-]+, unique per import
 	Data          []byte                 `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
 	Last          bool                   `protobuf:"varint,5,opt,name=last,proto3" json:"last,omitempty"`
-	Sha256        []byte                 `protobuf:"bytes,6,opt,name=sha256,proto3" json:"sha256,omitempty"` // on the last chunk
+	Checksum      []byte                 `protobuf:"bytes,6,opt,name=checksum,proto3" json:"checksum,omitempty"` // on the last chunk: XXH64, 8 bytes big-endian
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -867,9 +867,9 @@ func (x *SSTChunk) GetLast() bool {
 	return false
 }
 
-func (x *SSTChunk) GetSha256() []byte {
+func (x *SSTChunk) GetChecksum() []byte {
 	if x != nil {
-		return x.Sha256
+		return x.Checksum
 	}
 	return nil
 }
@@ -926,12 +926,14 @@ type SSTFile struct {
 	Name     string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Smallest []byte                 `protobuf:"bytes,2,opt,name=smallest,proto3" json:"smallest,omitempty"`
 	Largest  []byte                 `protobuf:"bytes,3,opt,name=largest,proto3" json:"largest,omitempty"`
-	// SHA-256 of the file's content, as the importer wrote it. Every
-	// replica checks its staged copy against it before ingesting: a copy
-	// that differs is this replica's problem (it fetches the file from a
-	// peer, or halts), while a verified file RocksDB still refuses is
-	// refused by every replica alike. Empty from importers before it.
-	Sha256        []byte `protobuf:"bytes,4,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// Checksum of the file's content, as the importer wrote it: XXH64, 8
+	// bytes big-endian; 32 bytes is the SHA-256 that importers before it
+	// wrote (still in raft logs and resume manifests), checked as SHA-256.
+	// Every replica checks its staged copy against it before ingesting: a
+	// copy that differs is this replica's problem (it fetches the file from
+	// a peer, or halts), while a verified file RocksDB still refuses is
+	// refused by every replica alike. Empty from older importers still.
+	Checksum      []byte `protobuf:"bytes,4,opt,name=checksum,proto3" json:"checksum,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -987,9 +989,9 @@ func (x *SSTFile) GetLargest() []byte {
 	return nil
 }
 
-func (x *SSTFile) GetSha256() []byte {
+func (x *SSTFile) GetChecksum() []byte {
 	if x != nil {
-		return x.Sha256
+		return x.Checksum
 	}
 	return nil
 }
@@ -3745,21 +3747,21 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\v2\x1e.novagraph.storage.EdgeKeyListR\x05value:\x028\x01\"B\n" +
 	"\x0fFlushIntentsReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x14\n" +
-	"\x05parts\x18\x02 \x03(\x05R\x05parts\"\x92\x01\n" +
+	"\x05parts\x18\x02 \x03(\x05R\x05parts\"\x96\x01\n" +
 	"\bSSTChunk\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
 	"\x04data\x18\x04 \x01(\fR\x04data\x12\x12\n" +
-	"\x04last\x18\x05 \x01(\bR\x04last\x12\x16\n" +
-	"\x06sha256\x18\x06 \x01(\fR\x06sha256\"#\n" +
+	"\x04last\x18\x05 \x01(\bR\x04last\x12\x1a\n" +
+	"\bchecksum\x18\x06 \x01(\fR\bchecksum\"#\n" +
 	"\rUploadSSTResp\x12\x12\n" +
-	"\x04size\x18\x01 \x01(\x03R\x04size\"k\n" +
+	"\x04size\x18\x01 \x01(\x03R\x04size\"o\n" +
 	"\aSSTFile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bsmallest\x18\x02 \x01(\fR\bsmallest\x12\x18\n" +
-	"\alargest\x18\x03 \x01(\fR\alargest\x12\x16\n" +
-	"\x06sha256\x18\x04 \x01(\fR\x06sha256\"\xb5\x01\n" +
+	"\alargest\x18\x03 \x01(\fR\alargest\x12\x1a\n" +
+	"\bchecksum\x18\x04 \x01(\fR\bchecksum\"\xb5\x01\n" +
 	"\fIngestSSTReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x120\n" +

@@ -3,10 +3,11 @@ package client
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/novagraph/novagraph/proto/storagepb"
 )
@@ -37,7 +38,7 @@ func (c *Client) UploadSST(ctx context.Context, store uint64, space, part int32,
 		return fmt.Errorf("uploading %s to %s: %w", name, addr, err)
 	}
 	r := bufio.NewReaderSize(f, sstChunk)
-	h := sha256.New()
+	h := xxhash.New() // the content checksum (storaged/sstsum.go)
 	buf := make([]byte, sstChunk)
 	for {
 		n, rerr := io.ReadFull(r, buf)
@@ -48,7 +49,7 @@ func (c *Client) UploadSST(ctx context.Context, store uint64, space, part int32,
 		last := rerr != nil
 		msg := &storagepb.SSTChunk{SpaceId: space, PartId: part, Name: name, Data: buf[:n], Last: last}
 		if last {
-			msg.Sha256 = h.Sum(nil)
+			msg.Checksum = h.Sum(nil)
 		}
 		if err := stream.Send(msg); err != nil {
 			_, err = stream.CloseAndRecv() // the server's reason, if it gave one
