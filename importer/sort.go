@@ -27,10 +27,20 @@ type sorter struct {
 
 	// The arena is a list of blocks: appending never copies what is
 	// there (a single growing slice copied each pair several times, a
-	// sixth of an SST import's CPU). An entry's off is block<<32 | offset.
+	// sixth of an SST import's CPU). An entry's place in it is
+	// block<<32 | offset. It holds what the entries cannot (sortEntry).
 	blocks [][]byte
 	free   [][]byte // emptied blocks, reused after a spill
-	bytes  int64    // pair bytes in the blocks
+	bytes  int64    // bytes in the blocks
+
+	// head is the first pfxStart bytes of the first key added (space |
+	// part); keys that start with it and fit in an entry are kept there
+	// alone, without these bytes.
+	head    [pfxStart]byte
+	hasHead bool
+	// kbuf and vbuf are addEdge's scratch, where a pair is put together
+	// before it is added.
+	kbuf, vbuf []byte
 
 	// Entries live in chunks of chunkLen: adding never moves the ones
 	// already there. (One slice of 64-byte entries grown by doubling was
@@ -50,17 +60,44 @@ type sorter struct {
 	scratch *sync.Pool
 }
 
-// sortEntry is a pair in the arena: key at [off, off+klen), value after it.
-// pfx holds the key's bytes 8..40, zero-padded (kind, vid, edge type, rank
-// and dst of an INT64 edge key: the first 8 bytes are the same in one
-// partition's sort), so most comparisons are four integer compares that
-// never touch the arena.
+// sortEntry is one pair of the sort. pfx holds the key's bytes 8..40,
+// zero-padded (kind, vid, edge type, rank and dst of an INT64 edge key:
+// the first 8 bytes are the same in one partition's sort), so most
+// comparisons are four integer compares that never leave the entry.
 //
-// 48 bytes: an SST import of LDBC SF10 holds ten million of them.
+// A key of at most pfxEnd bytes that starts with the sorter's head is
+// kept nowhere else (keyInline): head and pfx are the key. Every tag and
+// edge key of an INT64 space is such a key. A value of at most tailBytes
+// next to such a key is kept in tail (valInline), and the entry is the
+// whole pair. That is the point: the merge visits the entries in key
+// order, at random places in memory, and a pair spread over an entry and
+// the arena cost it up to three cache misses (entry, key, value) where
+// an entry of its own costs one; and the arena, ten million keys and
+// values of an SF10 import, is not there to fault in. Otherwise tail[0]
+// is the pair's place in the arena, where the key (unless inline) and
+// the value lie back to back.
+//
+// 64 bytes, a cache line: an SST import of LDBC SF10 holds ten million.
 type sortEntry struct {
-	pfx        [pfxWords]uint64
-	off        int
+	pfx  [pfxWords]uint64
+	tail [tailWords]uint64
+	// The lengths, with inlineFlag set in klen for keyInline and in vlen
+	// for valInline.
 	klen, vlen uint32
+}
+
+const (
+	tailWords  = 3
+	tailBytes  = 8 * tailWords
+	inlineFlag = 1 << 31
+)
+
+func (e *sortEntry) keyLen() int     { return int(e.klen &^ inlineFlag) }
+func (e *sortEntry) valLen() int     { return int(e.vlen &^ inlineFlag) }
+func (e *sortEntry) keyInline() bool { return e.klen&inlineFlag != 0 }
+func (e *sortEntry) valInline() bool { return e.vlen&inlineFlag != 0 }
+func (e *sortEntry) tailSlice() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(&e.tail)), tailBytes)
 }
 
 // A chunk holds 32Ki entries (2 MiB).
@@ -97,42 +134,59 @@ func (s *sorter) block(n int) int {
 	return len(s.blocks) - 1
 }
 
+// add adds a pair; key and val are copied.
 func (s *sorter) add(key, val []byte) {
-	i := s.block(len(key) + len(val))
-	b := s.blocks[i]
-	off := len(b)
-	b = append(append(b, key...), val...)
-	s.blocks[i] = b
-	s.commit(i, off, len(key), len(b)-off-len(key))
-}
-
-// addEdge adds an edge key and its value (an in-edge's: version and row),
-// encoded in place.
-func (s *sorter) addEdge(space, part int32, src []byte, edgeType int32, rank int64, dst []byte, inEdge bool, row []byte) {
-	i := s.block(partition.KeyPrefixLen + len(src) + 12 + len(dst) + 12 + len(row))
-	b := s.blocks[i]
-	off := len(b)
-	b = partition.AppendEdgeKey(b, space, part, src, edgeType, rank, dst)
-	klen := len(b) - off
-	if inEdge {
-		b = partition.AppendInEdge(b, partition.InEdgeVersion{}, row)
-	} else {
-		b = append(b, row...)
+	if len(key) > inlineFlag-1 || len(val) > inlineFlag-1 {
+		panic(fmt.Sprintf("sorter: a pair of %d+%d bytes", len(key), len(val))) // rows are far smaller
 	}
-	s.blocks[i] = b
-	s.commit(i, off, klen, len(b)-off-klen)
-}
-
-// commit records the pair block i holds from off.
-func (s *sorter) commit(i, off, klen, vlen int) {
-	var pfx [pfxWords]uint64
-	var buf [8 * pfxWords]byte
-	if klen > pfxStart {
-		copy(buf[:], s.blocks[i][off+pfxStart:off+klen]) // zero-padded: sorts as the bytes do
-		for i := range pfx {
-			pfx[i] = binary.BigEndian.Uint64(buf[8*i:])
+	e := sortEntry{klen: uint32(len(key)), vlen: uint32(len(val))}
+	if len(key) > pfxStart {
+		var buf [8 * pfxWords]byte
+		copy(buf[:], key[pfxStart:]) // zero-padded: sorts as the bytes do
+		for i := range e.pfx {
+			e.pfx[i] = binary.BigEndian.Uint64(buf[8*i:])
 		}
 	}
+	if !s.hasHead && len(key) >= pfxStart {
+		s.head, s.hasHead = [pfxStart]byte(key), true
+	}
+	keyInline := len(key) >= pfxStart && len(key) <= pfxEnd && s.hasHead && [pfxStart]byte(key) == s.head
+	switch {
+	case keyInline && len(val) <= tailBytes:
+		e.klen, e.vlen = e.klen|inlineFlag, e.vlen|inlineFlag
+		copy(e.tailSlice(), val)
+	case keyInline:
+		e.klen |= inlineFlag
+		e.tail[0] = s.appendArena(nil, val)
+	default:
+		e.tail[0] = s.appendArena(key, val)
+	}
+	s.push(&e)
+}
+
+// appendArena appends a and b to the arena and returns where they start.
+func (s *sorter) appendArena(a, b []byte) uint64 {
+	i := s.block(len(a) + len(b))
+	blk := s.blocks[i]
+	off := len(blk)
+	s.blocks[i] = append(append(blk, a...), b...)
+	s.bytes += int64(len(a) + len(b))
+	return uint64(i)<<32 | uint64(off)
+}
+
+// addEdge adds an edge key and its value (an in-edge's: version and row).
+func (s *sorter) addEdge(space, part int32, src []byte, edgeType int32, rank int64, dst []byte, inEdge bool, row []byte) {
+	s.kbuf = partition.AppendEdgeKey(s.kbuf[:0], space, part, src, edgeType, rank, dst)
+	val := row
+	if inEdge {
+		s.vbuf = partition.AppendInEdge(s.vbuf[:0], partition.InEdgeVersion{}, row)
+		val = s.vbuf
+	}
+	s.add(s.kbuf, val)
+}
+
+// push appends an entry.
+func (s *sorter) push(e *sortEntry) {
 	c := s.n >> chunkShift
 	if c == len(s.chunks) {
 		var chunk []sortEntry
@@ -143,9 +197,8 @@ func (s *sorter) commit(i, off, klen, vlen int) {
 		}
 		s.chunks = append(s.chunks, chunk)
 	}
-	s.chunks[c][s.n&(chunkLen-1)] = sortEntry{pfx: pfx, off: i<<32 | off, klen: uint32(klen), vlen: uint32(vlen)}
+	s.chunks[c][s.n&(chunkLen-1)] = *e
 	s.n++
-	s.bytes += int64(klen + vlen)
 }
 
 // held is roughly the memory the sorter's pairs take. A spill keeps the
@@ -156,12 +209,36 @@ func (s *sorter) held() int64 { return s.bytes + int64(s.n)*int64(unsafe.Sizeof(
 // ent is the i-th entry added since the last spill.
 func (s *sorter) ent(i int32) *sortEntry { return &s.chunks[i>>chunkShift][i&(chunkLen-1)] }
 
-func (s *sorter) pair(e *sortEntry) []byte {
-	off := e.off & (1<<32 - 1)
-	return s.blocks[e.off>>32][off : off+int(e.klen)+int(e.vlen)]
+// arena is the part of the arena from e's place on.
+func (s *sorter) arena(e *sortEntry) []byte {
+	return s.blocks[e.tail[0]>>32][e.tail[0]&(1<<32-1):]
 }
-func (s *sorter) key(e *sortEntry) []byte { return s.pair(e)[:e.klen] }
-func (s *sorter) val(e *sortEntry) []byte { return s.pair(e)[e.klen:] }
+
+// key returns e's key: in the arena, or put together in buf (which it
+// may grow) if the entry holds it.
+func (s *sorter) key(buf []byte, e *sortEntry) []byte {
+	if !e.keyInline() {
+		return s.arena(e)[:e.keyLen():e.keyLen()]
+	}
+	buf = append(buf[:0], s.head[:]...)
+	for _, w := range e.pfx {
+		buf = binary.BigEndian.AppendUint64(buf, w)
+	}
+	return buf[:e.keyLen()]
+}
+
+// val returns e's value.
+func (s *sorter) val(e *sortEntry) []byte {
+	n := e.valLen()
+	switch {
+	case e.valInline():
+		return e.tailSlice()[:n:n]
+	case e.keyInline():
+		return s.arena(e)[:n:n]
+	}
+	k := e.keyLen()
+	return s.arena(e)[k : k+n : k+n]
+}
 
 // reset empties the sorter, keeping its blocks for reuse.
 func (s *sorter) reset() {
@@ -217,7 +294,8 @@ func (s *sorter) sortMem() {
 // sameKey reports whether two entries hold the same key, looking at the
 // arena only when their prefixes and lengths agree.
 func (s *sorter) sameKey(a, b *sortEntry) bool {
-	return a.pfx == b.pfx && a.klen == b.klen && (a.klen <= pfxEnd || bytes.Equal(s.key(a)[pfxEnd:], s.key(b)[pfxEnd:]))
+	n := a.keyLen()
+	return a.pfx == b.pfx && n == b.keyLen() && (n <= pfxEnd || bytes.Equal(s.arena(a)[pfxEnd:n], s.arena(b)[pfxEnd:n]))
 }
 
 // compare orders entries x and y by key, the newest (the one added
@@ -231,11 +309,12 @@ func (s *sorter) compare(x, y int32) int {
 	}
 	// Equal in bytes pfxStart..pfxEnd: the rest decides, and if one key
 	// ends there, it is a prefix of the other (or equal).
+	// Keys longer than pfxEnd are in the arena.
 	var c int
-	if a.klen <= pfxEnd || b.klen <= pfxEnd {
-		c = cmpUint(uint64(a.klen), uint64(b.klen))
+	if na, nb := a.keyLen(), b.keyLen(); na <= pfxEnd || nb <= pfxEnd {
+		c = cmpUint(uint64(na), uint64(nb))
 	} else {
-		c = bytes.Compare(s.key(a)[pfxEnd:], s.key(b)[pfxEnd:])
+		c = bytes.Compare(s.arena(a)[pfxEnd:na], s.arena(b)[pfxEnd:nb])
 	}
 	if c != 0 {
 		return c
@@ -333,13 +412,16 @@ func (s *sorter) spill() error {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr [3 * binary.MaxVarintLen64]byte
+	kbuf := make([]byte, 0, pfxEnd)
 	for _, i := range s.order {
 		e := s.ent(i)
-		n := binary.PutUvarint(hdr[:], uint64(e.klen))
-		n += binary.PutUvarint(hdr[n:], uint64(e.vlen))
+		n := binary.PutUvarint(hdr[:], uint64(e.keyLen()))
+		n += binary.PutUvarint(hdr[n:], uint64(e.valLen()))
 		n += binary.PutUvarint(hdr[n:], s.seqBase+uint64(i))
 		w.Write(hdr[:n])
-		w.Write(s.pair(e))
+		kbuf = s.key(kbuf, e)
+		w.Write(kbuf)
+		w.Write(s.val(e))
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
@@ -358,14 +440,16 @@ func (s *sorter) spill() error {
 func (s *sorter) merge(fn func(key, val []byte) error) error {
 	s.sortMem()
 	if len(s.runs) == 0 {
-		// Nothing spilled: walk the sorted arena, no heap.
+		// Nothing spilled: walk the sorted entries, no heap.
 		var last *sortEntry
+		kbuf := make([]byte, 0, pfxEnd)
 		for _, i := range s.order {
 			e := s.ent(i)
 			if last != nil && s.sameKey(e, last) {
 				continue // an older write of the same key
 			}
-			if err := fn(s.key(e), s.val(e)); err != nil {
+			kbuf = s.key(kbuf, e)
+			if err := fn(kbuf, s.val(e)); err != nil {
 				return err
 			}
 			last = e
@@ -449,8 +533,9 @@ func (h *mergeHeap) Pop() any {
 }
 
 type memSource struct {
-	s *sorter
-	i int
+	s    *sorter
+	i    int
+	kbuf []byte // the current key, if its entry holds it
 }
 
 func (m *memSource) next() bool {
@@ -463,7 +548,8 @@ func (m *memSource) next() bool {
 func (m *memSource) entry() *sortEntry { return m.s.ent(m.s.order[m.i-1]) }
 func (m *memSource) cur() ([]byte, []byte) {
 	e := m.entry()
-	return m.s.key(e), m.s.val(e)
+	m.kbuf = m.s.key(m.kbuf, e)
+	return m.kbuf, m.s.val(e)
 }
 func (m *memSource) seq() uint64   { return m.s.seqBase + uint64(m.s.order[m.i-1]) }
 func (m *memSource) failed() error { return nil }

@@ -10,6 +10,7 @@ import (
 	"github.com/novagraph/novagraph/partition"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -24,12 +25,18 @@ func TestSorterMatchesMap(t *testing.T) {
 			want := map[string]string{}
 			for i := range 2000 {
 				// Keys share an 8-byte prefix, as in one partition, and
-				// vary in length so that some are prefixes of others.
+				// vary in length so that some are prefixes of others,
+				// some fit in a sort entry and some do not (over 40
+				// bytes); values, too, fit in the entry (24 bytes) or not.
 				k := append([]byte("SSSSPPPP"), byte(rng.IntN(3)))
-				for range rng.IntN(20) {
+				n := rng.IntN(20)
+				if rng.IntN(3) == 0 {
+					n = 28 + rng.IntN(10)
+				}
+				for range n {
 					k = append(k, byte(rng.IntN(4)))
 				}
-				v := fmt.Sprintf("v%d", i)
+				v := fmt.Sprintf("v%d%s", i, strings.Repeat("x", rng.IntN(30)))
 				s.add(k, []byte(v))
 				want[string(k)] = v
 				if spillEvery > 0 && i%spillEvery == 0 {
@@ -73,7 +80,11 @@ func TestSorterEdgeKeys(t *testing.T) {
 						et = -et
 					}
 					k = partition.EdgeKey(1, 3, src, et, rank, dst)
-					s.addEdge(1, 3, src, et, rank, dst, false, []byte(v))
+					in := rng.IntN(2) == 0
+					s.addEdge(1, 3, src, et, rank, dst, in, []byte(v))
+					if in {
+						v = string(partition.EncodeInEdge(partition.InEdgeVersion{}, []byte(v)))
+					}
 				}
 				want[string(k)] = v
 				if spill && i%(chunkLen+1000) == 0 {
@@ -81,6 +92,10 @@ func TestSorterEdgeKeys(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
+			}
+			if s.bytes != 0 {
+				// Every pair here fits in its sort entry.
+				t.Errorf("the arena holds %d bytes of INT64 tag and edge pairs with short values", s.bytes)
 			}
 			checkMerge(t, s, want)
 		})
