@@ -48,16 +48,21 @@ type sorter struct {
 	chunks     [][]sortEntry
 	freeChunks [][]sortEntry // emptied chunks, reused after a spill
 	n          int           // entries held
-	order      []int32       // entry indexes in key order, set by sortMem
+	// Set by sortMem until spill or merge is done with them: the
+	// entries' indexes in key order, and the entries themselves in that
+	// order, in buffers lent by scratch.
+	order  []int32
+	sorted []sortEntry
+	lent   *sortBuffers
 
 	// Writes are numbered in the order they were added (the newest wins
 	// among equal keys): entry i of the current set is write seqBase+i.
 	seqBase uint64
 	runs    []string
 
-	// scratch, if set, lends radix buffers (*radixBuffers) shared by the
-	// sorters of one import: one set per partition sorted at a time.
-	scratch *sync.Pool
+	// scratch, if set, lends sortMem's buffers, shared by the sorters of
+	// one import: one set per partition sorted at a time.
+	scratch *sortScratch
 }
 
 // sortEntry is one pair of the sort. pfx holds the key's bytes 8..40,
@@ -245,36 +250,36 @@ func (s *sorter) reset() {
 	s.free = append(s.free, s.blocks...)
 	s.freeChunks = append(s.freeChunks, s.chunks...)
 	s.seqBase += uint64(s.n)
-	s.blocks, s.chunks, s.n, s.order, s.bytes = nil, nil, 0, nil, 0
+	s.blocks, s.chunks, s.n, s.bytes = nil, nil, 0, 0
 }
 
 // release drops everything the sorter holds.
 func (s *sorter) release() {
-	s.blocks, s.free, s.chunks, s.freeChunks, s.n, s.order, s.bytes = nil, nil, nil, nil, 0, nil, 0
+	s.blocks, s.free, s.chunks, s.freeChunks, s.n, s.bytes = nil, nil, nil, nil, 0, 0
 }
 
 // sortMem orders the entries by key, the newest first among equals, into
-// s.order. A radix sort on the first 16 prefix bytes does most of the
-// work (a comparison sort of the entries was a fifth of an SST import's
-// CPU); what it leaves tied (one vertex's edges of one type, say) is
-// sorted by the full comparison, tie group by tie group.
+// s.order and s.sorted; doneSorting gives their buffers back. A radix
+// sort on the first 16 prefix bytes does most of the work (a comparison
+// sort of the entries was a fifth of an SST import's CPU); what it leaves
+// tied (one vertex's edges of one type, say) is sorted by the full
+// comparison, tie group by tie group.
+//
+// The entries are then copied into key order (s.sorted), so that the
+// merge and the spill, which visit them in that order, read memory
+// front to back instead of at random: the copy is a tight loop whose
+// cache misses overlap, where the merge took one miss per entry between
+// two calls into RocksDB.
 func (s *sorter) sortMem() {
-	// The radix buffers are large (48 bytes an entry) and short-lived:
-	// reused from sort to sort rather than faulted in fresh each time.
-	scratch := &radixBuffers{}
-	if s.scratch != nil {
-		if r, ok := s.scratch.Get().(*radixBuffers); ok {
-			scratch = r
-		}
-		defer s.scratch.Put(scratch)
-	}
-	keys, tmp := scratch.get(s.n)
+	bufs := s.scratch.get()
+	s.lent = bufs
+	keys, tmp := bufs.radix(s.n)
 	for i := range keys {
 		e := s.ent(int32(i))
 		keys[i] = radixKey{hi: e.pfx[0], lo: e.pfx[1], i: int32(i)}
 	}
 	keys = radixSort(keys, tmp)
-	order := make([]int32, len(keys))
+	order := bufs.orderOf(len(keys))
 	for j := range keys {
 		order[j] = keys[j].i
 	}
@@ -288,7 +293,18 @@ func (s *sorter) sortMem() {
 		}
 		a = b
 	}
-	s.order = order
+	// The radix keys are done with: their memory takes the entries.
+	sorted := bufs.entries(len(order))
+	for j, i := range order {
+		sorted[j] = *s.ent(i)
+	}
+	s.order, s.sorted = order, sorted
+}
+
+// doneSorting gives sortMem's buffers back.
+func (s *sorter) doneSorting() {
+	s.scratch.put(s.lent)
+	s.order, s.sorted, s.lent = nil, nil, nil
 }
 
 // sameKey reports whether two entries hold the same key, looking at the
@@ -328,14 +344,78 @@ type radixKey struct {
 	i      int32
 }
 
-// radixBuffers are the two buffers of a radix sort.
-type radixBuffers struct{ a, b []radixKey }
+// sortBuffers are the buffers of one sortMem: a slab that holds first
+// the radix sort's two key buffers (2×24 bytes an entry) and then the
+// entries in key order (64 bytes an entry), and the order.
+type sortBuffers struct {
+	slab  []sortEntry
+	order []int32
+}
 
-func (r *radixBuffers) get(n int) (keys, tmp []radixKey) {
-	if cap(r.a) < n {
-		r.a, r.b = make([]radixKey, n), make([]radixKey, n)
+func (b *sortBuffers) grow(n int) {
+	if cap(b.slab) < n {
+		b.slab = make([]sortEntry, n)
 	}
-	return r.a[:n], r.b[:n]
+}
+
+// radix returns the two buffers of a radix sort of n keys.
+func (b *sortBuffers) radix(n int) (keys, tmp []radixKey) {
+	b.grow(n)
+	if n == 0 {
+		return nil, nil
+	}
+	// Neither type holds pointers, so the collector does not mind the
+	// slab being seen as either.
+	all := unsafe.Slice((*radixKey)(unsafe.Pointer(&b.slab[0])), 2*n)
+	return all[:n:n], all[n:]
+}
+
+// entries returns the slab as n entries (the radix buffers are gone).
+func (b *sortBuffers) entries(n int) []sortEntry {
+	b.grow(n)
+	return b.slab[:n]
+}
+
+func (b *sortBuffers) orderOf(n int) []int32 {
+	if cap(b.order) < n {
+		b.order = make([]int32, n)
+	}
+	return b.order[:n]
+}
+
+// sortScratch lends sortBuffers to the sorters of one import, keeping
+// those given back for the next sort. Not a sync.Pool: a pool is emptied
+// by every second collection, an SST import (under its memory limit)
+// collects often, and the tens of MB of buffers were then allocated and
+// faulted in anew for most partitions: 7 % of an SF10 import's CPU was
+// the kernel clearing their pages. It holds at most as many sets as were
+// in use at once. A nil scratch lends fresh buffers.
+type sortScratch struct {
+	mu   sync.Mutex
+	free []*sortBuffers
+}
+
+func (p *sortScratch) get() *sortBuffers {
+	if p == nil {
+		return &sortBuffers{}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k := len(p.free); k > 0 {
+		b := p.free[k-1]
+		p.free = p.free[:k-1]
+		return b
+	}
+	return &sortBuffers{}
+}
+
+func (p *sortScratch) put(b *sortBuffers) {
+	if p == nil || b == nil {
+		return
+	}
+	p.mu.Lock()
+	p.free = append(p.free, b)
+	p.mu.Unlock()
 }
 
 // radixSort sorts keys by (hi, lo), stably, a byte at a time from the
@@ -405,6 +485,7 @@ func (s *sorter) spill() error {
 		return nil
 	}
 	s.sortMem()
+	defer s.doneSorting()
 	path := filepath.Join(s.dir, fmt.Sprintf("%s.run%d", s.name, len(s.runs)))
 	f, err := os.Create(path)
 	if err != nil {
@@ -413,8 +494,8 @@ func (s *sorter) spill() error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr [3 * binary.MaxVarintLen64]byte
 	kbuf := make([]byte, 0, pfxEnd)
-	for _, i := range s.order {
-		e := s.ent(i)
+	for j, i := range s.order {
+		e := &s.sorted[j]
 		n := binary.PutUvarint(hdr[:], uint64(e.keyLen()))
 		n += binary.PutUvarint(hdr[n:], uint64(e.valLen()))
 		n += binary.PutUvarint(hdr[n:], s.seqBase+uint64(i))
@@ -439,12 +520,13 @@ func (s *sorter) spill() error {
 // then removes the run files. key and val are valid during the call.
 func (s *sorter) merge(fn func(key, val []byte) error) error {
 	s.sortMem()
+	defer s.doneSorting()
 	if len(s.runs) == 0 {
 		// Nothing spilled: walk the sorted entries, no heap.
 		var last *sortEntry
 		kbuf := make([]byte, 0, pfxEnd)
-		for _, i := range s.order {
-			e := s.ent(i)
+		for j := range s.sorted {
+			e := &s.sorted[j]
 			if last != nil && s.sameKey(e, last) {
 				continue // an older write of the same key
 			}
@@ -545,7 +627,7 @@ func (m *memSource) next() bool {
 	m.i++
 	return true
 }
-func (m *memSource) entry() *sortEntry { return m.s.ent(m.s.order[m.i-1]) }
+func (m *memSource) entry() *sortEntry { return &m.s.sorted[m.i-1] }
 func (m *memSource) cur() ([]byte, []byte) {
 	e := m.entry()
 	m.kbuf = m.s.key(m.kbuf, e)
