@@ -407,6 +407,46 @@ sources:
 		checkDegrees(t, c, "wikiresume", "vote", out, in, append(outs, ins...))
 	})
 
+	t.Run("sst resume refuses a damaged file", func(t *testing.T) {
+		// The first upload of each file takes its checksum into the
+		// manifest; a kept file that reads otherwise on the rerun is
+		// refused, named, instead of being ingested under either sum.
+		o := presetFor(c, "wikidamaged", 1, t.TempDir())
+		o.Mode, o.SSTDir = "sst", t.TempDir()
+		cfg, err := SNAPConfig(wikiVote, "vote", false, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Manager.Retry = 0
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		_, err = Run(ctx, cfg, Options{afterUpload: func(part int32) error {
+			if part == 2 {
+				return errors.New("injected ship failure")
+			}
+			return nil
+		}})
+		if err == nil || !strings.Contains(err.Error(), "1 partition(s) not ingested") {
+			t.Fatalf("first run: %v, want partition 2 not ingested", err)
+		}
+		files, _ := filepath.Glob(filepath.Join(o.SSTDir, "nova-sst-*", "*-p2-data.sst"))
+		if len(files) != 1 {
+			t.Fatalf("partition 2's kept data file: %v", files)
+		}
+		data, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)/2] ^= 0xff
+		if err := os.WriteFile(files[0], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Run(ctx, cfg, Options{})
+		if err == nil || !strings.Contains(err.Error(), "changed on disk between uploads") || !strings.Contains(err.Error(), "--restart") {
+			t.Fatalf("rerun with a damaged file: %v, want it refused, named, with --restart", err)
+		}
+	})
+
 	t.Run("sst then a new replica", func(t *testing.T) {
 		// A replica added after an SST ingest never had the files: it
 		// must catch up by snapshot, not by replaying the ingest entry

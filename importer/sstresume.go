@@ -109,6 +109,27 @@ func (b *sstBuilder) noteBuilt(pf *partFiles) error {
 	return b.saveManifest()
 }
 
+// noteChecksums records the checksums the uploads of a partition's files
+// took, so that a resumed run names the files by the same ones.
+func (b *sstBuilder) noteChecksums(pf *partFiles) error {
+	b.manifestMu.Lock()
+	defer b.manifestMu.Unlock()
+	mp := b.manifest.Parts[pf.part]
+	if mp == nil || len(mp.Files) != len(pf.files) {
+		return nil
+	}
+	changed := false
+	for i, f := range pf.files {
+		if mf := &mp.Files[i]; len(mf.checksum()) == 0 && len(f.Checksum) > 0 {
+			mf.Checksum, changed = f.Checksum, true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return b.saveManifest()
+}
+
 // noteShipped records that a partition's files are ingested.
 func (b *sstBuilder) noteShipped(part int32) error {
 	b.manifestMu.Lock()

@@ -130,7 +130,7 @@ func (ic *ingestCluster) upload(t *testing.T, path, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, id := range ic.ids {
-		if err := ic.sc.UploadSST(ctx, id, ic.space, 1, name, path); err != nil {
+		if _, err := ic.sc.UploadSST(ctx, id, ic.space, 1, name, path); err != nil {
 			t.Fatalf("uploading %s to store %d: %v", name, id, err)
 		}
 	}

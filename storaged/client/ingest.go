@@ -18,51 +18,55 @@ const sstChunk = 1 << 20
 // UploadSST stages the SST file at path on the store storeID for
 // partition part of space, under name (see storaged/ingest.go). It goes to
 // that store whether or not it leads the partition: every replica needs
-// the file before IngestSST.
-func (c *Client) UploadSST(ctx context.Context, store uint64, space, part int32, name, path string) error {
+// the file before IngestSST. It returns the content checksum (XXH64,
+// storaged/sstsum.go) of what it sent, which the store checked: the
+// checksum IngestSST names the file by.
+func (c *Client) UploadSST(ctx context.Context, store uint64, space, part int32, name, path string) ([]byte, error) {
 	addr, ok := c.meta.Catalog().HostAddr(store)
 	if !ok {
-		return fmt.Errorf("uploading %s: store %d is not in the catalog", name, store)
+		return nil, fmt.Errorf("uploading %s: store %d is not in the catalog", name, store)
 	}
 	conn, err := c.conn(addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("uploading %s: %w", name, err)
+		return nil, fmt.Errorf("uploading %s: %w", name, err)
 	}
 	defer f.Close()
 	stream, err := storagepb.NewStorageServiceClient(conn).UploadSST(ctx)
 	if err != nil {
-		return fmt.Errorf("uploading %s to %s: %w", name, addr, err)
+		return nil, fmt.Errorf("uploading %s to %s: %w", name, addr, err)
 	}
 	r := bufio.NewReaderSize(f, sstChunk)
 	h := xxhash.New() // the content checksum (storaged/sstsum.go)
 	buf := make([]byte, sstChunk)
+	var sum []byte
 	for {
 		n, rerr := io.ReadFull(r, buf)
 		if rerr != nil && rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
-			return fmt.Errorf("uploading %s: reading %s: %w", name, path, rerr)
+			return nil, fmt.Errorf("uploading %s: reading %s: %w", name, path, rerr)
 		}
 		h.Write(buf[:n])
 		last := rerr != nil
 		msg := &storagepb.SSTChunk{SpaceId: space, PartId: part, Name: name, Data: buf[:n], Last: last}
 		if last {
-			msg.Checksum = h.Sum(nil)
+			sum = h.Sum(nil)
+			msg.Checksum = sum
 		}
 		if err := stream.Send(msg); err != nil {
 			_, err = stream.CloseAndRecv() // the server's reason, if it gave one
-			return fmt.Errorf("uploading %s to %s: %w", name, addr, err)
+			return nil, fmt.Errorf("uploading %s to %s: %w", name, addr, err)
 		}
 		if last {
 			break
 		}
 	}
 	if _, err := stream.CloseAndRecv(); err != nil {
-		return fmt.Errorf("uploading %s to %s: %w", name, addr, err)
+		return nil, fmt.Errorf("uploading %s to %s: %w", name, addr, err)
 	}
-	return nil
+	return sum, nil
 }
 
 // IngestSST asks the leader of req.PartId to ingest staged files through
