@@ -595,6 +595,10 @@ func (b *sstBuilder) shipPart(ctx context.Context, storage *storageclient.Client
 			// its staged copy against it (storaged/sstsum.go). A file
 			// that reads differently on a later upload (or a resumed
 			// run, whose manifest has the checksum) is damaged here.
+			// One damaged between its build and its first upload (an
+			// importer stopped in between, then resumed) cannot be
+			// told from a good one: RocksDB's block checksums report
+			// it when the damaged blocks are read.
 			switch {
 			case len(f.Checksum) == 0:
 				f.Checksum = sum
