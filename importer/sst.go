@@ -351,6 +351,7 @@ type sstWriter struct {
 	path    string
 	name    string
 	w       *grocksdb.SSTFileWriter
+	batch   *sstBatch // w's pairs, put many at a time
 	n       int64
 	s, l    []byte
 	envOpts *grocksdb.EnvOptions
@@ -377,11 +378,12 @@ func (b *sstBuilder) newWriter(part int32, what string) (*sstWriter, error) {
 		w.destroy()
 		return nil, fmt.Errorf("creating %s: %w", w.path, err)
 	}
+	w.batch = newSSTBatch(w.w)
 	return w, nil
 }
 
 func (w *sstWriter) put(k, v []byte) error {
-	if err := w.w.Put(k, v); err != nil {
+	if err := w.batch.put(k, v); err != nil {
 		return fmt.Errorf("writing %s: %w", w.path, err)
 	}
 	if w.n == 0 {
@@ -398,6 +400,9 @@ func (w *sstWriter) finish(pf *partFiles) error {
 	if w.n == 0 {
 		os.Remove(w.path)
 		return nil
+	}
+	if err := w.batch.flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", w.path, err)
 	}
 	if err := w.w.Finish(); err != nil {
 		return fmt.Errorf("finishing %s: %w", w.path, err) // a full disk ends here, named
