@@ -52,6 +52,21 @@ func execOK(t *testing.T, s *client.Session, stmt string) *client.ResultSet {
 	return rs
 }
 
+// sstWithoutRetries is the SST import of wiki-Vote (the file at wikiVote)
+// into a new rf 1 space, kept in a folder of the test's, whose failed
+// ships are not retried.
+func sstWithoutRetries(t *testing.T, c *testcluster.Cluster, wikiVote, space string) (PresetOptions, *Config) {
+	t.Helper()
+	o := presetFor(c, space, 1, t.TempDir())
+	o.Mode, o.SSTDir = "sst", t.TempDir()
+	cfg, err := SNAPConfig(wikiVote, "vote", false, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Manager.Retry = 0
+	return o, cfg
+}
+
 func presetFor(c *testcluster.Cluster, space string, replicas int, dir string) PresetOptions {
 	return PresetOptions{Space: space, Partitions: 6, Replicas: replicas, Addr: c.Graph.Addr(), User: "root",
 		Password: testcluster.Password, Mode: "online", Batch: 2000, Concurrency: 8, FailedDir: dir}
@@ -357,13 +372,7 @@ sources:
 		// Two partitions fail to ship (a store down past the retries,
 		// here a hook): the import fails naming them, keeps its built
 		// files, and a rerun of the same import only ships those two.
-		o := presetFor(c, "wikiresume", 1, t.TempDir())
-		o.Mode, o.SSTDir = "sst", t.TempDir()
-		cfg, err := SNAPConfig(wikiVote, "vote", false, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Manager.Retry = 0
+		o, cfg := sstWithoutRetries(t, c, wikiVote, "wikiresume")
 		failing := func(part int32) error {
 			if part == 2 || part == 4 {
 				return errors.New("injected ship failure")
@@ -372,7 +381,7 @@ sources:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		_, err = Run(ctx, cfg, Options{afterUpload: failing})
+		_, err := Run(ctx, cfg, Options{afterUpload: failing})
 		if err == nil || !strings.Contains(err.Error(), "2 partition(s) not ingested") || !strings.Contains(err.Error(), "run the same import again") {
 			t.Fatalf("first run: %v, want the two failed partitions named with how to finish", err)
 		}
@@ -411,16 +420,10 @@ sources:
 		// The first upload of each file takes its checksum into the
 		// manifest; a kept file that reads otherwise on the rerun is
 		// refused, named, instead of being ingested under either sum.
-		o := presetFor(c, "wikidamaged", 1, t.TempDir())
-		o.Mode, o.SSTDir = "sst", t.TempDir()
-		cfg, err := SNAPConfig(wikiVote, "vote", false, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Manager.Retry = 0
+		o, cfg := sstWithoutRetries(t, c, wikiVote, "wikidamaged")
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		_, err = Run(ctx, cfg, Options{afterUpload: func(part int32) error {
+		_, err := Run(ctx, cfg, Options{afterUpload: func(part int32) error {
 			if part == 2 {
 				return errors.New("injected ship failure")
 			}

@@ -292,7 +292,7 @@ func (s *sorter) sortMem() {
 	}
 	order := bufs.orderOf(s.n)
 	if p, ok := newPacker(counts, s.n); ok {
-		keys, tmp := bufs.packed(s.n)
+		keys, tmp := radixBuffers[packedKey](bufs, s.n)
 		for i := range keys {
 			e := s.ent(int32(i))
 			keys[i] = packedKey{k: p.pack(e.pfx[0], e.pfx[1]), i: int32(i)}
@@ -302,7 +302,7 @@ func (s *sorter) sortMem() {
 			order[j] = keys[j].i
 		}
 	} else {
-		keys, tmp := bufs.radix(s.n)
+		keys, tmp := radixBuffers[radixKey](bufs, s.n)
 		for i := range keys {
 			e := s.ent(int32(i))
 			keys[i] = radixKey{hi: e.pfx[0], lo: e.pfx[1], i: int32(i)}
@@ -421,25 +421,16 @@ func (b *sortBuffers) grow(n int) {
 	}
 }
 
-// radix returns the two buffers of a radix sort of n keys.
-func (b *sortBuffers) radix(n int) (keys, tmp []radixKey) {
+// radixBuffers returns the two buffers of a radix sort of n keys of type
+// K (radixKey or packedKey, both at most half an entry), in b's slab.
+func radixBuffers[K radixKey | packedKey](b *sortBuffers, n int) (keys, tmp []K) {
 	b.grow(n)
 	if n == 0 {
 		return nil, nil
 	}
 	// Neither type holds pointers, so the collector does not mind the
 	// slab being seen as either.
-	all := unsafe.Slice((*radixKey)(unsafe.Pointer(&b.slab[0])), 2*n)
-	return all[:n:n], all[n:]
-}
-
-// packed returns the two buffers of a radix sort of n packed keys.
-func (b *sortBuffers) packed(n int) (keys, tmp []packedKey) {
-	b.grow(n)
-	if n == 0 {
-		return nil, nil
-	}
-	all := unsafe.Slice((*packedKey)(unsafe.Pointer(&b.slab[0])), 2*n)
+	all := unsafe.Slice((*K)(unsafe.Pointer(&b.slab[0])), 2*n)
 	return all[:n:n], all[n:]
 }
 
@@ -515,12 +506,7 @@ func radixSort(keys, tmp []radixKey, counts *digitCounts) []radixKey {
 		if n == 0 || c[digit(&keys[0], d)] == n {
 			continue
 		}
-		var pos [256]int
-		sum := 0
-		for v := range 256 {
-			pos[v] = sum
-			sum += c[v]
-		}
+		pos := starts(c)
 		for i := range keys {
 			v := digit(&keys[i], d)
 			tmp[pos[v]] = keys[i]
@@ -529,6 +515,18 @@ func radixSort(keys, tmp []radixKey, counts *digitCounts) []radixKey {
 		keys, tmp = tmp, keys
 	}
 	return keys
+}
+
+// starts returns where each value's keys start in a pass's output,
+// given how many keys hold each value.
+func starts(c *[256]int) [256]int {
+	var pos [256]int
+	sum := 0
+	for v := range 256 {
+		pos[v] = sum
+		sum += c[v]
+	}
+	return pos
 }
 
 // digit is byte d of a key, counting from lo's least significant.
@@ -664,12 +662,7 @@ func lsdSort64(keys, tmp []packedKey, width int) []packedKey {
 		if n == 0 || c[byte(keys[0].k>>(8*d))] == n {
 			continue
 		}
-		var pos [256]int
-		sum := 0
-		for v := range 256 {
-			pos[v] = sum
-			sum += c[v]
-		}
+		pos := starts(c)
 		for i := range keys {
 			v := byte(keys[i].k >> (8 * d))
 			tmp[pos[v]] = keys[i]

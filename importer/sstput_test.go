@@ -14,22 +14,30 @@ import (
 	"github.com/novagraph/novagraph/partition"
 )
 
+// newTestSSTWriter returns the writer of partition 1's data file of a
+// new SST build named key, closed with the test.
+func newTestSSTWriter(t *testing.T, key string) *sstWriter {
+	t.Helper()
+	snap, space := testSnapshot()
+	b, err := newSSTBuilder(snap, space, t.TempDir(), key, true, 1<<20, "lz4", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.close(false) })
+	w, err := b.newWriter(1, "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // TestSSTBatchMatchesPut writes pairs through the importer's batched SST
 // writer — some flushes full, a value larger than a batch, a last
 // partial batch — and checks that a database that ingests the file holds
 // exactly those pairs. It also fails if grocksdb's SSTFileWriter no
 // longer keeps its C writer where newSSTBatch reads it.
 func TestSSTBatchMatchesPut(t *testing.T) {
-	snap, space := testSnapshot()
-	b, err := newSSTBuilder(snap, space, t.TempDir(), "batch", true, 1<<20, "lz4", slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close(false)
-	w, err := b.newWriter(1, "data")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newTestSSTWriter(t, "batch")
 	var keys, vals [][]byte
 	for i := range 30000 {
 		vid := make([]byte, 8)
@@ -89,23 +97,14 @@ func TestSSTBatchMatchesPut(t *testing.T) {
 // TestSSTBatchError: a key out of order, found by RocksDB when the batch
 // is put, fails the file with RocksDB's reason and the file's path.
 func TestSSTBatchError(t *testing.T) {
-	snap, space := testSnapshot()
-	b, err := newSSTBuilder(snap, space, t.TempDir(), "batcherr", true, 1<<20, "lz4", slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close(false)
-	w, err := b.newWriter(1, "data")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newTestSSTWriter(t, "batcherr")
 	for _, v := range []uint64{1, 3, 2} {
 		vid := binary.BigEndian.AppendUint64(nil, v)
 		if err := w.put(partition.TagKey(1, 1, vid, 2), []byte("x")); err != nil {
 			t.Fatal(err) // held in the batch: not put yet
 		}
 	}
-	err = w.finish(&partFiles{})
+	err := w.finish(&partFiles{})
 	if err == nil || !strings.Contains(err.Error(), w.path) || !strings.Contains(strings.ToLower(err.Error()), "order") {
 		t.Fatalf("finish after keys out of order: %v, want RocksDB's reason with %s", err, w.path)
 	}
