@@ -189,10 +189,16 @@ func (b *sstBuilder) add(ws []write) error {
 			return fmt.Errorf("SST mode writes only: DELETE mode needs online mode")
 		case w.vertex != nil:
 			for _, t := range w.vertex.Tags {
+				if err := checkSortRow(len(t.Row)); err != nil {
+					return err
+				}
 				put(w.part, partition.TagKey(sp, w.part, w.vertex.Vid, t.TagId), t.Row)
 			}
 		default:
 			e := w.edge
+			if err := checkSortRow(len(e.Row)); err != nil {
+				return err
+			}
 			out := sorterOf(w.part)
 			h := out.held()
 			out.addEdge(sp, w.part, e.Src, e.EdgeType, e.Rank, e.Dst, false, e.Row)
@@ -216,6 +222,19 @@ func (b *sstBuilder) add(ws []write) error {
 			return err
 		}
 		b.held -= before - big.held()
+	}
+	return nil
+}
+
+// maxSortRow is the largest row SST mode sorts: the sort keeps lengths in
+// 31 bits, with room for an in-edge's version and a key.
+const maxSortRow = 1<<30 - 1
+
+// checkSortRow refuses a row the sort cannot hold, instead of the panic
+// of the sorter's own check.
+func checkSortRow(n int) error {
+	if n > maxSortRow {
+		return fmt.Errorf("SST mode: a row of %d bytes is larger than the sort's limit of %d bytes: import it in online mode", n, maxSortRow)
 	}
 	return nil
 }

@@ -109,3 +109,18 @@ func TestSSTBatchError(t *testing.T) {
 		t.Fatalf("finish after keys out of order: %v, want RocksDB's reason with %s", err, w.path)
 	}
 }
+
+// TestCheckSortRow: a row too large for the sort's 31-bit lengths is an
+// error naming its size and what to do, not a panic in the sorter.
+func TestCheckSortRow(t *testing.T) {
+	if err := checkSortRow(maxSortRow); err != nil {
+		t.Errorf("a row of the largest size: %v", err)
+	}
+	err := checkSortRow(maxSortRow + 1)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(maxSortRow+1)) || !strings.Contains(err.Error(), "online mode") {
+		t.Errorf("a row over the limit: %v", err)
+	}
+	if maxSortRow+12+1024 > inlineFlag-1 {
+		t.Errorf("maxSortRow %d leaves no room for an in-edge's version and a key under the sort's %d", maxSortRow, inlineFlag-1)
+	}
+}
