@@ -23,6 +23,7 @@ import (
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/raftgroup"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
 // Bulk ingest of SST files (the importer's SST mode).
@@ -100,7 +101,7 @@ func (s *service) UploadSST(stream storagepb.StorageService_UploadSSTServer) err
 	}
 	defer os.Remove(tmp) // gone after the rename; removes a partial file
 	defer f.Close()
-	h := newSSTHash(nil)
+	h := storageclient.NewSSTHash(nil)
 	size := int64(0)
 	for c := first; ; {
 		if _, err := f.Write(c.Data); err != nil {

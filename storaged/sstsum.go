@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"hash"
 	"io"
 	"os"
 
-	"github.com/cespare/xxhash/v2"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
 // The content checksum of a staged SST file (SSTFile.checksum,
@@ -17,42 +16,30 @@ import (
 // It guards against accidental damage (a truncated upload, a disk that
 // returns other bytes, a staged name reused by a later upload), not
 // against an adversary, who could as well write the raft log. It was
-// SHA-256 until the SST import was profiled: every file is hashed twice
-// by the importer (after writing, while uploading) and up to three times
-// by each replica (receiving, at the leader before proposing, applying),
-// and SHA-256 was 5 % of the whole machine's CPU during an SF10 import;
-// XXH64 runs at memory speed.
+// SHA-256 until the SST import was profiled: each file was hashed twice
+// by the importer (after writing, while uploading; now only the upload
+// hashes it) and is hashed up to three times by each replica (receiving,
+// at the leader before proposing, applying), and SHA-256 was 5 % of the
+// whole machine's CPU during an SF10 import; XXH64 runs at memory speed.
 //
 // Checksums already written — ingest entries in raft logs, an importer's
 // resume manifest — may be 32-byte SHA-256s. A checksum is therefore
-// checked with the algorithm its length names (newSSTHash), so a replica
-// that replays an old entry verifies its file as before. Streams are
-// always XXH64: a 32-byte checksum at the end of one comes from a peer of
-// an older release, and the error says so.
-
-// sstSumLen is the length of an XXH64 checksum.
-const sstSumLen = 8
-
-// newSSTHash returns the hash that computes checksums like want: SHA-256
-// for a 32-byte one, XXH64 for any other (including none).
-func newSSTHash(want []byte) hash.Hash {
-	if len(want) == sha256.Size {
-		return sha256.New()
-	}
-	return xxhash.New()
-}
+// checked with the algorithm its length names (storageclient.NewSSTHash,
+// beside the uploader that computes it), so a replica that replays an
+// old entry verifies its file as before. Streams are always XXH64: a
+// 32-byte checksum at the end of one comes from a peer of an older
+// release, and the error says so.
 
 // FileChecksum returns the checksum and the size of the file at path,
-// computed as want was (see newSSTHash; nil gives the current XXH64):
-// what the importer puts in an ingest entry and every replica compares
-// its staged copy with.
+// computed as want was (storageclient.NewSSTHash; nil gives the current
+// XXH64): how every replica compares its staged copy with the entry's.
 func FileChecksum(path string, want []byte) ([]byte, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	h := newSSTHash(want)
+	h := storageclient.NewSSTHash(want)
 	n, err := io.Copy(h, f)
 	if err != nil {
 		return nil, 0, err

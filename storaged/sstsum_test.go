@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/novagraph/novagraph/storaged/client"
 )
 
 // TestFileChecksumAlgorithms: a file is checksummed with XXH64 unless the
@@ -28,7 +30,7 @@ func TestFileChecksumAlgorithms(t *testing.T) {
 		got  []byte
 	}{
 		{"no checksum yet", nil, xx},
-		{"an XXH64", make([]byte, sstSumLen), xx},
+		{"an XXH64", make([]byte, client.SSTChecksumLen), xx},
 		{"a SHA-256", make([]byte, sha256.Size), sha[:]},
 	} {
 		sum, size, err := FileChecksum(path, tc.want)

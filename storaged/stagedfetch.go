@@ -20,6 +20,7 @@ import (
 	"github.com/novagraph/novagraph/internal/grpcdial"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/raftgroup"
+	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
 // Repair of a missing staged file from a peer (see the top of ingest.go).
@@ -68,7 +69,7 @@ func (s *service) DownloadStagedSST(req *storagepb.DownloadStagedSSTReq, stream 
 		return fmt.Errorf("%s: reading staged %s: %w", g, req.Name, err)
 	}
 	defer f.Close()
-	h := newSSTHash(nil)
+	h := storageclient.NewSSTHash(nil)
 	buf := make([]byte, stagedChunk)
 	for {
 		n, rerr := io.ReadFull(f, buf)
@@ -225,7 +226,7 @@ func downloadStaged(ctx context.Context, addr string, g raftgroup.GroupID, name 
 	tmp := f.Name()
 	defer os.Remove(tmp) // gone after the rename; removes a partial file
 	defer f.Close()
-	h := newSSTHash(nil)
+	h := storageclient.NewSSTHash(nil)
 	size := int64(0)
 	for {
 		c, err := stream.Recv()
@@ -248,7 +249,7 @@ func downloadStaged(ctx context.Context, addr string, g raftgroup.GroupID, name 
 			if err := checkStreamSum(got, c.Checksum, size); err != nil {
 				return size, err
 			}
-			if len(sum) > 0 && len(sum) != sstSumLen {
+			if len(sum) > 0 && len(sum) != storageclient.SSTChecksumLen {
 				// An entry from before XXH64: its file is checked
 				// with the SHA-256 it names, read back once.
 				if got, _, err = FileChecksum(tmp, sum); err != nil {

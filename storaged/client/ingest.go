@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/novagraph/novagraph/proto/storagepb"
 )
 
@@ -40,7 +38,7 @@ func (c *Client) UploadSST(ctx context.Context, store uint64, space, part int32,
 		return nil, fmt.Errorf("uploading %s to %s: %w", name, addr, err)
 	}
 	r := bufio.NewReaderSize(f, sstChunk)
-	h := xxhash.New() // the content checksum (storaged/sstsum.go)
+	h := NewSSTHash(nil) // the content checksum (sstsum.go)
 	buf := make([]byte, sstChunk)
 	var sum []byte
 	for {
