@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -19,10 +20,12 @@ import (
 //
 //   - BOOLEAN: "true" / "false";
 //   - INT32, INT64: decimal; unsigned logical INT types as unsigned;
-//     DECIMAL as a decimal number with its scale ("-123.45"); DATE, TIME
-//     and TIMESTAMP as their stored integer (days, or time units since the
-//     epoch / midnight, in the column's unit);
-//   - INT96 (Spark's legacy timestamps): nanoseconds since the Unix epoch;
+//     DECIMAL as a decimal number with its scale ("-123.45");
+//   - DATE as "2006-01-02", TIME as "15:04:05.000000", TIMESTAMP and INT96
+//     (Spark's legacy timestamps) as "2006-01-02T15:04:05.000000", as
+//     stored (no zone conversion), to the microsecond: the text novagraph's
+//     date, time, datetime and timestamp properties read (a stored integer
+//     would be read as a year, or as seconds);
 //   - FLOAT, DOUBLE: strconv 'g' with the shortest exact precision;
 //   - BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY: the bytes as they are (strings,
 //     enums, JSON), except DECIMAL (as above) and UUID (canonical 8-4-4-4-12
@@ -39,6 +42,8 @@ type pqLeaf struct {
 	decimal  bool
 	scale    int
 	uuid     bool
+	temporal byte          // 'd' DATE, 't' TIME, 's' TIMESTAMP; 0 for none
+	unit     time.Duration // TIME and TIMESTAMP: the stored integer's unit
 	repeated bool
 	repDef   int // definition level of an existing list entry
 }
@@ -113,6 +118,16 @@ func parquetLeaves(pf *parquet.File) []pqLeaf {
 				l.decimal, l.scale = true, int(v.Scale)
 			case *format.UUIDType:
 				l.uuid = t.Kind() == parquet.FixedLenByteArray && t.Length() == 16
+			case *format.DateType:
+				l.temporal = 'd'
+			case *format.TimeType:
+				if v.Unit.Value != nil {
+					l.temporal, l.unit = 't', v.Unit.Value.Duration()
+				}
+			case *format.TimestampType:
+				if v.Unit.Value != nil {
+					l.temporal, l.unit = 's', v.Unit.Value.Duration()
+				}
 			}
 		}
 		if i := c.Index(); i >= 0 && i < len(leaves) {
@@ -262,6 +277,8 @@ func (l *pqLeaf) appendValue(dst []byte, v parquet.Value) []byte {
 			return strconv.AppendUint(dst, uint64(v.Uint32()), 10)
 		case l.decimal:
 			return appendDecimal(dst, strconv.FormatInt(int64(v.Int32()), 10), l.scale)
+		case l.temporal != 0:
+			return l.appendTemporal(dst, int64(v.Int32()))
 		}
 		return strconv.AppendInt(dst, int64(v.Int32()), 10)
 	case parquet.Int64:
@@ -270,13 +287,16 @@ func (l *pqLeaf) appendValue(dst []byte, v parquet.Value) []byte {
 			return strconv.AppendUint(dst, v.Uint64(), 10)
 		case l.decimal:
 			return appendDecimal(dst, strconv.FormatInt(v.Int64(), 10), l.scale)
+		case l.temporal != 0:
+			return l.appendTemporal(dst, v.Int64())
 		}
 		return strconv.AppendInt(dst, v.Int64(), 10)
 	case parquet.Int96:
 		i := v.Int96()
 		nanos := int64(uint64(i[1])<<32 | uint64(i[0]))
 		julian := int64(int32(i[2]))
-		return strconv.AppendInt(dst, (julian-2440588)*86400e9+nanos, 10)
+		day := time.Unix((julian-2440588)*86400, 0).UTC()
+		return day.Add(time.Duration(nanos)).AppendFormat(dst, pqDateTime)
 	case parquet.Float:
 		return strconv.AppendFloat(dst, float64(v.Float()), 'g', -1, 32)
 	case parquet.Double:
@@ -305,6 +325,29 @@ func (l *pqLeaf) appendValue(dst []byte, v parquet.Value) []byte {
 		}
 		return append(dst, p...)
 	}
+}
+
+const (
+	pqDate     = "2006-01-02"
+	pqTime     = "15:04:05.000000"
+	pqDateTime = pqDate + "T" + pqTime
+)
+
+// appendTemporal appends a DATE (n days since the epoch), TIME (n units
+// since midnight) or TIMESTAMP (n units since the epoch) as text.
+func (l *pqLeaf) appendTemporal(dst []byte, n int64) []byte {
+	switch l.temporal {
+	case 'd':
+		return time.Unix(n*86400, 0).UTC().AppendFormat(dst, pqDate)
+	case 't':
+		return time.Unix(0, 0).UTC().Add(time.Duration(n)*l.unit).AppendFormat(dst, pqTime)
+	}
+	per := int64(time.Second / l.unit) // units per second
+	sec, frac := n/per, n%per
+	if frac < 0 {
+		sec, frac = sec-1, frac+per
+	}
+	return time.Unix(sec, frac*int64(l.unit)).UTC().AppendFormat(dst, pqDateTime)
 }
 
 // appendDecimal appends the integer text n (optionally "-"-signed) divided

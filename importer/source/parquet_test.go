@@ -171,6 +171,9 @@ func TestParquetLogicalTypes(t *testing.T) {
 		B    []byte           `parquet:"b"`
 		T96  deprecated.Int96 `parquet:"t96"`
 		TS   time.Time        `parquet:"ts,timestamp(millisecond)"`
+		TSU  time.Time        `parquet:"tsu,timestamp(microsecond)"`
+		Old  time.Time        `parquet:"old,timestamp(millisecond)"`
+		Tm   int32            `parquet:"tm,time(millisecond)"`
 	}
 	path := filepath.Join(t.TempDir(), "l.parquet")
 	f, err := os.Create(path)
@@ -182,7 +185,9 @@ func TestParquetLogicalTypes(t *testing.T) {
 	// 2020-01-01T00:00:00.001Z: Julian day 2458850, 1ms into the day.
 	t96 := deprecated.Int96{1000000, 0, 2458850}
 	ts := time.UnixMilli(1267833034802).UTC()
-	if _, err := w.Write([]row{{Dec: -12345, Dec2: 5, U: u, D: 19000, B: []byte("raw"), T96: t96, TS: ts}}); err != nil {
+	tsu := time.UnixMicro(1614834444123456).UTC()
+	old := time.UnixMilli(-1500).UTC() // before the epoch: the fraction stays positive
+	if _, err := w.Write([]row{{Dec: -12345, Dec2: 5, U: u, D: 19000, B: []byte("raw"), T96: t96, TS: ts, TSU: tsu, Old: old, Tm: 3723004}}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -191,7 +196,10 @@ func TestParquetLogicalTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"-123.45", "0.005", "12345678-9abc-def0-0102-030405060708", "19000", "raw", "1577836800001000000", "1267833034802"}
+	// Dates and times as the text date, datetime and timestamp properties
+	// read, not their stored integers.
+	want := []string{"-123.45", "0.005", "12345678-9abc-def0-0102-030405060708", "2022-01-08", "raw",
+		"2020-01-01T00:00:00.001000", "2010-03-05T23:50:34.802000", "2021-03-04T05:07:24.123456", "1969-12-31T23:59:58.500000", "01:02:03.004000"}
 	if len(got) != 1 || !reflect.DeepEqual(got[0].Fields, want) || got[0].Nulls != nil {
 		t.Fatalf("got %v, want %q", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -48,6 +49,14 @@ func (s *Source) openText(path string, counted bool) (io.Reader, func(), error) 
 			gz = true
 		}
 	}
+	if !gz {
+		var head [10]byte
+		n, _ := f.ReadAt(head[:], 0)
+		if c := unsupportedCompression(path, head[:n]); c != "" {
+			f.Close()
+			return nil, nil, fmt.Errorf("source: %s: compressed with %s, which the importer does not read: decompress it, or write gzip (Spark: option compression=gzip)", path, c)
+		}
+	}
 	var r io.Reader = f
 	if counted {
 		r = countingReader{r: f, n: &s.done}
@@ -62,6 +71,41 @@ func (s *Source) openText(path string, counted bool) (io.Reader, func(), error) 
 		return nil, nil, fmt.Errorf("source: %s: line 1: gzip: %w", path, err)
 	}
 	return zr, func() { zr.Close(); f.Close() }, nil
+}
+
+// unsupportedCompression names the compression of a file the importer
+// cannot decompress, by its extension or its first bytes; "" for none.
+// Read as text, such a file would be a flood of garbage rows.
+func unsupportedCompression(path string, head []byte) string {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".bz2", ".zst", ".zstd", ".lz4", ".snappy", ".deflate", ".xz", ".zip", ".br", ".lzo", ".7z":
+		return ext[1:]
+	}
+	for _, m := range compressionMagic {
+		if bytes.HasPrefix(head, m.magic) {
+			return m.name
+		}
+	}
+	// bzip2: "BZh", the block size digit, then a block header's magic.
+	if len(head) >= 10 && string(head[:3]) == "BZh" && head[3] >= '1' && head[3] <= '9' &&
+		string(head[4:10]) == "\x31\x41\x59\x26\x53\x59" {
+		return "bzip2"
+	}
+	return ""
+}
+
+// compressionMagic are the first bytes of compressed formats; none of them
+// can begin a text file (each holds a control byte or, for bzip2, the
+// block header's digits of pi).
+var compressionMagic = []struct {
+	name  string
+	magic []byte
+}{
+	{"zstd", []byte{0x28, 0xb5, 0x2f, 0xfd}},
+	{"xz", []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}},
+	{"lz4", []byte{0x04, 0x22, 0x4d, 0x18}},
+	{"zip", []byte{'P', 'K', 0x03, 0x04}},
+	{"snappy", []byte{0xff, 0x06, 0x00, 0x00, 's', 'N', 'a', 'P', 'p', 'Y'}},
 }
 
 // readText delivers the records of one text file.
