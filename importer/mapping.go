@@ -2,7 +2,6 @@ package importer
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +31,7 @@ type mapper struct {
 	edges []*edgeMapper
 
 	edgeSlab []storagepb.NewEdge // see newEdge
+	pending  []seenID            // mapRow's scratch: see seenID
 }
 
 type tagMapper struct {
@@ -57,11 +57,24 @@ type seenSet struct {
 
 func newSeenSet() *seenSet { return &seenSet{ids: roaring64.New()} }
 
-// add adds id and reports whether it was new.
-func (s *seenSet) add(id uint64) bool {
+func (s *seenSet) has(id uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ids.CheckedAdd(id)
+	return s.ids.Contains(id)
+}
+
+func (s *seenSet) add(id uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ids.Add(id)
+}
+
+// seenID is a vid a row is about to write, marked in its set only once the
+// whole row has mapped: a row refused by a later column writes nothing,
+// and its vertex must still be written by the next row that names it.
+type seenID struct {
+	set *seenSet
+	id  uint64
 }
 
 type edgeMapper struct {
@@ -145,6 +158,7 @@ func newMapper(snap *metaclient.Snapshot, space *metapb.SpaceDesc, key string, s
 func (m *mapper) mapRow(fields []string, nulls []bool, out []write) ([]write, error) {
 	start := len(out)
 	fail := func(err error) ([]write, error) { return out[:start], err }
+	m.pending = m.pending[:0]
 	for _, t := range m.tags {
 		if ok, err := t.filter.keep(fields); err != nil || !ok {
 			if err != nil {
@@ -158,9 +172,10 @@ func (m *mapper) mapRow(fields []string, nulls []bool, out []write) ([]write, er
 		}
 		if t.seen != nil {
 			id, _ := partition.DecodeInt64Vid(vid)
-			if !t.seen.add(uint64(id)) {
+			if t.seen.has(uint64(id)) || m.isPending(t.seen, uint64(id)) {
 				continue
 			}
+			m.pending = append(m.pending, seenID{t.seen, uint64(id)})
 		}
 		w := write{part: m.partOf(vid), vertex: &storagepb.NewVertex{Vid: vid}}
 		if t.delete {
@@ -207,7 +222,19 @@ func (m *mapper) mapRow(fields []string, nulls []bool, out []write) ([]write, er
 		}
 		out = append(out, write{part: m.partOf(src), edge: ne, delete: e.delete})
 	}
+	for _, p := range m.pending {
+		p.set.add(p.id)
+	}
 	return out, nil
+}
+
+func (m *mapper) isPending(set *seenSet, id uint64) bool {
+	for _, p := range m.pending {
+		if p.set == set && p.id == id {
+			return true
+		}
+	}
+	return false
 }
 
 // newEdge returns a zero NewEdge from a slab: one allocation per
@@ -254,7 +281,9 @@ func newVidMapper(space *metapb.SpaceDesc, key string, spec IDSpec) (vidMapper, 
 		return vidMapper{}, fmt.Errorf("%s: prefix and concatItems make string vids, but space %q has vid_type INT64", key, space.GetName())
 	}
 	v := vidMapper{isInt: isInt, vidLen: int(space.GetVidLen()), col: -1, concat: spec.ConcatItems, prefix: spec.Prefix}
-	if spec.Index != nil {
+	// As in nebula-importer v4, concatItems win over index: the vid is
+	// prefix + the concatenation, whatever column index names.
+	if spec.Index != nil && len(spec.ConcatItems) == 0 {
 		v.col = *spec.Index
 	}
 	return v, nil
@@ -296,7 +325,10 @@ func (v *vidMapper) vid(fields []string) ([]byte, error) {
 	}
 	b, err := partition.EncodeStringVid(s, v.vidLen)
 	if err != nil {
-		return nil, fmt.Errorf("vid %q: %w", s, err)
+		if v.col >= 0 {
+			return nil, fmt.Errorf("vid column %d: %w", v.col, err) // err quotes the vid
+		}
+		return nil, err
 	}
 	return b, nil
 }
@@ -316,9 +348,13 @@ type colMapper struct {
 	nullable  bool
 	nullValue string
 	hasNull   bool // nullValue was given
-	def       any  // the config's defaultValue, else the schema's default
-	hasDef    bool
-	parse     func(string) (any, error)
+	// def is the schema's default, for a property no column is mapped
+	// to (as INSERT leaves it out); nullDef the config's defaultValue, for
+	// a mapped column that is NULL. A NULL with no defaultValue is NULL, as
+	// INSERT ... VALUES (NULL) stores it, whatever the schema's default.
+	def, nullDef       any
+	hasDef, hasNullDef bool
+	parse              func(string) (any, error)
 }
 
 func newRowMapper(what, key string, versions []*metapb.Schema, props []PropSpec) (rowMapper, error) {
@@ -358,7 +394,7 @@ func newRowMapper(what, key string, versions []*metapb.Schema, props []PropSpec)
 			if err != nil {
 				return rowMapper{}, fmt.Errorf("%s.defaultValue: %v", k, err)
 			}
-			cm.def, cm.hasDef = v, true
+			cm.nullDef, cm.hasNullDef = v, true
 		}
 	}
 	for _, cm := range rm.cols {
@@ -400,10 +436,12 @@ func (cm *colMapper) value(fields []string, nulls []bool) (any, error) {
 		}
 		return v, nil
 	}
-	if cm.hasDef {
+	switch {
+	case len(cm.src) == 0 && cm.hasDef:
 		return cm.def, nil
-	}
-	if !cm.nullable {
+	case cm.hasNullDef:
+		return cm.nullDef, nil
+	case !cm.nullable:
 		return nil, fmt.Errorf("property %s is NOT NULL, and its column is null", cm.name)
 	}
 	return nil, nil
@@ -454,11 +492,14 @@ func parserFor(c *metapb.ColumnDef) func(string) (any, error) {
 		n := int(c.GetFixedLen())
 		return func(s string) (any, error) {
 			if len(s) > n {
-				// As INSERT: cut at a character boundary.
-				for n > 0 && !utf8.RuneStart(s[n]) {
-					n--
+				// As INSERT: cut at a character boundary. The cut is
+				// this value's own: n is the column's length for every
+				// row after it.
+				cut := n
+				for cut > 0 && !utf8.RuneStart(s[cut]) {
+					cut--
 				}
-				s = s[:n]
+				s = s[:cut]
 			}
 			return s, nil
 		}
@@ -489,28 +530,74 @@ func parserFor(c *metapb.ColumnDef) func(string) (any, error) {
 type filter struct {
 	text string
 	expr ast.Expr
+	// maxCol is the largest i of the Record[i] the filter reads with a
+	// constant i, -1 if none: a row without that column is an error, not
+	// a NULL that would drop every row without a word.
+	maxCol int
 }
-
-// recordRef matches v4's Record, the row's fields, outside strings.
-var recordRef = regexp.MustCompile(`\bRecord\b`)
 
 func newFilter(key string, f *Filter) (*filter, error) {
 	if f == nil || strings.TrimSpace(f.Expr) == "" {
 		return nil, nil
 	}
 	// Record[i] becomes $Record[i], a query parameter the row supplies.
-	// (A "Record" inside a string literal would be rewritten too; v4
-	// filters compare with literals, where that is harmless in practice.)
-	e, err := parser.ParseExpr(recordRef.ReplaceAllString(f.Expr, "$$Record"))
+	e, err := parser.ParseExpr(paramRecord(f.Expr))
 	if err != nil {
 		return nil, fmt.Errorf("%s.filter.expr: %v", key, err)
 	}
-	return &filter{text: f.Expr, expr: e}, nil
+	flt := &filter{text: f.Expr, expr: e, maxCol: -1}
+	ast.Inspect(e, func(x ast.Expr) bool {
+		if sub, ok := x.(*ast.SubscriptExpr); ok {
+			p, isParam := sub.X.(*ast.ParamExpr)
+			lit, isLit := sub.Index.(*ast.Literal)
+			if isParam && p.Name == "Record" && isLit {
+				if i, ok := lit.Value.IntVal(); ok && i >= 0 {
+					flt.maxCol = max(flt.maxCol, int(i))
+				}
+			}
+		}
+		return true
+	})
+	return flt, nil
+}
+
+// paramRecord writes each word Record of a v4 filter outside its string
+// literals as $Record.
+func paramRecord(expr string) string {
+	const word = "Record"
+	var b strings.Builder
+	var quote byte // the open literal's quote, 0 outside one
+	isWord := func(c byte) bool { return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z' }
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && i+1 < len(expr) {
+				b.WriteByte(c)
+				i++
+				c = expr[i]
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case strings.HasPrefix(expr[i:], word) && (i == 0 || !isWord(expr[i-1])) &&
+			(i+len(word) == len(expr) || !isWord(expr[i+len(word)])):
+			b.WriteString("$" + word)
+			i += len(word) - 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 func (f *filter) keep(fields []string) (bool, error) {
 	if f == nil {
 		return true, nil
+	}
+	if f.maxCol >= len(fields) {
+		return false, fmt.Errorf("filter %q reads Record[%d], but the row has %d columns", f.text, f.maxCol, len(fields))
 	}
 	items := make([]value.Value, len(fields))
 	for i, s := range fields {
