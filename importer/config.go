@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,26 @@ type ClientConfig struct {
 	User     string   `yaml:"user"`
 	Password string   `yaml:"password"`
 	MetaAddr []string `yaml:"metaAddrs"` // optional: metad addresses, instead of asking graphd
+
+	// v4's client keys. Writes go to storaged, not through a pool of graphd
+	// sessions, so concurrencyPerAddress and reconnectInitialInterval mean
+	// nothing here and are ignored; retry and retryInitialInterval become
+	// manager.retry (unless that is set) and the first retry's backoff.
+	ConcurrencyPerAddress    int           `yaml:"concurrencyPerAddress"`
+	ReconnectInitialInterval time.Duration `yaml:"reconnectInitialInterval"`
+	Retry                    int           `yaml:"retry"`
+	RetryInitialInterval     time.Duration `yaml:"retryInitialInterval"`
+	SSL                      *SSLConfig    `yaml:"ssl"`
+}
+
+// SSLConfig is v4's client.ssl. novagraph's servers speak plain gRPC, so
+// only enable: false is accepted.
+type SSLConfig struct {
+	Enable             bool   `yaml:"enable"`
+	CertPath           string `yaml:"certPath"`
+	KeyPath            string `yaml:"keyPath"`
+	CAPath             string `yaml:"caPath"`
+	InsecureSkipVerify bool   `yaml:"insecureSkipVerify"`
 }
 
 // ManagerConfig controls the import as a whole.
@@ -109,6 +130,17 @@ type Source struct {
 	RowIndexColumn bool       `yaml:"rowIndexColumn"`
 	Tags           []TagSpec  `yaml:"tags"`
 	Edges          []EdgeSpec `yaml:"edges"`
+	// Batch is v4's per-source batch: rows per write round for this
+	// source; 0 = manager.batch.
+	Batch int `yaml:"batch"`
+	// v4's remote sources, refused by Validate with a clear error: the
+	// importer reads local files (copy them, or mount the bucket).
+	S3   any `yaml:"s3"`
+	OSS  any `yaml:"oss"`
+	FTP  any `yaml:"ftp"`
+	SFTP any `yaml:"sftp"`
+	HDFS any `yaml:"hdfs"`
+	GCS  any `yaml:"gcs"`
 
 	// dedupeVertices (presets only) writes each vertex of the source's
 	// tags once: see tagMapper.seen.
@@ -194,7 +226,9 @@ const (
 )
 
 // LoadConfig reads a YAML config. Unknown keys are errors (a typo would
-// otherwise silently drop a mapping), reported with their line.
+// otherwise silently drop a mapping), reported with their line. As in
+// nebula-importer v4, a relative source path is relative to the config
+// file's folder, so a config and its data move together.
 func LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -203,6 +237,11 @@ func LoadConfig(path string) (*Config, error) {
 	cfg, err := ParseConfig(data)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	for i := range cfg.Sources {
+		if p := cfg.Sources[i].Path; !filepath.IsAbs(p) {
+			cfg.Sources[i].Path = filepath.Join(filepath.Dir(path), p)
+		}
 	}
 	return cfg, nil
 }
@@ -232,6 +271,9 @@ func (c *Config) setDefaults() {
 	}
 	if m.ReaderConcurrency <= 0 {
 		m.ReaderConcurrency = 2
+	}
+	if m.Retry <= 0 {
+		m.Retry = c.Client.Retry
 	}
 	if m.Retry <= 0 {
 		m.Retry = DefaultRetry
@@ -292,11 +334,25 @@ func (c *Config) Validate() error {
 	if _, err := storaged.ParseCompressionPerLevel(c.Manager.SSTCompression); err != nil || strings.ContainsAny(c.Manager.SSTCompression, ":, ") {
 		bad("manager.sstCompression", "%q is not one compression (no, snappy, lz4, lz4hc, zstd, zlib or bzip2)", c.Manager.SSTCompression)
 	}
+	if c.Client.SSL != nil && c.Client.SSL.Enable {
+		bad("client.ssl.enable", "TLS is not supported: novagraph's graphd and storaged speak plain gRPC")
+	}
 	if len(c.Sources) == 0 {
 		bad("sources", "no sources")
 	}
 	for i, s := range c.Sources {
 		key := fmt.Sprintf("sources[%d]", i)
+		for _, remote := range []struct {
+			name string
+			v    any
+		}{{"s3", s.S3}, {"oss", s.OSS}, {"ftp", s.FTP}, {"sftp", s.SFTP}, {"hdfs", s.HDFS}, {"gcs", s.GCS}} {
+			if remote.v != nil {
+				bad(key+"."+remote.name, "remote sources are not supported: copy the files to a local path (or mount them) and give it as path")
+			}
+		}
+		if s.Batch < 0 {
+			bad(key+".batch", "negative")
+		}
 		if s.Path == "" {
 			bad(key+".path", "missing")
 		}

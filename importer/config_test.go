@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/novagraph/novagraph/internal/schema"
 	metaclient "github.com/novagraph/novagraph/metad/client"
@@ -89,6 +90,48 @@ func TestParseConfigV4(t *testing.T) {
 	}
 }
 
+// TestParseConfigV4ClientKeys: the client and source keys of v4's own
+// example configs load; retry and retryInitialInterval are used.
+func TestParseConfigV4ClientKeys(t *testing.T) {
+	text := strings.Replace(v4Config, "  password: nova\n", `  password: nova
+  concurrencyPerAddress: 10
+  reconnectInitialInterval: 1s
+  retry: 5
+  retryInitialInterval: 2s
+  ssl: {enable: false}
+`, 1)
+	text = strings.Replace(text, "  - path: ./knows.csv\n", "  - path: ./knows.csv\n    batch: 256\n", 1)
+	cfg, err := ParseConfig([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Manager.Retry != 5 || cfg.Client.RetryInitialInterval != 2*time.Second || cfg.Sources[1].Batch != 256 {
+		t.Errorf("retry %d, retryInitialInterval %v, sources[1].batch %d; want 5, 2s, 256",
+			cfg.Manager.Retry, cfg.Client.RetryInitialInterval, cfg.Sources[1].Batch)
+	}
+}
+
+// TestLoadConfigRelativePaths: as in v4, a relative source path is
+// relative to the config file's folder, not to the working directory.
+func TestLoadConfigRelativePaths(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "import.yaml")
+	text := strings.Replace(v4Config, "path: ./knows.csv", "path: /data/knows.csv", 1)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cfg.Sources[0].Path, filepath.Join(dir, "person.csv"); got != want {
+		t.Errorf("relative path = %s, want %s", got, want)
+	}
+	if got := cfg.Sources[1].Path; got != "/data/knows.csv" {
+		t.Errorf("absolute path = %s, want it unchanged", got)
+	}
+}
+
 func TestParseConfigErrorsNameTheKey(t *testing.T) {
 	for _, tc := range []struct {
 		name, edit, want string
@@ -102,6 +145,8 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 		{"missing dst index", "index: 1\n        rank", "sources[1].edges[0].dst.id.index: missing"},
 		{"duplicate prop", "name: age", "sources[0].tags[0].props[1].name: property \"firstName\" is mapped twice"},
 		{"bad delimiter", `delimiter: "|"`, "sources[0].csv.delimiter: \"||\" is more than one character"},
+		{"ssl", "", "client.ssl.enable: TLS is not supported"},
+		{"s3", "", "sources[1].s3: remote sources are not supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := v4Config
@@ -124,6 +169,10 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 				text = strings.Replace(text, "name: age", "name: firstName", 1)
 			case "bad delimiter":
 				text = strings.Replace(text, `delimiter: "|"`, `delimiter: "||"`, 1)
+			case "ssl":
+				text = strings.Replace(text, "  password: nova\n", "  password: nova\n  ssl: {enable: true, caPath: ca.pem}\n", 1)
+			case "s3":
+				text = strings.Replace(text, "  - path: ./knows.csv\n", "  - path: ./knows.csv\n    s3: {bucket: b, key: k}\n", 1)
 			}
 			_, err := ParseConfig([]byte(text))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -37,6 +37,7 @@
 package importer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -204,7 +205,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		sst: sst, shard: int64(shard), shards: int64(shards),
 	}
 	run.sender = &sender{
-		storage: storage, space: space.GetSpaceId(), retries: cfg.Manager.Retry, backoff: time.Second, stats: &run.stats,
+		storage: storage, space: space.GetSpaceId(), retries: cfg.Manager.Retry, backoff: cmp.Or(cfg.Client.RetryInitialInterval, time.Second), stats: &run.stats,
 		version: func() int64 { return meta.Catalog().Version() },
 	}
 	if opts.Progress != nil {
@@ -466,7 +467,7 @@ func (r *run) source(ctx context.Context, i int) error {
 	if r.sst != nil {
 		next, err = r.readSST(ctx, src, spec, key, sr, m, seen, mark.Done)
 	} else {
-		err = src.Read(ctx, mark.Done, r.cfg.Manager.Batch, func(recs []source.Record) error {
+		err = src.Read(ctx, mark.Done, cmp.Or(spec.Batch, r.cfg.Manager.Batch), func(recs []source.Record) error {
 			if p := roundErr.Load(); p != nil {
 				return *p
 			}
@@ -624,7 +625,7 @@ func (r *run) readSST(ctx context.Context, src *source.Source, spec *Source, key
 	}()
 	var seq int64
 	next := start
-	err := src.Read(ctx, start, r.cfg.Manager.Batch, func(recs []source.Record) error {
+	err := src.Read(ctx, start, cmp.Or(spec.Batch, r.cfg.Manager.Batch), func(recs []source.Record) error {
 		j := &job{seq: seq, recs: ownRecords(recs), rd: &round{src: sr, start: next, n: int64(len(recs))}}
 		seq++
 		next += int64(len(recs))
