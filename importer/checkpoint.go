@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/novagraph/novagraph/importer/source"
 )
 
 // checkpoint records, per source, how many of its rows are done: every row
@@ -45,6 +47,36 @@ func configHash(cfg *Config) string {
 	}{cfg.Manager.SpaceName, cfg.Sources})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
+}
+
+// rowCheckpointHash ties a row checkpoint to what its counts are counts
+// of: the config (base), the space as created (a space dropped and made
+// again has a new id, and nothing of it is imported), the shard, and the
+// size and modification time of every input file (a regenerated file, or
+// a failed-rows file mended for another --retry-failed, is read anew).
+// Run again over the same files into the same space, a finished import
+// finds nothing to do.
+func rowCheckpointHash(cfg *Config, base string, spaceID int32, failedDir string, retryFailed bool) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s|space %d|shard %q|retry %v\n", base, spaceID, cfg.Manager.Shard, retryFailed)
+	for i := range cfg.Sources {
+		path := cfg.Sources[i].Path
+		if retryFailed {
+			path = failedRowsPath(failedDir, i, path, cfg.Manager.Shard)
+		}
+		s, err := source.Open(path, sourceOptions(&cfg.Sources[i]))
+		if err != nil {
+			// The run reports it when it opens the source.
+			fmt.Fprintf(h, "%d %s: %v\n", i, path, err)
+			continue
+		}
+		for _, f := range s.Files() {
+			if st, err := os.Stat(f); err == nil {
+				fmt.Fprintf(h, "%d %s %d %d\n", i, f, st.Size(), st.ModTime().UnixNano())
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // loadCheckpoint reads the checkpoint at path; a missing file, or one of

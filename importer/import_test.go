@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -220,6 +221,8 @@ func TestImportIntoCluster(t *testing.T) {
 				9:  `vid column 0: "x9" is not an INT64`,
 				14: `column 3 missing`,
 				20: `property price: column 3: "1.2.3" is not a DOUBLE`,
+				25: `vid column 0: "#250" is not an INT64`,          // written back quoted: not a comment
+				30: `line 30, column 6: bare " in non-quoted-field`, // written back as it was
 			}
 			for line := 2; line <= 301; line++ {
 				id := int64(line * 10)
@@ -232,6 +235,10 @@ func TestImportIntoCluster(t *testing.T) {
 					fmt.Fprintf(&b, "%d,n%d,1\n", id, id)
 				case 20:
 					fmt.Fprintf(&b, "%d,n%d,1,1.2.3\n", id, id)
+				case 25:
+					fmt.Fprintf(&b, "#%d,n%d,1,1.5\n", id, id)
+				case 30:
+					fmt.Fprintf(&b, "%d,n\"%d,1,1.5\n", id, id)
 				default:
 					fmt.Fprintf(&b, "%d,n%d,%d,\n", id, id, line)
 					good = append(good, id)
@@ -239,6 +246,12 @@ func TestImportIntoCluster(t *testing.T) {
 			}
 			file := filepath.Join(dir, "items.csv")
 			if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// A second source with no bad row: --retry-failed has no file
+			// of it to read, and goes on.
+			more := filepath.Join(dir, "more.csv")
+			if err := os.WriteFile(more, []byte("5000,m,1,\n5010,m,2,\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			yaml := fmt.Sprintf(`
@@ -254,14 +267,19 @@ sources:
           - {name: name, index: 1}
           - {name: qty, index: 2}
           - {name: price, index: 3, nullable: true, nullValue: ""}
-`, c.Graph.Addr(), testcluster.Password, space, mode, filepath.Join(dir, "sst"), filepath.Join(dir, "failed"), file)
+  - path: %q
+    tags:
+      - name: item
+        id: {type: INT, index: 0}
+        props: [{name: name, index: 1}, {name: qty, index: 2}, {name: price, index: 3, nullable: true, nullValue: ""}]
+`, c.Graph.Addr(), testcluster.Password, space, mode, filepath.Join(dir, "sst"), filepath.Join(dir, "failed"), file, more)
 			cfg, err := ParseConfig([]byte(yaml))
 			if err != nil {
 				t.Fatal(err)
 			}
 			sum := mustRun(t, cfg, Options{})
-			if sum.Rows != 300 || sum.Vertices != int64(len(good)) || sum.Failed != int64(len(bad)) || len(sum.FailedFiles) != 1 {
-				t.Fatalf("summary %+v, want 300 rows, %d vertices, %d failed in one file", sum, len(good), len(bad))
+			if sum.Rows != 302 || sum.Vertices != int64(len(good)+2) || sum.Failed != int64(len(bad)) || len(sum.FailedFiles) != 1 {
+				t.Fatalf("summary %+v, want 302 rows, %d vertices, %d failed in one file", sum, len(good)+2, len(bad))
 			}
 			ids := make([]string, len(good))
 			for i, id := range good {
@@ -286,19 +304,49 @@ sources:
 					t.Errorf("failed-rows file lacks line %d with %q:\n%s", line, why, text)
 				}
 			}
-			// Fix the rows in the failed file and feed it back.
-			fixed := strings.NewReplacer("many", "7", "x9,", "90,", "1.2.3", "1.5").Replace(text)
+			// Mend all rows in the failed file but line 20's, and feed it
+			// back: line 20 fails again and becomes the failed-rows file.
+			failedPath := sum.FailedFiles[0]
+			fixed := strings.NewReplacer("many", "7", "x9,", "90,", `"#250"`, "250", `n"300`, "n300").Replace(text)
 			fixed = strings.Replace(fixed, ",1\n", ",1,2.5\n", 1)
-			if err := os.WriteFile(sum.FailedFiles[0], []byte(fixed), 0o644); err != nil {
+			if err := os.WriteFile(failedPath, []byte(fixed), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			again := mustRun(t, cfg, Options{RetryFailed: true})
-			if again.Rows != 4 || again.Vertices != 4 || again.Failed != 0 {
-				t.Fatalf("retry summary %+v, want the 4 fixed rows imported", again)
+			if again.Rows != 6 || again.Vertices != 5 || again.Failed != 1 || len(again.FailedFiles) != 1 || again.FailedFiles[0] != failedPath {
+				t.Fatalf("retry summary %+v, want the 5 mended rows imported and line 20 failed again in %s", again, failedPath)
 			}
-			rs = execOK(t, s, "USE "+space+"; FETCH PROP ON item 50, 90, 140, 200 YIELD item.qty, item.price")
-			if rs.Len() != 4 {
-				t.Fatalf("fixed rows: FETCH found %d of 4", rs.Len())
+			rs = execOK(t, s, "USE "+space+"; FETCH PROP ON item 50, 90, 140, 250, 300 YIELD item.qty, item.price")
+			if rs.Len() != 5 {
+				t.Fatalf("mended rows: FETCH found %d of 5", rs.Len())
+			}
+			left, err := os.ReadFile(failedPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(left), "\n# "); n != 1 || !strings.Contains(string(left), "1.2.3") {
+				t.Fatalf("after the retry the failed-rows file holds %d rows, want line 20's alone:\n%s", n, left)
+			}
+			if _, err := os.Stat(failedPath + ".retried"); err != nil {
+				t.Fatalf("the retried file was not kept: %v", err)
+			}
+			// Mend line 20 too: a second retry reads the file anew.
+			if err := os.WriteFile(failedPath, []byte(strings.Replace(string(left), ",1.2.3\n", ",1.5\n", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			second := mustRun(t, cfg, Options{RetryFailed: true})
+			if second.Rows != 1 || second.Vertices != 1 || second.Failed != 0 || len(second.FailedFiles) != 0 {
+				t.Fatalf("second retry summary %+v, want line 20 imported", second)
+			}
+			rs = execOK(t, s, "USE "+space+"; FETCH PROP ON item 200 YIELD item.price")
+			if rs.Len() != 1 || rs.Row(0).Value(0) != 1.5 {
+				t.Fatalf("line 20 after the second retry: %v", rs)
+			}
+			if _, err := os.Stat(failedPath); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("every failed row is imported, but %s is still there (%v)", failedPath, err)
+			}
+			if third := mustRun(t, cfg, Options{RetryFailed: true}); third.Rows != 0 {
+				t.Fatalf("a retry with no failed rows left imported %d rows", third.Rows)
 			}
 		})
 	}
@@ -782,6 +830,14 @@ sources:
 		if third.Rows != 0 {
 			t.Fatalf("a run after completion imported %d rows again", third.Rows)
 		}
+		// The checkpoint is of that space as it was created: into the
+		// space dropped and made again, the same import reads everything.
+		execOK(t, s, "DROP SPACE ldbc2")
+		fourth := mustRun(t, cfg, Options{})
+		if fourth.Rows != 1528+14073 || fourth.Skipped != 0 {
+			t.Fatalf("the import into the recreated space: %d rows, %d skipped; want all %d and none", fourth.Rows, fourth.Skipped, 1528+14073)
+		}
+		compareAdjacency(t, "knows in the recreated space", friends, neighbours(t, s, "ldbc2", "knows", vids, false), vids)
 	})
 }
 

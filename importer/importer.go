@@ -39,9 +39,11 @@ package importer
 import (
 	"cmp"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -105,6 +107,7 @@ func (s *Stats) count(k writeKind, n int) {
 // Summary is the outcome of a run.
 type Summary struct {
 	Rows, Failed, Vertices, Edges, DeletedTags, DeletedEdges int64
+	Filtered                                                 int64 // rows the config's filters dropped whole
 	Requests, Retries                                        int64
 	Elapsed                                                  time.Duration
 	FailedFiles                                              []string // failed-rows files written
@@ -119,6 +122,9 @@ func (s *Summary) String() string {
 	fmt.Fprintf(&b, "rows %d (%.0f/s), vertices %d, edges %d (%.0f/s)", s.Rows, float64(s.Rows)/secs, s.Vertices, s.Edges, float64(s.Edges)/secs)
 	if s.DeletedTags+s.DeletedEdges > 0 {
 		fmt.Fprintf(&b, ", deleted tags %d, deleted edges %d", s.DeletedTags, s.DeletedEdges)
+	}
+	if s.Filtered > 0 {
+		fmt.Fprintf(&b, ", filtered out %d", s.Filtered)
 	}
 	fmt.Fprintf(&b, ", failed rows %d, requests %d, retries %d, in %v", s.Failed, s.Requests, s.Retries, s.Elapsed.Round(time.Millisecond))
 	if s.Skipped > 0 {
@@ -165,9 +171,10 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 	}
 	cpPath := cfg.Manager.Checkpoint
 	if cpPath == "" {
-		cpPath = filepath.Join(failedDir, "checkpoint.json")
+		cpPath = filepath.Join(failedDir, "checkpoint"+shardSuffix(cfg.Manager.Shard)+".json")
 	}
 	hash := configHash(cfg)
+	rowHash := rowCheckpointHash(cfg, hash, space.GetSpaceId(), failedDir, opts.RetryFailed)
 	if opts.RetryFailed {
 		hash += "-retry"
 		cpPath += ".retry"
@@ -194,7 +201,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		cpPath, opts.Restart = "", true
 	}
 	shard, shards, _ := ParseShard(cfg.Manager.Shard)
-	cp, err := loadCheckpoint(cpPath, hash, opts.Restart)
+	cp, err := loadCheckpoint(cpPath, rowHash, opts.Restart)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +269,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		err = serr
 	}
 	sum := &Summary{
-		Rows: run.stats.Rows.Load(), Failed: run.stats.Failed.Load(), Vertices: run.stats.Vertices.Load(),
+		Rows: run.stats.Rows.Load(), Failed: run.stats.Failed.Load(), Filtered: run.stats.Filtered.Load(), Vertices: run.stats.Vertices.Load(),
 		Edges: run.stats.Edges.Load(), DeletedTags: run.stats.DeletedTags.Load(), DeletedEdges: run.stats.DeletedEdges.Load(),
 		Requests: run.stats.Requests.Load(), Retries: run.stats.Retries.Load() + storage.Retries(),
 		Elapsed: time.Since(start), FailedFiles: run.failedFiles, Skipped: run.skipped.Load(),
@@ -340,7 +347,7 @@ func inputSize(cfg *Config, retryFailed bool) int64 {
 	for i, spec := range cfg.Sources {
 		path := spec.Path
 		if retryFailed {
-			path = failedRowsPath(cfg.Manager.FailedRowsDir, i, spec.Path)
+			path = failedRowsPath(cfg.Manager.FailedRowsDir, i, spec.Path, cfg.Manager.Shard)
 		}
 		if s, err := source.Open(path, sourceOptions(&cfg.Sources[i])); err == nil {
 			n += s.Size()
@@ -396,6 +403,9 @@ func sourceOptions(s *Source) source.Options {
 
 // delimiterOf is the delimiter the failed-rows file of a source uses.
 func delimiterOf(o source.Options) rune {
+	if o.Delimiter == `\t` { // as source.Open reads it
+		return '\t'
+	}
 	if o.Delimiter != "" {
 		return []rune(o.Delimiter)[0]
 	}
@@ -419,13 +429,18 @@ func (r *run) source(ctx context.Context, i int) error {
 	}
 	opts := sourceOptions(spec)
 	path := spec.Path
-	failedPath := failedRowsPath(r.failedDir, i, spec.Path)
+	failedPath := failedRowsPath(r.failedDir, i, spec.Path, r.cfg.Manager.Shard)
 	if r.retryFailed {
 		// The failed-rows file is text in the source's delimiter, with
 		// the header if the source had one and comment lines.
 		path = failedPath
-		opts.Format, opts.Comment, opts.Delimiter = "csv", "#", string(delimiterOf(opts))
+		opts.Format, opts.Comment, opts.Delimiter = "csv", failedComment, string(delimiterOf(opts))
 		failedPath += ".again"
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			// The file is created by a source's first failed row.
+			r.log.Info("no failed rows to retry", "source", key, "file", path)
+			return nil
+		}
 	}
 	src, err := source.Open(path, opts)
 	if err != nil {
@@ -449,14 +464,19 @@ func (r *run) source(ctx context.Context, i int) error {
 	r.skipped.Add(mark.Done)
 	sr := &sourceRun{key: key, prog: newProgress(mark.Done),
 		failed: newFailedRows(failedPath, delimiterOf(opts), header, mark.Done > 0)}
+	completed := false
 	defer func() {
 		n, err := sr.failed.close()
 		if err != nil {
 			r.log.Error("closing failed-rows file", "err", err)
 		}
+		listed := sr.failed.path
+		if completed && err == nil && r.retryFailed {
+			listed = r.retireFailedFile(key, path, sr.failed.path, n)
+		}
 		if n > 0 {
 			r.mu.Lock()
-			r.failedFiles = append(r.failedFiles, sr.failed.path)
+			r.failedFiles = append(r.failedFiles, listed)
 			r.mu.Unlock()
 		}
 	}()
@@ -498,7 +518,29 @@ func (r *run) source(ctx context.Context, i int) error {
 		return fmt.Errorf("%s (%s): %w", key, path, err)
 	}
 	r.cp.set(key, next, true)
+	completed = true
 	return nil
+}
+
+// retireFailedFile ends a retry of a source's failed rows: the file it
+// read is kept as <file>.retried and the rows that failed again, if any,
+// become the failed-rows file, so that the file always holds the rows not
+// yet imported and another --retry-failed, once they are mended, takes
+// exactly those. It returns the path the failed rows are in now.
+func (r *run) retireFailedFile(key, read, again string, failedAgain int64) string {
+	if err := os.Rename(read, read+".retried"); err != nil {
+		r.log.Error("keeping the retried failed-rows file", "source", key, "err", err)
+		return again
+	}
+	if failedAgain == 0 {
+		r.log.Info("every failed row imported", "source", key, "kept as", read+".retried")
+		return again
+	}
+	if err := os.Rename(again, read); err != nil {
+		r.log.Error("replacing the failed-rows file", "source", key, "err", err)
+		return again
+	}
+	return read
 }
 
 // shareSeenSets gives m's tag mappings the set of written vertices of
@@ -528,8 +570,11 @@ func (r *run) mapRecords(m *mapper, rd *round, recs []source.Record, keepAll boo
 			continue
 		}
 		if rec.Err != nil {
-			rd.rows = append(rd.rows, keep(rec.File, rec.Line, rec.Fields))
-			rd.fail(int32(len(rd.rows)-1), rec.Err.Error())
+			row := keep(rec.File, rec.Line, rec.Fields)
+			row.raw = !errors.Is(rec.Err, csv.ErrFieldCount)
+			rd.rows = append(rd.rows, row)
+			// The failed-rows file says the file and line already.
+			rd.fail(int32(len(rd.rows)-1), strings.TrimPrefix(rec.Err.Error(), rec.File+": "))
 			continue
 		}
 		before := len(rd.writes)
@@ -675,6 +720,11 @@ func (r *run) finish(ctx context.Context, rd *round) error {
 	}
 	for row, reason := range rd.failed {
 		if err := rd.src.failed.add(rd.rows[row], reason); err != nil {
+			return err
+		}
+	}
+	if len(rd.failed) > 0 {
+		if err := rd.src.failed.sync(); err != nil {
 			return err
 		}
 	}

@@ -37,6 +37,9 @@ type keptRow struct {
 	file   string
 	line   int64
 	fields []string
+	// raw: fields is the one text of a record that did not parse, to be
+	// written back as it was read (see source.Record.Fields).
+	raw bool
 }
 
 func keep(file string, line int64, fields []string) keptRow {
