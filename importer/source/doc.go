@@ -13,7 +13,10 @@
 //     chunk10). Hidden files (".x"), files whose name starts with "_"
 //     (_SUCCESS, _committed_…) and checksum files (*.crc) are ignored;
 //     sub-directories are descended into (GraphAr adj_list/part0/chunk0, Spark
-//     key=value/ partitions).
+//     key=value/ partitions). The values of key=value directories (Spark's
+//     partitionBy, Hive partitions; URL-escaped, __HIVE_DEFAULT_PARTITION__
+//     for NULL) are not in the files: every record gets them after its own
+//     fields, as Spark reads such a table back, and Columns names them.
 //
 // Files of a directory or a glob are read in natural order: runs of digits
 // compare as numbers, so chunk2 comes before chunk10 and part-00009 before

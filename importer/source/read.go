@@ -40,6 +40,7 @@ func (s *Source) Read(ctx context.Context, skip int64, batch int, fn func([]Reco
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		b.partValues = s.partValues[path]
 		format, err := s.formatOf(path)
 		if err == nil {
 			if format == FormatParquet {
@@ -74,6 +75,9 @@ type batcher struct {
 	fnErr    error
 	n        int
 	rowIndex bool
+	// partValues are appended to every well-formed record of the file
+	// being read: its partition columns.
+	partValues []partValue
 
 	recs  []Record
 	nf    []int32 // fields per record
@@ -154,6 +158,16 @@ func (b *batcher) drop() {
 // commit makes the current record's fields one record, with the next Index.
 // It flushes a full batch; the error is fn's (or ctx's).
 func (b *batcher) commit(file string, line int64, err error) error {
+	if err == nil {
+		for _, v := range b.partValues {
+			if v.null {
+				b.null()
+			} else {
+				b.arena = append(b.arena, v.text...)
+				b.end()
+			}
+		}
+	}
 	if b.rowIndex && err == nil {
 		b.arena = strconv.AppendInt(b.arena, b.next, 10)
 		b.end()

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -84,8 +86,8 @@ type Record struct {
 	// joined by "\n"). RowIndexColumn's field is only appended to records
 	// without Err.
 	Fields []string
-	// Nulls is nil when no field of the record is NULL (always so for text
-	// formats). Otherwise len(Nulls) == len(Fields) and Nulls[i] reports that
+	// Nulls is nil when no field of the record is NULL (for text formats,
+	// only a partition column can be: see partitionColumns). Otherwise len(Nulls) == len(Fields) and Nulls[i] reports that
 	// Fields[i] is a parquet NULL (Fields[i] is then "").
 	Nulls []bool
 	// Err is a *ParseError for a malformed record; nil otherwise.
@@ -133,6 +135,10 @@ type Source struct {
 	opts  Options
 	delim byte // explicit delimiter or 0
 	files []string
+	// partNames are the partition columns every record gets after its
+	// own fields; partValues their values by file.
+	partNames  []string
+	partValues map[string][]partValue
 
 	colMu   sync.Mutex
 	colDone bool
@@ -204,7 +210,54 @@ func Open(path string, opts Options) (*Source, error) {
 		}
 	}
 	s.files = files
+	if s.partNames, s.partValues, err = partitionColumns(files); err != nil {
+		return nil, fmt.Errorf("source %s: %w", path, err)
+	}
 	return s, nil
+}
+
+// partValue is one Hive-style partition directory's value; null for
+// Spark's __HIVE_DEFAULT_PARTITION__.
+type partValue struct {
+	text string
+	null bool
+}
+
+// partitionColumns finds the partition columns of a Spark or Hive table
+// written with partitionBy: the key=value directories a data file sits
+// in, nearest last (root/country=NL/year=2024/part-0.parquet gives country
+// and year). Every file must sit in the same keys, in the same order.
+// Spark leaves them out of the files; a reader appends them.
+func partitionColumns(files []string) (names []string, values map[string][]partValue, err error) {
+	for i, f := range files {
+		var keys []string
+		var vals []partValue
+		for dir := filepath.Dir(f); ; dir = filepath.Dir(dir) {
+			k, v, ok := strings.Cut(filepath.Base(dir), "=")
+			if !ok || k == "" {
+				break
+			}
+			pv := partValue{text: v}
+			if v == "__HIVE_DEFAULT_PARTITION__" {
+				pv = partValue{null: true}
+			} else if u, err := url.PathUnescape(v); err == nil {
+				pv.text = u
+			}
+			keys, vals = append([]string{k}, keys...), append([]partValue{pv}, vals...)
+		}
+		if i == 0 {
+			names = keys
+		} else if !slices.Equal(keys, names) {
+			return nil, nil, fmt.Errorf("%s is in partition directories %v, %s in %v: a source's files must share their partition columns", f, keys, files[0], names)
+		}
+		if len(keys) > 0 {
+			if values == nil {
+				values = map[string][]partValue{}
+			}
+			values[f] = vals
+		}
+	}
+	return names, values, nil
 }
 
 // Path is the path Open was given.
@@ -216,8 +269,9 @@ func (s *Source) Files() []string { return append([]string(nil), s.files...) }
 // Columns returns the column names of the source: the header of the first
 // file for text formats with Header, the leaf column names of the first
 // file's schema for parquet (nested leaves as their dotted path), and nil
-// when unknown (text without header). With RowIndexColumn, known names end
-// with RowIndexColumnName.
+// when unknown (text without header). Then the partition columns of
+// key=value directories (see partitionColumns), and with RowIndexColumn,
+// RowIndexColumnName.
 func (s *Source) Columns() ([]string, error) {
 	s.colMu.Lock()
 	defer s.colMu.Unlock()
@@ -246,6 +300,7 @@ func (s *Source) columns() ([]string, error) {
 	if err != nil || cols == nil {
 		return nil, err
 	}
+	cols = append(cols, s.partNames...)
 	if s.opts.RowIndexColumn {
 		cols = append(cols, RowIndexColumnName)
 	}

@@ -825,3 +825,35 @@ func FuzzAgainstEncodingCSV(f *testing.F) {
 		}
 	})
 }
+
+// TestPartitionColumns: a Spark table written with partitionBy keeps the
+// partition values in its key=value directories, not in its files; they
+// become the last columns of every record, as Spark reads them back.
+func TestPartitionColumns(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "country=NL", "year=2024", "part-00000.csv"), "id,name\n1,a\n")
+	writeFile(t, filepath.Join(dir, "country=US%20X", "year=__HIVE_DEFAULT_PARTITION__", "part-00000.csv"), "id,name\n2,b\n")
+	writeFile(t, filepath.Join(dir, "_SUCCESS"), "")
+	s := mustOpen(t, dir, Options{Header: true, RowIndexColumn: true})
+	cols, err := s.Columns()
+	if err != nil || !reflect.DeepEqual(cols, []string{"id", "name", "country", "year", RowIndexColumnName}) {
+		t.Fatalf("columns %v, %v", cols, err)
+	}
+	got, err := readAll(t, s, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 ||
+		!reflect.DeepEqual(got[0].Fields, []string{"1", "a", "NL", "2024", "0"}) || got[0].Nulls != nil ||
+		!reflect.DeepEqual(got[1].Fields, []string{"2", "b", "US X", "", "1"}) ||
+		!reflect.DeepEqual(got[1].Nulls, []bool{false, false, false, true, false}) {
+		t.Fatalf("records %v", got)
+	}
+	// Files in different partition keys are not one table.
+	odd := t.TempDir()
+	writeFile(t, filepath.Join(odd, "a=1", "part-0.csv"), "1\n")
+	writeFile(t, filepath.Join(odd, "b=1", "part-1.csv"), "2\n")
+	if _, err := Open(odd, Options{}); err == nil || !strings.Contains(err.Error(), "must share their partition columns") {
+		t.Fatalf("mixed partition keys: %v", err)
+	}
+}
