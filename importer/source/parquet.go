@@ -242,10 +242,10 @@ func appendRow(b *batcher, leaves []pqLeaf, row parquet.Row) {
 		default:
 			v0 := vals[0]
 			if len(vals) == 1 && v0.IsNull() && v0.DefinitionLevel() < l.repDef {
-				if v0.DefinitionLevel() == 0 && l.repDef > 1 {
-					b.null() // the list itself (or an ancestor) is NULL
+				if v0.DefinitionLevel() == l.repDef-1 {
+					b.field([]byte("[]")) // everything down to the list is there, no entry
 				} else {
-					b.field([]byte("[]"))
+					b.null() // the list itself or an ancestor (a struct holding it) is NULL
 				}
 				continue
 			}

@@ -289,3 +289,44 @@ func BenchmarkReadParquet(b *testing.B) {
 	}
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// TestParquetListInOptionalStruct: a NULL list, or a list inside a NULL
+// struct, is NULL, not an empty list; an empty list is "[]".
+func TestParquetListInOptionalStruct(t *testing.T) {
+	type inner struct {
+		L []int64 `parquet:"l,optional,list"`
+	}
+	type row struct {
+		ID int64  `parquet:"id"`
+		S  *inner `parquet:"s,optional"`
+	}
+	path := filepath.Join(t.TempDir(), "l.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[row](f)
+	if _, err := w.Write([]row{{ID: 1}, {ID: 2, S: &inner{}}, {ID: 3, S: &inner{L: []int64{4, 5}}}, {ID: 4, S: &inner{L: []int64{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	f.Close()
+	got, err := readAll(t, mustOpen(t, path, Options{}), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []rec{
+		{Fields: []string{"1", ""}, Nulls: []bool{false, true}},
+		{Fields: []string{"2", ""}, Nulls: []bool{false, true}}, // the struct is there, its list is NULL
+		{Fields: []string{"3", "[4,5]"}},
+		{Fields: []string{"4", "[]"}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i].Fields, want[i].Fields) || !reflect.DeepEqual(got[i].Nulls, want[i].Nulls) {
+			t.Errorf("row %d: %v, want fields %q nulls %v", i, got[i], want[i].Fields, want[i].Nulls)
+		}
+	}
+}
