@@ -77,6 +77,9 @@ const (
 	OpContains
 	OpStartsWith
 	OpEndsWith
+	OpNotContains
+	OpNotStartsWith
+	OpNotEndsWith
 	// Logic.
 	OpAnd
 	OpOr
@@ -118,6 +121,12 @@ func (op BinaryOp) String() string {
 		return "STARTS WITH"
 	case OpEndsWith:
 		return "ENDS WITH"
+	case OpNotContains:
+		return "NOT CONTAINS"
+	case OpNotStartsWith:
+		return "NOT STARTS WITH"
+	case OpNotEndsWith:
+		return "NOT ENDS WITH"
 	case OpAnd:
 		return "AND"
 	case OpOr:

@@ -194,6 +194,12 @@ func apply(op ast.BinaryOp, l, r value.Value) (value.Value, error) {
 		return value.StartsWith(l, r), nil
 	case ast.OpEndsWith:
 		return value.EndsWith(l, r), nil
+	case ast.OpNotContains:
+		return value.Not(value.Contains(l, r))
+	case ast.OpNotStartsWith:
+		return value.Not(value.StartsWith(l, r))
+	case ast.OpNotEndsWith:
+		return value.Not(value.EndsWith(l, r))
 	case ast.OpAnd:
 		return value.And(l, r)
 	case ast.OpOr:

@@ -90,6 +90,10 @@ func TestEval(t *testing.T) {
 		{"'abc' CONTAINS 'b'", T},
 		{"'abc' STARTS WITH 'b'", F},
 		{"'abc' ENDS WITH 'bc'", T},
+		{"'abc' NOT CONTAINS 'b'", F},
+		{"'abc' NOT STARTS WITH 'b'", T},
+		{"'abc' NOT ENDS WITH 'bc'", F},
+		{"NULL NOT CONTAINS 'b'", N},
 		{"NULL IS NULL", T},
 		{"1 IS NOT NULL", T},
 		// Three-valued logic.

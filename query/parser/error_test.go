@@ -2,6 +2,7 @@ package parser
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -244,6 +245,26 @@ func TestSyntaxErrors(t *testing.T) {
 			t.Errorf("Parse(%q):\n got %d:%d near %q: %s\nwant %d:%d near %q: ...%s...",
 				tc.src, se.Line, se.Col, se.Near, se.Msg, tc.line, tc.col, tc.near, tc.msg)
 		}
+	}
+}
+
+// TestPostfixChainsAreBounded: chains that nest without recursing in the
+// parser (a.b.c…, x[0][0]…, x IS NULL IS NULL…) still make trees that
+// evaluating and printing recurse through, so they count against the
+// operator limit like a+b+c: a crafted statement cannot overflow graphd's
+// stack.
+func TestPostfixChainsAreBounded(t *testing.T) {
+	for _, chain := range []string{"+1", "[0]", ".a", " IS NULL", " IS NOT NULL"} {
+		if _, err := Parse("YIELD x" + strings.Repeat(chain, maxOperators)); err != nil {
+			t.Errorf("%d × %q: %v", maxOperators, chain, err)
+		}
+		_, err := Parse("YIELD x" + strings.Repeat(chain, maxOperators+1))
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d operators", maxOperators)) {
+			t.Errorf("%d × %q: %v, want the operator limit", maxOperators+1, chain, err)
+		}
+	}
+	if _, err := Parse("YIELD 'a' NOT STARTS 'b'"); err == nil || !strings.Contains(err.Error(), "expected WITH") {
+		t.Errorf("NOT STARTS without WITH: %v", err)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 //	OR XOR
 //	AND
 //	NOT                                   prefix
-//	== != <> < <= > >= IN, NOT IN, CONTAINS, STARTS WITH, ENDS WITH, IS [NOT] NULL
+//	== != <> < <= > >= [NOT] IN, [NOT] CONTAINS, [NOT] STARTS WITH, [NOT] ENDS WITH, IS [NOT] NULL
 //	+ -
 //	* / %
 //	- + !                                 prefix
@@ -108,6 +108,19 @@ func (p *parser) parseComparison() ast.Expr {
 		case t.Is("NOT") && p.peek(1).Is("IN"):
 			p.next()
 			op = ast.OpNotIn
+		case t.Is("NOT") && p.peek(1).Is("CONTAINS"):
+			p.next()
+			op = ast.OpNotContains
+		case t.Is("NOT") && (p.peek(1).Is("STARTS") || p.peek(1).Is("ENDS")):
+			p.next()
+			op = ast.OpNotStartsWith
+			if p.is("ENDS") {
+				op = ast.OpNotEndsWith
+			}
+			p.next()
+			if !p.is("WITH") {
+				p.expected("WITH")
+			}
 		case t.Is("CONTAINS"):
 			op = ast.OpContains
 		case t.Is("STARTS"):
@@ -129,6 +142,9 @@ func (p *parser) parseComparison() ast.Expr {
 				u.Op = ast.OpIsNotNull
 			}
 			p.expectKeyword("NULL")
+			// A chain of IS NULL nests without recursing here, but
+			// evaluating and printing it recurse: bounded like a+b+c.
+			p.operator()
 			l = u
 			continue
 		default:
@@ -210,6 +226,7 @@ func (p *parser) parsePostfix() ast.Expr {
 		switch p.tok().Kind {
 		case lexer.Dot:
 			p.next()
+			p.operator() // see the IS NULL chain in parseComparison
 			name := p.nameAfterDot("a property name")
 			if l, ok := x.(*ast.LabelExpr); ok {
 				x = &ast.EdgePropExpr{Pos: l.Pos, Edge: l.Name, Prop: name}
@@ -218,6 +235,7 @@ func (p *parser) parsePostfix() ast.Expr {
 			}
 		case lexer.LBracket:
 			p.next()
+			p.operator()
 			x = &ast.SubscriptExpr{Pos: x.Position(), X: x, Index: p.parseExpr()}
 			p.expect(lexer.RBracket)
 		default:

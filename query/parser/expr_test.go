@@ -37,6 +37,8 @@ func TestExprPrecedence(t *testing.T) {
 		{"e.a + 1 IN [2]", "((e.a+1) IN [2])"},
 		{"$$.p.name CONTAINS 'a' OR $$.p.name STARTS WITH \"b\" OR $$.p.name ENDS WITH 'c'",
 			`((($$.p.name CONTAINS "a") OR ($$.p.name STARTS WITH "b")) OR ($$.p.name ENDS WITH "c"))`},
+		{"$$.p.name NOT CONTAINS 'a' AND $$.p.name NOT STARTS WITH 'b' OR e.a NOT ENDS WITH 'c' + 'd'",
+			`((($$.p.name NOT CONTAINS "a") AND ($$.p.name NOT STARTS WITH "b")) OR (e.a NOT ENDS WITH ("c"+"d")))`},
 		{"e.a IS NULL AND e.b IS NOT NULL", "((e.a IS NULL) AND (e.b IS NOT NULL))"},
 		{"e.a + 1 IS NULL", "((e.a+1) IS NULL)"},
 		{"NOT e.a IS NULL", "!((e.a IS NULL))"},
