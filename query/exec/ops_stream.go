@@ -3,6 +3,7 @@ package exec
 import (
 	"container/heap"
 	"context"
+	"math"
 	"sort"
 
 	"github.com/novagraph/novagraph/query/ast"
@@ -310,12 +311,19 @@ type limitSink struct {
 	seen int64 // rows received so far
 }
 
+// limitEnd is the index after the last row a LIMIT passes; a count up to
+// MaxInt64 (which the parser takes) saturates instead of wrapping to a
+// negative end that would pass nothing.
+func limitEnd(l *ast.LimitStmt) int64 {
+	return l.Offset + min(l.Count, math.MaxInt64-l.Offset)
+}
+
 func (s *limitSink) open(ctx context.Context, cols []string) error {
 	return s.next.open(ctx, cols)
 }
 
 func (s *limitSink) push(ctx context.Context, batch [][]value.Value) error {
-	end := s.stmt.Offset + s.stmt.Count
+	end := limitEnd(s.stmt)
 	from, to := s.seen, s.seen+int64(len(batch))
 	s.seen = to
 	lo, hi := max(from, s.stmt.Offset), min(to, end)

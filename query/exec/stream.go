@@ -236,7 +236,7 @@ func (r *runState) sinkFor(st ast.Statement, next rowSink) (rowSink, error) {
 		// the LIMIT can pass.
 		o := &orderSink{r: r, stmt: s, next: next}
 		if l, ok := unwrapSink(next).(*limitSink); ok {
-			o.keep = l.stmt.Offset + l.stmt.Count
+			o.keep = limitEnd(l.stmt)
 		}
 		sink = o
 	case *ast.LimitStmt:
