@@ -293,16 +293,52 @@ func (s *Server) Signout(_ context.Context, req *graphpb.SignoutReq) (*graphpb.S
 	return &graphpb.SignoutResp{}, nil
 }
 
-// params converts a request's query parameters for the executor.
-func params(in map[string]*commonpb.Value) map[string]value.Value {
+// params converts a request's query parameters for the executor. A
+// parameter is the client's, not a value storaged or the executor made:
+// its dates and times are checked against their ranges here, since the
+// temporal arithmetic relies on operands in range.
+func params(in map[string]*commonpb.Value) (map[string]value.Value, error) {
 	if len(in) == 0 {
-		return nil
+		return nil, nil
 	}
 	out := make(map[string]value.Value, len(in))
 	for name, v := range in {
-		out[name] = value.FromProto(v)
+		pv := value.FromProto(v)
+		if err := checkParam(pv); err != nil {
+			return nil, &exec.Error{Code: graphpb.QueryErrorCode_E_SEMANTIC, Msg: fmt.Sprintf("parameter $%s: %v", name, err)}
+		}
+		out[name] = pv
 	}
-	return out
+	return out, nil
+}
+
+// checkParam reports a date, time or datetime out of range in v, at any
+// depth of its lists and maps.
+func checkParam(v value.Value) error {
+	if d, ok := v.DateVal(); ok && !d.Valid() {
+		return fmt.Errorf("date %d days from the epoch is out of range", int64(d))
+	}
+	if t, ok := v.TimeVal(); ok && !t.Valid() {
+		return fmt.Errorf("time %d µs from midnight is out of range", int64(t))
+	}
+	if dt, ok := v.DateTimeVal(); ok && !dt.Valid() {
+		return fmt.Errorf("datetime %d µs from the epoch is out of range", int64(dt))
+	}
+	if items, ok := v.ListVal(); ok {
+		for _, it := range items {
+			if err := checkParam(it); err != nil {
+				return err
+			}
+		}
+	}
+	if props, ok := v.MapVal(); ok {
+		for _, p := range props {
+			if err := checkParam(p.Value); err != nil {
+				return fmt.Errorf("key %q: %w", p.Name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // execute runs one request, turning a panic in the executor into an error
@@ -331,7 +367,11 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	sess.lastUsed = start
 	// The query list and the logs keep the text: never a password.
 	ctx, q := s.beginQuery(ctx, sess, lexer.RedactSecrets(req.Stmt), start)
-	data, err := s.execute(ctx, sess, req.Stmt, params(req.GetParams()))
+	ps, err := params(req.GetParams())
+	var data *graphpb.DataSet
+	if err == nil {
+		data, err = s.execute(ctx, sess, req.Stmt, ps)
+	}
 	data, err = s.endQuery(ctx, q, data, err)
 	resp := &graphpb.ExecuteResp{Data: data, SpaceName: sess.state.SpaceName}
 	if err != nil {
