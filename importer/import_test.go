@@ -797,6 +797,31 @@ sources:
 		}
 	})
 
+	t.Run("misspelled tag", func(t *testing.T) {
+		// Without before-hooks nothing is about to create the schema: a
+		// name not in the catalog is an error after a short wait.
+		execOK(t, s, "CREATE SPACE IF NOT EXISTS typo(partition_num=2, replica_factor=1, vid_type=INT64)")
+		execOK(t, s, "USE typo; CREATE TAG IF NOT EXISTS item(name string)")
+		file := filepath.Join(t.TempDir(), "x.csv")
+		if err := os.WriteFile(file, []byte("1,a\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := ParseConfig([]byte(fmt.Sprintf(`
+client: {address: %q, user: root, password: %s}
+manager: {spaceName: typo, failedRowsDir: %q}
+sources:
+  - path: %q
+    tags: [{name: itme, id: {index: 0}, props: [{name: name, index: 1}]}]
+`, c.Graph.Addr(), testcluster.Password, t.TempDir(), file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Run(context.Background(), cfg, Options{})
+		if err == nil || !strings.Contains(err.Error(), `tag "itme" in space "typo" does not exist (waited 3s for the catalog)`) {
+			t.Fatalf("import with a misspelled tag: %v", err)
+		}
+	})
+
 	t.Run("resume", func(t *testing.T) {
 		dir := t.TempDir()
 		cfg, err := LDBCConfig(ldbcDir, presetFor(c, "ldbc2", 1, dir))

@@ -917,7 +917,14 @@ func runHooks(ctx context.Context, cfg *Config, hooks []HookStatements, log *slo
 // metad client a moment after graphd acknowledged it), and every
 // partition has a leader.
 func awaitSchema(ctx context.Context, meta *metaclient.Client, cfg *Config) (*metapb.SpaceDesc, error) {
-	deadline := time.Now().Add(30 * time.Second)
+	// Before-hooks may have just created the schema, which takes metad a
+	// heartbeat or two to publish; without them the schema is either
+	// there or misspelled, and a typo should not cost half a minute.
+	wait := 3 * time.Second
+	if len(cfg.Manager.Hooks.Before) > 0 {
+		wait = 30 * time.Second
+	}
+	deadline := time.Now().Add(wait)
 	for {
 		snap := meta.Catalog()
 		missing := ""
@@ -945,7 +952,7 @@ func awaitSchema(ctx context.Context, meta *metaclient.Client, cfg *Config) (*me
 			return space, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("manager.spaceName / sources: %s does not exist (waited 30s for the catalog)", missing)
+			return nil, fmt.Errorf("manager.spaceName / sources: %s does not exist (waited %v for the catalog)", missing, wait)
 		}
 		select {
 		case <-ctx.Done():
