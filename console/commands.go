@@ -156,9 +156,10 @@ func (c *console) command(ctx context.Context, stmt string) error {
 }
 
 // info is where the console's own messages go: stdout next to the
-// results, except with JSON results, whose stdout stays JSON Lines.
+// results, except with JSON and CSV results, whose stdout stays JSON Lines
+// or CSV that a pipe or a file can take as it is.
 func (c *console) info() io.Writer {
-	if c.format == formatJSON {
+	if c.format == formatJSON || c.format == formatCSV {
 		return c.stderr
 	}
 	return c.stdout

@@ -303,10 +303,11 @@ func TestJSONToggleAndFormatCommand(t *testing.T) {
 	if err := c.interact(testContext(t), lines); err != nil {
 		t.Fatal(err)
 	}
-	wantOut := `1
+	// JSON and CSV keep stdout to their results; the console's messages
+	// (and CSV's row count) go to stderr then.
+	wantOut := `{"columns":["1"],"rows":[[1]],"latency_us":10,"wall_us":250}
 1
-Got 1 rows (time spent 10/250 us)
-
+1
 Results print as table.
 +---+
 | 1 |
@@ -316,11 +317,10 @@ Results print as table.
 Got 1 rows (time spent 10/250 us)
 
 `
-	wantOut = "Results print as csv.\n" + wantOut
-	if !strings.HasSuffix(stdout.String(), wantOut) || !strings.HasPrefix(stdout.String(), `{"columns":["1"],"rows":[[1]],"latency_us":10,"wall_us":250}`+"\n") {
-		t.Errorf("stdout:\n%s", stdout)
+	if stdout.String() != wantOut {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, wantOut)
 	}
-	for _, part := range []string{"Results print as json.", `[ERROR (console)]: :format: "xml": want table, csv or json`, "[ERROR (console)]: :json: cannot write x y z/"} {
+	for _, part := range []string{"Results print as json.", "Results print as csv.", "Got 1 rows (time spent 10/250 us)", `[ERROR (console)]: :format: "xml": want table, csv or json`, "[ERROR (console)]: :json: cannot write x y z/"} {
 		if !strings.Contains(stderr.String(), part) {
 			t.Errorf("stderr lacks %q:\n%s", part, stderr)
 		}
@@ -329,7 +329,8 @@ Got 1 rows (time spent 10/250 us)
 
 func TestRepeat(t *testing.T) {
 	graphd := nbaGraphd(t)
-	c, stdout, _ := newTestConsole(t, graphd, formatCSV)
+	// CSV: the results on stdout, the console's messages on stderr.
+	c, stdout, stderr := newTestConsole(t, graphd, formatCSV)
 	if err := c.runScript(testContext(t), "-e", strings.NewReader(":repeat 3; RETURN 1; RETURN 1")); err != nil {
 		t.Fatal(err)
 	}
@@ -337,8 +338,8 @@ func TestRepeat(t *testing.T) {
 		t.Errorf("graphd ran %q, want RETURN 1 three times and once more", got)
 	}
 	want := "Executed 3 times, (total time spent 30/750 us), (average time spent 10/250 us)\n\n"
-	if strings.Count(stdout.String(), "Got 1 rows") != 4 || strings.Count(stdout.String(), want) != 1 {
-		t.Errorf("stdout:\n%s\nwant 4 results and one %q", stdout, want)
+	if strings.Count(stdout.String(), "1\n1\n") != 4 || strings.Count(stderr.String(), "Got 1 rows") != 4 || strings.Count(stderr.String(), want) != 1 {
+		t.Errorf("stdout:\n%s\nstderr:\n%s\nwant 4 results and one %q", stdout, stderr, want)
 	}
 
 	for _, arg := range []string{"", "0", "-1", "x", "1.5"} {
@@ -352,8 +353,8 @@ func TestRepeat(t *testing.T) {
 	graphd.Script("FAIL", ct.Fail(3, "boom"))
 	before := len(graphd.Executed())
 	err := c.runScript(testContext(t), "-e", strings.NewReader(":repeat 5; FAIL"))
-	if err == nil || len(graphd.Executed()) != before+1 || !strings.Contains(stdout.String(), ":repeat 5: run 1 failed.") {
-		t.Errorf("err %v, ran %d times; stdout:\n%s", err, len(graphd.Executed())-before, stdout)
+	if err == nil || len(graphd.Executed()) != before+1 || !strings.Contains(stderr.String(), ":repeat 5: run 1 failed.") {
+		t.Errorf("err %v, ran %d times; stderr:\n%s", err, len(graphd.Executed())-before, stderr)
 	}
 }
 

@@ -128,7 +128,7 @@ func (c *console) execute(ctx context.Context, stmt Statement) error {
 		}
 		latencyUS += rs.LatencyUS()
 		wallUS += lastWallUS
-		if err := renderResult(c.stdout, rs, c.format, lastWallUS); err != nil {
+		if err := renderResult(c.stdout, c.info(), rs, c.format, lastWallUS); err != nil {
 			return fmt.Errorf("printing the result: %w", err)
 		}
 	}
@@ -189,9 +189,14 @@ func (e *scriptError) Unwrap() error { return e.err }
 // command.
 func (c *console) runScript(ctx context.Context, source string, src io.Reader) error {
 	split := newScriptSplitter()
+	var vars varGrouper
 	number := 0
 	run := func(stmts []Statement) (stop bool, err error) {
+		var grouped []Statement
 		for _, stmt := range stmts {
+			grouped = append(grouped, vars.add(stmt)...)
+		}
+		for _, stmt := range grouped {
 			if isExitCommand(stmt.Text) {
 				return true, nil
 			}
@@ -223,7 +228,10 @@ func (c *console) runScript(ctx context.Context, source string, src io.Reader) e
 			}
 		}
 		if readErr != nil { // io.EOF
-			_, err := run(split.Flush())
+			if stop, err := run(split.Flush()); stop {
+				return err
+			}
+			_, err := run(vars.flush())
 			return err
 		}
 	}

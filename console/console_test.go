@@ -125,8 +125,9 @@ func TestCSVFormat(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit code %d, stderr %q", code, stderr)
 	}
-	if !strings.HasPrefix(stdout, "v.name\nTim\nTony\nGot 2 rows (time spent 900/") {
-		t.Errorf("stdout:\n%s", stdout)
+	// stdout is CSV alone, for a pipe or a file.
+	if stdout != "v.name\nTim\nTony\n" || !strings.Contains(stderr, "Got 2 rows (time spent 900/") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 }
 

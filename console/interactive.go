@@ -54,6 +54,7 @@ func (c *console) runInteractive(ctx context.Context, historyFile string) error 
 func (c *console) interact(ctx context.Context, lines lineReader) error {
 	defer lines.Close()
 	split := newPromptSplitter()
+	var vars varGrouper
 	for {
 		prompt := c.prompt()
 		if split.Pending() {
@@ -63,6 +64,7 @@ func (c *console) interact(ctx context.Context, lines lineReader) error {
 		switch {
 		case errors.Is(err, errInterrupted):
 			split.Reset()
+			vars = varGrouper{}
 			continue
 		case errors.Is(err, io.EOF):
 			return nil
@@ -73,9 +75,14 @@ func (c *console) interact(ctx context.Context, lines lineReader) error {
 			if isExitCommand(stmt.Text) {
 				return nil
 			}
-			if err := c.execute(ctx, stmt); err != nil {
-				c.printError(err)
+			for _, stmt := range vars.add(stmt) {
+				if err := c.execute(ctx, stmt); err != nil {
+					c.printError(err)
+				}
 			}
+		}
+		if vars.holding() && !split.Pending() {
+			fmt.Fprintln(c.info(), "(the variable is sent with the next statement: variables live for one request)")
 		}
 	}
 }

@@ -39,7 +39,7 @@ func parseFormat(s string) (outputFormat, error) {
 // the statement took, printed next to graphd's own latency so that the
 // network and client overhead shows. JSON prints one object per line and
 // no footer (see renderJSON), so that the output is JSON Lines.
-func renderResult(w io.Writer, rs *client.ResultSet, format outputFormat, wallUS int64) error {
+func renderResult(w, info io.Writer, rs *client.ResultSet, format outputFormat, wallUS int64) error {
 	if format == formatJSON {
 		body, err := renderJSON(rs, wallUS)
 		if err != nil {
@@ -49,20 +49,23 @@ func renderResult(w io.Writer, rs *client.ResultSet, format outputFormat, wallUS
 		return err
 	}
 	if !rs.HasData() {
-		_, err := fmt.Fprintf(w, "Execution succeeded (time spent %d/%d us)\n\n", rs.LatencyUS(), wallUS)
+		_, err := fmt.Fprintf(info, "Execution succeeded (time spent %d/%d us)\n\n", rs.LatencyUS(), wallUS)
 		return err
 	}
-	var body string
-	switch format {
-	case formatCSV:
-		var err error
-		if body, err = renderCSV(rs); err != nil {
+	if format == formatCSV {
+		// stdout is the CSV alone, for a pipe or a file; the row count
+		// goes with the console's other messages.
+		body, err := renderCSV(rs)
+		if err != nil {
 			return err
 		}
-	default:
-		body = renderTable(rs) + "\n"
+		if _, err := io.WriteString(w, body); err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(info, "Got %d rows (time spent %d/%d us)\n\n", rs.Len(), rs.LatencyUS(), wallUS)
+		return err
 	}
-	_, err := fmt.Fprintf(w, "%sGot %d rows (time spent %d/%d us)\n\n", body, rs.Len(), rs.LatencyUS(), wallUS)
+	_, err := fmt.Fprintf(w, "%s\nGot %d rows (time spent %d/%d us)\n\n", renderTable(rs), rs.Len(), rs.LatencyUS(), wallUS)
 	return err
 }
 

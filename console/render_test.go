@@ -24,7 +24,7 @@ func players() *graphpb.ExecuteResp {
 
 func TestRenderTable(t *testing.T) {
 	var out strings.Builder
-	if err := renderResult(&out, resultOf(t, players()), formatTable, 1500); err != nil {
+	if err := renderResult(&out, &out, resultOf(t, players()), formatTable, 1500); err != nil {
 		t.Fatal(err)
 	}
 	want := `+------------------------+-----+-------+--------+-----------+----------+
@@ -43,7 +43,7 @@ Got 2 rows (time spent 1200/1500 us)
 
 func TestRenderCSV(t *testing.T) {
 	var out strings.Builder
-	if err := renderResult(&out, resultOf(t, players()), formatCSV, 1500); err != nil {
+	if err := renderResult(&out, &out, resultOf(t, players()), formatCSV, 1500); err != nil {
 		t.Fatal(err)
 	}
 	want := `name,age,score,active,tags,coach
@@ -59,10 +59,10 @@ Got 2 rows (time spent 1200/1500 us)
 
 func TestRenderEmptyAndDataless(t *testing.T) {
 	var out strings.Builder
-	if err := renderResult(&out, resultOf(t, ct.Result(30, []string{"name"})), formatTable, 80); err != nil {
+	if err := renderResult(&out, &out, resultOf(t, ct.Result(30, []string{"name"})), formatTable, 80); err != nil {
 		t.Fatal(err)
 	}
-	if err := renderResult(&out, resultOf(t, ct.Done(40)), formatTable, 90); err != nil {
+	if err := renderResult(&out, &out, resultOf(t, ct.Done(40)), formatTable, 90); err != nil {
 		t.Fatal(err)
 	}
 	want := `+------+

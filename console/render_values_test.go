@@ -29,7 +29,7 @@ func graphValues() *graphpb.ExecuteResp {
 
 func TestRenderGraphValuesTable(t *testing.T) {
 	var out strings.Builder
-	if err := renderResult(&out, resultOf(t, graphValues()), formatTable, 90); err != nil {
+	if err := renderResult(&out, &out, resultOf(t, graphValues()), formatTable, 90); err != nil {
 		t.Fatal(err)
 	}
 	want := `+---------------------------------------------+---------------------------------------+-----------------------------------------+---------------------------------------------------------------------------------------------------------------------------+
@@ -48,7 +48,7 @@ Got 2 rows (time spent 70/90 us)
 
 func TestRenderGraphValuesCSV(t *testing.T) {
 	var out strings.Builder
-	if err := renderResult(&out, resultOf(t, graphValues()), formatCSV, 90); err != nil {
+	if err := renderResult(&out, &out, resultOf(t, graphValues()), formatCSV, 90); err != nil {
 		t.Fatal(err)
 	}
 	want := `m,v,e,p

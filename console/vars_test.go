@@ -1,0 +1,55 @@
+package console
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	ct "github.com/novagraph/novagraph/client/clienttest"
+)
+
+// TestVariablesGoWithTheirStatement: variables live for one request, so a
+// statement assigning one is sent in one request with the statements after
+// it, up to the first that assigns nothing, in scripts and at the prompt.
+func TestVariablesGoWithTheirStatement(t *testing.T) {
+	graphd := nbaGraphd(t)
+	joined := "$a = GO FROM 1 OVER e YIELD dst(edge) AS id; $b = YIELD 2 AS id; GO FROM $a.id OVER e YIELD dst(edge)"
+	graphd.Script(joined, ct.Result(10, []string{"dst(EDGE)"}, ct.Row(ct.Int(7))))
+	code, stdout, stderr := runConsole(t, graphd.Addr, "",
+		"-e", "USE nba; $a = GO FROM 1 OVER e YIELD dst(edge) AS id;\n$b = YIELD 2 AS id; GO FROM $a.id OVER e YIELD dst(edge); RETURN 1")
+	if code != 0 {
+		t.Fatalf("exit code %d, stderr %q", code, stderr)
+	}
+	if got, want := graphd.Executed(), []string{"USE nba", joined, "RETURN 1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("graphd ran %q, want %q", got, want)
+	}
+	if !strings.Contains(stdout, "| 7 ") {
+		t.Errorf("stdout lacks the last statement's result:\n%s", stdout)
+	}
+
+	// At the prompt: held across lines, dropped by ^C.
+	graphd = nbaGraphd(t)
+	graphd.Script("$v = RETURN 1; RETURN 1", ct.Result(10, []string{"1"}, ct.Row(ct.Int(1))))
+	c, out, _ := newTestConsole(t, graphd, formatTable)
+	lines := &scriptedLines{lines: []string{"$v = RETURN 1", "RETURN 1", "$w = RETURN 1", ctrlC, "RETURN 1"}}
+	if err := c.interact(testContext(t), lines); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := graphd.Executed(), []string{"$v = RETURN 1; RETURN 1", "RETURN 1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("graphd ran %q, want %q", got, want)
+	}
+	if !strings.Contains(out.String(), "the variable is sent with the next statement") {
+		t.Errorf("no word that the assignment waits")
+	}
+}
+
+func TestIsAssignment(t *testing.T) {
+	for stmt, want := range map[string]bool{
+		"$v = GO FROM 1 OVER e": true, " $v_2=YIELD 1": true, "$v == 1": false, "$-.x": false,
+		"YIELD $v": false, "GO FROM $v.id OVER e": false, "$v": false,
+	} {
+		if got := isAssignment(stmt); got != want {
+			t.Errorf("isAssignment(%q) = %v, want %v", stmt, got, want)
+		}
+	}
+}
