@@ -16,6 +16,7 @@ import (
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/eval"
+	"github.com/novagraph/novagraph/query/exec"
 	"github.com/novagraph/novagraph/query/parser"
 	"github.com/novagraph/novagraph/query/value"
 	"github.com/novagraph/novagraph/temporal"
@@ -354,7 +355,11 @@ type colMapper struct {
 	// INSERT ... VALUES (NULL) stores it, whatever the schema's default.
 	def, nullDef       any
 	hasDef, hasNullDef bool
-	parse              func(string) (any, error)
+	// defExpr is the schema's default when it is evaluated at each write
+	// (DEFAULT now()), for a property no column is mapped to.
+	defExpr ast.Expr
+	col     *metapb.ColumnDef
+	parse   func(string) (any, error)
 }
 
 func newRowMapper(what, key string, versions []*metapb.Schema, props []PropSpec) (rowMapper, error) {
@@ -369,6 +374,14 @@ func newRowMapper(what, key string, versions []*metapb.Schema, props []PropSpec)
 		cm.parse = parserFor(c)
 		if d := c.GetDefaultValue(); d != nil {
 			cm.def, cm.hasDef = schema.ValueFromProto(d), true
+		}
+		cm.col = c
+		if text := c.GetDefaultExpr(); text != "" {
+			e, err := parser.ParseExpr(text)
+			if err != nil {
+				return rowMapper{}, fmt.Errorf("%s: default of property %q of %s: %v", key, c.GetName(), what, err)
+			}
+			cm.defExpr = e
 		}
 	}
 	for i, p := range props {
@@ -437,6 +450,12 @@ func (cm *colMapper) value(fields []string, nulls []bool) (any, error) {
 		return v, nil
 	}
 	switch {
+	case len(cm.src) == 0 && cm.defExpr != nil:
+		v, err := exec.ColumnValue(cm.defExpr, cm.col)
+		if err != nil {
+			return nil, fmt.Errorf("property %s: default: %w", cm.name, err)
+		}
+		return v, nil
 	case len(cm.src) == 0 && cm.hasDef:
 		return cm.def, nil
 	case cm.hasNullDef:

@@ -3,6 +3,7 @@ package importer
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/novagraph/novagraph/internal/schema"
 	metaclient "github.com/novagraph/novagraph/metad/client"
@@ -198,3 +199,31 @@ func TestNullIsNotTheSchemaDefault(t *testing.T) {
 // one copy of each.
 // TestRowCheckpointHash: a row checkpoint belongs to one shard of one
 // space as created, over input files as they were.
+
+// TestClockDefaultPerRow: a property no column is mapped to, whose schema
+// default is DEFAULT now(), gets the time of the import, not the value
+// the default had when the tag was created.
+func TestClockDefaultPerRow(t *testing.T) {
+	created := &commonpb.Value{V: &commonpb.Value_TimestampVal{TimestampVal: 1}}
+	versions := []*metapb.Schema{{Columns: []*metapb.ColumnDef{
+		{Name: "name", Type: metapb.PropType_STRING, Nullable: true},
+		{Name: "at", Type: metapb.PropType_TIMESTAMP, Nullable: true, DefaultValue: created, DefaultExpr: "now()"},
+	}}}
+	rm, err := newRowMapper(`tag "p"`, "sources[0].tags[0]", versions, []PropSpec{{Name: "name", Index: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().Unix()
+	row, err := rm.encode([]string{"a"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := schema.NewVersions(versions)
+	vals, err := partition.ReadWithSchema(row, sv.Source(), sv.Latest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at, ok := vals[1].(int64); !ok || at < before {
+		t.Fatalf("at = %v, want the time of the import (>= %d), not the CREATE-time 1", vals[1], before)
+	}
+}

@@ -119,6 +119,14 @@ func validateColumns(schema string, cols []*metapb.ColumnDef) ([]*metapb.ColumnD
 		default:
 			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: unknown type %d", where, c.Type)
 		}
+		switch {
+		case c.IntBits != 0 && (c.Type != metapb.PropType_INT64 || (c.IntBits != 8 && c.IntBits != 16 && c.IntBits != 32)):
+			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: int_bits %d: want 8, 16 or 32 on an INT64 column", where, c.IntBits)
+		case c.Float32 && c.Type != metapb.PropType_DOUBLE:
+			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: float32 is only for DOUBLE, not %s", where, c.Type)
+		case c.DefaultExpr != "" && c.DefaultValue == nil:
+			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: default_expr without default_value", where)
+		}
 		nc := proto.Clone(c).(*metapb.ColumnDef)
 		if c.DefaultValue != nil {
 			def, err := normalizeDefault(where, nc)

@@ -117,6 +117,17 @@ type Column struct {
 	// no default. EncodeRow does not apply it: filling defaults on insert is
 	// the caller's job.
 	Default any
+	// IntBits is the declared width of a PropInt64 column (8, 16 or 32 for
+	// int8, int16, int32; 0 for 64): every integer is stored in 64 bits,
+	// and EncodeRow refuses a value outside the declared range.
+	IntBits int
+	// Float32 marks a PropDouble column declared float: EncodeRow rounds
+	// its values to float32 and refuses finite ones beyond its range.
+	Float32 bool
+	// DefaultExpr is the nGQL text of a default evaluated at each write
+	// (DEFAULT now()); Default then holds its value at schema time. Like
+	// Default, the codec does not apply it.
+	DefaultExpr string
 }
 
 // Schema is one version of the property list of a tag or edge type. Versions
@@ -223,15 +234,28 @@ func checkValue(c *Column, v any) (any, error) {
 	switch c.Type {
 	case PropInt64, PropTimestamp:
 		if x, ok := v.(int64); ok {
+			if b := c.IntBits; b > 0 && b < 64 && (x < -1<<(b-1) || x > 1<<(b-1)-1) {
+				return nil, fmt.Errorf("column %q is int%d, got %d, out of its range [%d, %d]: %w", c.Name, b, x, -1<<(b-1), 1<<(b-1)-1, ErrInvalidValue)
+			}
 			return x, nil
 		}
 	case PropDouble:
+		var f float64
 		switch x := v.(type) {
 		case float64:
-			return x, nil
+			f = x
 		case int64:
-			return float64(x), nil // exact up to 2^53, rounded beyond
+			f = float64(x) // exact up to 2^53, rounded beyond
+		default:
+			return nil, fmt.Errorf("column %q is %s, got %T: %w", c.Name, c.Type, v, ErrInvalidValue)
 		}
+		if c.Float32 {
+			if !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) > math.MaxFloat32 {
+				return nil, fmt.Errorf("column %q is float, got %g, beyond its range: %w", c.Name, f, ErrInvalidValue)
+			}
+			f = float64(float32(f))
+		}
+		return f, nil
 	case PropBool:
 		if x, ok := v.(bool); ok {
 			return x, nil

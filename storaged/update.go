@@ -13,6 +13,7 @@ import (
 	"github.com/novagraph/novagraph/query/eval"
 	"github.com/novagraph/novagraph/query/parser"
 	"github.com/novagraph/novagraph/query/value"
+	"github.com/novagraph/novagraph/temporal"
 )
 
 // update runs UPDATE / UPSERT of one vertex tag or one edge inside the
@@ -24,7 +25,7 @@ import (
 // The expressions arrive as nGQL text that graphd normalised: a property of
 // the updated tag is $^.tag.prop, one of the updated edge is edge.prop.
 func (st *applyState) update(u *storagepb.UpdateReq) ([]byte, error) {
-	rc := &rowContext{space: st.space}
+	rc := &rowContext{space: st.space, now: st.now}
 	var key []byte
 	var edgeKey *storagepb.EdgeKey
 	if u.Edge != nil {
@@ -76,6 +77,13 @@ func (st *applyState) update(u *storagepb.UpdateReq) ([]byte, error) {
 		rc.vals = make([]any, len(latest.Columns))
 		for i, c := range latest.Columns {
 			rc.vals[i] = c.Default
+			if c.DefaultExpr != "" {
+				v, err := rc.evalDefault(c.DefaultExpr)
+				if err != nil {
+					return nil, invalid("%s.%s: default %s: %v", rc.si.name, c.Name, c.DefaultExpr, err)
+				}
+				rc.vals[i] = v.ToGo()
+			}
 		}
 	} else if u.When != "" {
 		ok, err := rc.filter(u.When)
@@ -125,7 +133,12 @@ type rowContext struct {
 	vid    []byte             // vertex update
 	edge   *storagepb.EdgeKey // edge update
 	vals   []any              // laid out as the latest schema
+	now    int64              // the command's time, seconds since the epoch
 }
+
+// Now is the clock of expressions evaluated in the apply (eval.Clock):
+// the command's time, so that every replica gets the same value.
+func (rc *rowContext) Now() temporal.DateTime { return temporal.DateTime(rc.now * 1_000_000) }
 
 func (rc *rowContext) parse(text string) (ast.Expr, error) {
 	e, err := parser.ParseExpr(text)
@@ -138,6 +151,21 @@ func (rc *rowContext) parse(text string) (ast.Expr, error) {
 		return nil, invalid("expression %q is not deterministic (rand(), now()...): graphd must evaluate it", text)
 	}
 	return e, nil
+}
+
+// evalDefault evaluates a column's default_expr (DEFAULT now()). Unlike
+// SET's expressions it reads the clock, and may: rc's clock is the
+// command's time (Now), the same on every replica. graphd only stores
+// defaults whose volatile calls are all clock functions.
+func (rc *rowContext) evalDefault(text string) (value.Value, error) {
+	e, err := parser.ParseExpr(text)
+	if err != nil {
+		return value.Value{}, err
+	}
+	if !eval.IsClockOnly(e) {
+		return value.Value{}, fmt.Errorf("%q is random, which replicas cannot agree on", text)
+	}
+	return eval.Eval(rc, e)
 }
 
 func (rc *rowContext) eval(text string) (value.Value, error) {

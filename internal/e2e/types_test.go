@@ -69,6 +69,30 @@ func TestTypes(t *testing.T) {
 	exec(t, s, `ALTER TAG ev ADD (seen datetime DEFAULT datetime("2020-01-01T00:00:00"))`)
 	expectRows(t, s, `FETCH PROP ON ev "b" YIELD ev.seen, ev.seen.year`, "2020-01-01T00:00:00.000000|2020")
 
+	// Declared widths: stored in 64 bits, kept for DESCRIBE and checked on
+	// every write.
+	exec(t, s, `CREATE TAG w(i8 int8 NULL, i16 int16 NULL, i32 int32 NULL, f float NULL, i int NULL, dd double NULL)`)
+	expectRows(t, s, `DESCRIBE TAG w`, "i8|int8|YES|NULL", "i16|int16|YES|NULL", "i32|int32|YES|NULL",
+		"f|float|YES|NULL", "i|int64|YES|NULL", "dd|double|YES|NULL")
+	exec(t, s, `INSERT VERTEX w(i8, i16, i32, f, dd) VALUES "w1":(-128, 32767, -2147483648, 0.1, 0.1)`)
+	expectRows(t, s, `FETCH PROP ON w "w1" YIELD w.i8, w.i16, w.i32, w.f != 0.1, abs(w.f - 0.1) < 0.000001, w.dd == 0.1`,
+		"-128|32767|-2147483648|true|true|true")
+	expectError(t, s, `INSERT VERTEX w(i8) VALUES "w2":(128)`, graphpb.QueryErrorCode_E_SEMANTIC, `is int8, got 128, out of its range [-128, 127]`)
+	expectError(t, s, `INSERT VERTEX w(f) VALUES "w2":(1e300)`, graphpb.QueryErrorCode_E_SEMANTIC, `is float, got 1e+300, beyond its range`)
+
+	// DEFAULT now() and datetime() are the time of each write, not of the
+	// CREATE; an UPSERT's is its raft command's (whole seconds).
+	exec(t, s, `CREATE TAG stamp(n int, at datetime DEFAULT datetime(), ts timestamp DEFAULT now())`)
+	expectRows(t, s, `DESCRIBE TAG stamp`, "n|int64|YES|NULL", "at|datetime|YES|datetime()", "ts|timestamp|YES|now()")
+	exec(t, s, `INSERT VERTEX stamp(n) VALUES "s1":(1)`)
+	exec(t, s, `INSERT VERTEX stamp(n) VALUES "s2":(2)`)
+	first, second := rows(t, s, `FETCH PROP ON stamp "s1" YIELD stamp.at`), rows(t, s, `FETCH PROP ON stamp "s2" YIELD stamp.at`)
+	if len(first) != 1 || len(second) != 1 || !(second[0] > first[0]) {
+		t.Fatalf("DEFAULT datetime() of two inserts one after the other: %q then %q, want the second later", first, second)
+	}
+	expectRows(t, s, `UPSERT VERTEX ON stamp "s3" SET n = 3 YIELD n, toString(at) ENDS WITH ".000000", ts >= timestamp(datetime("`+first[0]+`")) - 1`,
+		"3|true|true")
+
 	// Errors.
 	expectError(t, s, `INSERT VERTEX ev(name, d) VALUES "x":("X", "2024-01-02")`, graphpb.QueryErrorCode_E_SEMANTIC, `property "d" is date`)
 	expectError(t, s, `INSERT VERTEX ev(name, d) VALUES "x":("X", date("2024-02-30"))`, graphpb.QueryErrorCode_E_SEMANTIC, "day 30")

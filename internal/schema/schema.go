@@ -17,10 +17,13 @@ func FromProto(s *metapb.Schema) *partition.Schema {
 	out := &partition.Schema{Version: s.GetVersion(), Columns: make([]partition.Column, len(s.GetColumns()))}
 	for i, c := range s.GetColumns() {
 		out.Columns[i] = partition.Column{
-			Name:     c.GetName(),
-			Type:     partition.PropType(c.GetType()),
-			FixedLen: int(c.GetFixedLen()),
-			Nullable: c.GetNullable(),
+			Name:        c.GetName(),
+			Type:        partition.PropType(c.GetType()),
+			FixedLen:    int(c.GetFixedLen()),
+			Nullable:    c.GetNullable(),
+			IntBits:     int(c.GetIntBits()),
+			Float32:     c.GetFloat32(),
+			DefaultExpr: c.GetDefaultExpr(),
 		}
 		if c.GetDefaultValue() != nil {
 			out.Columns[i].Default = ValueFromProto(c.GetDefaultValue())

@@ -373,12 +373,25 @@ func (AlterSchemaOp_Kind) EnumDescriptor() ([]byte, []int) {
 }
 
 type ColumnDef struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Type          PropType               `protobuf:"varint,2,opt,name=type,proto3,enum=novagraph.meta.PropType" json:"type,omitempty"`
-	FixedLen      int32                  `protobuf:"varint,3,opt,name=fixed_len,json=fixedLen,proto3" json:"fixed_len,omitempty"` // FIXED_STRING only
-	Nullable      bool                   `protobuf:"varint,4,opt,name=nullable,proto3" json:"nullable,omitempty"`
-	DefaultValue  *commonpb.Value        `protobuf:"bytes,5,opt,name=default_value,json=defaultValue,proto3" json:"default_value,omitempty"` // unset: no default
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Name         string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Type         PropType               `protobuf:"varint,2,opt,name=type,proto3,enum=novagraph.meta.PropType" json:"type,omitempty"`
+	FixedLen     int32                  `protobuf:"varint,3,opt,name=fixed_len,json=fixedLen,proto3" json:"fixed_len,omitempty"` // FIXED_STRING only
+	Nullable     bool                   `protobuf:"varint,4,opt,name=nullable,proto3" json:"nullable,omitempty"`
+	DefaultValue *commonpb.Value        `protobuf:"bytes,5,opt,name=default_value,json=defaultValue,proto3" json:"default_value,omitempty"` // unset: no default
+	// The declared width of an INT64 column: 8, 16 or 32 for int8, int16
+	// and int32 (values out of that range are refused on write); 0 for int
+	// and int64. The row codec stores every integer in 64 bits.
+	IntBits int32 `protobuf:"varint,6,opt,name=int_bits,json=intBits,proto3" json:"int_bits,omitempty"`
+	// A DOUBLE column declared float: values are rounded to float32 on
+	// write, and DESCRIBE says float.
+	Float32 bool `protobuf:"varint,7,opt,name=float32,proto3" json:"float32,omitempty"`
+	// The nGQL text of a default that is not a literal (DEFAULT now(),
+	// DEFAULT datetime()): evaluated at every write that leaves the column
+	// out, as NebulaGraph does. default_value then holds its value at
+	// CREATE or ALTER time, which rows written before the column existed
+	// read.
+	DefaultExpr   string `protobuf:"bytes,8,opt,name=default_expr,json=defaultExpr,proto3" json:"default_expr,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -446,6 +459,27 @@ func (x *ColumnDef) GetDefaultValue() *commonpb.Value {
 		return x.DefaultValue
 	}
 	return nil
+}
+
+func (x *ColumnDef) GetIntBits() int32 {
+	if x != nil {
+		return x.IntBits
+	}
+	return 0
+}
+
+func (x *ColumnDef) GetFloat32() bool {
+	if x != nil {
+		return x.Float32
+	}
+	return false
+}
+
+func (x *ColumnDef) GetDefaultExpr() string {
+	if x != nil {
+		return x.DefaultExpr
+	}
+	return ""
 }
 
 // Schema is one version of a tag's or edge type's property list. Versions
@@ -4677,13 +4711,16 @@ var File_novagraph_meta_proto protoreflect.FileDescriptor
 
 const file_novagraph_meta_proto_rawDesc = "" +
 	"\n" +
-	"\x14novagraph/meta.proto\x12\x0enovagraph.meta\x1a\x16novagraph/common.proto\"\xc4\x01\n" +
+	"\x14novagraph/meta.proto\x12\x0enovagraph.meta\x1a\x16novagraph/common.proto\"\x9c\x02\n" +
 	"\tColumnDef\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12,\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x18.novagraph.meta.PropTypeR\x04type\x12\x1b\n" +
 	"\tfixed_len\x18\x03 \x01(\x05R\bfixedLen\x12\x1a\n" +
 	"\bnullable\x18\x04 \x01(\bR\bnullable\x12<\n" +
-	"\rdefault_value\x18\x05 \x01(\v2\x17.novagraph.common.ValueR\fdefaultValue\"\x93\x01\n" +
+	"\rdefault_value\x18\x05 \x01(\v2\x17.novagraph.common.ValueR\fdefaultValue\x12\x19\n" +
+	"\bint_bits\x18\x06 \x01(\x05R\aintBits\x12\x18\n" +
+	"\afloat32\x18\a \x01(\bR\afloat32\x12!\n" +
+	"\fdefault_expr\x18\b \x01(\tR\vdefaultExpr\"\x93\x01\n" +
 	"\x06Schema\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x05R\aversion\x123\n" +
 	"\acolumns\x18\x02 \x03(\v2\x19.novagraph.meta.ColumnDefR\acolumns\x12\x17\n" +

@@ -30,6 +30,11 @@ const (
 type PropType struct {
 	Kind PropKind
 	Len  int // FIXED_STRING only
+	// Bits is the declared width of an integer: 8, 16 or 32 for int8,
+	// int16 and int32, 0 for int and int64 (all stored in 64 bits).
+	Bits int
+	// Float32: a DOUBLE declared float.
+	Float32 bool
 }
 
 // String is the type as DESCRIBE prints it: int64, double, bool, string,
@@ -37,8 +42,14 @@ type PropType struct {
 func (t PropType) String() string {
 	switch t.Kind {
 	case PropInt64:
+		if t.Bits > 0 {
+			return "int" + strconv.Itoa(t.Bits)
+		}
 		return "int64"
 	case PropDouble:
+		if t.Float32 {
+			return "float"
+		}
 		return "double"
 	case PropBool:
 		return "bool"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/value"
+	"github.com/novagraph/novagraph/temporal"
 )
 
 // builtin is a scalar function on evaluated arguments. Unless keepNull is
@@ -201,6 +202,51 @@ func IsDeterministic(e ast.Expr) bool {
 	return det
 }
 
+// Clock is implemented by a Context whose clock functions (now(), and
+// timestamp(), date(), time(), datetime() without an argument) must read a
+// given instant rather than the wall clock: a raft apply evaluates with
+// its command's time, so that every replica computes the same value.
+type Clock interface {
+	Now() temporal.DateTime
+}
+
+// clockCall returns the value of a clock function call at at; ok false if
+// c is not one.
+func clockCall(name string, nargs int, at temporal.DateTime) (value.Value, bool) {
+	if nargs != 0 {
+		return value.Value{}, false
+	}
+	switch name {
+	case "now":
+		return value.Int(at.Unix()), true
+	case "timestamp":
+		return value.Timestamp(at.Unix()), true
+	case "date":
+		return value.Date(at.Date()), true
+	case "time":
+		return value.Time(at.Time()), true
+	case "datetime":
+		return value.DateTime(at), true
+	}
+	return value.Value{}, false
+}
+
+// IsClockOnly reports whether every non-deterministic call in e reads the
+// clock (none is random), so that evaluating e with a Clock context makes
+// it deterministic.
+func IsClockOnly(e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(x ast.Expr) bool {
+		if c, isCall := x.(*ast.FuncCall); isCall && IsVolatileCall(c) {
+			if _, clock := clockCall(strings.ToLower(c.Name), len(c.Args), 0); !clock {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
 // IsVolatileCall reports whether c itself (not its arguments) is a call of
 // a non-deterministic function; see IsDeterministic.
 func IsVolatileCall(c *ast.FuncCall) bool {
@@ -354,6 +400,11 @@ func evalCall(ctx Context, c *ast.FuncCall) (value.Value, error) {
 			return ctx.DstProp(AnyTag, PropVID)
 		}
 		return ctx.SrcProp(AnyTag, PropVID) // $^, or VERTEX, which FETCH treats as $^
+	}
+	if ck, ok := ctx.(Clock); ok {
+		if v, ok := clockCall(name, len(c.Args), ck.Now()); ok {
+			return v, nil
+		}
 	}
 	b, _ := lookup(name)
 	args := make([]value.Value, len(c.Args))

@@ -12,6 +12,7 @@ import (
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/eval"
 	"github.com/novagraph/novagraph/query/value"
 )
 
@@ -272,7 +273,9 @@ func (r *runState) describe(s *ast.DescribeStmt) (*table, error) {
 				null = "YES"
 			}
 			def := value.Null()
-			if c.GetDefaultValue() != nil {
+			if c.GetDefaultExpr() != "" {
+				def = value.Str(c.GetDefaultExpr()) // evaluated at each write
+			} else if c.GetDefaultValue() != nil {
 				def = value.FromProto(c.GetDefaultValue())
 			}
 			t.add(value.Str(c.GetName()), value.Str(propTypeString(c)), value.Str(null), def)
@@ -291,8 +294,14 @@ func (r *runState) describe(s *ast.DescribeStmt) (*table, error) {
 func propTypeString(c *metapb.ColumnDef) string {
 	switch c.GetType() {
 	case metapb.PropType_INT64:
+		if b := c.GetIntBits(); b > 0 {
+			return fmt.Sprintf("int%d", b)
+		}
 		return "int64"
 	case metapb.PropType_DOUBLE:
+		if c.GetFloat32() {
+			return "float"
+		}
 		return "double"
 	case metapb.PropType_BOOL:
 		return "bool"
@@ -342,9 +351,9 @@ func columnDef(p *ast.PropDef) (*metapb.ColumnDef, error) {
 	col := &metapb.ColumnDef{Name: p.Name, Nullable: p.Nullable}
 	switch p.Type.Kind {
 	case ast.PropInt64:
-		col.Type = metapb.PropType_INT64
+		col.Type, col.IntBits = metapb.PropType_INT64, int32(p.Type.Bits)
 	case ast.PropDouble:
-		col.Type = metapb.PropType_DOUBLE
+		col.Type, col.Float32 = metapb.PropType_DOUBLE, p.Type.Float32
 	case ast.PropBool:
 		col.Type = metapb.PropType_BOOL
 	case ast.PropString:
@@ -374,6 +383,15 @@ func columnDef(p *ast.PropDef) (*metapb.ColumnDef, error) {
 			return nil, at(p.Default, "default of %q: %v", p.Name, err)
 		}
 		col.DefaultValue = conv.ToProto()
+		// DEFAULT now() is the time of each write, not of the CREATE: the
+		// text goes along, and writes evaluate it (rowEncoder, the
+		// importer, storaged's UPSERT with its command's time).
+		// DefaultValue keeps the CREATE-time value for rows written before
+		// an ALTER ADD. A random default stays the one value drawn here:
+		// replicas could not agree on a draw of their own.
+		if !eval.IsDeterministic(p.Default) && eval.IsClockOnly(p.Default) {
+			col.DefaultExpr = p.Default.String()
+		}
 	}
 	return col, nil
 }

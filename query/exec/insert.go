@@ -10,6 +10,8 @@ import (
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/eval"
+	"github.com/novagraph/novagraph/query/parser"
 	"github.com/novagraph/novagraph/query/value"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
@@ -94,6 +96,10 @@ type rowEncoder struct {
 	listed  []int                  // position in desc.Columns of each listed property
 	missing []int                  // columns not listed: filled with default or NULL
 	params  map[string]value.Value // the request's query parameters
+	// defExprs are the parsed default_expr of missing columns (DEFAULT
+	// now()): evaluated for every row, with the clock read here, before
+	// the write is proposed.
+	defExprs map[int]ast.Expr
 }
 
 func newRowEncoder(what string, versions []*metapb.Schema, props []string, n ast.Node) (*rowEncoder, error) {
@@ -119,8 +125,39 @@ func newRowEncoder(what string, versions []*metapb.Schema, props []string, n ast
 			return nil, at(n, "property %q of %s is NOT NULL and has no default: it must be inserted", c.GetName(), what)
 		}
 		enc.missing = append(enc.missing, i)
+		if text := c.GetDefaultExpr(); text != "" {
+			e, err := parser.ParseExpr(text)
+			if err != nil {
+				return nil, at(n, "default of property %q of %s: %v", c.GetName(), what, err)
+			}
+			if enc.defExprs == nil {
+				enc.defExprs = map[int]ast.Expr{}
+			}
+			enc.defExprs[i] = e
+		}
 	}
 	return enc, nil
+}
+
+// ColumnValue evaluates a column's default expression (a clock, read
+// now, unless e is evaluated by a storaged with its command's time) and
+// converts it to the row codec's value for the column, as INSERT converts
+// a listed value.
+func ColumnValue(e ast.Expr, col *metapb.ColumnDef) (any, error) {
+	return columnValueIn(nil, e, col)
+}
+
+// columnValueIn is ColumnValue with the clock of ctx, if it has one
+// (eval.Clock).
+func columnValueIn(ctx eval.Context, e ast.Expr, col *metapb.ColumnDef) (any, error) {
+	v, err := eval.Eval(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = coerce(v, col); err != nil {
+		return nil, err
+	}
+	return v.ToGo(), nil
 }
 
 func (enc *rowEncoder) encode(exprs []ast.Expr, n ast.Node) ([]byte, error) {
@@ -140,7 +177,14 @@ func (enc *rowEncoder) encode(exprs []ast.Expr, n ast.Node) ([]byte, error) {
 		values[enc.listed[k]] = v.ToGo()
 	}
 	for _, i := range enc.missing {
-		if d := enc.desc.GetColumns()[i].GetDefaultValue(); d != nil {
+		col := enc.desc.GetColumns()[i]
+		if e := enc.defExprs[i]; e != nil {
+			v, err := ColumnValue(e, col)
+			if err != nil {
+				return nil, at(n, "%s: default of %q: %v", enc.what, col.GetName(), err)
+			}
+			values[i] = v
+		} else if d := col.GetDefaultValue(); d != nil {
 			values[i] = schema.ValueFromProto(d)
 		}
 	}

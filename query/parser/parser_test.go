@@ -55,7 +55,8 @@ func TestStatements(t *testing.T) {
 			`CREATE TAG t(p1 int64, p2 string, p3 fixed_string(10) NOT NULL DEFAULT "x")`},
 		{"CREATE TAG IF NOT EXISTS t()", "CREATE TAG IF NOT EXISTS t()"},
 		{"CREATE TAG t(a int8, b int16, c int32, d int64, e float, f double, g bool, h timestamp)",
-			"CREATE TAG t(a int64, b int64, c int64, d int64, e double, f double, g bool, h timestamp)"},
+			// The declared widths are kept (stored as int64 and double).
+			"CREATE TAG t(a int8, b int16, c int32, d int64, e float, f double, g bool, h timestamp)"},
 		{"CREATE TAG t(a int DEFAULT -1 NOT NULL COMMENT 'age', b string DEFAULT NULL)",
 			`CREATE TAG t(a int64 NOT NULL DEFAULT -1 COMMENT "age", b string DEFAULT NULL)`},
 		{"CREATE EDGE e(since timestamp, w double)", "CREATE EDGE e(since timestamp, w double)"},

@@ -392,14 +392,23 @@ func (p *parser) parsePropDef() *ast.PropDef {
 }
 
 // parsePropType parses a property type. The sized integer types all store
-// as INT64 and float as DOUBLE: the row codec has one integer and one
-// floating-point width.
+// as INT64 and float as DOUBLE (the row codec has one integer and one
+// floating-point width); their declared width is kept, for the range check
+// on write and for DESCRIBE.
 func (p *parser) parsePropType() ast.PropType {
 	var t ast.PropType
 	switch {
-	case p.is("INT"), p.is("INT64"), p.is("INT32"), p.is("INT16"), p.is("INT8"):
+	case p.is("INT"), p.is("INT64"):
 		t.Kind = ast.PropInt64
-	case p.is("FLOAT"), p.is("DOUBLE"):
+	case p.is("INT32"):
+		t = ast.PropType{Kind: ast.PropInt64, Bits: 32}
+	case p.is("INT16"):
+		t = ast.PropType{Kind: ast.PropInt64, Bits: 16}
+	case p.is("INT8"):
+		t = ast.PropType{Kind: ast.PropInt64, Bits: 8}
+	case p.is("FLOAT"):
+		t = ast.PropType{Kind: ast.PropDouble, Float32: true}
+	case p.is("DOUBLE"):
 		t.Kind = ast.PropDouble
 	case p.is("BOOL"):
 		t.Kind = ast.PropBool
