@@ -31,10 +31,10 @@ CHAOS_SHORT_FAULTS ?= 7
 .PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short
 
 deps:
-	@if ! dpkg -s librocksdb-dev protobuf-compiler >/dev/null 2>&1; then \
-		echo "installing librocksdb-dev protobuf-compiler"; \
+	@if ! dpkg -s librocksdb-dev protobuf-compiler g++ >/dev/null 2>&1; then \
+		echo "installing librocksdb-dev protobuf-compiler g++"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq librocksdb-dev protobuf-compiler >/dev/null; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq librocksdb-dev protobuf-compiler g++ >/dev/null; \
 	fi
 	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 	$(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)

@@ -172,7 +172,10 @@ func TestUsage(t *testing.T) {
 type scriptedLines struct {
 	lines   []string // ctrlC stands for an interrupt
 	prompts []string
+	history []string
 }
+
+func (s *scriptedLines) SaveHistory(entry string) { s.history = append(s.history, entry) }
 
 const ctrlC = "\x03"
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 
 	"github.com/chzyer/readline"
@@ -23,6 +24,9 @@ type lineReader interface {
 	// ReadLine shows prompt and returns the next line without its newline,
 	// io.EOF at the end of the input (Ctrl-D), or errInterrupted (Ctrl-C).
 	ReadLine(prompt string) (string, error)
+	// SaveHistory records one entry of the history: a whole statement,
+	// its lines joined, secrets redacted.
+	SaveHistory(entry string)
 	Close() error
 }
 
@@ -34,10 +38,18 @@ func isTerminal(stdin io.Reader) bool {
 // runInteractive prompts on the process's terminal, which readline drives
 // directly (raw mode, line editing, history search).
 func (c *console) runInteractive(ctx context.Context, historyFile string) error {
+	if historyFile != "" {
+		// readline would create it readable by all; it holds every
+		// statement typed.
+		if f, err := os.OpenFile(historyFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			f.Close()
+			_ = os.Chmod(historyFile, 0o600)
+		}
+	}
 	rl, err := readline.NewEx(&readline.Config{
 		HistoryFile:       historyFile,
 		HistorySearchFold: true,
-		// Lines are saved by ReadLine, with passwords redacted.
+		// interact saves whole statements, with passwords redacted.
 		DisableAutoSaveHistory: true,
 		Stdout:                 c.stdout,
 		Stderr:                 c.stderr,
@@ -55,6 +67,7 @@ func (c *console) interact(ctx context.Context, lines lineReader) error {
 	defer lines.Close()
 	split := newPromptSplitter()
 	var vars varGrouper
+	var typed []string // the lines of the statement being typed, for the history
 	for {
 		prompt := c.prompt()
 		if split.Pending() {
@@ -65,18 +78,30 @@ func (c *console) interact(ctx context.Context, lines lineReader) error {
 		case errors.Is(err, errInterrupted):
 			split.Reset()
 			vars = varGrouper{}
+			typed = nil
 			continue
 		case errors.Is(err, io.EOF):
 			return nil
 		case err != nil:
 			return fmt.Errorf("nova-console: reading input: %w", err)
 		}
-		for _, stmt := range split.Feed(line) {
+		if strings.TrimSpace(line) != "" {
+			typed = append(typed, strings.TrimSpace(line))
+		}
+		stmts := split.Feed(line)
+		if !split.Pending() && len(typed) > 0 {
+			// One entry per statement, redacted as a whole: a PASSWORD on
+			// one line and its secret on the next are still one statement.
+			// The history file outlives the session: no passwords in it.
+			lines.SaveHistory(lexer.RedactSecrets(strings.Join(typed, " ")))
+			typed = nil
+		}
+		for _, stmt := range stmts {
 			if isExitCommand(stmt.Text) {
 				return nil
 			}
 			for _, stmt := range vars.add(stmt) {
-				if err := c.execute(ctx, stmt); err != nil {
+				if err := c.executeInterruptible(ctx, stmt); err != nil {
 					c.printError(err)
 				}
 			}
@@ -85,6 +110,20 @@ func (c *console) interact(ctx context.Context, lines lineReader) error {
 			fmt.Fprintln(c.info(), "(the variable is sent with the next statement: variables live for one request)")
 		}
 	}
+}
+
+// executeInterruptible runs one statement at the prompt with Ctrl-C
+// cancelling it instead of ending the console: readline catches Ctrl-C
+// only while it reads a line, and Go's default SIGINT handler would end
+// the process, its session and its :params with it.
+func (c *console) executeInterruptible(ctx context.Context, stmt Statement) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	err := c.execute(ctx, stmt)
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("^C: statement cancelled: %w", err)
+	}
+	return err
 }
 
 func (c *console) printError(err error) {
@@ -112,11 +151,9 @@ func (r readlineReader) ReadLine(prompt string) (string, error) {
 	if errors.Is(err, readline.ErrInterrupt) {
 		return "", errInterrupted
 	}
-	if err == nil && strings.TrimSpace(line) != "" {
-		// The history file outlives the session: no passwords in it.
-		_ = r.rl.SaveHistory(lexer.RedactSecrets(line))
-	}
 	return line, err
 }
+
+func (r readlineReader) SaveHistory(entry string) { _ = r.rl.SaveHistory(entry) }
 
 func (r readlineReader) Close() error { return r.rl.Close() }

@@ -1,11 +1,16 @@
 package console
 
 import (
+	"context"
+	"os"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	ct "github.com/novagraph/novagraph/client/clienttest"
+	"github.com/novagraph/novagraph/proto/graphpb"
 )
 
 // TestVariablesGoWithTheirStatement: variables live for one request, so a
@@ -51,5 +56,57 @@ func TestIsAssignment(t *testing.T) {
 		if got := isAssignment(stmt); got != want {
 			t.Errorf("isAssignment(%q) = %v, want %v", stmt, got, want)
 		}
+	}
+}
+
+// TestHistoryKeepsNoSecretOfAMultiLineStatement: the history gets one
+// entry per statement, redacted whole, so a password on a continuation
+// line is not saved.
+func TestHistoryKeepsNoSecretOfAMultiLineStatement(t *testing.T) {
+	graphd := nbaGraphd(t)
+	c, _, _ := newTestConsole(t, graphd, formatTable)
+	lines := &scriptedLines{lines: []string{`ALTER USER root WITH PASSWORD "abc`, `def"`, "RETURN 1"}}
+	if err := c.interact(testContext(t), lines); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines.history) != 2 || lines.history[1] != "RETURN 1" {
+		t.Fatalf("history %q, want the ALTER and RETURN 1", lines.history)
+	}
+	if h := lines.history[0]; strings.Contains(h, "abc") || strings.Contains(h, "def") || !strings.HasPrefix(h, "ALTER USER root WITH PASSWORD") {
+		t.Errorf("history entry %q keeps the password", h)
+	}
+}
+
+// TestCtrlCCancelsTheStatement: Ctrl-C while a statement runs at the prompt
+// cancels that statement (graphd sees its context end) and the prompt goes
+// on; without the console's handler SIGINT would end the test process.
+func TestCtrlCCancelsTheStatement(t *testing.T) {
+	graphd := nbaGraphd(t)
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	graphd.ScriptFunc("GO 9 STEPS FROM 1 OVER e", func(ctx context.Context, _ string) *graphpb.ExecuteResp {
+		close(started)
+		<-ctx.Done()
+		close(cancelled)
+		return &graphpb.ExecuteResp{Code: graphpb.QueryErrorCode_E_KILLED, Error: "cancelled"}
+	})
+	go func() {
+		<-started
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}()
+	c, _, errOut := newTestConsole(t, graphd, formatTable)
+	lines := &scriptedLines{lines: []string{"GO 9 STEPS FROM 1 OVER e", "RETURN 1"}}
+	if err := c.interact(testContext(t), lines); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("graphd never saw the statement cancelled")
+	}
+	if !strings.Contains(errOut.String(), "^C: statement cancelled") {
+		t.Errorf("stderr %q lacks the cancellation", errOut)
+	}
+	if got := graphd.Executed(); len(got) != 2 || got[1] != "RETURN 1" {
+		t.Errorf("graphd ran %q; the prompt should go on after ^C", got)
 	}
 }

@@ -25,3 +25,12 @@ func TestServiceAddr(t *testing.T) {
 		t.Errorf("serviceAddr(storage1:0) = %q", got)
 	}
 }
+
+// A wildcard address would make every store one store in metad.
+func TestCheckServiceAddr(t *testing.T) {
+	for addr, ok := range map[string]bool{"[::]:9779": false, "0.0.0.0:9779": false, "host1:9779": true, "10.0.0.5:9779": true} {
+		if err := checkServiceAddr(addr); (err == nil) != ok {
+			t.Errorf("checkServiceAddr(%s) = %v", addr, err)
+		}
+	}
+}

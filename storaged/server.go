@@ -195,6 +195,11 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.lis = lis
 	s.addr = serviceAddr(s.cfg.ListenAddr, lis.Addr())
+	if err := checkServiceAddr(s.addr); err != nil {
+		lis.Close()
+		s.closeDBs()
+		return fmt.Errorf("storaged: --addr %s: %w", s.cfg.ListenAddr, err)
+	}
 	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log)
 	host, portStr, _ := net.SplitHostPort(s.addr)
 	port, _ := strconv.Atoi(portStr)
@@ -351,6 +356,20 @@ func serviceAddr(listen string, bound net.Addr) string {
 		return bound.String()
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// checkServiceAddr refuses a wildcard address as a store's identity:
+// every store started with --addr 0.0.0.0:9779 would register the same
+// "[::]:9779", get one store id between them and act as one raft store.
+func checkServiceAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		return fmt.Errorf("the address a store registers with metad, which the other hosts dial, cannot be the wildcard %s: give this host's name or IP (it listens on that address)", host)
+	}
+	return nil
 }
 
 // StoreID is the id metad assigned to this store.

@@ -31,7 +31,7 @@ list by its --etcd-peer-addr. Any metad serves reads and writes; the
 cluster stays writable while a majority (2 of 3) is up. Give graphd and
 storaged all metad addresses: --meta-addrs=h1:9559,h2:9559,h3:9559.
 
-  metad --addr=h1:9559 --etcd-client-addr=h1:2379 --etcd-peer-addr=h1:2380 \
+  metad --addr=h1:9559 --etcd-client-addr=127.0.0.1:2379 --etcd-peer-addr=h1:2380 \
         --meta-peers=h1:2380,h2:2380,h3:2380 --data-path=/data/meta
   (likewise on h2 and h3, with their own addresses)
 

@@ -33,11 +33,17 @@ export NOVA_SUBNET=${NOVA_SUBNET:-172.29.89}
 FILES=(-f docker-compose.yml)
 for f in ${NOVA_COMPOSE_OVERLAY:-}; do FILES+=(-f "$f"); done
 
-dc() { docker-compose -p "$PROJECT" "${FILES[@]}" "$@"; }
+# docker-compose (v1), or the compose plugin of current Docker packages.
+if command -v docker-compose >/dev/null 2>&1; then
+	COMPOSE=(docker-compose)
+else
+	COMPOSE=(docker compose)
+fi
+dc() { "${COMPOSE[@]}" -p "$PROJECT" "${FILES[@]}" "$@"; }
 
 need() {
 	command -v docker >/dev/null 2>&1 || { echo "docker is not installed (or not on PATH)" >&2; exit 1; }
-	command -v docker-compose >/dev/null 2>&1 || { echo "docker-compose (v1.27 or newer) is not installed (or not on PATH)" >&2; exit 1; }
+	"${COMPOSE[@]}" version >/dev/null 2>&1 || { echo "neither docker-compose (v1.27 or newer) nor the docker compose plugin is installed" >&2; exit 1; }
 }
 
 # console SERVICE ARGS...: nova-console inside SERVICE's container, against

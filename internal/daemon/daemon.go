@@ -75,10 +75,18 @@ func applyConfigFile(fs *flag.FlagSet, path string) error {
 			continue
 		}
 		v := values[name]
+		if v == nil {
+			// YAML's "key:" with nothing after it; fmt would make it
+			// the text "<nil>" (a root password, a data path).
+			return fmt.Errorf("config %s: key %q has no value (give one, or remove the key for the default)", path, name)
+		}
 		var text string
 		if list, ok := v.([]any); ok {
 			parts := make([]string, len(list))
 			for i, item := range list {
+				if item == nil {
+					return fmt.Errorf("config %s: key %q: item %d has no value", path, name, i)
+				}
 				parts[i] = fmt.Sprint(item)
 			}
 			text = strings.Join(parts, ",")

@@ -43,6 +43,8 @@ func TestConfigErrorsNameTheProblem(t *testing.T) {
 		{"nope: 1\n", `unknown key "nope"`},
 		{"n: abc\n", `key "n"`},
 		{"addr: [\n", "c.yaml"},
+		{"addr:\n", `key "addr" has no value`}, // not the text "<nil>"
+		{"addr:\n  - a\n  -\n", `key "addr": item 1 has no value`},
 	}
 	for _, c := range cases {
 		fs, _, _ := newFlags()
