@@ -148,17 +148,67 @@ func randIntFn(lo, hi int64) func([]value.Value) (value.Value, error) {
 	}
 }
 
-// fnHash is a 64-bit hash of any value: an INT hashes to itself (as
-// NebulaGraph's does), other values to the FNV-1a hash of their identity
-// encoding (value.AppendKey), which is stable across runs and hosts.
+// fnHash is a 64-bit hash of any value, NebulaGraph's for the values
+// whose hash users store (vids made with hash("name")): an INT hashes to
+// itself, a STRING or FLOAT as std::hash does in libstdc++, a BOOL to 0 or
+// 1. Other values hash to the FNV-1a hash of their identity encoding
+// (value.AppendKey), which is stable across runs and hosts.
 func fnHash(args []value.Value) (value.Value, error) {
 	v := args[0]
 	if i, ok := v.IntVal(); ok && v.Kind() == value.KindInt {
 		return value.Int(i), nil
 	}
+	switch v.Kind() {
+	case value.KindString:
+		// NebulaGraph's hash of a string is std::hash<std::string>, which
+		// libstdc++ computes as below: vids made with hash("…") there are
+		// the same vids here.
+		s, _ := v.StrVal()
+		return value.Int(int64(hashBytes([]byte(s), nebulaHashSeed))), nil
+	case value.KindBool:
+		if b, _ := v.BoolVal(); b {
+			return value.Int(1), nil // std::hash<bool>
+		}
+		return value.Int(0), nil
+	case value.KindFloat:
+		f, _ := v.FloatVal()
+		if f == 0 {
+			return value.Int(0), nil // std::hash<double>: 0.0 and -0.0 hash to 0
+		}
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(f))
+		return value.Int(int64(hashBytes(b[:], nebulaHashSeed))), nil
+	}
 	h := fnv.New64a()
 	_, _ = h.Write(v.AppendKey(nil))
 	return value.Int(int64(binary.BigEndian.Uint64(h.Sum(nil)))), nil
+}
+
+// nebulaHashSeed is libstdc++'s seed for std::hash of strings and doubles.
+const nebulaHashSeed = 0xc70f6907
+
+// hashBytes is libstdc++'s std::_Hash_bytes for a 64-bit size_t, a
+// MurmurHash2 variant (its hash_bytes.cc): what NebulaGraph's hash() gives
+// for a string.
+func hashBytes(p []byte, seed uint64) uint64 {
+	const mul = 0xc6a4a793<<32 | 0x5bd1e995
+	shiftMix := func(v uint64) uint64 { return v ^ v>>47 }
+	h := seed ^ uint64(len(p))*mul
+	aligned := len(p) &^ 7
+	for i := 0; i < aligned; i += 8 {
+		h ^= shiftMix(binary.LittleEndian.Uint64(p[i:])*mul) * mul
+		h *= mul
+	}
+	if rest := p[aligned:]; len(rest) > 0 {
+		var data uint64
+		for i := len(rest) - 1; i >= 0; i-- { // load_bytes: the last byte highest
+			data = data<<8 | uint64(rest[i])
+		}
+		h ^= data
+		h *= mul
+	}
+	h = shiftMix(h) * mul
+	return shiftMix(h)
 }
 
 // ---------------------------------------------------------------- strings

@@ -58,6 +58,19 @@ func TestFunctions(t *testing.T) {
 		{"hash('x') == hash('x')", "BOOL:true"},
 		{"hash('x') != hash('y')", "BOOL:true"},
 		{"hash(1) != hash(1.0)", "BOOL:true"},
+		// NebulaGraph's values (std::hash<std::string> of libstdc++), so
+		// vids made with hash() there are the same here.
+		{"hash('x')", "INT:-5174332529364052081"},
+		{"hash('abc')", "INT:3663726644998027833"},
+		// Checked against g++ 12: std::hash<std::string>, std::hash<double>.
+		{"hash('')", "INT:6142509188972423790"},
+		{"hash('abcdefgh')", "INT:8664279048047335611"},
+		{"hash('abcdefghijkl')", "INT:1644275292992619976"},
+		{"hash('player100')", "INT:7289597605171850056"},
+		{"hash('héllo wörld, a longer string')", "INT:-2011523148644091232"},
+		{"hash(1.5)", "INT:4982507072649106663"},
+		{"hash(true)", "INT:1"},
+		{"hash(0.0)", "INT:0"},
 		// Strings.
 		{"lower('AbC') + toLower('D') + upper('x') + toUpper('y')", `STRING:"abcdXY"`},
 		{"trim('  a b  ') + '|' + ltrim('  a ') + '|' + rtrim(' a  ')", `STRING:"a b|a | a"`},
