@@ -123,4 +123,15 @@ func TestTypes(t *testing.T) {
 	expectError(t, s, `YIELD substr("abc", -1)`, graphpb.QueryErrorCode_E_SEMANTIC, "invalid argument: the start -1 is negative")
 	expectError(t, s, `YIELD lpad("a")`, graphpb.QueryErrorCode_E_SEMANTIC, "lpad() takes 3 argument(s), got 1")
 	expectError(t, s, `YIELD nosuch(1)`, graphpb.QueryErrorCode_E_SEMANTIC, "unknown function nosuch")
+
+	// hash("name") as a vid, NebulaGraph's way to INT64 vids, with its
+	// values: INSERT, FETCH, GO, DELETE take it where a vid goes.
+	exec(t, s, `CREATE SPACE hv(partition_num=2, replica_factor=1, vid_type=INT64)`)
+	exec(t, s, `USE hv; CREATE TAG p(n string); CREATE EDGE e()`)
+	exec(t, s, `INSERT VERTEX p(n) VALUES hash("x"):("X"), hash("y"):("Y")`)
+	exec(t, s, `INSERT EDGE e() VALUES hash("x")->hash("y"):()`)
+	expectRows(t, s, `FETCH PROP ON p hash("x") YIELD id(vertex), p.n`, "-5174332529364052081|X")
+	expectRows(t, s, `GO FROM hash("x") OVER e YIELD $$.p.n`, "Y")
+	exec(t, s, `DELETE VERTEX hash("y")`)
+	expectRows(t, s, `FETCH PROP ON p hash("y") YIELD p.n`)
 }

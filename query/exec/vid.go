@@ -31,7 +31,7 @@ func (c vidCodec) encode(v value.Value) ([]byte, error) {
 	}
 	b, err := partition.EncodeStringVid(s, int(c.space.GetVidLen()))
 	if err != nil {
-		return nil, fmt.Errorf("vid %s: %w", v, err)
+		return nil, err // it quotes the vid
 	}
 	return b, nil
 }

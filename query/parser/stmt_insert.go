@@ -154,8 +154,9 @@ func (p *parser) finishLiteralEdgeKey(k *ast.EdgeKey) *ast.EdgeKey {
 }
 
 // parseVID parses a vertex id: an integer literal (possibly negative), a
-// string literal or a query parameter $p. Whether it matches the space's
-// vid_type is the validator's call.
+// string literal, a query parameter $p, or a function call of constants
+// such as hash("name"), NebulaGraph's way of making INT64 vids. Whether it
+// matches the space's vid_type is the validator's call.
 func (p *parser) parseVID() ast.Expr {
 	switch {
 	case p.at(lexer.Int), p.at(lexer.Minus) && p.peek(1).Kind == lexer.Int:
@@ -164,6 +165,11 @@ func (p *parser) parseVID() ast.Expr {
 		return p.parseString()
 	case p.atParam():
 		return p.parseParam()
+	case p.at(lexer.Ident) && p.peek(1).Kind == lexer.LParen:
+		if p.depth == 0 {
+			p.operators = 0
+		}
+		return p.parsePrimary()
 	}
 	p.expected("a vertex id")
 	return nil
