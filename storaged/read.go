@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/linxGnu/grocksdb"
@@ -569,7 +570,7 @@ func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storage
 			fr.setEdge(rank, dstKey, row)
 			ok, err := eval.Filter(fr, ns.filter.expr)
 			if err != nil {
-				return invalid("filter on edge %x->%x: %v", vid, dstKey, err)
+				return invalid("filter on edge %s->%s: %v", showVid(ns.space, vid), showVid(ns.space, dstKey), err)
 			}
 			if !ok {
 				continue
@@ -688,4 +689,16 @@ func getProps(db *grocksdb.DB, r *reader, space *metapb.SpaceDesc, part int32, r
 		out = append(out, &storagepb.PropRow{Edge: ek, Values: values})
 	}
 	return out, nil
+}
+
+// showVid writes a stored vid as the user wrote it, for errors: "name" or
+// 42, not its padded key bytes.
+func showVid(space *metapb.SpaceDesc, vid []byte) string {
+	if space.GetVidType() == metapb.VidType_VID_INT64 {
+		if i, err := partition.DecodeInt64Vid(vid); err == nil {
+			return strconv.FormatInt(i, 10)
+		}
+		return fmt.Sprintf("%x", vid)
+	}
+	return strconv.Quote(partition.DecodeStringVid(vid))
 }

@@ -94,6 +94,8 @@ func TestTypes(t *testing.T) {
 		"3|true|true")
 
 	// Errors.
+	// A filter storage cannot read as a boolean names the edge as written.
+	expectError(t, s, `GO FROM "a" OVER met WHERE met.day YIELD dst(edge)`, graphpb.QueryErrorCode_E_EXECUTION, `filter on edge "a"->"`)
 	expectError(t, s, `INSERT VERTEX ev(name, d) VALUES "x":("X", "2024-01-02")`, graphpb.QueryErrorCode_E_SEMANTIC, `property "d" is date`)
 	expectError(t, s, `INSERT VERTEX ev(name, d) VALUES "x":("X", date("2024-02-30"))`, graphpb.QueryErrorCode_E_SEMANTIC, "day 30")
 	expectError(t, s, `INSERT VERTEX ev(name, d) VALUES "x":("X", datetime("2024-01-02"))`, graphpb.QueryErrorCode_E_SEMANTIC, `property "d" is date`)
