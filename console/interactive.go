@@ -81,6 +81,9 @@ func (c *console) interact(ctx context.Context, lines lineReader) error {
 			typed = nil
 			continue
 		case errors.Is(err, io.EOF):
+			if split.Pending() || vars.holding() {
+				fmt.Fprintln(c.stderr, "(input ended inside a statement, or with an assignment waiting for one: not run)")
+			}
 			return nil
 		case err != nil:
 			return fmt.Errorf("nova-console: reading input: %w", err)

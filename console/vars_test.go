@@ -110,3 +110,15 @@ func TestCtrlCCancelsTheStatement(t *testing.T) {
 		t.Errorf("graphd ran %q; the prompt should go on after ^C", got)
 	}
 }
+
+// TestCtrlDSaysWhatWasNotRun: input ending inside a statement says so
+// instead of dropping it without a word.
+func TestCtrlDSaysWhatWasNotRun(t *testing.T) {
+	c, _, errOut := newTestConsole(t, nbaGraphd(t), formatTable)
+	if err := c.interact(testContext(t), &scriptedLines{lines: []string{`RETURN "open`}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "not run") {
+		t.Errorf("stderr %q", errOut)
+	}
+}
