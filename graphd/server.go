@@ -142,6 +142,7 @@ func (s *Server) Start() error {
 	s.lis = lis
 	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log)
 	s.storage = storageclient.New(s.meta, s.log)
+	s.storage.SetFailFastOffline(true)
 	if s.cfg.GossipAddr != "" {
 		node, err := gossip.Start(gossip.Config{
 			Role: "graphd", ServiceAddr: lis.Addr().String(), BindAddr: s.cfg.GossipAddr, Seeds: s.cfg.GossipSeeds,

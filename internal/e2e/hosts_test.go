@@ -136,6 +136,16 @@ func TestHostStatements(t *testing.T) {
 	if _, err := bob.Execute(ctx, "SHOW HOSTS"); err != nil {
 		t.Fatalf("SHOW HOSTS as bob: %v", err)
 	}
+
+	// The only replica's host down and OFFLINE: a query says so at once
+	// instead of retrying for the client's whole budget.
+	holderSlot := 1 - freeSlot
+	c.StopStore(holderSlot)
+	waitHosts(t, s, holder+" OFFLINE", func(h map[string]string) bool { return strings.HasPrefix(h[holder], "OFFLINE|") })
+	expectError(t, s, "GO FROM 1 OVER e YIELD dst(edge) AS d", graphpb.QueryErrorCode_E_EXECUTION,
+		"partition 1 has no leader: every replica is on a host metad reports offline ("+holder+")")
+	c.RestartStore(holderSlot)
+	waitHosts(t, s, holder+" back", func(h map[string]string) bool { return strings.HasPrefix(h[holder], "ONLINE|") })
 }
 
 // freeAddr returns a loopback address nothing listens on.

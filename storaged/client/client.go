@@ -61,6 +61,8 @@ type Client struct {
 	// other replicas first. rerouted counts the partitions routed so.
 	suspected atomic.Pointer[func(addr string) bool]
 	rerouted  atomic.Int64
+	// failFastOffline: see SetFailFastOffline.
+	failFastOffline atomic.Bool
 }
 
 type partKey struct{ space, part int32 }
@@ -120,6 +122,13 @@ func (c *Client) SetSuspicion(suspected func(addr string) bool) {
 	c.suspected.Store(&suspected)
 }
 
+// SetFailFastOffline makes a request fail as soon as a partition it still
+// needs has every replica on a host metad reports offline, instead of
+// retrying for the whole retry budget (30 s). graphd sets it: a query
+// should say at once that a partition is down. The importer does not: its
+// retries ride through a storaged restart.
+func (c *Client) SetFailFastOffline(on bool) { c.failFastOffline.Store(on) }
+
 // Rerouted is how many partition requests went to another replica because
 // gossip suspected the leader's host.
 func (c *Client) Rerouted() int64 { return c.rerouted.Load() }
@@ -174,6 +183,32 @@ func (c *Client) setLeader(space, part int32, store uint64) {
 	c.leaders[partKey{space, part}] = store
 }
 
+// noLiveReplica fails a retry at once, rather than at the end of the retry
+// budget, when a partition left has every replica on a host metad reports
+// offline (its heartbeat lease ran out): no leader can be elected until
+// one of them comes back, which is what the error says. The request was
+// not delivered to a leader, as when the budget runs out.
+func noLiveReplica(snap *metaclient.Snapshot, space int32, parts []int32) error {
+	for _, p := range parts {
+		replicas := snap.Parts(space)[p]
+		var addrs []string
+		for _, id := range replicas {
+			h, ok := snap.Host(id)
+			if !ok || h.GetOnline() {
+				addrs = nil
+				break
+			}
+			addr, _ := snap.HostAddr(id)
+			addrs = append(addrs, addr)
+		}
+		if len(replicas) > 0 && len(addrs) == len(replicas) {
+			return fmt.Errorf("storage request: partition %d has no leader: every replica is on a host metad reports offline (%s); it serves again when one of them is back",
+				p, strings.Join(addrs, ", "))
+		}
+	}
+	return nil
+}
+
 // hostCall sends the given partitions to one host and returns the
 // partitions that failed there. A transport error fails them all.
 type hostCall func(ctx context.Context, conn grpc.ClientConnInterface, parts []int32) ([]*storagepb.PartResult, error)
@@ -205,6 +240,11 @@ func (c *Client) fanOut(ctx context.Context, space int32, parts []int32, write b
 			}
 		}
 		snap := c.meta.Catalog()
+		if attempt > 0 && c.failFastOffline.Load() {
+			if err := noLiveReplica(snap, space, remaining); err != nil {
+				return err
+			}
+		}
 		byHost := map[uint64][]int32{}
 		for _, p := range remaining {
 			store, err := c.leaderGuess(snap, space, p, attempt)

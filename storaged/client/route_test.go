@@ -3,6 +3,7 @@ package client
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 
 	metaclient "github.com/novagraph/novagraph/metad/client"
@@ -55,5 +56,25 @@ func TestLeaderGuessAvoidsSuspectedHosts(t *testing.T) {
 		if got != tc.want || (c.Rerouted() > before) != tc.rerouted {
 			t.Errorf("%s: store %d (rerouted %v), want %d (%v)", tc.name, got, c.Rerouted() > before, tc.want, tc.rerouted)
 		}
+	}
+}
+
+// TestNoLiveReplica: a partition whose every replica is on a host metad
+// reports offline fails at once, naming the hosts; one live replica is
+// enough to keep retrying.
+func TestNoLiveReplica(t *testing.T) {
+	cat := &metapb.Catalog{Parts: map[int32]*metapb.SpaceParts{1: {Parts: []*metapb.PartAlloc{
+		{PartId: 1, Replicas: []uint64{1}}, {PartId: 2, Replicas: []uint64{1, 2}},
+	}}}}
+	for id, online := range map[uint64]bool{1: false, 2: true} {
+		cat.Hosts = append(cat.Hosts, &metapb.HostInfo{StoreId: id, Online: online, Addr: &commonpb.HostAddr{Host: "10.0.0.1", Port: int32(9000 + id)}})
+	}
+	snap := metaclient.NewSnapshot(cat)
+	if err := noLiveReplica(snap, 1, []int32{2}); err != nil {
+		t.Errorf("partition 2 has a live replica: %v", err)
+	}
+	err := noLiveReplica(snap, 1, []int32{2, 1})
+	if err == nil || !strings.Contains(err.Error(), "partition 1 has no leader: every replica is on a host metad reports offline (10.0.0.1:9001)") {
+		t.Errorf("partition 1 on an offline host: %v", err)
 	}
 }
