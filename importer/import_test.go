@@ -797,6 +797,56 @@ sources:
 		}
 	})
 
+	t.Run("sharded retry", func(t *testing.T) {
+		// Each shard's failed-rows file holds that shard's rows; its retry
+		// takes all of them, not every other one again.
+		dir := t.TempDir()
+		execOK(t, s, "CREATE SPACE IF NOT EXISTS shretry(partition_num=2, replica_factor=1, vid_type=INT64)")
+		execOK(t, s, "USE shretry; CREATE TAG IF NOT EXISTS p(name string, age int)")
+		file := filepath.Join(dir, "p.csv")
+		if err := os.WriteFile(file, []byte("11,a,1\n12,b,x1\n13,c,x2\n14,d,4\n15,e,x3\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := ParseConfig([]byte(fmt.Sprintf(`
+client: {address: %q, user: root, password: %s}
+manager: {spaceName: shretry, failedRowsDir: %q}
+sources:
+  - path: %q
+    tags: [{name: p, id: {type: INT, index: 0}, props: [{name: name, index: 1}, {name: age, index: 2}]}]
+`, c.Graph.Addr(), testcluster.Password, filepath.Join(dir, "failed"), file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed []string
+		for _, shard := range []string{"0/2", "1/2"} {
+			cfg.Manager.Shard = shard
+			sum := mustRun(t, cfg, Options{})
+			failed = append(failed, sum.FailedFiles...)
+		}
+		if len(failed) != 2 {
+			t.Fatalf("failed-rows files %v, want one per shard", failed)
+		}
+		for _, f := range failed {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, []byte(strings.NewReplacer(",x1\n", ",2\n", ",x2\n", ",3\n", ",x3\n", ",5\n").Replace(string(b))), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, shard := range []string{"0/2", "1/2"} {
+			cfg.Manager.Shard = shard
+			if sum := mustRun(t, cfg, Options{RetryFailed: true}); sum.Failed != 0 || sum.OtherShards != 0 {
+				t.Fatalf("retry of shard %s: %+v", shard, sum)
+			}
+		}
+		rs := execOK(t, s, "USE shretry; FETCH PROP ON p 11, 12, 13, 14, 15 YIELD p.age")
+		if rs.Len() != 5 {
+			t.Fatalf("after both shards' retries FETCH finds %d of 5 rows", rs.Len())
+		}
+	})
+
 	t.Run("misspelled tag", func(t *testing.T) {
 		// Without before-hooks nothing is about to create the schema: a
 		// name not in the catalog is an error after a short wait.

@@ -201,6 +201,12 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		cpPath, opts.Restart = "", true
 	}
 	shard, shards, _ := ParseShard(cfg.Manager.Shard)
+	if opts.RetryFailed {
+		// A shard's failed-rows file holds that shard's rows only (its
+		// name says which shard): taking every n-th of its lines again
+		// would leave the others to no one.
+		shard, shards = 0, 1
+	}
 	cp, err := loadCheckpoint(cpPath, rowHash, opts.Restart)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package metad
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"unicode"
 
@@ -134,10 +135,30 @@ func validateColumns(schema string, cols []*metapb.ColumnDef) ([]*metapb.ColumnD
 				return nil, err
 			}
 			nc.DefaultValue = def
+			if err := checkDefaultWidth(where, nc); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, nc)
 	}
 	return out, nil
+}
+
+// checkDefaultWidth refuses a default outside an int8/int16/int32 or float
+// column's range: every write leaving the column out would fail on it, and
+// rows written before an ALTER ADD would read it.
+func checkDefaultWidth(where string, c *metapb.ColumnDef) error {
+	switch v := c.DefaultValue.GetV().(type) {
+	case *commonpb.Value_IntVal:
+		if b := c.IntBits; b > 0 && (v.IntVal < -1<<(b-1) || v.IntVal > 1<<(b-1)-1) {
+			return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: default %d is out of int%d's range [%d, %d]", where, v.IntVal, b, int64(-1)<<(b-1), int64(1)<<(b-1)-1)
+		}
+	case *commonpb.Value_FloatVal:
+		if c.Float32 && !math.IsInf(v.FloatVal, 0) && math.Abs(v.FloatVal) > math.MaxFloat32 {
+			return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: default %g is beyond float's range", where, v.FloatVal)
+		}
+	}
+	return nil
 }
 
 // validateTTL checks a schema's TTL against its columns: ttl_col, if set,

@@ -79,6 +79,8 @@ func TestTypes(t *testing.T) {
 		"-128|32767|-2147483648|true|true|true")
 	expectError(t, s, `INSERT VERTEX w(i8) VALUES "w2":(128)`, graphpb.QueryErrorCode_E_SEMANTIC, `is int8, got 128, out of its range [-128, 127]`)
 	expectError(t, s, `INSERT VERTEX w(f) VALUES "w2":(1e300)`, graphpb.QueryErrorCode_E_SEMANTIC, `is float, got 1e+300, beyond its range`)
+	expectError(t, s, `CREATE TAG dd(i8 int8 DEFAULT 1000, n int)`, graphpb.QueryErrorCode_E_SEMANTIC, `default 1000 is out of int8's range [-128, 127]`)
+	expectError(t, s, `ALTER TAG w ADD (i16b int16 DEFAULT 70000)`, graphpb.QueryErrorCode_E_SEMANTIC, `default 70000 is out of int16's range`)
 
 	// DEFAULT now() and datetime() are the time of each write, not of the
 	// CREATE; an UPSERT's is its raft command's (whole seconds).
