@@ -95,6 +95,17 @@ func TestTypes(t *testing.T) {
 	expectRows(t, s, `UPSERT VERTEX ON stamp "s3" SET n = 3 YIELD n, toString(at) ENDS WITH ".000000", ts >= timestamp(datetime("`+first[0]+`")) - 1`,
 		"3|true|true")
 
+	// Vertices and edges as values, as NebulaGraph 3 yields them.
+	expectRows(t, s, `FETCH PROP ON ev "c" YIELD vertex AS v | YIELD id($-.v), $-.v.name, $-.v.day`, "c|C|2000-01-01")
+	expectRows(t, s, `FETCH PROP ON met "a"->"b" YIELD edge AS e | YIELD src($-.e), dst($-.e), rank($-.e), $-.e.day`, "a|b|0|2024-01-05")
+	expectRows(t, s, `GO FROM "a" OVER met WHERE dst(edge) == "b" YIELD edge AS e, $$ AS d, $^ AS s | YIELD type($-.e), $-.e.day, id($-.d), $-.d.name, id($-.s)`,
+		"met|2024-01-05|b|B|a")
+	expectRows(t, s, `GO FROM "b" OVER met REVERSELY YIELD edge AS e | YIELD src($-.e), dst($-.e)`, "a|b")
+	expectRows(t, s, `LOOKUP ON ev WHERE ev.d == date("2024-02-02") YIELD vertex AS v | YIELD id($-.v), $-.v.name`, "a|A")
+	exec(t, s, `CREATE TAG simple(name string, n int NULL); INSERT VERTEX simple(name) VALUES "q":("Q")`)
+	expectRows(t, s, `FETCH PROP ON simple "q" YIELD vertex`, `("q" :simple{n: __NULL__, name: "Q"})`)
+	expectRows(t, s, `FETCH PROP ON met "a"->"b" YIELD edge`, `[:met "a"->"b" @0 {at: 2024-01-05T10:00:00.000000, day: 2024-01-05}]`)
+
 	// Errors.
 	// A filter storage cannot read as a boolean names the edge as written.
 	expectError(t, s, `GO FROM "a" OVER met WHERE met.day YIELD dst(edge)`, graphpb.QueryErrorCode_E_EXECUTION, `filter on edge "a"->"`)

@@ -105,6 +105,19 @@ type PropsSource interface {
 	AllProps(scope Scope) (value.Value, error)
 }
 
+// GraphSource is implemented by a Context that can give the row's vertices
+// and edge whole, as VERTEX and EDGE values, for a bare VERTEX, $^, $$ or
+// EDGE in a YIELD (NebulaGraph's FETCH ... YIELD vertex AS v). CollectProps
+// marks such an expression as reading every property (AllSrc, AllDst,
+// AllEdge), so the planner fetches what the value holds.
+type GraphSource interface {
+	// VertexOf returns the vertex of ScopeSrc ($^, VERTEX) or ScopeDst ($$)
+	// with the tags it has and their properties.
+	VertexOf(scope Scope) (value.Value, error)
+	// EdgeOf returns the row's edge with its properties.
+	EdgeOf() (value.Value, error)
+}
+
 // evalAllProps is properties(EDGE), properties($^), properties($$) or
 // properties(VERTEX).
 func evalAllProps(ctx Context, c *ast.FuncCall, scope Scope) (value.Value, error) {

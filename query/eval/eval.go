@@ -103,7 +103,19 @@ func eval(ctx Context, e ast.Expr) (value.Value, error) {
 		return v, nil
 	case *ast.LabelExpr:
 		return value.Value{}, fail(e, fmt.Errorf("invalid label %s: write edge.prop, $^.tag.prop or $$.tag.prop", e.Name))
-	case *ast.EdgeExpr, *ast.VertexExpr:
+	case *ast.EdgeExpr:
+		if gs, ok := ctx.(GraphSource); ok {
+			return gs.EdgeOf()
+		}
+		return value.Value{}, fail(e, fmt.Errorf("%s is not a value here; use src(), dst(), rank(), type(), id() or properties()", e))
+	case *ast.VertexExpr:
+		if gs, ok := ctx.(GraphSource); ok {
+			scope := ScopeSrc
+			if e.Role == ast.DstVertex {
+				scope = ScopeDst
+			}
+			return gs.VertexOf(scope)
+		}
 		return value.Value{}, fail(e, fmt.Errorf("%s is not a value here; use src(), dst(), rank(), type(), id() or properties()", e))
 	}
 	return value.Value{}, fail(e, fmt.Errorf("unsupported expression %T", e))

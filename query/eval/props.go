@@ -62,7 +62,23 @@ func (ps *Props) Collect(e ast.Expr) {
 		case *ast.ParamExpr:
 			ps.Param = addOnce(ps.Param, e.Name)
 		case *ast.FuncCall:
-			ps.collectCall(e)
+			// A special form's VERTEX or EDGE argument is not a value of
+			// its own: do not descend into it.
+			return !ps.collectCall(e)
+		case *ast.VertexExpr:
+			// A bare $^, $$ or VERTEX is the whole vertex (GraphSource).
+			if e.Role == ast.DstVertex {
+				ps.AllDst = true
+				ps.Dst = addOnce(ps.Dst, PropRef{AnyTag, PropVID})
+			} else {
+				ps.AllSrc = true
+				ps.Src = addOnce(ps.Src, PropRef{AnyTag, PropVID})
+			}
+		case *ast.EdgeExpr:
+			ps.AllEdge = true
+			for _, k := range []string{PropSrc, PropDst, PropRank, PropType} {
+				ps.Edge = addOnce(ps.Edge, PropRef{AnyEdge, k})
+			}
 		}
 		return true
 	})
@@ -70,15 +86,15 @@ func (ps *Props) Collect(e ast.Expr) {
 
 // collectCall records the key fields read by the special forms f(EDGE),
 // id($^) / id($$) and properties(EDGE | $^ | $$ | VERTEX), mirroring
-// evalCall.
-func (ps *Props) collectCall(c *ast.FuncCall) {
+// evalCall, and reports whether c was one.
+func (ps *Props) collectCall(c *ast.FuncCall) bool {
 	if checkCall(c, false) != nil {
-		return
+		return false
 	}
 	name := strings.ToLower(c.Name)
 	if prop, ok := edgeFunctionProp(name); ok && isEdgeArg(c) {
 		ps.Edge = addOnce(ps.Edge, PropRef{AnyEdge, prop})
-		return
+		return true
 	}
 	if scope, ok := wholePropsScope(c); ok {
 		switch scope {
@@ -91,10 +107,10 @@ func (ps *Props) collectCall(c *ast.FuncCall) {
 			ps.AllDst = true
 			ps.Dst = addOnce(ps.Dst, PropRef{AnyTag, PropVID})
 		}
-		return
+		return true
 	}
 	if name != "id" || len(c.Args) != 1 {
-		return // other functions may take no argument at all (now(), pi())
+		return false // other functions may take no argument at all (now(), pi())
 	}
 	if v, ok := c.Args[0].(*ast.VertexExpr); ok {
 		if v.Role == ast.DstVertex {
@@ -102,7 +118,9 @@ func (ps *Props) collectCall(c *ast.FuncCall) {
 		} else {
 			ps.Src = addOnce(ps.Src, PropRef{AnyTag, PropVID})
 		}
+		return true
 	}
+	return false
 }
 
 // addOnce appends x unless present; the lists are short, so a scan is

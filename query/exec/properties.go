@@ -247,6 +247,85 @@ func (c *fetchContext) AllProps(scope eval.Scope) (value.Value, error) {
 	return value.Null(), fmt.Errorf("properties(%s) is not available in FETCH", scope)
 }
 
+// VertexOf implements eval.GraphSource for GO: $^ and $$ as VERTEX values.
+func (c *goRowContext) VertexOf(scope eval.Scope) (value.Value, error) {
+	w := c.p.whole
+	if w == nil {
+		return value.Null(), fmt.Errorf("%s was not fetched", scope)
+	}
+	switch scope {
+	case eval.ScopeSrc:
+		return vertexValue(c.p.vids.decode(c.row.from), w.tags, c.p.srcIndex, c.row.fromProps), nil
+	case eval.ScopeDst:
+		return vertexValue(c.p.vids.decode(c.row.edge.Dst), w.tags, c.p.dstIndex, c.dst[string(c.row.edge.Dst)]), nil
+	}
+	return value.Null(), fmt.Errorf("%s is not available in GO", scope)
+}
+
+// EdgeOf implements eval.GraphSource for GO: EDGE as an EDGE value, its
+// endpoints as stored (an edge followed in reverse keeps its direction).
+func (c *goRowContext) EdgeOf() (value.Value, error) {
+	w := c.p.whole
+	if w == nil {
+		return value.Null(), fmt.Errorf("EDGE was not fetched")
+	}
+	src, _ := c.EdgeProp(eval.AnyEdge, eval.PropSrc)
+	dst, _ := c.EdgeProp(eval.AnyEdge, eval.PropDst)
+	e := c.row.edge
+	abs := e.EdgeType
+	if abs < 0 {
+		abs = -abs
+	}
+	name := c.p.edgeNames[abs]
+	return edgeValue(src, dst, name, e.Rank, edgePropsMap(w.edges[name], name, c.p.edgeIndex, e.Props)), nil
+}
+
+// VertexOf implements eval.GraphSource for FETCH PROP ON tags: VERTEX.
+func (c *fetchContext) VertexOf(scope eval.Scope) (value.Value, error) {
+	if c.whole == nil || c.edge != nil || scope != eval.ScopeSrc {
+		return value.Null(), fmt.Errorf("%s is not available in this FETCH", scope)
+	}
+	return vertexValue(c.vids.decode(c.vid), c.whole.tags, c.index, c.values), nil
+}
+
+// EdgeOf implements eval.GraphSource for FETCH PROP ON an edge type: EDGE.
+func (c *fetchContext) EdgeOf() (value.Value, error) {
+	if c.whole == nil || c.edge == nil {
+		return value.Null(), fmt.Errorf("EDGE is not available in this FETCH")
+	}
+	props := edgePropsMap(c.whole.edges[c.edgeName], c.edgeName, c.index, c.values)
+	return edgeValue(c.vids.decode(c.edge.Src), c.vids.decode(c.edge.Dst), c.edgeName, c.edge.Rank, props), nil
+}
+
+// vertexValue is a VERTEX with every tag of tags the row says it has
+// (its "tag._tag" marker, as vertexPropsMap reads it) and their
+// properties.
+func vertexValue(vid value.Value, tags []wholeTag, index map[string]int, values []*commonpb.Value) value.Value {
+	v := value.Vertex{VID: vid, Tags: []value.TagProps{}}
+	for _, t := range tags {
+		if !t.always {
+			i, ok := index[t.name+"._tag"]
+			if !ok || i >= len(values) || value.FromProto(values[i]).IsNull() {
+				continue
+			}
+		}
+		tp := value.TagProps{Name: t.name}
+		for _, col := range t.props {
+			if j, ok := index[t.name+"."+col]; ok && j < len(values) {
+				tp.Props = append(tp.Props, value.Prop{Name: col, Value: value.FromProto(values[j])})
+			}
+		}
+		v.Tags = append(v.Tags, tp)
+	}
+	return value.VertexValue(v)
+}
+
+// edgeValue is an EDGE from its key and its properties map.
+func edgeValue(src, dst value.Value, name string, rank int64, props value.Value) value.Value {
+	ps, _ := props.MapVal()
+	return value.EdgeValue(value.Edge{Src: src, Dst: dst, Type: name, Rank: rank, Props: append([]value.Prop(nil), ps...)})
+}
+
 // edgePropsMap is the map of an edge's properties cols, read from values by
 // index ("edge.prop").
 func edgePropsMap(cols []string, edge string, index map[string]int, values []*commonpb.Value) value.Value {
