@@ -247,7 +247,7 @@ func checkValue(c *Column, v any) (any, error) {
 		case int64:
 			f = float64(x) // exact up to 2^53, rounded beyond
 		default:
-			return nil, fmt.Errorf("column %q is %s, got %T: %w", c.Name, c.Type, v, ErrInvalidValue)
+			return nil, fmt.Errorf("column %q: expected %s, got %T: %w", c.Name, c.Type, v, ErrInvalidValue)
 		}
 		if c.Float32 {
 			if !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) > math.MaxFloat32 {

@@ -287,6 +287,11 @@ func TestEncodeRowErrors(t *testing.T) {
 		{Name: "code", Type: PropFixedString, FixedLen: 2, Nullable: true},
 		{Name: "at", Type: PropTimestamp, Nullable: true},
 	}}
+	// Declared int8 and float: stored as INT64 and DOUBLE, range-checked.
+	narrow := &Schema{Version: 1, Columns: []Column{
+		{Name: "small", Type: PropInt64, IntBits: 8},
+		{Name: "f", Type: PropDouble, Float32: true, Nullable: true},
+	}}
 	for _, tc := range []struct {
 		name   string
 		s      *Schema
@@ -299,6 +304,8 @@ func TestEncodeRowErrors(t *testing.T) {
 		{"float for int64", s, []any{1.0, nil, nil, nil}, `column "age": expected INT64, got float64`},
 		{"bool for double", s, []any{int64(1), true, nil, nil}, `column "score": expected DOUBLE, got bool`},
 		{"float32 for double", s, []any{int64(1), float32(1), nil, nil}, `column "score": expected DOUBLE, got float32`},
+		{"int8 out of range", narrow, []any{int64(128), nil}, `column "small" is int8, got 128, out of its range [-128, 127]`},
+		{"float out of range", narrow, []any{int64(1), 1e300}, `column "f" is float, got 1e+300, beyond its range`},
 		{"fixed string too long", s, []any{int64(1), nil, "abc", nil}, `column "code" is FIXED_STRING(2), got a 3-byte string`},
 		{"fixed string trailing NUL", s, []any{int64(1), nil, "a\x00", nil}, `column "code" is FIXED_STRING(2), got a string ending in 0x00`},
 		{"bytes for fixed string", s, []any{int64(1), nil, []byte("a"), nil}, `column "code": expected FIXED_STRING, got []uint8`},
