@@ -157,20 +157,7 @@ func TestNullIsNotTheSchemaDefault(t *testing.T) {
 	}}}
 	score := func(props []PropSpec, fields []string, nulls []bool) any {
 		t.Helper()
-		rm, err := newRowMapper(`tag "p"`, "sources[0].tags[0]", versions, props)
-		if err != nil {
-			t.Fatal(err)
-		}
-		row, err := rm.encode(fields, nulls)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sv := schema.NewVersions(versions)
-		vals, err := partition.ReadWithSchema(row, sv.Source(), sv.Latest())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return vals[1]
+		return mapAndRead(t, versions, props, fields, nulls)[1]
 	}
 	two := "2.5"
 	mapped := []PropSpec{{Name: "name", Index: 0}, {Name: "score", Index: 1, Nullable: true, NullValue: "NULL"}}
@@ -209,12 +196,22 @@ func TestClockDefaultPerRow(t *testing.T) {
 		{Name: "name", Type: metapb.PropType_STRING, Nullable: true},
 		{Name: "at", Type: metapb.PropType_TIMESTAMP, Nullable: true, DefaultValue: created, DefaultExpr: "now()"},
 	}}}
-	rm, err := newRowMapper(`tag "p"`, "sources[0].tags[0]", versions, []PropSpec{{Name: "name", Index: 0}})
+	before := time.Now().Unix()
+	vals := mapAndRead(t, versions, []PropSpec{{Name: "name", Index: 0}}, []string{"a"}, nil)
+	if at, ok := vals[1].(int64); !ok || at < before {
+		t.Fatalf("at = %v, want the time of the import (>= %d), not the CREATE-time 1", vals[1], before)
+	}
+}
+
+// mapAndRead maps one row of fields with props onto the schema versions'
+// latest and reads the encoded row back.
+func mapAndRead(t *testing.T, versions []*metapb.Schema, props []PropSpec, fields []string, nulls []bool) []any {
+	t.Helper()
+	rm, err := newRowMapper(`tag "p"`, "sources[0].tags[0]", versions, props)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := time.Now().Unix()
-	row, err := rm.encode([]string{"a"}, nil)
+	row, err := rm.encode(fields, nulls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +220,5 @@ func TestClockDefaultPerRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if at, ok := vals[1].(int64); !ok || at < before {
-		t.Fatalf("at = %v, want the time of the import (>= %d), not the CREATE-time 1", vals[1], before)
-	}
+	return vals
 }

@@ -175,27 +175,13 @@ func TestParquetLogicalTypes(t *testing.T) {
 		Old  time.Time        `parquet:"old,timestamp(millisecond)"`
 		Tm   int32            `parquet:"tm,time(millisecond)"`
 	}
-	path := filepath.Join(t.TempDir(), "l.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[row](f)
 	u := [16]byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}
 	// 2020-01-01T00:00:00.001Z: Julian day 2458850, 1ms into the day.
 	t96 := deprecated.Int96{1000000, 0, 2458850}
 	ts := time.UnixMilli(1267833034802).UTC()
 	tsu := time.UnixMicro(1614834444123456).UTC()
 	old := time.UnixMilli(-1500).UTC() // before the epoch: the fraction stays positive
-	if _, err := w.Write([]row{{Dec: -12345, Dec2: 5, U: u, D: 19000, B: []byte("raw"), T96: t96, TS: ts, TSU: tsu, Old: old, Tm: 3723004}}); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	f.Close()
-	got, err := readAll(t, mustOpen(t, path, Options{}), 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := writeAndRead(t, []row{{Dec: -12345, Dec2: 5, U: u, D: 19000, B: []byte("raw"), T96: t96, TS: ts, TSU: tsu, Old: old, Tm: 3723004}})
 	// Dates and times as the text date, datetime and timestamp properties
 	// read, not their stored integers.
 	want := []string{"-123.45", "0.005", "12345678-9abc-def0-0102-030405060708", "2022-01-08", "raw",
@@ -300,21 +286,7 @@ func TestParquetListInOptionalStruct(t *testing.T) {
 		ID int64  `parquet:"id"`
 		S  *inner `parquet:"s,optional"`
 	}
-	path := filepath.Join(t.TempDir(), "l.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[row](f)
-	if _, err := w.Write([]row{{ID: 1}, {ID: 2, S: &inner{}}, {ID: 3, S: &inner{L: []int64{4, 5}}}, {ID: 4, S: &inner{L: []int64{}}}}); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	f.Close()
-	got, err := readAll(t, mustOpen(t, path, Options{}), 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := writeAndRead(t, []row{{ID: 1}, {ID: 2, S: &inner{}}, {ID: 3, S: &inner{L: []int64{4, 5}}}, {ID: 4, S: &inner{L: []int64{}}}})
 	want := []rec{
 		{Fields: []string{"1", ""}, Nulls: []bool{false, true}},
 		{Fields: []string{"2", ""}, Nulls: []bool{false, true}}, // the struct is there, its list is NULL
@@ -329,4 +301,28 @@ func TestParquetListInOptionalStruct(t *testing.T) {
 			t.Errorf("row %d: %v, want fields %q nulls %v", i, got[i], want[i].Fields, want[i].Nulls)
 		}
 	}
+}
+
+// writeAndRead writes rows to a Parquet file with parquet-go's schema for
+// T and reads them back as records.
+func writeAndRead[T any](t *testing.T, rows []T) []rec {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "l.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[T](f)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := readAll(t, mustOpen(t, path, Options{}), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
