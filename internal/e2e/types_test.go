@@ -102,6 +102,14 @@ func TestTypes(t *testing.T) {
 		"met|2024-01-05|b|B|a")
 	expectRows(t, s, `GO FROM "b" OVER met REVERSELY YIELD edge AS e | YIELD src($-.e), dst($-.e)`, "a|b")
 	expectRows(t, s, `LOOKUP ON ev WHERE ev.d == date("2024-02-02") YIELD vertex AS v | YIELD id($-.v), $-.v.name`, "a|A")
+
+	// FETCH of edges whose keys come from a pipe or a variable, once per
+	// input row, with the input's columns.
+	expectRows(t, s, `GO FROM "a" OVER met YIELD src(edge) AS s, dst(edge) AS d, rank(edge) AS r | FETCH PROP ON met $-.s -> $-.d @ $-.r YIELD met.day, $-.d`,
+		"2024-01-05|b", "2023-12-31|c")
+	expectRows(t, s, `$k = GO FROM "b" OVER met YIELD src(edge) AS s, dst(edge) AS d; FETCH PROP ON met $k.s -> $k.d YIELD met.day`, "2024-03-01")
+	expectRows(t, s, `YIELD "a" AS s, "zz" AS d | FETCH PROP ON met $-.s -> $-.d YIELD met.day`)
+	expectRows(t, s, `FETCH PROP ON met "a" -> "b", "b" -> "c" YIELD met.day`, "2024-01-05", "2024-03-01")
 	exec(t, s, `CREATE TAG simple(name string, n int NULL); INSERT VERTEX simple(name) VALUES "q":("Q")`)
 	expectRows(t, s, `FETCH PROP ON simple "q" YIELD vertex`, `("q" :simple{n: __NULL__, name: "Q"})`)
 	expectRows(t, s, `FETCH PROP ON met "a"->"b" YIELD edge`, `[:met "a"->"b" @0 {at: 2024-01-05T10:00:00.000000, day: 2024-01-05}]`)

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -262,7 +263,25 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 			return nil, at(s, "FETCH PROP ON an edge reads edge.prop and src/dst/rank/type(edge), not vertices")
 		}
 		if len(props.Input)+len(props.Var) > 0 {
-			return nil, at(s, "FETCH PROP ON an edge cannot read $- or $var columns yet")
+			// A row's $- or $var columns are those of the input row
+			// that named its key: the keys must read that input.
+			var keyExprs []ast.Expr
+			for _, k := range s.Keys {
+				keyExprs = append(keyExprs, k.Src, k.Dst, k.Rank)
+			}
+			keyProps := eval.CollectProps(keyExprs...)
+			if len(props.Input) > 0 && len(keyProps.Input) == 0 {
+				return nil, at(s, "YIELD reads $-, but the edge keys do not: write them as $-.src -> $-.dst")
+			}
+			for _, v := range props.Var {
+				found := false
+				for _, kv := range keyProps.Var {
+					found = found || kv.Var == v.Var
+				}
+				if !found {
+					return nil, at(s, "YIELD reads $%s, but the edge keys do not", v.Var)
+				}
+			}
 		}
 		if err := r.checkParams(s, props.Param); err != nil {
 			return nil, err
@@ -300,20 +319,17 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 		}
 	}
 	vids := vidCodec{space}
+	keys, err := r.fetchEdgeKeys(vids, s, input)
+	if err != nil {
+		return nil, err
+	}
 	parts := map[int32]*storagepb.EdgeKeyList{}
-	for _, k := range s.Keys {
-		if _, lit := k.Src.(*ast.Literal); !lit {
-			return nil, at(k, "FETCH of edges from piped keys is not supported yet; write literal src->dst@rank keys")
-		}
-		src, dst, rank, err := r.edgeKey(vids, k)
-		if err != nil {
-			return nil, err
-		}
-		pt := vids.part(src)
+	for _, k := range keys.list {
+		pt := vids.part(k.src)
 		if parts[pt] == nil {
 			parts[pt] = &storagepb.EdgeKeyList{}
 		}
-		parts[pt].Keys = append(parts[pt].Keys, &storagepb.EdgeKey{Src: src, EdgeType: edge.GetEdgeType(), Rank: rank, Dst: dst})
+		parts[pt].Keys = append(parts[pt].Keys, &storagepb.EdgeKey{Src: k.src, EdgeType: edge.GetEdgeType(), Rank: k.rank, Dst: k.dst})
 	}
 	out := newTable()
 	for _, c := range columns {
@@ -335,16 +351,154 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 	rc.rowContext = rowContext{input: input, vars: r.vars, params: r.params}
 	for _, row := range res {
 		rc.edge, rc.values = row.Edge, row.Values
-		vals := make([]value.Value, len(columns))
-		for i, c := range columns {
-			if vals[i], err = eval.Eval(rc, c.Expr); err != nil {
-				return nil, execErrorf("YIELD %s: %v", c.Name(), err)
-			}
+		emitRows := [][]value.Value{nil} // a constant key: one row
+		if o := keys.origins[edgeKeyString(row.Edge.GetSrc(), row.Edge.GetDst(), row.Edge.GetRank())]; len(o) > 0 {
+			emitRows = o // one per input row that named the key
 		}
-		out.add(vals...)
+		for _, src := range emitRows {
+			if keys.varName != "" {
+				rc.varName, rc.varRow = keys.varName, src
+			} else {
+				rc.inputRow = src
+			}
+			vals := make([]value.Value, len(columns))
+			for i, c := range columns {
+				if vals[i], err = eval.Eval(rc, c.Expr); err != nil {
+					return nil, execErrorf("YIELD %s: %v", c.Name(), err)
+				}
+			}
+			out.add(vals...)
+		}
 	}
 	if s.Yield != nil && s.Yield.Distinct {
 		out.rows = distinctRows(out.rows)
 	}
 	return out, nil
+}
+
+// fetchKeys are the edge keys of a FETCH PROP ON an edge type, each once,
+// in the order first met, and, for keys read from the piped input or a
+// variable ($-.s -> $-.d @ $-.r), the rows each key came from, so that
+// YIELD can read their columns too.
+type fetchKeys struct {
+	list    []fetchKey
+	origins map[string][][]value.Value
+	piped   bool   // keys read from $-
+	varName string // keys read from $var
+}
+
+type fetchKey struct {
+	src, dst []byte
+	rank     int64
+}
+
+func edgeKeyString(src, dst []byte, rank int64) string {
+	return string(src) + "\x00" + string(dst) + "\x00" + strconv.FormatInt(rank, 10)
+}
+
+// fetchEdgeKeys evaluates the keys of s: a key of constants once, a key
+// reading $- once per input row and a key reading $var once per row of the
+// variable. A row whose key is NULL fetches nothing, as in NebulaGraph.
+func (r *runState) fetchEdgeKeys(vids vidCodec, s *ast.FetchEdgesStmt, input *table) (*fetchKeys, error) {
+	keys := &fetchKeys{origins: map[string][][]value.Value{}}
+	seen := map[string]bool{}
+	add := func(src, dst []byte, rank int64, origin []value.Value) {
+		ks := edgeKeyString(src, dst, rank)
+		if !seen[ks] {
+			seen[ks] = true
+			keys.list = append(keys.list, fetchKey{src, dst, rank})
+		}
+		if origin != nil {
+			keys.origins[ks] = append(keys.origins[ks], origin)
+		}
+	}
+	for _, k := range s.Keys {
+		refs := eval.CollectProps(k.Src, k.Dst, k.Rank)
+		if len(refs.Input)+len(refs.Var) == 0 {
+			src, dst, rank, err := r.edgeKey(vids, k)
+			if err != nil {
+				return nil, err
+			}
+			add(src, dst, rank, nil)
+			continue
+		}
+		ctx := &rowContext{vars: r.vars, params: r.params}
+		var rows [][]value.Value
+		switch {
+		case len(refs.Input) > 0 && len(refs.Var) > 0:
+			return nil, at(k, "an edge key reads either $- or a variable, not both")
+		case len(refs.Input) > 0:
+			if input == nil {
+				return nil, at(k, "the key reads $-, but nothing is piped in: write it after '|'")
+			}
+			keys.piped, ctx.input, rows = true, input, input.rows
+		default:
+			name := refs.Var[0].Var
+			for _, v := range refs.Var {
+				if v.Var != name {
+					return nil, at(k, "an edge key reads one variable, not $%s and $%s", name, v.Var)
+				}
+			}
+			t, ok := r.vars[name]
+			if !ok {
+				return nil, at(k, "variable $%s is not defined", name)
+			}
+			if keys.varName != "" && keys.varName != name {
+				return nil, at(k, "the keys read one variable, not $%s and $%s", keys.varName, name)
+			}
+			keys.varName, rows = name, t.rows
+		}
+		if keys.piped && keys.varName != "" {
+			return nil, at(k, "the keys read either $- or a variable, not both")
+		}
+		for _, row := range rows {
+			if keys.varName != "" {
+				ctx.varName, ctx.varRow = keys.varName, row
+			} else {
+				ctx.inputRow = row
+			}
+			src, dst, rank, ok, err := rowEdgeKey(ctx, vids, k)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				add(src, dst, rank, row)
+			}
+		}
+	}
+	return keys, nil
+}
+
+// rowEdgeKey evaluates a key's src, dst and rank against one row; ok false
+// when src or dst is NULL.
+func rowEdgeKey(ctx eval.Context, vids vidCodec, k *ast.EdgeKey) (src, dst []byte, rank int64, ok bool, err error) {
+	sv, err := eval.Eval(ctx, k.Src)
+	if err != nil {
+		return nil, nil, 0, false, at(k.Src, "%v", err)
+	}
+	dv, err := eval.Eval(ctx, k.Dst)
+	if err != nil {
+		return nil, nil, 0, false, at(k.Dst, "%v", err)
+	}
+	if sv.IsNull() || dv.IsNull() {
+		return nil, nil, 0, false, nil
+	}
+	if src, err = vids.encode(sv); err != nil {
+		return nil, nil, 0, false, at(k.Src, "%v", err)
+	}
+	if dst, err = vids.encode(dv); err != nil {
+		return nil, nil, 0, false, at(k.Dst, "%v", err)
+	}
+	if k.Rank != nil {
+		rv, err := eval.Eval(ctx, k.Rank)
+		if err != nil {
+			return nil, nil, 0, false, at(k.Rank, "%v", err)
+		}
+		i, isInt := rv.IntVal()
+		if !isInt || rv.Kind() != value.KindInt {
+			return nil, nil, 0, false, at(k.Rank, "rank must be an int, got %s", rv)
+		}
+		rank = i
+	}
+	return src, dst, rank, true, nil
 }
