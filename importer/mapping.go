@@ -58,21 +58,25 @@ type seenSet struct {
 
 func newSeenSet() *seenSet { return &seenSet{ids: roaring64.New()} }
 
-func (s *seenSet) has(id uint64) bool {
+// claim adds id and reports whether it was new: the row that claims a
+// vertex writes it, so it is written once even by concurrent mappers.
+func (s *seenSet) claim(id uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ids.Contains(id)
+	return s.ids.CheckedAdd(id)
 }
 
-func (s *seenSet) add(id uint64) {
+func (s *seenSet) unclaim(id uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ids.Add(id)
+	s.ids.Remove(id)
 }
 
-// seenID is a vid a row is about to write, marked in its set only once the
-// whole row has mapped: a row refused by a later column writes nothing,
-// and its vertex must still be written by the next row that names it.
+// seenID is a vid a row claimed. A row refused by a later column writes
+// nothing, so it gives its claims back and the next row naming the vertex
+// writes it. (A row mapped concurrently that met the claim before it was
+// given back skipped the vertex; mappers of one source run in parallel
+// only in SST mode, and the window is one row's mapping.)
 type seenID struct {
 	set *seenSet
 	id  uint64
@@ -158,8 +162,13 @@ func newMapper(snap *metaclient.Snapshot, space *metapb.SpaceDesc, key string, s
 // could not be used; the row then writes nothing.
 func (m *mapper) mapRow(fields []string, nulls []bool, out []write) ([]write, error) {
 	start := len(out)
-	fail := func(err error) ([]write, error) { return out[:start], err }
 	m.pending = m.pending[:0]
+	fail := func(err error) ([]write, error) {
+		for _, p := range m.pending {
+			p.set.unclaim(p.id)
+		}
+		return out[:start], err
+	}
 	for _, t := range m.tags {
 		if ok, err := t.filter.keep(fields); err != nil || !ok {
 			if err != nil {
@@ -173,7 +182,7 @@ func (m *mapper) mapRow(fields []string, nulls []bool, out []write) ([]write, er
 		}
 		if t.seen != nil {
 			id, _ := partition.DecodeInt64Vid(vid)
-			if t.seen.has(uint64(id)) || m.isPending(t.seen, uint64(id)) {
+			if !t.seen.claim(uint64(id)) {
 				continue
 			}
 			m.pending = append(m.pending, seenID{t.seen, uint64(id)})
@@ -223,19 +232,7 @@ func (m *mapper) mapRow(fields []string, nulls []bool, out []write) ([]write, er
 		}
 		out = append(out, write{part: m.partOf(src), edge: ne, delete: e.delete})
 	}
-	for _, p := range m.pending {
-		p.set.add(p.id)
-	}
 	return out, nil
-}
-
-func (m *mapper) isPending(set *seenSet, id uint64) bool {
-	for _, p := range m.pending {
-		if p.set == set && p.id == id {
-			return true
-		}
-	}
-	return false
 }
 
 // newEdge returns a zero NewEdge from a slab: one allocation per

@@ -376,8 +376,8 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 	return out, nil
 }
 
-// fetchKeys are the edge keys of a FETCH PROP ON an edge type, each once,
-// in the order first met, and, for keys read from the piped input or a
+// fetchKeys are the edge keys of a FETCH PROP ON an edge type — listed
+// keys as listed, keys from rows each once — and, for keys read from the piped input or a
 // variable ($-.s -> $-.d @ $-.r), the rows each key came from, so that
 // YIELD can read their columns too.
 type fetchKeys struct {
@@ -403,14 +403,20 @@ func (r *runState) fetchEdgeKeys(vids vidCodec, s *ast.FetchEdgesStmt, input *ta
 	keys := &fetchKeys{origins: map[string][][]value.Value{}}
 	seen := map[string]bool{}
 	add := func(src, dst []byte, rank int64, origin []value.Value) {
+		if origin == nil {
+			// A listed key is fetched as listed, twice if listed twice,
+			// as NebulaGraph does.
+			keys.list = append(keys.list, fetchKey{src, dst, rank})
+			return
+		}
+		// A key from rows is fetched once; each row that named it gets
+		// its result.
 		ks := edgeKeyString(src, dst, rank)
 		if !seen[ks] {
 			seen[ks] = true
 			keys.list = append(keys.list, fetchKey{src, dst, rank})
 		}
-		if origin != nil {
-			keys.origins[ks] = append(keys.origins[ks], origin)
-		}
+		keys.origins[ks] = append(keys.origins[ks], origin)
 	}
 	for _, k := range s.Keys {
 		refs := eval.CollectProps(k.Src, k.Dst, k.Rank)
