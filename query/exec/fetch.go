@@ -159,19 +159,8 @@ func (r *runState) fetchVertices(ctx context.Context, s *ast.FetchVerticesStmt, 
 				emitRows = append(emitRows, set.src.rows[i])
 			}
 		}
-		for _, src := range emitRows {
-			if set.varName != "" {
-				rc.varName, rc.varRow = set.varName, src
-			} else {
-				rc.inputRow = src
-			}
-			vals := make([]value.Value, len(columns))
-			for i, c := range columns {
-				if vals[i], err = eval.Eval(rc, c.Expr); err != nil {
-					return nil, execErrorf("YIELD %s: %v", c.Name(), err)
-				}
-			}
-			out.add(vals...)
+		if err := rc.emit(out, columns, set.varName, emitRows); err != nil {
+			return nil, err
 		}
 	}
 	if s.Yield != nil && s.Yield.Distinct {
@@ -355,19 +344,8 @@ func (r *runState) fetchEdges(ctx context.Context, s *ast.FetchEdgesStmt, input 
 		if o := keys.origins[edgeKeyString(row.Edge.GetSrc(), row.Edge.GetDst(), row.Edge.GetRank())]; len(o) > 0 {
 			emitRows = o // one per input row that named the key
 		}
-		for _, src := range emitRows {
-			if keys.varName != "" {
-				rc.varName, rc.varRow = keys.varName, src
-			} else {
-				rc.inputRow = src
-			}
-			vals := make([]value.Value, len(columns))
-			for i, c := range columns {
-				if vals[i], err = eval.Eval(rc, c.Expr); err != nil {
-					return nil, execErrorf("YIELD %s: %v", c.Name(), err)
-				}
-			}
-			out.add(vals...)
+		if err := rc.emit(out, columns, keys.varName, emitRows); err != nil {
+			return nil, err
 		}
 	}
 	if s.Yield != nil && s.Yield.Distinct {
@@ -507,4 +485,26 @@ func rowEdgeKey(ctx eval.Context, vids vidCodec, k *ast.EdgeKey) (src, dst []byt
 		rank = i
 	}
 	return src, dst, rank, true, nil
+}
+
+// emit adds to out the YIELD of the fetched row in rc once per row of
+// sources, the input (or variable varName) rows that named it; a nil
+// source is a listed id or key.
+func (rc *fetchContext) emit(out *table, columns []*ast.YieldColumn, varName string, sources [][]value.Value) error {
+	for _, src := range sources {
+		if varName != "" {
+			rc.varName, rc.varRow = varName, src
+		} else {
+			rc.inputRow = src
+		}
+		vals := make([]value.Value, len(columns))
+		for i, c := range columns {
+			var err error
+			if vals[i], err = eval.Eval(rc, c.Expr); err != nil {
+				return execErrorf("YIELD %s: %v", c.Name(), err)
+			}
+		}
+		out.add(vals...)
+	}
+	return nil
 }
