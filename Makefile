@@ -62,8 +62,8 @@ fmt:
 # few faults against the compose cluster (skipped, saying so, where there
 # is no docker).
 test: vet
-	$(GO) test -race -timeout 40m $$($(GO) list ./... | grep -v '/internal/chaos$$')
-	$(GO) test -race -timeout 30m ./internal/chaos
+	$(GO) test -race -timeout 40m $$($(GO) list ./... | grep -v '/testkit/chaos$$')
+	$(GO) test -race -timeout 30m ./testkit/chaos
 	$(GO) test -race -tags failpoints -run Failpoint -timeout 10m ./raftgroup ./storaged
 	$(MAKE) chaos-short
 
@@ -71,7 +71,7 @@ chaos-short:
 	@if docker info >/dev/null 2>&1 && command -v docker-compose >/dev/null 2>&1; then \
 		$(MAKE) image && \
 		NOVAGRAPH_CHAOS_FAULTS=$(CHAOS_SHORT_FAULTS) NOVAGRAPH_CHAOS_SEED=$(SEED) \
-		$(GO) test -count=1 -tags compose -run TestComposeChaos -timeout 30m -v ./internal/chaos/compose; \
+		$(GO) test -count=1 -tags compose -run TestComposeChaos -timeout 30m -v ./testkit/chaos/compose; \
 	else \
 		echo "chaos-short: skipped: docker or docker-compose is not available"; \
 	fi
@@ -80,7 +80,7 @@ chaos-short:
 chaos: image
 	NOVAGRAPH_CHAOS_FAULTS=$(FAULTS) NOVAGRAPH_CHAOS_SEED=$(SEED) NOVAGRAPH_CHAOS_KINDS=$(KINDS) \
 	NOVAGRAPH_CHAOS_REPORT=$(CURDIR)/chaos-report \
-	$(GO) test -count=1 -tags compose -run TestComposeChaos -timeout 0 -v ./internal/chaos/compose
+	$(GO) test -count=1 -tags compose -run TestComposeChaos -timeout 0 -v ./testkit/chaos/compose
 
 test-short:
 	$(GO) test -short ./...

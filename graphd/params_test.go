@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novagraph/novagraph/graphd/exec"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
-	"github.com/novagraph/novagraph/query/exec"
 )
 
 // TestParamsRangeChecked: a client's date, time or datetime parameter out

@@ -9,13 +9,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/stats"
 
+	"github.com/novagraph/novagraph/graphd/exec"
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/proto/graphpb"
-	"github.com/novagraph/novagraph/query/exec"
 )
 
 // Defaults of the per-query limits (Config). A query's memory is what its
-// budget accounts (query/exec/budget.go), an estimate of its live heap.
+// budget accounts (graphd/exec/budget.go), an estimate of its live heap.
 // The garbage a query leaves on the way is not accounted: cmd/graphd bounds
 // it with a Go soft memory limit of 1.5 times the total plus 256 MiB
 // (DefaultGoMemoryLimit), 9.25 GiB with these defaults, where without one the
@@ -275,7 +275,7 @@ func (sendTracker) HandleConn(context.Context, stats.ConnStats)                 
 // embeds a graphd serving heavy queries.
 //
 // Why: the budgets count the live memory of queries (within a small factor
-// of it, see query/exec/budget.go), but a traversal allocates about three
+// of it, see graphd/exec/budget.go), but a traversal allocates about three
 // times its live peak on the way (decoded storage batches, slices that
 // grow, the rows and their copy for the client), and with the collector's
 // default pacing (GOGC=100) the heap runs to twice the live heap before a

@@ -13,8 +13,8 @@ import (
 
 	"google.golang.org/grpc/stats"
 
+	"github.com/novagraph/novagraph/graphd/exec"
 	"github.com/novagraph/novagraph/proto/graphpb"
-	"github.com/novagraph/novagraph/query/exec"
 )
 
 type syncBuffer struct {

@@ -1,5 +1,5 @@
 // Package graphd is the query daemon: it authenticates sessions and runs
-// their nGQL through query/exec against the catalog cache and the storage
+// their nGQL through graphd/exec against the catalog cache and the storage
 // client. It keeps no data of its own beyond sessions, so any number of
 // graphd can serve one cluster.
 package graphd
@@ -19,10 +19,10 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/novagraph/novagraph/gossip"
+	"github.com/novagraph/novagraph/graphd/exec"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
-	"github.com/novagraph/novagraph/query/exec"
 	"github.com/novagraph/novagraph/query/lexer"
 	"github.com/novagraph/novagraph/query/value"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
@@ -256,7 +256,7 @@ const authWait = 3 * time.Second
 // Authenticate implements GraphService. metad checks the name and password
 // (VerifyUser: the hash never leaves metad); an unknown user and a wrong
 // password get the same answer. The session remembers the user, whose roles
-// every statement is checked against (query/exec/users.go).
+// every statement is checked against (graphd/exec/users.go).
 func (s *Server) Authenticate(ctx context.Context, req *graphpb.AuthReq) (*graphpb.AuthResp, error) {
 	ok, version, created, err := s.meta.VerifyUser(ctx, req.Username, req.Password)
 	if err != nil {

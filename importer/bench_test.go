@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/bench/ldbc/gen"
-	"github.com/novagraph/novagraph/internal/testcluster"
+	"github.com/novagraph/novagraph/testkit/testcluster"
 )
 
 // BenchmarkImport imports each dataset in online and in SST mode into a

@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/novagraph/novagraph/storaged"
+	"github.com/novagraph/novagraph/internal/rocksopts"
 )
 
 // Config is an import, in the shape of nebula-importer v4's YAML (client,
@@ -331,7 +331,7 @@ func (c *Config) Validate() error {
 	if _, _, err := ParseShard(c.Manager.Shard); err != nil {
 		bad("manager.shard", "%v", err)
 	}
-	if _, err := storaged.ParseCompressionPerLevel(c.Manager.SSTCompression); err != nil || strings.ContainsAny(c.Manager.SSTCompression, ":, ") {
+	if _, err := rocksopts.ParseCompressionPerLevel(c.Manager.SSTCompression); err != nil || strings.ContainsAny(c.Manager.SSTCompression, ":, ") {
 		bad("manager.sstCompression", "%q is not one compression (no, snappy, lz4, lz4hc, zstd, zlib or bzip2)", c.Manager.SSTCompression)
 	}
 	if c.Client.SSL != nil && c.Client.SSL.Enable {

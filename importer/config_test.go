@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/internal/schema"
-	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -185,7 +185,7 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 // testSnapshot is a catalog with one INT64 space ("s", 4 partitions), a
 // tag Person(firstName string, age int NULL, city string DEFAULT "x") and
 // an edge knows(creationDate int).
-func testSnapshot() (*metaclient.Snapshot, *metapb.SpaceDesc) {
+func testSnapshot() (*catalog.Snapshot, *metapb.SpaceDesc) {
 	space := &metapb.SpaceDesc{SpaceId: 1, Name: "s", PartitionNum: 4, ReplicaFactor: 1, VidType: metapb.VidType_VID_INT64, VidLen: 8}
 	str := func(s string) *commonpb.Value { return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: []byte(s)}} }
 	cat := &metapb.Catalog{
@@ -200,7 +200,7 @@ func testSnapshot() (*metaclient.Snapshot, *metapb.SpaceDesc) {
 			{Name: "creationDate", Type: metapb.PropType_INT64},
 		}}}}},
 	}
-	return metaclient.NewSnapshot(cat), space
+	return catalog.NewSnapshot(cat), space
 }
 
 func TestMapRow(t *testing.T) {

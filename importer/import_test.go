@@ -21,13 +21,13 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/novagraph/novagraph/client"
-	"github.com/novagraph/novagraph/internal/testcluster"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/storaged"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
+	"github.com/novagraph/novagraph/testkit/testcluster"
 )
 
 // dataDir is the shared real-graph folder, relative to this package.

@@ -60,6 +60,7 @@ import (
 
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/importer/source"
+	"github.com/novagraph/novagraph/metad/catalog"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/metapb"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
@@ -771,7 +772,7 @@ func (r *run) finishSST(rd *round) error {
 // checkSSTTarget refuses SST mode where it would leave wrong index
 // entries: files replace rows without removing the index entries of the
 // rows they replace, so a tag or edge type with indexes must be empty.
-func checkSSTTarget(ctx context.Context, cfg *Config, snap *metaclient.Snapshot, space *metapb.SpaceDesc) error {
+func checkSSTTarget(ctx context.Context, cfg *Config, snap *catalog.Snapshot, space *metapb.SpaceDesc) error {
 	var stmts []string
 	seen := map[string]bool{}
 	for _, src := range cfg.Sources {

@@ -10,13 +10,12 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
 	"github.com/novagraph/novagraph/internal/schema"
-	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/eval"
-	"github.com/novagraph/novagraph/query/exec"
 	"github.com/novagraph/novagraph/query/parser"
 	"github.com/novagraph/novagraph/query/value"
 	"github.com/novagraph/novagraph/temporal"
@@ -103,7 +102,7 @@ type write struct {
 	delTag int32
 }
 
-func newMapper(snap *metaclient.Snapshot, space *metapb.SpaceDesc, key string, src *Source) (*mapper, error) {
+func newMapper(snap *catalog.Snapshot, space *metapb.SpaceDesc, key string, src *Source) (*mapper, error) {
 	m := &mapper{space: space}
 	for i, t := range src.Tags {
 		k := fmt.Sprintf("%s.tags[%d]", key, i)
@@ -448,7 +447,7 @@ func (cm *colMapper) value(fields []string, nulls []bool) (any, error) {
 	}
 	switch {
 	case len(cm.src) == 0 && cm.defExpr != nil:
-		v, err := exec.ColumnValue(cm.defExpr, cm.col)
+		v, err := schema.ColumnValue(cm.defExpr, cm.col)
 		if err != nil {
 			return nil, fmt.Errorf("property %s: default: %w", cm.name, err)
 		}

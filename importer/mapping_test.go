@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/internal/schema"
-	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -63,7 +63,7 @@ func TestVidConcatItems(t *testing.T) {
 // vertex writes nothing, so the next row naming that vertex must write it.
 func TestDedupedVertexOfAFailedRow(t *testing.T) {
 	space := &metapb.SpaceDesc{SpaceId: 1, Name: "s", PartitionNum: 4, ReplicaFactor: 1, VidType: metapb.VidType_VID_INT64, VidLen: 8}
-	snap := metaclient.NewSnapshot(&metapb.Catalog{
+	snap := catalog.NewSnapshot(&metapb.Catalog{
 		Version: 1, Spaces: []*metapb.SpaceDesc{space},
 		Tags:  []*metapb.TagDesc{{SpaceId: 1, TagId: 2, Name: "node", Versions: []*metapb.Schema{{}}}},
 		Edges: []*metapb.EdgeDesc{{SpaceId: 1, EdgeType: 3, Name: "link", Versions: []*metapb.Schema{{}}}},

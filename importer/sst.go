@@ -18,12 +18,13 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/novagraph/novagraph/internal/rocksopts"
 	"github.com/novagraph/novagraph/internal/schema"
+	"github.com/novagraph/novagraph/metad/catalog"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
-	"github.com/novagraph/novagraph/storaged"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
@@ -109,7 +110,7 @@ type sstStats struct {
 // newSSTBuilder prepares the working folder of the import named key (see
 // sstresume.go): if an earlier run of it built every partition, the
 // builder resumes from there (b.resumed) unless restart is set.
-func newSSTBuilder(snap *metaclient.Snapshot, space *metapb.SpaceDesc, dir, key string, restart bool, budget int64, compression string, log *slog.Logger) (*sstBuilder, error) {
+func newSSTBuilder(snap *catalog.Snapshot, space *metapb.SpaceDesc, dir, key string, restart bool, budget int64, compression string, log *slog.Logger) (*sstBuilder, error) {
 	h := sha256.Sum256([]byte(key))
 	b := &sstBuilder{space: space, id: hex.EncodeToString(h[:6]), budget: budget, compression: compression, log: log,
 		parts: map[int32]*sorter{}, tagIdx: map[int32]*indexedSchema{}, edgeIdx: map[int32]*indexedSchema{}}
@@ -378,14 +379,14 @@ type sstWriter struct {
 }
 
 func (b *sstBuilder) newWriter(part int32, what string) (*sstWriter, error) {
-	ro, err := storaged.RocksDBOptions{}.WithDefaults()
+	ro, err := rocksopts.Options{}.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
 	// SstFileWriter compresses with the last level's compression: make
 	// that the import's.
 	ro.CompressionPerLevel = []string{b.compression}
-	opts, bbto, err := storaged.NewRocksDBOptions(ro, nil)
+	opts, bbto, err := rocksopts.New(ro, nil)
 	if err != nil {
 		return nil, err
 	}

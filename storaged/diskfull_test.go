@@ -14,13 +14,13 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/client"
-	"github.com/novagraph/novagraph/internal/testcluster"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/storaged"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
+	"github.com/novagraph/novagraph/testkit/testcluster"
 )
 
 // Full-disk tests: each store's free space comes from fakeDisks, so a

@@ -16,13 +16,13 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
-	"github.com/novagraph/novagraph/internal/testcluster"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/raftgroup"
 	"github.com/novagraph/novagraph/storaged"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
+	"github.com/novagraph/novagraph/testkit/testcluster"
 )
 
 // ingestCluster is a 3-store cluster with a one-partition space of

@@ -9,7 +9,7 @@ import (
 	"github.com/linxGnu/grocksdb"
 
 	"github.com/novagraph/novagraph/internal/schema"
-	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -116,7 +116,7 @@ func indexRange(prefix []byte, ix *indexInfo, hints []*storagepb.IndexColumnHint
 	return key, partition.PrefixEnd(key), nil
 }
 
-func lookupPart(db *grocksdb.DB, snap *metaclient.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.LookupIndexReq) ([]*storagepb.PropRow, error) {
+func lookupPart(db *grocksdb.DB, snap *catalog.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.LookupIndexReq) ([]*storagepb.PropRow, error) {
 	desc, ok := snap.IndexByID(req.SpaceId, req.IndexId)
 	if !ok {
 		return nil, &partitionError{code: commonpb.ErrorCode_E_NOT_FOUND, msg: fmt.Sprintf("index %d not found in space %d", req.IndexId, req.SpaceId)}

@@ -15,7 +15,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/internal/rocksopts"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
@@ -32,16 +33,16 @@ const (
 // and the catalog to read them with.
 type neighborFixture struct {
 	db    *grocksdb.DB
-	snap  *metaclient.Snapshot
+	snap  *catalog.Snapshot
 	space *metapb.SpaceDesc
 	vids  map[int32][][]byte // by partition, ascending
 }
 
 func newNeighborFixture(t *testing.T, vertices, degree int, malformed int64) *neighborFixture {
 	t.Helper()
-	f := &neighborFixture{db: openProductionDB(t, t.TempDir(), RocksDBOptions{WriteBufferMB: 64}), vids: map[int32][][]byte{}}
+	f := &neighborFixture{db: openProductionDB(t, t.TempDir(), rocksopts.Options{WriteBufferMB: 64}), vids: map[int32][][]byte{}}
 	f.space = &metapb.SpaceDesc{SpaceId: nbSpace, Name: "nb", PartitionNum: nbParts, ReplicaFactor: 1, VidType: metapb.VidType_VID_INT64, VidLen: 8}
-	f.snap = metaclient.NewSnapshot(&metapb.Catalog{Version: 1, Spaces: []*metapb.SpaceDesc{f.space},
+	f.snap = catalog.NewSnapshot(&metapb.Catalog{Version: 1, Spaces: []*metapb.SpaceDesc{f.space},
 		Edges: []*metapb.EdgeDesc{{SpaceId: nbSpace, EdgeType: nbEdge, Name: "e", Versions: []*metapb.Schema{{Version: 0}}}}})
 	wo := grocksdb.NewDefaultWriteOptions()
 	defer wo.Destroy()

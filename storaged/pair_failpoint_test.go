@@ -12,7 +12,7 @@ import (
 
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/internal/failpoint"
-	"github.com/novagraph/novagraph/internal/testcluster"
+	"github.com/novagraph/novagraph/testkit/testcluster"
 )
 
 // halves returns the edges seen from their sources (GO) and from their

@@ -9,8 +9,9 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/novagraph/novagraph/internal/rocksopts"
 	"github.com/novagraph/novagraph/internal/schema"
-	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -46,7 +47,7 @@ type schemaView struct {
 // reader decodes rows for one request: it caches schemas by id, checks
 // TTLs against one clock reading, and reads single properties.
 type reader struct {
-	snap    *metaclient.Snapshot
+	snap    *catalog.Snapshot
 	spaceID int32
 	now     int64
 	tags    map[int32]*schemaView
@@ -54,7 +55,7 @@ type reader struct {
 	row     partition.RowReader
 }
 
-func newReader(snap *metaclient.Snapshot, spaceID int32) *reader {
+func newReader(snap *catalog.Snapshot, spaceID int32) *reader {
 	return &reader{snap: snap, spaceID: spaceID, now: time.Now().Unix(), tags: map[int32]*schemaView{}, edges: map[int32]*schemaView{}}
 }
 
@@ -277,7 +278,7 @@ type pushedFilter struct {
 	srcTags []int32 // tags whose rows the filter reads
 }
 
-func parseFilter(snap *metaclient.Snapshot, spaceID int32, text string) (*pushedFilter, error) {
+func parseFilter(snap *catalog.Snapshot, spaceID int32, text string) (*pushedFilter, error) {
 	if text == "" {
 		return nil, nil
 	}
@@ -431,7 +432,7 @@ type neighborScan struct {
 // that such a failure is reported as a failed partition with nothing of it
 // sent; what remains to fail midway (RocksDB, a malformed row, the filter
 // on one edge) is rare and handled by neighborStream.runPart.
-func scanNeighbors(ctx context.Context, db *grocksdb.DB, snap *metaclient.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.GetNeighborsReq,
+func scanNeighbors(ctx context.Context, db *grocksdb.DB, snap *catalog.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.GetNeighborsReq,
 	emit func(*storagepb.VertexNeighbors) error) error {
 	filter, err := parseFilter(snap, req.SpaceId, req.Filter)
 	if err != nil {
@@ -454,7 +455,7 @@ func scanNeighbors(ctx context.Context, db *grocksdb.DB, snap *metaclient.Snapsh
 	}
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
-	setEdgeScan(ro, partition.KeyPrefixLen+int(space.GetVidLen())+4) // it only reads one EdgePrefix per Seek
+	rocksopts.SetEdgeScan(ro, partition.KeyPrefixLen+int(space.GetVidLen())+4) // it only reads one EdgePrefix per Seek
 	it := db.NewIterator(ro)
 	defer it.Close()
 	ns := &neighborScan{req: req, space: space, part: part, vidLen: int(space.GetVidLen()), r: r,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/novagraph/novagraph/internal/rocksopts"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/raftgroup"
 )
@@ -24,13 +25,13 @@ import (
 // that every db.Flush leaves one more L0 file: a seek then meets several
 // files whose prefix blooms mostly say "not here", which is where an
 // iterator without total order loses keys.
-func openProductionDB(t *testing.T, dir string, o RocksDBOptions) *grocksdb.DB {
+func openProductionDB(t *testing.T, dir string, o rocksopts.Options) *grocksdb.DB {
 	t.Helper()
-	o, err := o.withDefaults()
+	o, err := o.WithDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := newBlockCache(o)
+	cache := rocksopts.NewBlockCache(o)
 	defer cache.Destroy()
 	db, err := openDB(dir, o, cache)
 	if err != nil {
@@ -162,7 +163,7 @@ func writeGraph(t *testing.T, db *grocksdb.DB) map[string][]byte {
 // vertex. If it ever stops losing keys, the tests below no longer prove that
 // total order is needed.
 func TestPrefixBloomHidesKeysFromPrefixSeeks(t *testing.T) {
-	db := openProductionDB(t, t.TempDir(), RocksDBOptions{WriteBufferMB: 4})
+	db := openProductionDB(t, t.TempDir(), rocksopts.Options{WriteBufferMB: 4})
 	all := writeGraph(t, db)
 	start := partition.TagKey(bloomSpace, bloomPart, partition.EncodeInt64Vid(3), bloomTagA)
 	_, end := partition.DataRange(bloomSpace, bloomPart)
@@ -185,7 +186,7 @@ func TestPrefixBloomHidesKeysFromPrefixSeeks(t *testing.T) {
 // that cross vertex prefixes on a database with the production options and
 // several flushed files, and checks that each sees every key.
 func TestCrossPrefixScansSeeEveryKey(t *testing.T) {
-	db := openProductionDB(t, t.TempDir(), RocksDBOptions{WriteBufferMB: 4})
+	db := openProductionDB(t, t.TempDir(), rocksopts.Options{WriteBufferMB: 4})
 	all := writeGraph(t, db)
 	g := raftgroup.GroupID{Space: bloomSpace, Part: bloomPart}
 
@@ -264,7 +265,7 @@ func TestCrossPrefixScansSeeEveryKey(t *testing.T) {
 func TestEdgeScanUsesPrefixBloom(t *testing.T) {
 	for _, vidLen := range []int{2, 4, 8, 16} {
 		t.Run(fmt.Sprintf("vid_len_%d", vidLen), func(t *testing.T) {
-			db := openProductionDB(t, t.TempDir(), RocksDBOptions{WriteBufferMB: 4})
+			db := openProductionDB(t, t.TempDir(), rocksopts.Options{WriteBufferMB: 4})
 			vidOf := func(n int) []byte {
 				if vidLen == 8 {
 					return partition.EncodeInt64Vid(int64(n))
@@ -297,7 +298,7 @@ func TestEdgeScanUsesPrefixBloom(t *testing.T) {
 			}
 			ro := grocksdb.NewDefaultReadOptions()
 			defer ro.Destroy()
-			setEdgeScan(ro, partition.KeyPrefixLen+vidLen+4)
+			rocksopts.SetEdgeScan(ro, partition.KeyPrefixLen+vidLen+4)
 			it := db.NewIterator(ro)
 			defer it.Close()
 			for n := 0; n < vertices+5; n++ {
@@ -325,7 +326,7 @@ func TestEdgeScanUsesPrefixBloom(t *testing.T) {
 // that point reads, edge scans and range scans see exactly the snapshot.
 func TestSnapshotInstallWithPrefixBloom(t *testing.T) {
 	dir := t.TempDir()
-	db := openProductionDB(t, filepath.Join(dir, "db"), RocksDBOptions{WriteBufferMB: 4})
+	db := openProductionDB(t, filepath.Join(dir, "db"), rocksopts.Options{WriteBufferMB: 4})
 	old := writeGraph(t, db)
 	flushDB(t, db)
 
@@ -375,7 +376,7 @@ func TestSnapshotInstallWithPrefixBloom(t *testing.T) {
 
 	edgeRO := grocksdb.NewDefaultReadOptions()
 	defer edgeRO.Destroy()
-	setEdgeScan(edgeRO, partition.KeyPrefixLen+8+4)
+	rocksopts.SetEdgeScan(edgeRO, partition.KeyPrefixLen+8+4)
 	it := db.NewIterator(edgeRO)
 	defer it.Close()
 	for n := int64(0); n < bloomBatches*bloomPerBatch; n++ {
@@ -413,7 +414,7 @@ func (nopApplier) Apply(*raftgroup.ApplyBatch, raftgroup.GroupID, uint64, []byte
 // keys are 17 bytes, so under the prefix extractor each is a prefix of its
 // own, and a log read without total order stops at the first file.
 func TestRaftLogReloadsAcrossFlushedFiles(t *testing.T) {
-	db := openProductionDB(t, t.TempDir(), RocksDBOptions{WriteBufferMB: 4})
+	db := openProductionDB(t, t.TempDir(), rocksopts.Options{WriteBufferMB: 4})
 	g := raftgroup.GroupID{Space: bloomSpace, Part: bloomPart}
 	start := func() *raftgroup.Engine {
 		t.Helper()
@@ -508,16 +509,16 @@ func TestRocksDBCompressions(t *testing.T) {
 	}
 	for _, name := range []string{"no", "snappy", "lz4", "lz4hc", "zstd", "zlib", "bzip2", "default"} {
 		t.Run(name, func(t *testing.T) {
-			o := RocksDBOptions{WriteBufferMB: 4}
+			o := rocksopts.Options{WriteBufferMB: 4}
 			if name != "default" {
 				o.CompressionPerLevel = []string{name}
 			}
 			dir := t.TempDir()
-			o, err := o.withDefaults()
+			o, err := o.WithDefaults()
 			if err != nil {
 				t.Fatal(err)
 			}
-			cache := newBlockCache(o)
+			cache := rocksopts.NewBlockCache(o)
 			defer cache.Destroy()
 			db, err := openDB(dir, o, cache)
 			if err != nil {
@@ -562,32 +563,32 @@ func TestRocksDBCompressions(t *testing.T) {
 }
 
 func TestRocksDBOptionsValidation(t *testing.T) {
-	levels, err := ParseCompressionPerLevel("no:no:LZ4,lz4 zstd")
+	levels, err := rocksopts.ParseCompressionPerLevel("no:no:LZ4,lz4 zstd")
 	if err != nil || !slices.Equal(levels, []string{"no", "no", "lz4", "lz4", "zstd"}) {
 		t.Fatalf("ParseCompressionPerLevel: %v, %v", levels, err)
 	}
-	if _, err := ParseCompressionPerLevel("no:lz5"); err == nil || !strings.Contains(err.Error(), `"lz5" for level 1`) {
+	if _, err := rocksopts.ParseCompressionPerLevel("no:lz5"); err == nil || !strings.Contains(err.Error(), `"lz5" for level 1`) {
 		t.Fatalf("lz5 accepted: %v", err)
 	}
-	d, err := RocksDBOptions{}.withDefaults()
-	if err != nil || !slices.Equal(d.CompressionPerLevel, DefaultRocksDBOptions().CompressionPerLevel) || d.BlockCacheMB != DefaultRocksDBOptions().BlockCacheMB {
+	d, err := rocksopts.Options{}.WithDefaults()
+	if err != nil || !slices.Equal(d.CompressionPerLevel, rocksopts.Default().CompressionPerLevel) || d.BlockCacheMB != rocksopts.Default().BlockCacheMB {
 		t.Fatalf("zero options: %+v, %v", d, err)
 	}
-	for _, bad := range []RocksDBOptions{
+	for _, bad := range []rocksopts.Options{
 		{MaxWriteBufferNumber: 1},
 		{BlockCacheMB: -1},
 		{RateLimitMB: -2},
 		{CompressionPerLevel: []string{"gzip"}},
 	} {
-		if _, err := bad.withDefaults(); err == nil {
+		if _, err := bad.WithDefaults(); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
-	if o, err := (RocksDBOptions{RateLimitMB: -1, BloomBitsPerKey: -1, NoPrefixBloom: true}).withDefaults(); err != nil {
+	if o, err := (rocksopts.Options{RateLimitMB: -1, BloomBitsPerKey: -1, NoPrefixBloom: true}).WithDefaults(); err != nil {
 		t.Fatal(err)
 	} else {
 		// Everything off still opens and serves edge scans.
-		cache := newBlockCache(o)
+		cache := rocksopts.NewBlockCache(o)
 		defer cache.Destroy()
 		db, err := openDB(t.TempDir(), o, cache)
 		if err != nil {
@@ -596,7 +597,7 @@ func TestRocksDBOptionsValidation(t *testing.T) {
 		defer db.Close()
 		ro := grocksdb.NewDefaultReadOptions()
 		defer ro.Destroy()
-		setEdgeScan(ro, 21)
+		rocksopts.SetEdgeScan(ro, 21)
 		it := db.NewIterator(ro)
 		it.SeekToFirst()
 		if it.Valid() {
@@ -610,11 +611,11 @@ func TestRocksDBOptionsValidation(t *testing.T) {
 // does and checks that they use one cache: blocks read through one show in
 // the usage the other reports.
 func TestBlockCacheSharedAcrossDataPaths(t *testing.T) {
-	o, err := RocksDBOptions{BlockCacheMB: 8, WriteBufferMB: 4}.withDefaults()
+	o, err := rocksopts.Options{BlockCacheMB: 8, WriteBufferMB: 4}.WithDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := newBlockCache(o)
+	cache := rocksopts.NewBlockCache(o)
 	var dbs []*grocksdb.DB
 	for i := 0; i < 2; i++ {
 		db, err := openDB(t.TempDir(), o, cache)
@@ -673,11 +674,11 @@ func BenchmarkRocksDBPut(b *testing.B) {
 	const batch = 1000
 	for _, mode := range []string{"random", "sorted-batch", "sequential"} {
 		b.Run(mode, func(b *testing.B) {
-			o, err := RocksDBOptions{}.withDefaults()
+			o, err := rocksopts.Options{}.WithDefaults()
 			if err != nil {
 				b.Fatal(err)
 			}
-			cache := newBlockCache(o)
+			cache := rocksopts.NewBlockCache(o)
 			defer cache.Destroy()
 			db, err := openDB(b.TempDir(), o, cache) // compactions on, as in production
 			if err != nil {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/novagraph/novagraph/gossip"
 	"log/slog"
 	"net"
 	"os"
@@ -17,10 +16,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/novagraph/novagraph/gossip"
+	"github.com/novagraph/novagraph/internal/rocksopts"
+
 	"github.com/linxGnu/grocksdb"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/novagraph/novagraph/metad/catalog"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -54,8 +57,8 @@ type Config struct {
 	MirrorWait time.Duration
 	// RocksDB tunes the RocksDB instance of each data path (block cache,
 	// memtables, compression, blooms, compaction rate); zero fields take
-	// DefaultRocksDBOptions.
-	RocksDB RocksDBOptions
+	// rocksopts.Default.
+	RocksDB rocksopts.Options
 	// WrapTransport, if set, wraps the raft transport: fault-injection tests
 	// use it to drop, delay, reorder and partition raft messages.
 	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
@@ -162,7 +165,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if len(s.cfg.DataPaths) == 0 {
 		return errors.New("storaged: at least one --data-path is required")
 	}
-	rocks, err := s.cfg.RocksDB.withDefaults()
+	rocks, err := s.cfg.RocksDB.WithDefaults()
 	if err != nil {
 		return err
 	}
@@ -177,7 +180,7 @@ func (s *Server) Start(ctx context.Context) error {
 			return err
 		}
 	}
-	cache := newBlockCache(rocks) // one per process; each instance holds a reference
+	cache := rocksopts.NewBlockCache(rocks) // one per process; each instance holds a reference
 	for _, p := range s.cfg.DataPaths {
 		db, err := openDB(p, rocks, cache)
 		if err != nil {
@@ -469,12 +472,12 @@ func (s *Server) closeDBs() {
 
 // openDB opens the RocksDB of one data path with the options of o
 // (withDefaults applied) and the process's shared block cache.
-func openDB(path string, o RocksDBOptions, cache *grocksdb.Cache) (*grocksdb.DB, error) {
+func openDB(path string, o rocksopts.Options, cache *grocksdb.Cache) (*grocksdb.DB, error) {
 	dir := filepath.Join(path, "rocksdb")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("storaged: creating data path %s: %w", dir, err)
 	}
-	opts, bbto, err := rocksDBOptions(o, cache)
+	opts, bbto, err := rocksopts.New(o, cache)
 	if err != nil {
 		return nil, err
 	}
@@ -545,7 +548,7 @@ func (s *Server) reconcileLoop(ctx context.Context) {
 	}
 }
 
-func (s *Server) reconcile(ctx context.Context, snap *metaclient.Snapshot) error {
+func (s *Server) reconcile(ctx context.Context, snap *catalog.Snapshot) error {
 	if snap.Version() == 0 {
 		return nil // no catalog yet: never act on an empty one
 	}

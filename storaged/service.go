@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -30,7 +30,7 @@ type service struct {
 
 // partError turns a failure of one partition into its PartResult, with a
 // leader hint when the replica knows the leader.
-func (s *service) partError(snap *metaclient.Snapshot, part int32, err error) *storagepb.PartResult {
+func (s *service) partError(snap *catalog.Snapshot, part int32, err error) *storagepb.PartResult {
 	pr := &storagepb.PartResult{PartId: part, Code: commonpb.ErrorCode_E_STORAGE, Message: err.Error()}
 	var partErr *partitionError
 	switch {
@@ -74,7 +74,7 @@ func invalid(format string, args ...any) error {
 
 // spaceFor waits for the catalog version the request needs and returns the
 // space.
-func (s *service) spaceFor(ctx context.Context, spaceID int32, version int64) (*metaclient.Snapshot, *metapb.SpaceDesc, error) {
+func (s *service) spaceFor(ctx context.Context, spaceID int32, version int64) (*catalog.Snapshot, *metapb.SpaceDesc, error) {
 	if version > 0 {
 		wctx, cancel := context.WithTimeout(ctx, catalogWait)
 		err := s.srv.meta.WaitVersion(wctx, version)
@@ -94,7 +94,7 @@ func (s *service) spaceFor(ctx context.Context, spaceID int32, version int64) (*
 
 // forEachPart runs fn for every partition concurrently and collects the
 // failures.
-func (s *service) forEachPart(snap *metaclient.Snapshot, parts []int32, fn func(part int32) error) []*storagepb.PartResult {
+func (s *service) forEachPart(snap *catalog.Snapshot, parts []int32, fn func(part int32) error) []*storagepb.PartResult {
 	var mu sync.Mutex
 	var failed []*storagepb.PartResult
 	var wg sync.WaitGroup
@@ -114,7 +114,7 @@ func (s *service) forEachPart(snap *metaclient.Snapshot, parts []int32, fn func(
 	return failed
 }
 
-func allFailed(snap *metaclient.Snapshot, s *service, parts []int32, err error) []*storagepb.PartResult {
+func allFailed(snap *catalog.Snapshot, s *service, parts []int32, err error) []*storagepb.PartResult {
 	out := make([]*storagepb.PartResult, len(parts))
 	for i, p := range parts {
 		out[i] = s.partError(snap, p, err)

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/novagraph/novagraph/internal/testcluster"
 	"github.com/novagraph/novagraph/storaged"
+	"github.com/novagraph/novagraph/testkit/testcluster"
 )
 
 // TestPartsPage: /parts on each store lists its replicas with the leader

@@ -11,7 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -22,13 +22,13 @@ import (
 // cmdBuilder assembles a Command with the schemas and indexes its
 // mutations need, taken from this leader's catalog at proposal time.
 type cmdBuilder struct {
-	snap  *metaclient.Snapshot
+	snap  *catalog.Snapshot
 	cmd   *storagepb.Command
 	tags  map[int32]bool
 	edges map[int32]bool
 }
 
-func newCommand(snap *metaclient.Snapshot, space *metapb.SpaceDesc) *cmdBuilder {
+func newCommand(snap *catalog.Snapshot, space *metapb.SpaceDesc) *cmdBuilder {
 	return &cmdBuilder{
 		snap:  snap,
 		cmd:   &storagepb.Command{Space: space, Now: time.Now().Unix()},
@@ -396,7 +396,7 @@ func (s *service) Update(ctx context.Context, req *storagepb.UpdateReq) (*storag
 	return &storagepb.UpdateResp{Result: s.partError(snap, req.PartId, err)}, nil
 }
 
-func (s *service) update(ctx context.Context, snap *metaclient.Snapshot, space *metapb.SpaceDesc, g raftgroup.GroupID, req *storagepb.UpdateReq) (*storagepb.UpdateResp, error) {
+func (s *service) update(ctx context.Context, snap *catalog.Snapshot, space *metapb.SpaceDesc, g raftgroup.GroupID, req *storagepb.UpdateReq) (*storagepb.UpdateResp, error) {
 	b := newCommand(snap, space)
 	isEdge := req.Edge != nil
 	if isEdge {

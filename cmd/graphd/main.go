@@ -13,7 +13,6 @@ import (
 	"github.com/novagraph/novagraph/graphd"
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/daemon"
-	"github.com/novagraph/novagraph/query/parser"
 )
 
 func main() {
@@ -92,7 +91,7 @@ type sizeFlag int64
 func (f *sizeFlag) String() string { return bytesize.Format(int64(*f)) }
 
 func (f *sizeFlag) Set(s string) error {
-	n, err := parser.ParseSize(s)
+	n, err := bytesize.Parse(s)
 	if err != nil {
 		return err
 	}
@@ -122,7 +121,7 @@ func (f *goMemoryFlag) Set(s string) error {
 		*f = goMemoryFlag{set: true}
 		return nil
 	}
-	n, err := parser.ParseSize(s)
+	n, err := bytesize.Parse(s)
 	if err != nil {
 		return fmt.Errorf("%w, or off", err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/novagraph/novagraph/bench/ldbc/driver"
 	"github.com/novagraph/novagraph/bench/ldbc/floor"
 	"github.com/novagraph/novagraph/client"
-	"github.com/novagraph/novagraph/storaged"
+	"github.com/novagraph/novagraph/internal/rocksopts"
 )
 
 // dataFlags say where the graph is: an LDBC CsvComposite directory or a
@@ -340,7 +340,7 @@ func floorSweeps(ctx context.Context, cmd *cobra.Command, f *floorFlags, l *load
 	}
 	start := time.Now()
 	fl, err := floor.Open(floor.Options{Dir: f.dir, Partitions: f.partitions, NoCompact: f.noCompact,
-		RocksDB: storaged.RocksDBOptions{BlockCacheMB: f.blockCacheMB}})
+		RocksDB: rocksopts.Options{BlockCacheMB: f.blockCacheMB}})
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/daemon"
-	"github.com/novagraph/novagraph/query/parser"
+	"github.com/novagraph/novagraph/internal/rocksopts"
 	"github.com/novagraph/novagraph/storaged"
 )
 
@@ -48,7 +49,7 @@ func run(args []string) error {
 	mirrorWait := fs.Duration("mirror-wait", 10*time.Second, "how long an edge write waits for the in-edge halves in other partitions before it is acknowledged anyway (it is durable; they follow) — docs/storage.md")
 	maxLogBytes := fs.Int64("raft-max-log-bytes", 64<<20, "also truncate once the entries applied since the last truncation reach this many bytes (-1: never)")
 	degreeCache := fs.Int("degree-cache-entries", 1<<20, "vertex degrees kept in memory for edge writes, all partitions together (about 100 bytes each; 0: none) — docs/storage.md")
-	rdb := storaged.DefaultRocksDBOptions()
+	rdb := rocksopts.Default()
 	blockCache := fs.Int("rocksdb-block-cache-mb", rdb.BlockCacheMB, "RocksDB block cache in MiB, one LRU cache shared by all data paths of this storaged")
 	writeBuffer := fs.Int("rocksdb-write-buffer-mb", rdb.WriteBufferMB, "RocksDB memtable size in MiB, per data path")
 	writeBuffers := fs.Int("rocksdb-max-write-buffer-number", rdb.MaxWriteBufferNumber, "memtables per data path (active + being flushed) before writes stall; at least 2")
@@ -67,7 +68,7 @@ func run(args []string) error {
 		}
 		return err
 	}
-	// In storaged.Config and RocksDBOptions zero means the default and -1
+	// In storaged.Config and rocksopts.Options zero means the default and -1
 	// off; on the command line, where every default is spelled out, 0 is off.
 	offIfZero := func(v int) int {
 		if v == 0 {
@@ -75,7 +76,7 @@ func run(args []string) error {
 		}
 		return v
 	}
-	levels, err := storaged.ParseCompressionPerLevel(*compression)
+	levels, err := rocksopts.ParseCompressionPerLevel(*compression)
 	if err != nil {
 		return fmt.Errorf("--rocksdb-compression-per-level: %w", err)
 	}
@@ -96,7 +97,7 @@ func run(args []string) error {
 		RaftTick:      *raftTick,
 		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes, MirrorWait: *mirrorWait,
 		DegreeCacheEntries: offIfZero(*degreeCache),
-		RocksDB: storaged.RocksDBOptions{
+		RocksDB: rocksopts.Options{
 			BlockCacheMB: *blockCache, WriteBufferMB: *writeBuffer, MaxWriteBufferNumber: *writeBuffers,
 			CompressionPerLevel: levels, BloomBitsPerKey: offIfZero(*bloomBits), NoPrefixBloom: !*prefixBloom,
 			RateLimitMB: offIfZero(*rateLimit), MaxBackgroundJobs: *bgJobs,
@@ -172,7 +173,7 @@ func (f *sizeFlag) String() string {
 }
 
 func (f *sizeFlag) Set(s string) error {
-	n, err := parser.ParseSize(s)
+	n, err := bytesize.Parse(s)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/novagraph/novagraph/internal/grpcdial"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
@@ -36,6 +37,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return "metad: " + e.Code.String() + ": " + e.Msg }
+
+// ErrorCode is the code metad answered with.
+func (e *Error) ErrorCode() commonpb.ErrorCode { return e.Code }
 
 // CodeOf is the ErrorCode of err: SUCCEEDED for nil, the code of an *Error,
 // E_TIMEOUT for an expired or cancelled context and E_UNKNOWN otherwise
@@ -76,7 +80,7 @@ type Client struct {
 	preferred atomic.Int64
 
 	// snap is written only by the watch goroutine.
-	snap atomic.Pointer[Snapshot]
+	snap atomic.Pointer[catalog.Snapshot]
 
 	cancel    context.CancelFunc
 	done      chan struct{} // closed when the watch goroutine has exited
@@ -96,7 +100,7 @@ func New(addrs []string, logger *slog.Logger) *Client {
 		cancel: cancel,
 		done:   make(chan struct{}),
 	}
-	c.snap.Store(newSnapshot(&metapb.Catalog{}))
+	c.snap.Store(catalog.NewSnapshot(&metapb.Catalog{}))
 	for _, addr := range addrs {
 		// Names are looked up at each connection attempt (grpcdial).
 		// gRPC's default reconnect backoff grows to two minutes; a
@@ -137,7 +141,7 @@ func (c *Client) Close() {
 func (c *Client) Addrs() []string { return slices.Clone(c.addrs) }
 
 // Catalog is the newest catalog snapshot.
-func (c *Client) Catalog() *Snapshot { return c.snap.Load() }
+func (c *Client) Catalog() *catalog.Snapshot { return c.snap.Load() }
 
 // WaitVersion blocks until the cache holds a catalog of version ≥ v.
 func (c *Client) WaitVersion(ctx context.Context, v int64) error {
@@ -147,7 +151,7 @@ func (c *Client) WaitVersion(ctx context.Context, v int64) error {
 			return nil
 		}
 		select {
-		case <-s.next:
+		case <-s.Changed():
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for catalog version %d (cache at %d): %w", v, s.Version(), ctx.Err())
 		case <-c.done:
@@ -216,8 +220,8 @@ func (c *Client) install(cat *metapb.Catalog) {
 		c.log.Debug("ignoring catalog that is not newer", "version", cat.GetVersion(), "have", old.Version())
 		return
 	}
-	c.snap.Store(newSnapshot(cat))
-	close(old.next)
+	c.snap.Store(catalog.NewSnapshot(cat))
+	old.Supersede()
 }
 
 // call runs fn against the preferred metad, and against the others in turn

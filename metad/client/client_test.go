@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/novagraph/novagraph/metad"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -435,7 +436,7 @@ func TestUsersThroughClient(t *testing.T) {
 		Name: "g", PartitionNum: 1, ReplicaFactor: 1, VidType: metapb.VidType_VID_INT64,
 	}, false))
 
-	if ok, _, _, err := c.VerifyUser(ctxT(t), client.RootUser, metad.DefaultRootPassword); err != nil || !ok {
+	if ok, _, _, err := c.VerifyUser(ctxT(t), catalog.RootUser, metad.DefaultRootPassword); err != nil || !ok {
 		t.Fatalf("root with the default password: %v %v", ok, err)
 	}
 	if _, err := c.CreateUser(ctxT(t), "bob", "pw", false); err != nil {

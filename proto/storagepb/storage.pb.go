@@ -2557,7 +2557,7 @@ type VertexNeighbors struct {
 	Degrees []int64                `protobuf:"varint,5,rep,packed,name=degrees,proto3" json:"degrees,omitempty"` // with_degree: parallel to edge_types
 	// dst_only: the destinations of the edges, vid_len bytes each, back to
 	// back, in place of `edges` (one message per edge costs more than the
-	// scan itself; storaged/client.Dsts reads either form).
+	// scan itself; VertexNeighbors.DstList reads either form).
 	PackedDsts    []byte `protobuf:"bytes,6,opt,name=packed_dsts,json=packedDsts,proto3" json:"packed_dsts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

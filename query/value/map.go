@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
-
-	"github.com/novagraph/novagraph/query/lexer"
 )
 
 // A MAP is string keys to values, as map literals ({a: 1, b: [1,2]}) and
@@ -93,12 +92,19 @@ func KeyIsBare(key string) bool {
 		return false
 	}
 	for i, r := range key {
-		if r == utf8.RuneError || (i == 0 && !lexer.IsIdentStart(r)) || !lexer.IsIdentPart(r) {
+		if r == utf8.RuneError || (i == 0 && !identStart(r)) || !identPart(r) {
 			return false
 		}
 	}
 	return true
 }
+
+// identStart and identPart are the lexer's identifier classes
+// (lexer.IsIdentStart, lexer.IsIdentPart), repeated here so that values,
+// which everything imports, do not import the language's lexer;
+// TestKeyIsBareAgreesWithLexer in query/lexer keeps the two in step.
+func identStart(r rune) bool { return r == '_' || unicode.IsLetter(r) }
+func identPart(r rune) bool  { return identStart(r) || unicode.IsDigit(r) }
 
 // FormatKey writes a map key: bare when KeyIsBare, else as a quoted string.
 func FormatKey(b *strings.Builder, key string) {

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/novagraph/novagraph/internal/grpcdial"
+	"github.com/novagraph/novagraph/metad/catalog"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
@@ -45,6 +46,12 @@ type PartError struct {
 func (e *PartError) Error() string {
 	return fmt.Sprintf("partition %d: %s: %s", e.Part, e.Code, e.Msg)
 }
+
+// ErrorCode is the code the partition answered with.
+func (e *PartError) ErrorCode() commonpb.ErrorCode { return e.Code }
+
+// Partition is the partition that failed.
+func (e *PartError) Partition() int32 { return e.Part }
 
 // Client talks to storaged hosts. It is safe for concurrent use.
 type Client struct {
@@ -139,7 +146,7 @@ func (c *Client) Rerouted() int64 { return c.rerouted.Load() }
 // gossip suspects gives way to the next replica it does not suspect: a
 // follower answers with the leader it knows (or fails fast while there is
 // none), which beats waiting on a dead host's connection timeout.
-func (c *Client) leaderGuess(snap *metaclient.Snapshot, space, part int32, attempt int) (uint64, error) {
+func (c *Client) leaderGuess(snap *catalog.Snapshot, space, part int32, attempt int) (uint64, error) {
 	replicas := snap.Parts(space)[part]
 	c.mu.Lock()
 	id, ok := c.leaders[partKey{space, part}]
@@ -164,7 +171,7 @@ func (c *Client) leaderGuess(snap *metaclient.Snapshot, space, part int32, attem
 	return id, nil
 }
 
-func (c *Client) isSuspected(snap *metaclient.Snapshot, store uint64) bool {
+func (c *Client) isSuspected(snap *catalog.Snapshot, store uint64) bool {
 	f := c.suspected.Load()
 	if f == nil {
 		return false
@@ -188,7 +195,7 @@ func (c *Client) setLeader(space, part int32, store uint64) {
 // offline (its heartbeat lease ran out): no leader can be elected until
 // one of them comes back, which is what the error says. The request was
 // not delivered to a leader, as when the budget runs out.
-func noLiveReplica(snap *metaclient.Snapshot, space int32, parts []int32) error {
+func noLiveReplica(snap *catalog.Snapshot, space int32, parts []int32) error {
 	for _, p := range parts {
 		replicas := snap.Parts(space)[p]
 		var addrs []string
@@ -281,7 +288,7 @@ func (c *Client) fanOut(ctx context.Context, space int32, parts []int32, write b
 
 // callHost runs one host's share and classifies its failures into
 // partitions to retry and a permanent error.
-func (c *Client) callHost(ctx context.Context, snap *metaclient.Snapshot, space int32, store uint64, parts []int32, write bool, call hostCall) ([]int32, error) {
+func (c *Client) callHost(ctx context.Context, snap *catalog.Snapshot, space int32, store uint64, parts []int32, write bool, call hostCall) ([]int32, error) {
 	addr, ok := snap.HostAddr(store)
 	if !ok {
 		for _, p := range parts {
@@ -400,22 +407,4 @@ func IsPartError(err error) (*PartError, bool) {
 // AddrString formats a host address.
 func AddrString(a *commonpb.HostAddr) string {
 	return net.JoinHostPort(a.GetHost(), strconv.Itoa(int(a.GetPort())))
-}
-
-// Dsts returns the destinations of a vertex's edges in a GetNeighbors
-// response, whichever form they came in: packed (dst_only) or one message
-// per edge. Packed vids alias the response.
-func Dsts(vn *storagepb.VertexNeighbors, vidLen int) [][]byte {
-	if len(vn.PackedDsts) > 0 && vidLen > 0 {
-		out := make([][]byte, 0, len(vn.PackedDsts)/vidLen)
-		for b := vn.PackedDsts; len(b) >= vidLen; b = b[vidLen:] {
-			out = append(out, b[:vidLen:vidLen])
-		}
-		return out
-	}
-	out := make([][]byte, len(vn.Edges))
-	for i, e := range vn.Edges {
-		out[i] = e.Dst
-	}
-	return out
 }

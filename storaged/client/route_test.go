@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
@@ -22,7 +22,7 @@ func TestLeaderGuessAvoidsSuspectedHosts(t *testing.T) {
 	for id := uint64(1); id <= 3; id++ {
 		cat.Hosts = append(cat.Hosts, &metapb.HostInfo{StoreId: id, Online: true, Addr: &commonpb.HostAddr{Host: "127.0.0.1", Port: int32(9000 + id)}})
 	}
-	snap := metaclient.NewSnapshot(cat)
+	snap := catalog.NewSnapshot(cat)
 	c := New(nil, slog.New(slog.DiscardHandler))
 	suspected := map[string]bool{}
 	c.SetSuspicion(func(addr string) bool { return suspected[addr] })
@@ -69,7 +69,7 @@ func TestNoLiveReplica(t *testing.T) {
 	for id, online := range map[uint64]bool{1: false, 2: true} {
 		cat.Hosts = append(cat.Hosts, &metapb.HostInfo{StoreId: id, Online: online, Addr: &commonpb.HostAddr{Host: "10.0.0.1", Port: int32(9000 + id)}})
 	}
-	snap := metaclient.NewSnapshot(cat)
+	snap := catalog.NewSnapshot(cat)
 	if err := noLiveReplica(snap, 1, []int32{2}); err != nil {
 		t.Errorf("partition 2 has a live replica: %v", err)
 	}

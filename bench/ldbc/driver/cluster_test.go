@@ -14,8 +14,8 @@ import (
 	"github.com/novagraph/novagraph/bench/ldbc/driver"
 	"github.com/novagraph/novagraph/bench/ldbc/floor"
 	"github.com/novagraph/novagraph/client"
-	"github.com/novagraph/novagraph/internal/testcluster"
-	"github.com/novagraph/novagraph/storaged"
+	"github.com/novagraph/novagraph/internal/rocksopts"
+	"github.com/novagraph/novagraph/testkit/testcluster"
 )
 
 // dataDir is the shared real-graph folder, relative to this package.
@@ -119,7 +119,7 @@ func TestScenariosOnCluster(t *testing.T) {
 	exec(t, s, "CREATE EDGE knows(creationDate int)")
 	loadSlice(t, s, persons, knows)
 
-	fl, err := floor.Open(floor.Options{Partitions: clusterParts, RocksDB: storaged.RocksDBOptions{BlockCacheMB: 8, WriteBufferMB: 4}})
+	fl, err := floor.Open(floor.Options{Partitions: clusterParts, RocksDB: rocksopts.Options{BlockCacheMB: 8, WriteBufferMB: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/novagraph/novagraph/bench/ldbc/driver"
-	"github.com/novagraph/novagraph/internal/testcluster"
+	"github.com/novagraph/novagraph/testkit/testcluster"
 )
 
 // TestVerifyOnCluster loads a slice of LDBC SF0.1 as the importer stores it

@@ -2,7 +2,7 @@
 // k-hop reads GO does, as raw RocksDB prefix scans of the same keys, in
 // process, with no RPC, planning, serialisation or result building. A
 // driver report shows novagraph's throughput as a ratio of this floor
-// ("of floor"), as internal/e2e's BenchmarkGetNeighbors does for a single
+// ("of floor"), as testkit/e2e's BenchmarkGetNeighbors does for a single
 // GetNeighbors call.
 //
 // # How the floor maps to storaged's keys
@@ -26,7 +26,7 @@
 // are 1 (metad assigns the real ones; only key bytes differ). The RocksDB
 // options are storaged's (block cache, full bloom filters with whole keys,
 // the 17-byte prefix extractor and memtable prefix bloom, compression per
-// level; built by storaged.NewRocksDBOptions). After the load the
+// level; built by rocksopts.New). After the load the
 // data is flushed and compacted, so reads see settled SST files as after
 // a bulk import and a compaction.
 //

@@ -10,8 +10,8 @@ import (
 	"github.com/linxGnu/grocksdb"
 
 	"github.com/novagraph/novagraph/bench/ldbc/driver"
+	"github.com/novagraph/novagraph/internal/rocksopts"
 	"github.com/novagraph/novagraph/partition"
-	"github.com/novagraph/novagraph/storaged"
 )
 
 // Ids of the floor's keys. metad assigns real ones; their values only
@@ -36,9 +36,9 @@ type Options struct {
 	// SpaceID, TagID and EdgeType default to 1.
 	SpaceID, TagID, EdgeType int32
 	// RocksDB tunes the instance as storaged's are tuned (zero fields take
-	// storaged.DefaultRocksDBOptions, as storaged does); RateLimitMB is
+	// rocksopts.Default, as storaged does); RateLimitMB is
 	// ignored, and the block cache is this instance's own.
-	RocksDB storaged.RocksDBOptions
+	RocksDB rocksopts.Options
 	// NoCompact leaves the loaded data in the memtable and L0 instead of
 	// compacting it into SST files (storaged's data after a bulk load is
 	// usually compacted: SUBMIT JOB COMPACT, or the importer's SST mode).
@@ -76,7 +76,7 @@ func Open(opts Options) (*Floor, error) {
 	if opts.EdgeType < 0 {
 		return nil, fmt.Errorf("floor: edge type %d, want > 0 (the out-edge's)", opts.EdgeType)
 	}
-	ro, err := withDefaults(opts.RocksDB)
+	ro, err := opts.RocksDB.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func Open(opts Options) (*Floor, error) {
 		f.tmp, f.opts.Dir = dir, dir
 	}
 	f.cache = grocksdb.NewLRUCache(uint64(ro.BlockCacheMB) << 20)
-	dbOpts, bbto, err := rocksDBOptions(ro, f.cache)
+	dbOpts, bbto, err := rocksopts.New(ro, f.cache)
 	if err != nil {
 		f.Close()
 		return nil, err

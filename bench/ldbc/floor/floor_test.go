@@ -10,12 +10,12 @@ import (
 	"github.com/linxGnu/grocksdb"
 
 	"github.com/novagraph/novagraph/bench/ldbc/driver"
+	"github.com/novagraph/novagraph/internal/rocksopts"
 	"github.com/novagraph/novagraph/partition"
-	"github.com/novagraph/novagraph/storaged"
 )
 
 // smallRocksDB keeps test instances small.
-var smallRocksDB = storaged.RocksDBOptions{BlockCacheMB: 8, WriteBufferMB: 4}
+var smallRocksDB = rocksopts.Options{BlockCacheMB: 8, WriteBufferMB: 4}
 
 // randomGraph is a directed graph of n vertices with about n*avgDeg random
 // edges, self-loops, duplicates and some negative ids included.

@@ -1,0 +1,714 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/query/ast"
+	"github.com/novagraph/novagraph/query/eval"
+	"github.com/novagraph/novagraph/query/value"
+)
+
+// goPlan is a validated GO statement: what each storage round asks for and
+// how result rows are built. EXPLAIN prints it; run executes it.
+type goPlan struct {
+	r       *runState
+	stmt    *ast.GoStmt
+	space   *metapb.SpaceDesc
+	version int64
+	vids    vidCodec
+	input   *table
+
+	edgeNames map[int32]string // unsigned edge type → name
+	edgeTypes []int32          // signed types sent to storage
+	columns   []*ast.YieldColumn
+
+	// Pushed into the final steps' GetNeighbors: properties of the vertex
+	// a step leaves from, and of the edge.
+	srcProps  []*storagepb.PropRef
+	srcIndex  map[string]int // "tag.prop" → position in srcProps
+	edgeProps []*storagepb.PropRef
+	edgeIndex map[string]int // "edge.prop" → position in edgeProps
+	// Fetched after the traversal, only if YIELD/WHERE read $$.tag.prop.
+	dstProps []*storagepb.PropRef
+	dstIndex map[string]int
+	whole    *wholeProps // what properties(EDGE), ($^), ($$) read whole (properties.go)
+	// pushedWhere is WHERE as storaged evaluates it, when it reads only
+	// the edge and the vertex a step leaves from: storaged then drops
+	// the rows graphd would throw away, before they cross the network.
+	pushedWhere string
+	// joinsInput: YIELD or WHERE read $-/$var columns, so each result row
+	// joins back to the input rows its start vertex came from. Otherwise
+	// GO starts once from each distinct input vertex, as NebulaGraph does.
+	joinsInput bool
+}
+
+func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
+	snap := r.x.meta.Catalog()
+	space, err := r.currentSpace(snap, s)
+	if err != nil {
+		return nil, err
+	}
+	// GO 0 STEPS retrieves no edges (an empty result), and the rows of
+	// M TO N STEPS start at step max(M, 1), as in NebulaGraph.
+	if s.Steps.Min < 0 || s.Steps.Max < s.Steps.Min {
+		return nil, at(s, "invalid step range %s", s.Steps)
+	}
+	if s, err = rewriteProperties(snap, space, s); err != nil {
+		return nil, err
+	}
+	p := &goPlan{
+		r: r, stmt: s, space: space, version: snap.Version(), vids: vidCodec{space}, input: input,
+		edgeNames: map[int32]string{}, srcIndex: map[string]int{}, edgeIndex: map[string]int{}, dstIndex: map[string]int{},
+	}
+	var over []*metapb.EdgeDesc
+	if s.Over.All {
+		over = snap.Edges(space.GetSpaceId())
+		if len(over) == 0 {
+			return nil, at(s.Over, "OVER *: space %q has no edge types", space.GetName())
+		}
+	} else {
+		for _, name := range s.Over.Edges {
+			e, ok := snap.EdgeByName(space.GetSpaceId(), name)
+			if !ok {
+				return nil, at(s.Over, "edge %q not found in space %q", name, space.GetName())
+			}
+			over = append(over, e)
+		}
+	}
+	byName := map[string]*metapb.EdgeDesc{}
+	for _, e := range over {
+		p.edgeNames[e.GetEdgeType()] = e.GetName()
+		byName[e.GetName()] = e
+		switch s.Over.Direction {
+		case ast.Reversely:
+			p.edgeTypes = append(p.edgeTypes, -e.GetEdgeType())
+		case ast.Bidirect:
+			p.edgeTypes = append(p.edgeTypes, e.GetEdgeType(), -e.GetEdgeType())
+		default:
+			p.edgeTypes = append(p.edgeTypes, e.GetEdgeType())
+		}
+	}
+
+	if s.Yield != nil {
+		p.columns = s.Yield.Columns
+	} else {
+		// NebulaGraph yields the destination id per edge type of OVER.
+		for _, e := range over {
+			p.columns = append(p.columns, &ast.YieldColumn{Pos: s.Pos, Expr: &ast.EdgePropExpr{Pos: s.Pos, Edge: e.GetName(), Prop: eval.PropDst}})
+		}
+	}
+	exprs := []ast.Expr{s.Where}
+	for _, c := range p.columns {
+		exprs = append(exprs, c.Expr)
+	}
+	props := eval.CollectProps(exprs...)
+	p.joinsInput = len(props.Input)+len(props.Var) > 0
+	if err := r.checkRefs(s, props, input); err != nil {
+		return nil, err
+	}
+	if err := checkSourceRefs(s, s.From, props); err != nil {
+		return nil, err
+	}
+	if err := checkColumns(p.columns, exprs...); err != nil {
+		return nil, err
+	}
+	if err := rejectVertex(exprs...); err != nil {
+		return nil, err
+	}
+	if err := p.checkStepLimits(); err != nil {
+		return nil, err
+	}
+	for _, ref := range props.Edge {
+		if ref.Owner == eval.AnyEdge || eval.IsReservedProp(ref.Name) {
+			if ref.Owner != eval.AnyEdge {
+				if _, ok := byName[ref.Owner]; !ok {
+					return nil, at(s, "edge %q is not in the OVER clause", ref.Owner)
+				}
+			}
+			continue // key fields come with every edge
+		}
+		e, ok := byName[ref.Owner]
+		if !ok {
+			if _, exists := snap.EdgeByName(space.GetSpaceId(), ref.Owner); exists {
+				return nil, at(s, "edge %q is not in the OVER clause", ref.Owner)
+			}
+			return nil, at(s, "edge %q not found in space %q", ref.Owner, space.GetName())
+		}
+		if !hasColumn(e.GetVersions(), ref.Name) {
+			return nil, at(s, "edge %q has no property %q", ref.Owner, ref.Name)
+		}
+		p.edgeIndex[ref.Owner+"."+ref.Name] = len(p.edgeProps)
+		p.edgeProps = append(p.edgeProps, &storagepb.PropRef{SchemaId: e.GetEdgeType(), Name: ref.Name})
+	}
+	resolveTags := func(refs []eval.PropRef, which string, index map[string]int, out *[]*storagepb.PropRef) error {
+		for _, ref := range refs {
+			if ref.Owner == eval.AnyTag {
+				continue // the vertex id
+			}
+			tag, ok := snap.TagByName(space.GetSpaceId(), ref.Owner)
+			if !ok {
+				return at(s, "%s.%s.%s: tag %q not found in space %q", which, ref.Owner, ref.Name, ref.Owner, space.GetName())
+			}
+			if !hasColumn(tag.GetVersions(), ref.Name) {
+				return at(s, "%s.%s.%s: tag %q has no property %q", which, ref.Owner, ref.Name, ref.Owner, ref.Name)
+			}
+			index[ref.Owner+"."+ref.Name] = len(*out)
+			*out = append(*out, &storagepb.PropRef{SchemaId: tag.GetTagId(), Name: ref.Name})
+		}
+		return nil
+	}
+	if err := resolveTags(props.Src, "$^", p.srcIndex, &p.srcProps); err != nil {
+		return nil, err
+	}
+	if err := resolveTags(props.Dst, "$$", p.dstIndex, &p.dstProps); err != nil {
+		return nil, err
+	}
+	p.planWholeProps(snap, props, over)
+	if s.Where != nil {
+		where := eval.CollectProps(s.Where)
+		// A non-deterministic WHERE (rand(), now()...) stays in graphd:
+		// storaged evaluates pushed filters on whichever replica answers.
+		// Nor does properties(EDGE) or properties($^) as a whole map.
+		if len(where.Dst) == 0 && len(where.Input) == 0 && len(where.Var) == 0 && !where.AllEdge && !where.AllSrc && eval.IsDeterministic(s.Where) {
+			// storaged has no query parameters: their values go as
+			// literals, and a value without one keeps WHERE here.
+			bound, ok, err := bindParams(r.params, s.Where)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				p.pushedWhere = bound.String()
+			}
+		}
+	}
+	return p, nil
+}
+
+func hasColumn(versions []*metapb.Schema, name string) bool {
+	if len(versions) == 0 {
+		return false
+	}
+	for _, c := range versions[len(versions)-1].GetColumns() {
+		if c.GetName() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCalls rejects unknown functions, and aggregate functions (which
+// ops.go replaces where they are valid), before anything runs.
+func checkCalls(e ast.Expr) error {
+	var err error
+	ast.Inspect(e, func(x ast.Expr) bool {
+		if a, ok := x.(*ast.AggregateExpr); ok && err == nil {
+			err = at(a, "aggregate function %s is only allowed in the YIELD of GROUP BY or of a YIELD that reads piped rows", a)
+		}
+		if c, ok := x.(*ast.FuncCall); ok && err == nil {
+			if cerr := eval.CheckCall(c); cerr != nil {
+				err = at(c, "%v", cerr)
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+// goRow is one traversed edge of a result step.
+type goRow struct {
+	from      []byte
+	fromProps []*commonpb.Value
+	edge      *storagepb.NeighborEdge
+	origin    string // the start vid the path began at (for $-/$var joins)
+	filtered  bool   // storaged applied WHERE to this edge already
+}
+
+// stageStat is one plan node's profile: rows out and time spent.
+type stageStat struct {
+	name string
+	info string
+	rows int
+	took time.Duration
+}
+
+// stream executes the plan and passes the result rows to out in batches
+// (stream.go). Under PROFILE each stage records its rows and time.
+func (p *goPlan) stream(ctx context.Context, out rowSink) error {
+	record := func(name, info string, rows int, start time.Time) {
+		p.r.prof.record(p.stmt, stageStat{name: name, info: info, rows: rows, took: time.Since(start)})
+	}
+	cols := make([]string, len(p.columns))
+	for i, c := range p.columns {
+		cols[i] = c.Name()
+	}
+	// Open the rest of the pipe first: its semantic errors come before
+	// any storage work.
+	if err := out.open(ctx, cols); err != nil {
+		return err
+	}
+	start := time.Now()
+	set, err := p.r.startVids(p.vids, p.stmt.From, p.input)
+	if err != nil {
+		return err
+	}
+	record("Start", "", len(set.vids), start)
+	if !p.joinsInput {
+		set.src = nil // the distinct start vertices are all GO needs
+	}
+
+	// origins maps each frontier vertex to the start vertices whose paths
+	// reach it; only tracked when result rows join back to input rows.
+	track := set.src != nil
+	var origins map[string]originSet
+	if track {
+		origins = map[string]originSet{}
+		for _, v := range set.vids {
+			origins[string(v)] = originSet{string(v): {}}
+		}
+	}
+	frontier := set.vids
+	var rows []goRow
+	// Memory (budget.go): storage responses are charged as they stream
+	// in, then rows and frontier structures as they are built. held is
+	// what lives only until the next step ends: a step's frontier
+	// structures, and its response when no result row points into it.
+	mem := BudgetOf(ctx)
+	var held int64
+	for step := 1; step <= p.stmt.Steps.Max && len(frontier) > 0; step++ {
+		if err := ctx.Err(); err != nil {
+			return ctxError(ctx, fmt.Sprintf("GO step %d", step))
+		}
+		if p.stepSkipped(step) {
+			break // SAMPLE / LIMIT 0: this step traverses nothing
+		}
+		final := step >= p.stmt.Steps.Min
+		start := time.Now()
+		req := &storagepb.GetNeighborsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, EdgeTypes: p.edgeTypes}
+		p.pushStepLimit(req, step)
+		if final {
+			req.VertexProps, req.EdgeProps = p.srcProps, p.edgeProps
+			// WHERE filters result rows, never the traversal: a result
+			// step before the last (M TO N) continues from every edge, so
+			// only the last step's rows are filtered by storaged.
+			if step == p.stmt.Steps.Max {
+				req.Filter = p.pushedWhere
+			}
+		} else {
+			req.DstOnly = true
+		}
+		parts := map[int32]*storagepb.VidList{}
+		for _, v := range frontier {
+			pt := p.vids.part(v)
+			if parts[pt] == nil {
+				parts[pt] = &storagepb.VidList{}
+			}
+			parts[pt].Vids = append(parts[pt].Vids, v)
+		}
+		var respBytes int64
+		var onBatch func([]*storagepb.VertexNeighbors) error
+		if mem != nil {
+			what := fmt.Sprintf("receiving GO step %d from storage", step)
+			onBatch = func(batch []*storagepb.VertexNeighbors) error {
+				n := neighborsSize(batch)
+				respBytes += n
+				return mem.Grow(n, what)
+			}
+		}
+		resp, err := p.r.x.storage.GetNeighborsStream(ctx, req, parts, onBatch)
+		if err != nil {
+			if e, ok := isLimitError(err); ok {
+				return e
+			}
+			return storageError(fmt.Sprintf("GO step %d", step), err)
+		}
+		var stepBytes int64 // frontier structures built in this step
+		building := fmt.Sprintf("building GO step %d", step)
+		resp = p.cutStep(step, resp)
+		var next [][]byte
+		seen := map[string]bool{}
+		var nextOrigins map[string]originSet
+		if track {
+			nextOrigins = map[string]originSet{}
+		}
+		edges := 0
+		for _, vn := range resp {
+			var grown int64
+			if final {
+				before := len(rows)
+				for _, e := range vn.Edges {
+					if track {
+						for o := range origins[string(vn.Vid)] {
+							rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, origin: o, filtered: req.Filter != ""})
+						}
+					} else {
+						rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, filtered: req.Filter != ""})
+					}
+				}
+				grown += int64(len(rows)-before) * goRowStruct
+			}
+			// Steps before the result ask for destinations only (packed);
+			// result steps before the last (M TO N) continue from theirs.
+			dsts := vn.DstList(int(p.space.GetVidLen()))
+			edges += len(dsts)
+			if step < p.stmt.Steps.Max {
+				var frontierBytes int64
+				for _, dst := range dsts {
+					if !seen[string(dst)] {
+						seen[string(dst)] = true
+						next = append(next, dst)
+						frontierBytes += mapEntryBytes + stringBytes + int64(len(dst)) + sliceBytes
+					}
+					if track {
+						frontierBytes += addOrigins(nextOrigins, dst, origins[string(vn.Vid)])
+					}
+				}
+				stepBytes += frontierBytes
+				grown += frontierBytes
+			}
+			if grown > 0 {
+				if err := mem.Grow(grown, building); err != nil {
+					return err
+				}
+			}
+		}
+		record("GetNeighbors", fmt.Sprintf("step %d", step), edges, start)
+		frontier, origins = next, nextOrigins
+		// The previous step's frontier (and its response, unless rows
+		// point into it) is garbage now.
+		mem.Release(held)
+		held = stepBytes
+		if !final {
+			held += respBytes
+		}
+		if err := ctx.Err(); err != nil {
+			return ctxError(ctx, fmt.Sprintf("GO step %d", step))
+		}
+	}
+	mem.Release(held)
+
+	var dstVals map[string][]*commonpb.Value
+	if len(p.dstProps) > 0 && len(rows) > 0 {
+		start := time.Now()
+		if dstVals, err = p.fetchDst(ctx, rows); err != nil {
+			return err
+		}
+		record("GetDstProps", "", len(dstVals), start)
+	}
+
+	start = time.Now()
+	e := &emitter{sink: out}
+	var seen map[string]struct{}
+	if p.stmt.Yield != nil && p.stmt.Yield.Distinct {
+		seen = map[string]struct{}{}
+	}
+	rc := &goRowContext{p: p, dst: dstVals}
+	rc.rowContext = rowContext{input: p.input, vars: p.r.vars, params: p.r.params}
+	emitted := 0
+	emit := func() error {
+		row, ok, err := p.project(rc)
+		if err != nil || !ok {
+			return err
+		}
+		if seen != nil {
+			key := rowKey(nil, row)
+			if _, dup := seen[string(key)]; dup {
+				return nil
+			}
+			seen[string(key)] = struct{}{}
+			if err := mem.Grow(mapEntryBytes+stringBytes+int64(len(key)), "GO YIELD DISTINCT"); err != nil {
+				return err
+			}
+		}
+		emitted++
+		return e.add(ctx, row)
+	}
+	err = nil
+	for i := 0; i < len(rows) && err == nil; i++ {
+		if i%1024 == 0 {
+			if cerr := ctx.Err(); cerr != nil {
+				return ctxError(ctx, "GO")
+			}
+			if merr := mem.Err(); merr != nil {
+				return merr
+			}
+		}
+		rc.row = &rows[i]
+		if set.src != nil {
+			// One result row per input row its path started from.
+			for _, srcRow := range set.origins[rows[i].origin] {
+				rc.bindSource(set, srcRow)
+				if err = emit(); err != nil {
+					break
+				}
+			}
+			continue
+		}
+		err = emit()
+	}
+	if err != nil && !errors.Is(err, errEnough) {
+		return err
+	}
+	if err := e.flush(ctx); err != nil && !errors.Is(err, errEnough) {
+		return err
+	}
+	record("Project", "", emitted, start)
+	return out.close(ctx)
+}
+
+// originSet is the start vertices whose paths reach a frontier vertex.
+type originSet map[string]struct{}
+
+// addOrigins records that the paths of from reach dst, and returns an
+// estimate of the bytes that took.
+func addOrigins(next map[string]originSet, dst []byte, from originSet) int64 {
+	var bytes int64
+	set := next[string(dst)]
+	if set == nil {
+		set = originSet{}
+		next[string(dst)] = set
+		bytes += mapEntryBytes + stringBytes + int64(len(dst)) + 48 // + the set's header
+	}
+	for o := range from {
+		if _, ok := set[o]; !ok {
+			set[o] = struct{}{}
+			bytes += mapEntryBytes + stringBytes
+		}
+	}
+	return bytes
+}
+
+// project builds the result row of the edge rc is on; ok is false when
+// WHERE drops it.
+func (p *goPlan) project(rc *goRowContext) (row []value.Value, ok bool, err error) {
+	if !rc.row.filtered {
+		ok, err := eval.Filter(rc, p.stmt.Where)
+		if err != nil {
+			return nil, false, execErrorf("WHERE: %v", err)
+		}
+		if !ok {
+			return nil, false, nil
+		}
+	}
+	row = make([]value.Value, len(p.columns))
+	for i, c := range p.columns {
+		if row[i], err = eval.Eval(rc, c.Expr); err != nil {
+			return nil, false, execErrorf("YIELD %s: %v", c.Name(), err)
+		}
+	}
+	return row, true, nil
+}
+
+// fetchDst reads the $$ properties of every distinct destination.
+//
+// Memory: the dedup set and the per-partition vid lists are charged as they
+// grow (a GO whose rows reach half a million distinct vertices holds tens
+// of MB in them), and storaged's answer per host as it arrives, so that the
+// limit stops the fetch on the way instead of after every host answered.
+func (p *goPlan) fetchDst(ctx context.Context, rows []goRow) (map[string][]*commonpb.Value, error) {
+	mem := BudgetOf(ctx)
+	const what = "fetching $$ properties for GO"
+	parts := map[int32]*storagepb.VidList{}
+	seen := map[string]bool{}
+	var listed int64 // bytes of seen and parts charged and not yet checked
+	for i, r := range rows {
+		if i%1024 == 0 && listed > 0 {
+			if err := mem.Grow(listed, what); err != nil {
+				return nil, err
+			}
+			listed = 0
+		}
+		d := r.edge.Dst
+		if seen[string(d)] {
+			continue
+		}
+		seen[string(d)] = true
+		pt := p.vids.part(d)
+		if parts[pt] == nil {
+			parts[pt] = &storagepb.VidList{}
+		}
+		parts[pt].Vids = append(parts[pt].Vids, d)
+		// A map entry with its key, and a slice header in the list (the
+		// vid itself aliases the storage response, charged already).
+		listed += mapEntryBytes + stringBytes + int64(len(d)) + sliceBytes
+	}
+	if err := mem.Grow(listed, what); err != nil {
+		return nil, err
+	}
+	req := &storagepb.GetPropsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, Props: p.dstProps}
+	var onResp func([]*storagepb.PropRow) error
+	if mem != nil {
+		onResp = func(res []*storagepb.PropRow) error {
+			// The response, and the map entry each row will take.
+			return mem.Grow(propRowsSize(res)+int64(len(res))*(mapEntryBytes+stringBytes+sliceBytes), what)
+		}
+	}
+	res, err := p.r.x.storage.GetPropsStream(ctx, req, parts, nil, onResp)
+	if err != nil {
+		if e, ok := isLimitError(err); ok {
+			return nil, e
+		}
+		return nil, storageError("GO fetching $$ properties", err)
+	}
+	out := make(map[string][]*commonpb.Value, len(res))
+	for _, row := range res {
+		out[string(row.Vid)] = row.Values
+	}
+	return out, nil
+}
+
+// goRowContext answers the expressions of one GO result row.
+type goRowContext struct {
+	rowContext
+	p   *goPlan
+	row *goRow
+	dst map[string][]*commonpb.Value
+}
+
+func (c *goRowContext) bindSource(set *startSet, srcRow int) {
+	if set.varName != "" {
+		c.varName, c.varRow = set.varName, set.src.rows[srcRow]
+		return
+	}
+	c.inputRow = set.src.rows[srcRow]
+}
+
+func (c *goRowContext) EdgeProp(edge, prop string) (value.Value, error) {
+	e := c.row.edge
+	abs := e.EdgeType
+	if abs < 0 {
+		abs = -abs
+	}
+	name := c.p.edgeNames[abs]
+	if edge != eval.AnyEdge && edge != name {
+		return value.Null(), nil // a property of another edge type of OVER
+	}
+	if edge == eval.AnyEdge {
+		// src(edge), dst(edge), rank(edge), type(edge): the edge's own
+		// stored endpoints (for an in-edge the vertex reached is its
+		// source) and its type's name.
+		switch prop {
+		case eval.PropSrc, eval.PropDst:
+			src, dst := c.row.from, e.Dst
+			if e.EdgeType < 0 {
+				src, dst = e.Dst, c.row.from
+			}
+			if prop == eval.PropSrc {
+				return c.p.vids.decode(src), nil
+			}
+			return c.p.vids.decode(dst), nil
+		case eval.PropRank:
+			return value.Int(e.Rank), nil
+		case eval.PropType:
+			return value.Str(name), nil
+		}
+	}
+	switch prop {
+	// edge._src, edge._dst and edge._type follow the traversal, as in
+	// NebulaGraph: _src is the vertex the step leaves from, _dst the vertex
+	// it reaches, _type the signed type (negative when followed in reverse).
+	case eval.PropSrc:
+		return c.p.vids.decode(c.row.from), nil
+	case eval.PropDst:
+		return c.p.vids.decode(e.Dst), nil
+	case eval.PropRank:
+		return value.Int(e.Rank), nil
+	case eval.PropType:
+		return value.Int(int64(e.EdgeType)), nil
+	}
+	i, ok := c.p.edgeIndex[edge+"."+prop]
+	if !ok || i >= len(e.Props) {
+		return value.Null(), fmt.Errorf("%s.%s was not fetched", edge, prop)
+	}
+	return value.FromProto(e.Props[i]), nil
+}
+
+func (c *goRowContext) SrcProp(tag, prop string) (value.Value, error) {
+	if tag == eval.AnyTag && prop == eval.PropVID {
+		return c.p.vids.decode(c.row.from), nil
+	}
+	i, ok := c.p.srcIndex[tag+"."+prop]
+	if !ok || i >= len(c.row.fromProps) {
+		return value.Null(), fmt.Errorf("$^.%s.%s was not fetched", tag, prop)
+	}
+	return value.FromProto(c.row.fromProps[i]), nil
+}
+
+func (c *goRowContext) DstProp(tag, prop string) (value.Value, error) {
+	if tag == eval.AnyTag && prop == eval.PropVID {
+		return c.p.vids.decode(c.row.edge.Dst), nil
+	}
+	i, ok := c.p.dstIndex[tag+"."+prop]
+	if !ok {
+		return value.Null(), fmt.Errorf("$$.%s.%s was not fetched", tag, prop)
+	}
+	vals, found := c.dst[string(c.row.edge.Dst)]
+	if !found || i >= len(vals) {
+		return value.Null(), nil // the destination has no vertex data
+	}
+	return value.FromProto(vals[i]), nil
+}
+
+// describe lists the plan's nodes for EXPLAIN, leaf first.
+func (p *goPlan) describe() []stageStat {
+	dir := "OUT"
+	switch p.stmt.Over.Direction {
+	case ast.Reversely:
+		dir = "IN"
+	case ast.Bidirect:
+		dir = "BOTH"
+	}
+	var names []string
+	for _, t := range p.edgeTypes {
+		abs := t
+		if abs < 0 {
+			abs = -abs
+		}
+		names = append(names, fmt.Sprintf("%s(%d)", p.edgeNames[abs], t))
+	}
+	nodes := []stageStat{{name: "Start", info: "from: " + p.stmt.From.String()}}
+	for step := 1; step <= p.stmt.Steps.Max; step++ {
+		info := fmt.Sprintf("step: %d, edges: [%s], direction: %s", step, strings.Join(names, ", "), dir)
+		info += p.stepLimitInfo(step)
+		if step < p.stmt.Steps.Min {
+			info += ", dstOnly: true"
+		} else {
+			info += fmt.Sprintf(", vertexProps: %s, edgeProps: %s", refsString(p.srcProps), refsString(p.edgeProps))
+			if p.pushedWhere != "" && step == p.stmt.Steps.Max {
+				info += ", filter: " + p.pushedWhere
+			}
+		}
+		nodes = append(nodes, stageStat{name: "GetNeighbors", info: info})
+	}
+	if len(p.dstProps) > 0 {
+		nodes = append(nodes, stageStat{name: "GetDstProps", info: "props: " + refsString(p.dstProps)})
+	}
+	if p.stmt.Where != nil && (p.pushedWhere == "" || p.stmt.Steps.Min < p.stmt.Steps.Max) {
+		// Also when storaged filters the last step: the earlier result
+		// steps of M TO N are filtered here.
+		nodes = append(nodes, stageStat{name: "Filter", info: "condition: " + p.stmt.Where.String()})
+	}
+	var cols []string
+	for _, c := range p.columns {
+		cols = append(cols, c.String())
+	}
+	nodes = append(nodes, stageStat{name: "Project", info: "columns: [" + strings.Join(cols, ", ") + "]"})
+	if p.stmt.Yield != nil && p.stmt.Yield.Distinct {
+		nodes = append(nodes, stageStat{name: "Dedup"})
+	}
+	return nodes
+}
+
+func refsString(refs []*storagepb.PropRef) string {
+	parts := make([]string, len(refs))
+	for i, r := range refs {
+		parts[i] = fmt.Sprintf("%d.%s", r.SchemaId, r.Name)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
