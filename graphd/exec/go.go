@@ -16,7 +16,7 @@ import (
 )
 
 // goPlan is a validated GO statement: what each storage round asks for and
-// how result rows are built. EXPLAIN prints it; run executes it.
+// how result rows are built. EXPLAIN prints it; stream executes it.
 type goPlan struct {
 	r       *runState
 	stmt    *ast.GoStmt
@@ -239,17 +239,17 @@ type stageStat struct {
 }
 
 // stream executes the plan and passes the result rows to out in batches
-// (stream.go). Under PROFILE each stage records its rows and time.
+// (stream.go), in three parts: the step loop walks the edges (traverse),
+// the destination fetch reads the $$ properties the YIELD and WHERE need
+// (fetchDst), and the projection builds and emits the rows (emit). Under
+// PROFILE each part records its rows and time.
 func (p *goPlan) stream(ctx context.Context, out rowSink) error {
-	record := func(name, info string, rows int, start time.Time) {
-		p.r.prof.record(p.stmt, stageStat{name: name, info: info, rows: rows, took: time.Since(start)})
-	}
+	// Open the rest of the pipe first: its semantic errors come before
+	// any storage work.
 	cols := make([]string, len(p.columns))
 	for i, c := range p.columns {
 		cols[i] = c.Name()
 	}
-	// Open the rest of the pipe first: its semantic errors come before
-	// any storage work.
 	if err := out.open(ctx, cols); err != nil {
 		return err
 	}
@@ -258,151 +258,195 @@ func (p *goPlan) stream(ctx context.Context, out rowSink) error {
 	if err != nil {
 		return err
 	}
-	record("Start", "", len(set.vids), start)
+	p.record("Start", "", len(set.vids), start)
 	if !p.joinsInput {
 		set.src = nil // the distinct start vertices are all GO needs
 	}
-
-	// origins maps each frontier vertex to the start vertices whose paths
-	// reach it; only tracked when result rows join back to input rows.
-	track := set.src != nil
-	var origins map[string]originSet
-	if track {
-		origins = map[string]originSet{}
-		for _, v := range set.vids {
-			origins[string(v)] = originSet{string(v): {}}
-		}
+	rows, err := p.traverse(ctx, set)
+	if err != nil {
+		return err
 	}
-	frontier := set.vids
-	var rows []goRow
-	// Memory (budget.go): storage responses are charged as they stream
-	// in, then rows and frontier structures as they are built. held is
-	// what lives only until the next step ends: a step's frontier
-	// structures, and its response when no result row points into it.
-	mem := BudgetOf(ctx)
-	var held int64
-	for step := 1; step <= p.stmt.Steps.Max && len(frontier) > 0; step++ {
-		if err := ctx.Err(); err != nil {
-			return ctxError(ctx, fmt.Sprintf("GO step %d", step))
-		}
-		if p.stepSkipped(step) {
-			break // SAMPLE / LIMIT 0: this step traverses nothing
-		}
-		final := step >= p.stmt.Steps.Min
-		start := time.Now()
-		req := &storagepb.GetNeighborsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, EdgeTypes: p.edgeTypes}
-		p.pushStepLimit(req, step)
-		if final {
-			req.VertexProps, req.EdgeProps = p.srcProps, p.edgeProps
-			// WHERE filters result rows, never the traversal: a result
-			// step before the last (M TO N) continues from every edge, so
-			// only the last step's rows are filtered by storaged.
-			if step == p.stmt.Steps.Max {
-				req.Filter = p.pushedWhere
-			}
-		} else {
-			req.DstOnly = true
-		}
-		parts := map[int32]*storagepb.VidList{}
-		for _, v := range frontier {
-			pt := p.vids.part(v)
-			if parts[pt] == nil {
-				parts[pt] = &storagepb.VidList{}
-			}
-			parts[pt].Vids = append(parts[pt].Vids, v)
-		}
-		var respBytes int64
-		var onBatch func([]*storagepb.VertexNeighbors) error
-		if mem != nil {
-			what := fmt.Sprintf("receiving GO step %d from storage", step)
-			onBatch = func(batch []*storagepb.VertexNeighbors) error {
-				n := neighborsSize(batch)
-				respBytes += n
-				return mem.Grow(n, what)
-			}
-		}
-		resp, err := p.r.x.storage.GetNeighborsStream(ctx, req, parts, onBatch)
-		if err != nil {
-			if e, ok := isLimitError(err); ok {
-				return e
-			}
-			return storageError(fmt.Sprintf("GO step %d", step), err)
-		}
-		var stepBytes int64 // frontier structures built in this step
-		building := fmt.Sprintf("building GO step %d", step)
-		resp = p.cutStep(step, resp)
-		var next [][]byte
-		seen := map[string]bool{}
-		var nextOrigins map[string]originSet
-		if track {
-			nextOrigins = map[string]originSet{}
-		}
-		edges := 0
-		for _, vn := range resp {
-			var grown int64
-			if final {
-				before := len(rows)
-				for _, e := range vn.Edges {
-					if track {
-						for o := range origins[string(vn.Vid)] {
-							rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, origin: o, filtered: req.Filter != ""})
-						}
-					} else {
-						rows = append(rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, filtered: req.Filter != ""})
-					}
-				}
-				grown += int64(len(rows)-before) * goRowStruct
-			}
-			// Steps before the result ask for destinations only (packed);
-			// result steps before the last (M TO N) continue from theirs.
-			dsts := vn.DstList(int(p.space.GetVidLen()))
-			edges += len(dsts)
-			if step < p.stmt.Steps.Max {
-				var frontierBytes int64
-				for _, dst := range dsts {
-					if !seen[string(dst)] {
-						seen[string(dst)] = true
-						next = append(next, dst)
-						frontierBytes += mapEntryBytes + stringBytes + int64(len(dst)) + sliceBytes
-					}
-					if track {
-						frontierBytes += addOrigins(nextOrigins, dst, origins[string(vn.Vid)])
-					}
-				}
-				stepBytes += frontierBytes
-				grown += frontierBytes
-			}
-			if grown > 0 {
-				if err := mem.Grow(grown, building); err != nil {
-					return err
-				}
-			}
-		}
-		record("GetNeighbors", fmt.Sprintf("step %d", step), edges, start)
-		frontier, origins = next, nextOrigins
-		// The previous step's frontier (and its response, unless rows
-		// point into it) is garbage now.
-		mem.Release(held)
-		held = stepBytes
-		if !final {
-			held += respBytes
-		}
-		if err := ctx.Err(); err != nil {
-			return ctxError(ctx, fmt.Sprintf("GO step %d", step))
-		}
-	}
-	mem.Release(held)
-
 	var dstVals map[string][]*commonpb.Value
 	if len(p.dstProps) > 0 && len(rows) > 0 {
 		start := time.Now()
 		if dstVals, err = p.fetchDst(ctx, rows); err != nil {
 			return err
 		}
-		record("GetDstProps", "", len(dstVals), start)
+		p.record("GetDstProps", "", len(dstVals), start)
 	}
+	return p.emit(ctx, out, set, rows, dstVals)
+}
 
-	start = time.Now()
+// record adds one stage's figures to PROFILE's (nothing without PROFILE).
+func (p *goPlan) record(name, info string, rows int, start time.Time) {
+	p.r.prof.record(p.stmt, stageStat{name: name, info: info, rows: rows, took: time.Since(start)})
+}
+
+// goWalk is the state of GO's step loop between two steps.
+//
+// Memory (budget.go): storage responses are charged as they stream in,
+// then rows and frontier structures as they are built. held is what lives
+// only until the next step ends: a step's frontier structures, and its
+// response when no result row points into it.
+type goWalk struct {
+	frontier [][]byte
+	// origins maps each frontier vertex to the start vertices whose paths
+	// reach it; nil unless result rows join back to input rows.
+	origins map[string]originSet
+	rows    []goRow // the result steps' edges so far
+	held    int64
+}
+
+// traverse runs the steps from the start vertices and returns the edges of
+// the result steps (M TO N: steps M..N), one goRow per edge and, when rows
+// join back to input rows, per start vertex the edge's path came from.
+func (p *goPlan) traverse(ctx context.Context, set *startSet) ([]goRow, error) {
+	t := &goWalk{frontier: set.vids}
+	if set.src != nil {
+		t.origins = map[string]originSet{}
+		for _, v := range set.vids {
+			t.origins[string(v)] = originSet{string(v): {}}
+		}
+	}
+	mem := BudgetOf(ctx)
+	for step := 1; step <= p.stmt.Steps.Max && len(t.frontier) > 0; step++ {
+		if err := ctx.Err(); err != nil {
+			return nil, ctxError(ctx, fmt.Sprintf("GO step %d", step))
+		}
+		if p.stepSkipped(step) {
+			break // SAMPLE / LIMIT 0: this step traverses nothing
+		}
+		if err := p.step(ctx, t, step); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, ctxError(ctx, fmt.Sprintf("GO step %d", step))
+		}
+	}
+	mem.Release(t.held)
+	return t.rows, nil
+}
+
+// stepRequest is step's GetNeighbors request, less its vertices.
+func (p *goPlan) stepRequest(step int) *storagepb.GetNeighborsReq {
+	req := &storagepb.GetNeighborsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, EdgeTypes: p.edgeTypes}
+	p.pushStepLimit(req, step)
+	if step < p.stmt.Steps.Min {
+		req.DstOnly = true
+		return req
+	}
+	req.VertexProps, req.EdgeProps = p.srcProps, p.edgeProps
+	// WHERE filters result rows, never the traversal: a result step
+	// before the last (M TO N) continues from every edge, so only the
+	// last step's rows are filtered by storaged.
+	if step == p.stmt.Steps.Max {
+		req.Filter = p.pushedWhere
+	}
+	return req
+}
+
+// step asks storage for the edges of t's frontier, adds the result rows of
+// a result step to t.rows and makes the distinct destinations the next
+// frontier.
+func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
+	start := time.Now()
+	final := step >= p.stmt.Steps.Min
+	req := p.stepRequest(step)
+	parts := map[int32]*storagepb.VidList{}
+	for _, v := range t.frontier {
+		pt := p.vids.part(v)
+		if parts[pt] == nil {
+			parts[pt] = &storagepb.VidList{}
+		}
+		parts[pt].Vids = append(parts[pt].Vids, v)
+	}
+	mem := BudgetOf(ctx)
+	var respBytes int64
+	var onBatch func([]*storagepb.VertexNeighbors) error
+	if mem != nil {
+		what := fmt.Sprintf("receiving GO step %d from storage", step)
+		onBatch = func(batch []*storagepb.VertexNeighbors) error {
+			n := neighborsSize(batch)
+			respBytes += n
+			return mem.Grow(n, what)
+		}
+	}
+	resp, err := p.r.x.storage.GetNeighborsStream(ctx, req, parts, onBatch)
+	if err != nil {
+		if e, ok := isLimitError(err); ok {
+			return e
+		}
+		return storageError(fmt.Sprintf("GO step %d", step), err)
+	}
+	var stepBytes int64 // frontier structures built in this step
+	building := fmt.Sprintf("building GO step %d", step)
+	resp = p.cutStep(step, resp)
+	var next [][]byte
+	seen := map[string]bool{}
+	var nextOrigins map[string]originSet
+	if t.origins != nil {
+		nextOrigins = map[string]originSet{}
+	}
+	edges := 0
+	for _, vn := range resp {
+		var grown int64
+		if final {
+			before := len(t.rows)
+			for _, e := range vn.Edges {
+				if t.origins != nil {
+					for o := range t.origins[string(vn.Vid)] {
+						t.rows = append(t.rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, origin: o, filtered: req.Filter != ""})
+					}
+				} else {
+					t.rows = append(t.rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, filtered: req.Filter != ""})
+				}
+			}
+			grown += int64(len(t.rows)-before) * goRowStruct
+		}
+		// Steps before the result ask for destinations only (packed);
+		// result steps before the last (M TO N) continue from theirs.
+		dsts := vn.DstList(int(p.space.GetVidLen()))
+		edges += len(dsts)
+		if step < p.stmt.Steps.Max {
+			var frontierBytes int64
+			for _, dst := range dsts {
+				if !seen[string(dst)] {
+					seen[string(dst)] = true
+					next = append(next, dst)
+					frontierBytes += mapEntryBytes + stringBytes + int64(len(dst)) + sliceBytes
+				}
+				if t.origins != nil {
+					frontierBytes += addOrigins(nextOrigins, dst, t.origins[string(vn.Vid)])
+				}
+			}
+			stepBytes += frontierBytes
+			grown += frontierBytes
+		}
+		if grown > 0 {
+			if err := mem.Grow(grown, building); err != nil {
+				return err
+			}
+		}
+	}
+	p.record("GetNeighbors", fmt.Sprintf("step %d", step), edges, start)
+	t.frontier, t.origins = next, nextOrigins
+	// The previous step's frontier (and its response, unless rows point
+	// into it) is garbage now.
+	mem.Release(t.held)
+	t.held = stepBytes
+	if !final {
+		t.held += respBytes
+	}
+	return nil
+}
+
+// emit is the projection: it evaluates WHERE (unless storaged did) and
+// YIELD over each traversed edge, once per input row the edge's path
+// started from when rows join back to input rows, drops repeated rows for
+// YIELD DISTINCT, and passes the rows to out in batches.
+func (p *goPlan) emit(ctx context.Context, out rowSink, set *startSet, rows []goRow, dstVals map[string][]*commonpb.Value) error {
+	start := time.Now()
+	mem := BudgetOf(ctx)
 	e := &emitter{sink: out}
 	var seen map[string]struct{}
 	if p.stmt.Yield != nil && p.stmt.Yield.Distinct {
@@ -411,7 +455,7 @@ func (p *goPlan) stream(ctx context.Context, out rowSink) error {
 	rc := &goRowContext{p: p, dst: dstVals}
 	rc.rowContext = rowContext{input: p.input, vars: p.r.vars, params: p.r.params}
 	emitted := 0
-	emit := func() error {
+	emitOne := func() error {
 		row, ok, err := p.project(rc)
 		if err != nil || !ok {
 			return err
@@ -429,7 +473,7 @@ func (p *goPlan) stream(ctx context.Context, out rowSink) error {
 		emitted++
 		return e.add(ctx, row)
 	}
-	err = nil
+	var err error
 	for i := 0; i < len(rows) && err == nil; i++ {
 		if i%1024 == 0 {
 			if cerr := ctx.Err(); cerr != nil {
@@ -444,13 +488,13 @@ func (p *goPlan) stream(ctx context.Context, out rowSink) error {
 			// One result row per input row its path started from.
 			for _, srcRow := range set.origins[rows[i].origin] {
 				rc.bindSource(set, srcRow)
-				if err = emit(); err != nil {
+				if err = emitOne(); err != nil {
 					break
 				}
 			}
 			continue
 		}
-		err = emit()
+		err = emitOne()
 	}
 	if err != nil && !errors.Is(err, errEnough) {
 		return err
@@ -458,7 +502,7 @@ func (p *goPlan) stream(ctx context.Context, out rowSink) error {
 	if err := e.flush(ctx); err != nil && !errors.Is(err, errEnough) {
 		return err
 	}
-	record("Project", "", emitted, start)
+	p.record("Project", "", emitted, start)
 	return out.close(ctx)
 }
 

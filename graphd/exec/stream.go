@@ -17,7 +17,7 @@ import (
 // ending in a tableSink that builds the result for the client:
 //
 //	GO … | YIELD … WHERE … | ORDER BY … | LIMIT 10
-//	goPlan.run → yieldSink → orderSink → limitSink → tableSink
+//	goPlan.stream → yieldSink → orderSink → limitSink → tableSink
 //
 // Operators that look at one row at a time (YIELD, WHERE, LIMIT, DISTINCT)
 // pass each batch on as soon as they have transformed it, so no
