@@ -141,68 +141,16 @@ type runState struct {
 }
 
 func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, error) {
-	// Permissions of every statement; the user and role statements (users.go).
-	if t, done, err := r.users(ctx, st); done {
-		return t, err
+	// Every statement's permissions first (users.go), against the catalog
+	// as it is now.
+	if err := authorize(r.x.meta.Catalog(), r.sess, st); err != nil {
+		return nil, err
 	}
-	switch s := st.(type) {
-	case *ast.CreateSpaceStmt:
-		return nil, r.createSpace(ctx, s)
-	case *ast.DropSpaceStmt:
-		return nil, r.dropSpace(ctx, s)
-	case *ast.UseStmt:
-		return nil, r.use(s)
-	case *ast.ShowStmt:
-		return r.show(s)
-	case *ast.DescribeStmt:
-		return r.describe(s)
-	case *ast.CreateSchemaStmt:
-		return nil, r.createSchema(ctx, s)
-	case *ast.AlterSchemaStmt:
-		return nil, r.alterSchema(ctx, s)
-	case *ast.DropSchemaStmt:
-		return nil, r.dropSchema(ctx, s)
-	case *ast.CreateIndexStmt:
-		return nil, r.createIndex(ctx, s)
-	case *ast.DropIndexStmt:
-		return nil, r.dropIndex(ctx, s)
-	case *ast.RebuildIndexStmt:
-		return nil, r.rebuildIndex(ctx, s)
-	case *ast.InsertVertexStmt:
-		return nil, r.insertVertices(ctx, s)
-	case *ast.InsertEdgeStmt:
-		return nil, r.insertEdges(ctx, s)
-	case *ast.DeleteVertexStmt, *ast.DeleteTagStmt, *ast.DeleteEdgeStmt:
-		return r.queryStream(ctx, st, nil)
-	case *ast.UpdateVertexStmt:
-		return r.updateVertex(ctx, s)
-	case *ast.UpdateEdgeStmt:
-		return r.updateEdge(ctx, s)
-	case *ast.ExplainStmt:
-		return r.explain(ctx, s)
-	case *ast.SetSessionStmt:
-		return nil, r.setSession(ctx, s)
-	case *ast.KillQueryStmt:
-		return nil, r.killQuery(ctx, s)
-	case *ast.SubmitJobStmt, *ast.ShowJobsStmt, *ast.ShowJobStmt, *ast.StopJobStmt, *ast.RecoverJobStmt:
-		return r.jobStmt(ctx, st)
-	case *ast.AddHostsStmt:
-		return nil, r.addHosts(ctx, s)
-	case *ast.DropHostsStmt:
-		return nil, r.dropHosts(ctx, s)
-	case *ast.AssignStmt:
-		t, err := r.queryStream(ctx, s.Stmt, nil)
-		if err != nil {
-			return nil, err
-		}
-		r.vars[s.Var] = t
-		return nil, nil
-	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.PipeStmt, *ast.YieldStmt,
-		*ast.GroupByStmt, *ast.OrderByStmt, *ast.LimitStmt, *ast.SetOpStmt,
-		*ast.FindPathStmt, *ast.SubgraphStmt:
-		return r.queryStream(ctx, st, nil)
+	k := kindOf(st)
+	if k == nil {
+		return nil, at(st, "%s is not supported yet", stmtName(st))
 	}
-	return nil, at(st, "%s is not supported yet", stmtName(st))
+	return k.run(ctx, r)
 }
 
 func stmtName(st ast.Statement) string {

@@ -44,23 +44,6 @@ import (
 //     order, as NebulaGraph's executors do. Both sides need the same number
 //     of columns; the result takes the left side's column names.
 
-// queryOps runs the statements above; ok is false for any other statement.
-func (r *runState) queryOps(ctx context.Context, st ast.Statement, input *table) (t *table, ok bool, err error) {
-	switch s := st.(type) {
-	case *ast.GroupByStmt:
-		t, err = r.groupBy(s, input)
-	case *ast.OrderByStmt:
-		t, err = r.orderBy(s, input)
-	case *ast.LimitStmt:
-		t, err = r.limit(s, input)
-	case *ast.SetOpStmt:
-		t, err = r.setOp(ctx, s, input)
-	default:
-		return nil, false, nil
-	}
-	return t, true, err
-}
-
 // opRows is the rows an operator reads: the piped input, or the rows of
 // the one variable its expressions read.
 type opRows struct {

@@ -27,35 +27,11 @@ func constantWith(params map[string]value.Value, e ast.Expr) (value.Value, error
 	return eval.Eval(&rowContext{Context: constContext{}, params: params}, e)
 }
 
-// query runs a statement that produces rows. input is the table piped in
-// ($-), nil when there is none.
+// query runs a statement that produces rows (a rowStatement, kinds.go).
+// input is the table piped in ($-), nil when there is none.
 func (r *runState) query(ctx context.Context, st ast.Statement, input *table) (*table, error) {
-	switch s := st.(type) {
-	case *ast.PipeStmt, *ast.GoStmt:
-		// Pipes stream their rows between operators (stream.go).
-		return r.queryStream(ctx, st, input)
-	case *ast.FetchVerticesStmt:
-		return r.fetchVertices(ctx, s, input)
-	case *ast.FetchEdgesStmt:
-		return r.fetchEdges(ctx, s, input)
-	case *ast.LookupStmt:
-		return r.lookup(ctx, s)
-	case *ast.YieldStmt:
-		return r.yield(s, input)
-	case *ast.FindPathStmt:
-		return r.findPath(ctx, s, input)
-	case *ast.SubgraphStmt:
-		return r.getSubgraph(ctx, s, input)
-	// DELETE may end a pipe: it consumes the rows and returns none.
-	case *ast.DeleteVertexStmt:
-		return nil, r.deleteVertices(ctx, s, input)
-	case *ast.DeleteTagStmt:
-		return nil, r.deleteTags(ctx, s, input)
-	case *ast.DeleteEdgeStmt:
-		return nil, r.deleteEdges(ctx, s, input)
-	}
-	if t, ok, err := r.queryOps(ctx, st, input); ok {
-		return t, err
+	if q, ok := kindOf(st).(rowStatement); ok {
+		return q.query(ctx, r, input)
 	}
 	return nil, at(st, "%s cannot be used here", stmtName(st))
 }

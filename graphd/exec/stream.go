@@ -185,21 +185,12 @@ func (s *materializeSink) close(ctx context.Context) error {
 }
 
 // produce runs st and streams its rows into out. input is the table piped
-// into st ($-), nil when there is none.
+// into st ($-), nil when there is none. A streamer (kinds.go) streams as
+// it goes; any other statement builds its table, which is then handed on
+// in batches.
 func (r *runState) produce(ctx context.Context, st ast.Statement, input *table, out rowSink) error {
-	switch s := st.(type) {
-	case *ast.PipeStmt:
-		sink, err := r.sinkFor(s.Right, out)
-		if err != nil {
-			return err
-		}
-		return r.produce(ctx, s.Left, input, sink)
-	case *ast.GoStmt:
-		p, err := r.planGo(s, input)
-		if err != nil {
-			return err
-		}
-		return p.stream(ctx, out)
+	if s, ok := kindOf(st).(streamer); ok {
+		return s.produce(ctx, r, input, out)
 	}
 	start := time.Now()
 	t, err := r.query(ctx, st, input)
@@ -213,7 +204,8 @@ func (r *runState) produce(ctx context.Context, st ast.Statement, input *table, 
 }
 
 // sinkFor returns the operator that runs st over piped rows and passes
-// its output to next.
+// its output to next: the kind's own when it is a pipeOperator, else one
+// that gives st all the rows at once.
 func (r *runState) sinkFor(st ast.Statement, next rowSink) (rowSink, error) {
 	var counter *countSink
 	if r.prof != nil {
@@ -221,27 +213,9 @@ func (r *runState) sinkFor(st ast.Statement, next rowSink) (rowSink, error) {
 		next = counter
 	}
 	var sink rowSink
-	switch s := st.(type) {
-	case *ast.YieldStmt:
-		if hasAggregate(s.Yield.Columns) {
-			sink = &aggSink{r: r, stmt: s, next: next}
-		} else {
-			sink = &yieldSink{r: r, stmt: s, next: next}
-		}
-	case *ast.GroupByStmt:
-		sink = &aggSink{r: r, stmt: s, next: next}
-	case *ast.OrderByStmt:
-		// The pipe is left-associative, so the LIMIT after an ORDER BY is
-		// built first and is next here: the sort then keeps only the rows
-		// the LIMIT can pass.
-		o := &orderSink{r: r, stmt: s, next: next}
-		if l, ok := unwrapSink(next).(*limitSink); ok {
-			o.keep = limitEnd(l.stmt)
-		}
-		sink = o
-	case *ast.LimitStmt:
-		sink = &limitSink{stmt: s, next: next}
-	default:
+	if op, ok := kindOf(st).(pipeOperator); ok {
+		sink = op.sink(r, next)
+	} else {
 		sink = &materializeSink{r: r, stmt: st, next: next}
 	}
 	if r.prof != nil {

@@ -57,17 +57,12 @@ func materializedOps(t *testing.T, r *runState, in *table, ops []ast.Statement) 
 	t.Helper()
 	cur := in
 	for _, op := range ops {
-		var err error
-		switch s := op.(type) {
-		case *ast.YieldStmt:
-			cur, err = r.yield(s, cur)
-		default:
-			var ok bool
-			cur, ok, err = r.queryOps(context.Background(), op, cur)
-			if !ok {
-				t.Fatalf("no materialized operator for %s", op)
-			}
+		q, ok := kindOf(op).(rowStatement)
+		if !ok {
+			t.Fatalf("no materialized operator for %s", op)
 		}
+		var err error
+		cur, err = q.query(context.Background(), r, cur)
 		if err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}

@@ -13,8 +13,8 @@ import (
 )
 
 // Users and roles (NebulaGraph's semantics). Every statement passes
-// authorize before it runs: permissionsOf maps its type to what it needs of
-// the session's user, and the user's roles come from the catalog snapshot
+// authorize before it runs: its kind (kinds.go) says what it needs of the
+// session's user, and the user's roles come from the catalog snapshot
 // current at that statement, so a GRANT, REVOKE or DROP USER takes effect
 // on the next statement of every session once this graphd's catalog has
 // caught up (the metad client waits for that before a GRANT returns).
@@ -96,159 +96,6 @@ func (e errNoRule) Error() string {
 	return fmt.Sprintf("permission denied: %T has no permission rule", e.st)
 }
 
-// permissionsOf is the permission table: what st needs of the session's
-// user. Composite statements need what each part needs, in order.
-func permissionsOf(st ast.Statement) ([]rule, error) {
-	const (
-		guest = metapb.RoleType_GUEST
-		user  = metapb.RoleType_USER
-		dba   = metapb.RoleType_DBA
-	)
-	switch s := st.(type) {
-	case nil:
-		return nil, nil
-	case *ast.PipeStmt:
-		return permissionsOfAll(s.Left, s.Right)
-	case *ast.SetOpStmt:
-		return permissionsOfAll(s.Left, s.Right)
-	case *ast.AssignStmt:
-		return permissionsOf(s.Stmt)
-	case *ast.ExplainStmt:
-		return permissionsOf(s.Stmt)
-
-	case *ast.CreateSpaceStmt:
-		return godOnly("CREATE SPACE"), nil
-	case *ast.DropSpaceStmt:
-		return godOnly("DROP SPACE"), nil
-	case *ast.CreateUserStmt:
-		return godOnly("CREATE USER"), nil
-	case *ast.AlterUserStmt:
-		return godOnly("ALTER USER"), nil
-	case *ast.DropUserStmt:
-		return godOnly("DROP USER"), nil
-	case *ast.ShowUsersStmt:
-		return godOnly("SHOW USERS"), nil
-	case *ast.AddHostsStmt:
-		return godOnly("ADD HOSTS"), nil
-	case *ast.DropHostsStmt:
-		return godOnly("DROP HOSTS"), nil
-	case *ast.ChangePasswordStmt:
-		return []rule{{what: "CHANGE PASSWORD", kind: needSelf, user: s.Name}}, nil
-	case *ast.DescribeUserStmt:
-		return []rule{{what: "DESCRIBE USER", kind: needSelf, user: s.Name}}, nil
-	case *ast.GrantRoleStmt:
-		return []rule{{what: "GRANT", kind: needGrant, role: roleType(s.Role), space: s.Space, user: s.User}}, nil
-	case *ast.RevokeRoleStmt:
-		return []rule{{what: "REVOKE", kind: needGrant, role: roleType(s.Role), space: s.Space, user: s.User}}, nil
-	case *ast.ShowRolesStmt:
-		return onSpace("SHOW ROLES", s.Space, guest), nil
-	case *ast.UseStmt:
-		return onSpace("USE", s.Space, guest), nil
-
-	case *ast.ShowStmt:
-		what := "SHOW " + s.Target.String()
-		switch s.Target {
-		case ast.ShowSpaces, ast.ShowHosts, ast.ShowHostsMeta, ast.ShowQueries:
-			return anyone(what), nil
-		case ast.ShowParts, ast.ShowTags, ast.ShowEdges, ast.ShowTagIndexes, ast.ShowEdgeIndexes:
-			return onCurrent(what, guest), nil
-		}
-		return []rule{{what: what, kind: needUnknown}}, nil
-	case *ast.DescribeStmt:
-		what := "DESCRIBE " + s.Target.String()
-		switch s.Target {
-		case ast.DescribeSpace:
-			return onSpace(what, s.Name, guest), nil
-		case ast.DescribeTag, ast.DescribeEdge, ast.DescribeTagIndex, ast.DescribeEdgeIndex:
-			return onCurrent(what, guest), nil
-		}
-		return []rule{{what: what, kind: needUnknown}}, nil
-
-	case *ast.CreateSchemaStmt:
-		return onCurrent("CREATE "+s.Kind.String(), dba), nil
-	case *ast.AlterSchemaStmt:
-		return onCurrent("ALTER "+s.Kind.String(), dba), nil
-	case *ast.DropSchemaStmt:
-		return onCurrent("DROP "+s.Kind.String(), dba), nil
-	case *ast.CreateIndexStmt:
-		return onCurrent("CREATE "+s.Kind.String()+" INDEX", dba), nil
-	case *ast.DropIndexStmt:
-		return onCurrent("DROP "+s.Kind.String()+" INDEX", dba), nil
-	case *ast.RebuildIndexStmt:
-		return onCurrent("REBUILD "+s.Kind.String()+" INDEX", dba), nil
-
-	case *ast.InsertVertexStmt:
-		return onCurrent("INSERT VERTEX", user), nil
-	case *ast.InsertEdgeStmt:
-		return onCurrent("INSERT EDGE", user), nil
-	case *ast.DeleteVertexStmt:
-		return onCurrent("DELETE VERTEX", user), nil
-	case *ast.DeleteTagStmt:
-		return onCurrent("DELETE TAG", user), nil
-	case *ast.DeleteEdgeStmt:
-		return onCurrent("DELETE EDGE", user), nil
-	case *ast.UpdateVertexStmt:
-		return onCurrent(updateWord(s.Upsert)+" VERTEX", user), nil
-	case *ast.UpdateEdgeStmt:
-		return onCurrent(updateWord(s.Upsert)+" EDGE", user), nil
-
-	case *ast.GoStmt:
-		return onCurrent("GO", guest), nil
-	case *ast.FetchVerticesStmt, *ast.FetchEdgesStmt:
-		return onCurrent("FETCH", guest), nil
-	case *ast.LookupStmt:
-		return onCurrent("LOOKUP", guest), nil
-	case *ast.FindPathStmt:
-		return onCurrent("FIND PATH", guest), nil
-	case *ast.SubgraphStmt:
-		return onCurrent("GET SUBGRAPH", guest), nil
-	case *ast.YieldStmt:
-		return onCurrent("YIELD", guest), nil
-	case *ast.GroupByStmt:
-		return onCurrent("GROUP BY", guest), nil
-	case *ast.OrderByStmt:
-		return onCurrent("ORDER BY", guest), nil
-	case *ast.LimitStmt:
-		return onCurrent("LIMIT", guest), nil
-
-	// Jobs (jobs.go), as in NebulaGraph: COMPACT and managing the jobs of
-	// the current space need ADMIN there; BALANCE moves data between hosts
-	// and is GOD's alone.
-	case *ast.SubmitJobStmt:
-		if s.Kind == ast.JobCompact {
-			return onCurrent("SUBMIT JOB COMPACT", metapb.RoleType_ADMIN), nil
-		}
-		return godOnly("SUBMIT JOB " + s.Kind.String()), nil
-	case *ast.ShowJobsStmt:
-		return onCurrent("SHOW JOBS", metapb.RoleType_ADMIN), nil
-	case *ast.ShowJobStmt:
-		return onCurrent("SHOW JOB", metapb.RoleType_ADMIN), nil
-	case *ast.StopJobStmt:
-		return onCurrent("STOP JOB", metapb.RoleType_ADMIN), nil
-	case *ast.RecoverJobStmt:
-		return onCurrent("RECOVER JOB", metapb.RoleType_ADMIN), nil
-
-	case *ast.SetSessionStmt:
-		return anyone("SET"), nil
-	case *ast.KillQueryStmt:
-		// Another user's query: checked against the query when it runs.
-		return anyone("KILL QUERY"), nil
-	}
-	return nil, errNoRule{st}
-}
-
-func permissionsOfAll(parts ...ast.Statement) ([]rule, error) {
-	var out []rule
-	for _, p := range parts {
-		rs, err := permissionsOf(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rs...)
-	}
-	return out, nil
-}
-
 func updateWord(upsert bool) string {
 	if upsert {
 		return "UPSERT"
@@ -273,7 +120,7 @@ func isGod(sess *SessionState) bool { return sess.User == catalog.RootUser }
 
 // authorize checks that the session's user may run st, against snap.
 func authorize(snap *catalog.Snapshot, sess *SessionState, st ast.Statement) error {
-	rules, err := permissionsOf(st)
+	rules, err := rulesOf(st)
 	if err != nil {
 		return &Error{Code: graphpb.QueryErrorCode_E_BAD_PERMISSION, Msg: err.Error()}
 	}
@@ -358,67 +205,6 @@ func (r rule) resolveSpace(snap *catalog.Snapshot, sess *SessionState) *metapb.S
 		return nil
 	}
 	return sp
-}
-
-// users is runState.statement's hook: it checks every statement's
-// permissions and runs the user and role statements, and the statements
-// whose result depends on the user (SHOW SPACES and SHOW QUERIES for a user
-// who is not GOD). done reports that the statement was refused or run here.
-func (r *runState) users(ctx context.Context, st ast.Statement) (t *table, done bool, err error) {
-	snap := r.x.meta.Catalog()
-	if err := authorize(snap, r.sess, st); err != nil {
-		return nil, true, err
-	}
-	god := isGod(r.sess)
-	switch s := st.(type) {
-	case *ast.CreateUserStmt:
-		_, err = r.x.meta.CreateUser(ctx, s.Name, s.Password, s.IfNotExists)
-		return nil, true, userError(s, err)
-	case *ast.AlterUserStmt:
-		_, err = r.x.meta.AlterUser(ctx, s.Name, s.Password)
-		return nil, true, userError(s, err)
-	case *ast.DropUserStmt:
-		_, err = r.x.meta.DropUser(ctx, s.Name, s.IfExists)
-		return nil, true, userError(s, err)
-	case *ast.ChangePasswordStmt:
-		_, err = r.x.meta.ChangePassword(ctx, s.Name, s.Old, s.New)
-		return nil, true, userError(s, err)
-	case *ast.GrantRoleStmt:
-		return nil, true, r.changeRole(ctx, snap, s, s.Role, s.Space, s.User, true)
-	case *ast.RevokeRoleStmt:
-		return nil, true, r.changeRole(ctx, snap, s, s.Role, s.Space, s.User, false)
-	case *ast.ShowUsersStmt:
-		t := newTable("Account")
-		for _, u := range snap.Users() {
-			t.add(value.Str(u.GetName()))
-		}
-		return t, true, nil
-	case *ast.ShowRolesStmt:
-		t, err := r.showRoles(snap, s)
-		return t, true, err
-	case *ast.DescribeUserStmt:
-		t, err := describeUser(snap, s)
-		return t, true, err
-	case *ast.ShowStmt:
-		switch {
-		case god:
-		case s.Target == ast.ShowSpaces:
-			return r.showOwnSpaces(snap), true, nil
-		case s.Target == ast.ShowQueries:
-			t, err := r.showQueries()
-			if err == nil {
-				t.rows = ownRows(t, r.sess.User)
-			}
-			return t, true, err
-		}
-	case *ast.KillQueryStmt:
-		if !god {
-			if err := r.checkKill(s); err != nil {
-				return nil, true, err
-			}
-		}
-	}
-	return nil, false, nil
 }
 
 // userError turns a metad failure of a user statement into its error.

@@ -172,7 +172,7 @@ func TestPermissionTable(t *testing.T) {
 
 // TestPermissionTableCoversEveryStatement fails when a statement type of
 // package ast (a type with a stmtNode method) has no case above, or has no
-// rule in permissionsOf (which then refuses it).
+// kind in kindOf, whose rules say what it needs (kinds.go).
 func TestPermissionTableCoversEveryStatement(t *testing.T) {
 	fset := token.NewFileSet()
 	files, err := filepath.Glob("../../query/ast/*.go")
@@ -211,7 +211,7 @@ func TestPermissionTableCoversEveryStatement(t *testing.T) {
 			return
 		}
 		covered[reflect.TypeOf(st).Elem().Name()] = true
-		if _, err := permissionsOf(st); err != nil {
+		if _, err := rulesOf(st); err != nil {
 			t.Errorf("%s: %v", st, err)
 		}
 		switch s := st.(type) {
@@ -238,18 +238,18 @@ func TestPermissionTableCoversEveryStatement(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Fatalf("statement types without a case in permissionCases (add one, and a rule in permissionsOf): %v", missing)
+		t.Fatalf("statement types without a case in permissionCases (add one, and a kind in kindOf): %v", missing)
 	}
 
 	// Every SHOW and DESCRIBE target has a rule of its own.
 	for target := nast.ShowTarget(1); target.String() != "?"; target++ {
-		rules, _ := permissionsOf(&nast.ShowStmt{Target: target})
+		rules, _ := rulesOf(&nast.ShowStmt{Target: target})
 		if len(rules) != 1 || rules[0].kind == needUnknown {
 			t.Errorf("SHOW %s has no rule", target)
 		}
 	}
 	for target := nast.DescribeTarget(1); target.String() != "?"; target++ {
-		rules, _ := permissionsOf(&nast.DescribeStmt{Target: target})
+		rules, _ := rulesOf(&nast.DescribeStmt{Target: target})
 		if len(rules) != 1 || rules[0].kind == needUnknown {
 			t.Errorf("DESCRIBE %s has no rule", target)
 		}
