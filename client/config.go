@@ -14,7 +14,7 @@ const (
 	DefaultConnsPerAddress = 1
 	DefaultConnectTimeout  = 3 * time.Second
 	// DefaultMaxRecvMsgBytes is well above gRPC's 4 MiB default, which a
-	// large MATCH or GO result set exceeds.
+	// large GO or FETCH result set exceeds.
 	DefaultMaxRecvMsgBytes = 64 << 20
 )
 

@@ -10,7 +10,7 @@
 //	sess, err := pool.Session(ctx, "root", "nova")
 //	if err != nil { ... }
 //	defer sess.Close()
-//	rs, err := sess.Execute(ctx, "USE demo; MATCH (v) RETURN v.name LIMIT 3")
+//	rs, err := sess.Execute(ctx, `USE demo; GO FROM "player100" OVER follow YIELD $$.player.name AS name | LIMIT 3`)
 //
 // # Query parameters
 //

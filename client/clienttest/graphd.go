@@ -1,6 +1,6 @@
-// Package clienttest runs a scripted GraphService on a real gRPC listener,
-// for tests of code built on package client (the console, the importer,
-// the benchmark driver) that must not depend on a running graphd.
+// Package clienttest runs a scripted GraphService on a real gRPC listener:
+// a stand-in for graphd in tests of code built on package client (the
+// console, the importer, the benchmark driver).
 package clienttest
 
 import (

@@ -1,8 +1,3 @@
-// Package k8s holds the Kubernetes manifests of novagraph (kustomize:
-// kubectl apply -k deploy/k8s) and this test, which decodes every manifest
-// into the Kubernetes API types, strictly, and checks that names,
-// selectors, ports, probes, config and the metad peer list agree. It needs
-// no cluster and no network.
 package k8s
 
 import (

@@ -1,5 +1,5 @@
-// Package ast defines the syntax tree of nGQL as the parser produces it and
-// the validator, planner and executor walk it.
+// Package ast defines the syntax tree of nGQL: what the parser produces and
+// the validator, planner and executor walk.
 //
 // Every node embeds Pos, the line and column where its text starts (for
 // operators: where the operator is). Every node prints back as nGQL with

@@ -1,6 +1,6 @@
 // Package eval evaluates nGQL expressions against a row supplied by the
-// executor, and lists the properties an expression reads so that the planner
-// can ask storage for exactly those.
+// executor; it also lists the properties an expression reads, so that the
+// planner can ask storage for exactly those.
 package eval
 
 import (

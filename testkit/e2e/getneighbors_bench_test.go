@@ -277,7 +277,7 @@ func BenchmarkGetNeighbors(b *testing.B) {
 		vs, err := sc.GetNeighbors(ctx, req, parts)
 		n := int64(0)
 		for _, v := range vs {
-			// Dsts splits packed ids-only results, as GO's steps do.
+			// DstList splits packed ids-only results, as GO's steps do.
 			n += int64(len(v.DstList(8)))
 		}
 		return vs, n, err

@@ -1,5 +1,3 @@
-// Package e2e holds the in-process cluster tests: metad, three storaged and
-// graphd on loopback with real RocksDB, driven through the Go client.
 package e2e
 
 import (

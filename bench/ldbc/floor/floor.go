@@ -230,7 +230,7 @@ type Reader struct {
 }
 
 // NewReader returns a reader. Its iterator reads in prefix mode (default
-// ReadOptions, no total order), as storaged's edge scans do (setEdgeScan):
+// ReadOptions, no total order), as storaged's edge scans do (rocksopts.SetEdgeScan):
 // each Seek to a vertex's EdgePrefix skips the SST files and memtables
 // whose prefix bloom lacks the vertex.
 func (f *Floor) NewReader() *Reader {
