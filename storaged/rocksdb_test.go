@@ -256,7 +256,7 @@ func TestCrossPrefixScansSeeEveryKey(t *testing.T) {
 
 }
 
-// TestEdgeScanUsesPrefixBloom checks setEdgeScan, GetNeighbors' iterator
+// TestEdgeScanUsesPrefixBloom checks rocksopts.SetEdgeScan, GetNeighbors' iterator
 // setup, for each vid length: every vertex's edges of one type are found
 // whichever file or memtable holds them, and no other vertex's. For INT64
 // vids the EdgePrefix covers the 17-byte extractor prefix (prefix mode); for

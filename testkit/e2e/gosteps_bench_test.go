@@ -1,0 +1,219 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/novagraph/novagraph/client"
+	"github.com/novagraph/novagraph/testkit/testcluster"
+)
+
+// BenchmarkGoSteps measures GO 1/2/3 STEPS end to end (client → graphd →
+// storaged, one process) on soc-Slashdot0902 with issue 22's schema and
+// workloads: self-loops dropped (82,168 vertices, 870,161 edges), TAG
+// node(name string, age int) with name "v<id>" and age id % 100, EDGE
+// follows(weight int) with weight (src*31+dst) % 100, partition_num=10,
+// replica_factor=1, INT64 vids. Each iteration is one query from the next
+// of 1,000 seeded start vertices with out-degree ≥ 1 (the GO 3 forms cycle
+// over the first 200). It reports queries/s and rows/s; with
+// NOVAGRAPH_GN_PROFILE_DIR set, a CPU profile of each sub-benchmark's timed
+// part (graphd's and storaged's code alike: they share the process).
+//
+//	go test ./testkit/e2e -run '^$' -bench BenchmarkGoSteps -benchtime 200x
+//
+// The answers are checked by row count against a count computed here from
+// the edge list with GO's semantics (each step's frontier deduplicated; the
+// rows are the edges leaving the last frontier).
+func BenchmarkGoSteps(b *testing.B) {
+	all := loadSlashdot(b)
+	edges := all[:0:0]
+	for _, e := range all {
+		if e.src != e.dst {
+			edges = append(edges, e)
+		}
+	}
+	if len(edges) != 870161 {
+		b.Fatalf("soc-Slashdot0902 without self-loops has %d edges, want 870161", len(edges))
+	}
+	out := map[int64][]int64{}
+	vertices := map[int64]bool{}
+	for _, e := range edges {
+		out[e.src] = append(out[e.src], e.dst)
+		vertices[e.src], vertices[e.dst] = true, true
+	}
+
+	c := testcluster.Start(b, testcluster.Options{Stores: 1})
+	s := c.Session()
+	defer s.Close()
+	exec(b, s, "CREATE SPACE sd(partition_num=10, replica_factor=1, vid_type=INT64)")
+	exec(b, s, "USE sd")
+	exec(b, s, "CREATE TAG node(name string, age int)")
+	exec(b, s, "CREATE EDGE follows(weight int)")
+	time.Sleep(time.Second) // the schema reaches storaged's catalog
+
+	start := time.Now()
+	ids := make([]int64, 0, len(vertices))
+	for v := range vertices {
+		ids = append(ids, v)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	var stmts []string
+	for i := 0; i < len(ids); i += 1000 {
+		var sb strings.Builder
+		sb.WriteString("INSERT VERTEX node(name, age) VALUES ")
+		for j, v := range ids[i:min(i+1000, len(ids))] {
+			if j > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, `%d:("v%d", %d)`, v, v, v%100)
+		}
+		stmts = append(stmts, sb.String())
+	}
+	for i := 0; i < len(edges); i += 2000 {
+		var sb strings.Builder
+		sb.WriteString("INSERT EDGE follows(weight) VALUES ")
+		for j, e := range edges[i:min(i+2000, len(edges))] {
+			if j > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "%d->%d:(%d)", e.src, e.dst, (e.src*31+e.dst)%100)
+		}
+		stmts = append(stmts, sb.String())
+	}
+	runConcurrently(b, c, "sd", 4, stmts)
+	b.Logf("loaded %d vertices and %d edges in %v", len(ids), len(edges), time.Since(start).Round(time.Millisecond))
+
+	// The start vertices: 1,000 with out-edges, seeded.
+	srcs := make([]int64, 0, len(out))
+	for v := range out {
+		srcs = append(srcs, v)
+	}
+	sort.Slice(srcs, func(i, j int) bool { return srcs[i] < srcs[j] })
+	rand.New(rand.NewSource(1)).Shuffle(len(srcs), func(i, j int) { srcs[i], srcs[j] = srcs[j], srcs[i] })
+	srcs = srcs[:1000]
+
+	// goRows is GO n STEPS's row count from v.
+	goRows := func(v int64, n int) int {
+		frontier := []int64{v}
+		for step := 1; step < n; step++ {
+			seen := map[int64]bool{}
+			var next []int64
+			for _, f := range frontier {
+				for _, d := range out[f] {
+					if !seen[d] {
+						seen[d] = true
+						next = append(next, d)
+					}
+				}
+			}
+			frontier = next
+		}
+		rows := 0
+		for _, f := range frontier {
+			rows += len(out[f])
+		}
+		return rows
+	}
+
+	const props = ", $$.node.name, $$.node.age, follows.weight"
+	for _, w := range []struct {
+		name  string
+		steps int
+		yield string
+		vids  int
+	}{
+		{"go1", 1, "", 1000},
+		{"go2", 2, "", 1000},
+		{"go3", 3, "", 200},
+		{"go3props", 3, props, 200},
+	} {
+		want := make([]int, w.vids)
+		for i := range want {
+			want[i] = goRows(srcs[i], w.steps)
+		}
+		b.Run(w.name, func(b *testing.B) {
+			query := func(i int) error {
+				v := srcs[i%w.vids]
+				stmt := fmt.Sprintf("GO %d STEPS FROM %d OVER follows YIELD dst(edge)%s", w.steps, v, w.yield)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				defer cancel()
+				rs, err := s.Execute(ctx, stmt)
+				if err != nil {
+					return fmt.Errorf("%s: %w", stmt, err)
+				}
+				if rs.Len() != want[i%w.vids] {
+					return fmt.Errorf("%s: %d rows, want %d", stmt, rs.Len(), want[i%w.vids])
+				}
+				return nil
+			}
+			if err := query(0); err != nil { // warm the caches, check once
+				b.Fatal(err)
+			}
+			rows := 0
+			defer gnProfile(b)()
+			b.ResetTimer()
+			began := time.Now()
+			for i := 0; i < b.N; i++ {
+				if err := query(i); err != nil {
+					b.Fatal(err)
+				}
+				rows += want[i%w.vids]
+			}
+			took := time.Since(began)
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/took.Seconds(), "queries/s")
+			b.ReportMetric(float64(rows)/took.Seconds(), "rows/s")
+			b.ReportMetric(float64(rows)/float64(b.N), "rows/query")
+		})
+	}
+}
+
+// runConcurrently runs stmts in space on workers sessions of c.
+func runConcurrently(b *testing.B, c *testcluster.Cluster, space string, workers int, stmts []string) {
+	b.Helper()
+	work := make(chan string)
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		sess := c.Session()
+		wg.Add(1)
+		go func(sess *client.Session) {
+			defer wg.Done()
+			defer sess.Close()
+			// After a failure the worker only drains the queue.
+			_, err := sess.Execute(context.Background(), "USE "+space)
+			if err != nil {
+				errs <- err
+			}
+			for stmt := range work {
+				if err != nil {
+					continue
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				_, err = sess.Execute(ctx, stmt)
+				cancel()
+				if err != nil {
+					errs <- fmt.Errorf("%.80s…: %w", stmt, err)
+				}
+			}
+		}(sess)
+	}
+	go func() {
+		defer close(work)
+		for _, st := range stmts {
+			work <- st
+		}
+	}()
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+}
