@@ -53,4 +53,17 @@
 // ErrMalformedKey or ErrMalformedRow and says what was wrong. Encoders reject
 // values the format cannot represent faithfully with an error wrapping
 // ErrInvalidValue.
+//
+// # Unchecked accessors
+//
+// The exception is EdgeKeyType, EdgeKeyRank and EdgeKeyDst, which read one
+// field of an edge key in place, with no error, for the loops that visit every
+// edge of a vertex. Their precondition is that the key is an edge key of the
+// space's vid length: len(key) == EdgeKeyLen(vidLen), vidLen > 0. The caller
+// meets it by iterating an EdgePrefix (which fixes the kind and the prefix)
+// and comparing each key's length with EdgeKeyLen once before reading any
+// field, reporting a mismatch as ErrMalformedKey. On a key that ends before
+// the field they read they panic; on a longer one they read the wrong bytes.
+// Keys of unknown origin go through ParseEdgeKey or EdgeKeySource, which
+// check.
 package partition
