@@ -3,9 +3,13 @@
 // schema-versioned encoding of property rows.
 //
 // It is the one place those formats are written down. Everything that touches
-// storage (raftgroup, storaged, the storage client, the importer) goes through
-// it, and it imports nothing else from this repository so that it can never
-// grow a dependency cycle with them.
+// storage (raftgroup, storaged, the storage client, the importer, the LDBC
+// floor) builds and decodes keys and rows with its functions: no code outside
+// it finds a field of a key by offset arithmetic of its own. What others may
+// rely on is the 9-byte prefix (KeyPrefixLen, the kind byte last); past it,
+// loops over edge keys use EdgePrefixLen, EdgeKeyLen and the unchecked
+// edge-key accessors (see Unchecked accessors). It imports nothing else from
+// this repository so that it can never grow a dependency cycle with them.
 //
 // # Vertex ids and partitions
 //
