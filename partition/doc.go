@@ -3,9 +3,13 @@
 // schema-versioned encoding of property rows.
 //
 // It is the one place those formats are written down. Everything that touches
-// storage (raftgroup, storaged, the storage client, the importer) goes through
-// it, and it imports nothing else from this repository so that it can never
-// grow a dependency cycle with them.
+// storage (raftgroup, storaged, the storage client, the importer, the LDBC
+// floor) builds and decodes keys and rows with its functions: no code outside
+// it finds a field of a key by offset arithmetic of its own. What others may
+// rely on is the 9-byte prefix (KeyPrefixLen, the kind byte last); past it,
+// loops over edge keys use EdgePrefixLen, EdgeKeyLen and the unchecked
+// edge-key accessors (see Unchecked accessors). It imports nothing else from
+// this repository so that it can never grow a dependency cycle with them.
 //
 // # Vertex ids and partitions
 //
@@ -53,4 +57,17 @@
 // ErrMalformedKey or ErrMalformedRow and says what was wrong. Encoders reject
 // values the format cannot represent faithfully with an error wrapping
 // ErrInvalidValue.
+//
+// # Unchecked accessors
+//
+// The exception is EdgeKeyType, EdgeKeyRank and EdgeKeyDst, which read one
+// field of an edge key in place, with no error, for the loops that visit every
+// edge of a vertex. Their precondition is that the key is an edge key of the
+// space's vid length: len(key) == EdgeKeyLen(vidLen), vidLen > 0. The caller
+// meets it by iterating an EdgePrefix (which fixes the kind and the prefix)
+// and comparing each key's length with EdgeKeyLen once before reading any
+// field, reporting a mismatch as ErrMalformedKey. On a key that ends before
+// the field they read they panic; on a longer one they read the wrong bytes.
+// Keys of unknown origin go through ParseEdgeKey or EdgeKeySource, which
+// check.
 package partition

@@ -78,19 +78,32 @@ func FuzzParseTagKey(f *testing.F) {
 	})
 }
 
+// FuzzParseEdgeKey also checks the unchecked accessors against it: their
+// precondition (vidLen > 0, len(key) == EdgeKeyLen(vidLen), and the kind a
+// loop over an EdgePrefix guarantees) holds exactly when ParseEdgeKey
+// accepts the key, and then they read the same fields.
 func FuzzParseEdgeKey(f *testing.F) {
 	f.Add(EdgeKey(1, 2, EncodeInt64Vid(3), 4, 5, EncodeInt64Vid(6)), 8)
 	f.Add(EdgeKey(7, 8, []byte("ab"), -4, math.MinInt64, []byte("c\x00")), 2)
+	f.Add(EdgeKey(1, 1, EncodeInt64Vid(math.MinInt64), math.MinInt32, math.MaxInt64, EncodeInt64Vid(math.MaxInt64)), 8)
+	f.Add(EdgeKey(3, 4, []byte{0xff}, -math.MaxInt32, -1, []byte{0x00}), 1)
 	f.Add(TagKey(1, 2, EncodeInt64Vid(3), 4), 8)
 	f.Add([]byte{}, 0)
 	f.Add(make([]byte, 21), math.MaxInt-9)
 	f.Fuzz(func(t *testing.T, key []byte, vidLen int) {
 		space, part, src, et, rank, dst, err := ParseEdgeKey(key, vidLen)
+		pre := vidLen > 0 && vidLen <= len(key) && len(key) == EdgeKeyLen(vidLen) && key[KeyPrefixLen-1] == KindEdge
+		if pre != (err == nil) {
+			t.Fatalf("ParseEdgeKey(%x, %d): error %v, but the accessors' precondition is %v", key, vidLen, err, pre)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrMalformedKey) {
 				t.Fatalf("ParseEdgeKey(%x, %d): error %v does not wrap ErrMalformedKey", key, vidLen, err)
 			}
 			return
+		}
+		if ge, gr, gd := EdgeKeyType(key, vidLen), EdgeKeyRank(key, vidLen), EdgeKeyDst(key, vidLen); ge != et || gr != rank || !bytes.Equal(gd, dst) {
+			t.Fatalf("edge key %x, vid length %d: accessors read (%d %d %x), ParseEdgeKey (%d %d %x)", key, vidLen, ge, gr, gd, et, rank, dst)
 		}
 		if len(src) != vidLen || len(dst) != vidLen {
 			t.Fatalf("ParseEdgeKey(%x, %d): vids of %d and %d bytes", key, vidLen, len(src), len(dst))

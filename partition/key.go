@@ -167,29 +167,66 @@ func VertexEdgePrefix(space, part int32, src []byte) []byte {
 // ParseEdgeKey splits a key built by EdgeKey in a space whose vids are vidLen
 // bytes long. src and dst are copies, as in ParseTagKey.
 func ParseEdgeKey(key []byte, vidLen int) (space, part int32, src []byte, edgeType int32, rank int64, dst []byte, err error) {
-	if err = checkKey(key, KindEdge, "edge", vidLen, KeyPrefixLen+2*vidLen+12); err != nil {
+	if err = checkKey(key, KindEdge, "edge", vidLen, EdgeKeyLen(vidLen)); err != nil {
 		return 0, 0, nil, 0, 0, nil, err
 	}
 	space, part = parsePrefix(key)
-	p := KeyPrefixLen
-	src = append([]byte(nil), key[p:p+vidLen]...)
-	p += vidLen
-	edgeType = getInt32(key[p:])
-	p += 4
-	rank = getInt64(key[p:])
-	p += 8
-	dst = append([]byte(nil), key[p:]...)
-	return space, part, src, edgeType, rank, dst, nil
+	src = append([]byte(nil), key[KeyPrefixLen:KeyPrefixLen+vidLen]...)
+	dst = append([]byte(nil), EdgeKeyDst(key, vidLen)...)
+	return space, part, src, EdgeKeyType(key, vidLen), EdgeKeyRank(key, vidLen), dst, nil
 }
 
 // EdgeKeySource returns an edge key's source vid and edge type without
 // copying: src aliases key. For a hot loop over many keys (the importer's
 // degree count) where ParseEdgeKey's two copies would dominate.
 func EdgeKeySource(key []byte, vidLen int) (src []byte, edgeType int32, err error) {
-	if err = checkKey(key, KindEdge, "edge", vidLen, KeyPrefixLen+2*vidLen+12); err != nil {
+	if err = checkKey(key, KindEdge, "edge", vidLen, EdgeKeyLen(vidLen)); err != nil {
 		return nil, 0, err
 	}
-	return key[KeyPrefixLen : KeyPrefixLen+vidLen], getInt32(key[KeyPrefixLen+vidLen:]), nil
+	return key[KeyPrefixLen : KeyPrefixLen+vidLen], EdgeKeyType(key, vidLen), nil
+}
+
+// EdgeKeyLen is the length of every edge key in a space whose vids are
+// vidLen bytes long: 21+2N in EdgeKey's table.
+func EdgeKeyLen(vidLen int) int { return KeyPrefixLen + 2*vidLen + 12 }
+
+// EdgePrefixLen is the length of an EdgePrefix in a space whose vids are
+// vidLen bytes long: 13+N, where the rank starts in EdgeKey's table.
+func EdgePrefixLen(vidLen int) int { return KeyPrefixLen + vidLen + 4 }
+
+// EdgeKeyType, EdgeKeyRank and EdgeKeyDst read one field of an edge key in
+// place, at the offsets of EdgeKey's table (N = vidLen): no copy, no
+// allocation and no error, for loops over many keys (GetNeighbors' scan of an
+// EdgePrefix) where ParseEdgeKey's checks and copies would dominate. They are
+// unchecked: the caller guarantees vidLen > 0 and len(key) ==
+// EdgeKeyLen(vidLen), and the kind byte is not looked at. See "Unchecked
+// accessors" in the package doc for how callers meet that.
+
+// EdgeKeyType returns the edge type of an edge key: bytes [9+N, 13+N),
+// big-endian with the sign bit flipped; negative for an in-edge. Unchecked:
+// len(key) must be EdgeKeyLen(vidLen); a key that ends before byte 13+N
+// panics.
+func EdgeKeyType(key []byte, vidLen int) int32 {
+	return getInt32(key[KeyPrefixLen+vidLen:])
+}
+
+// EdgeKeyRank returns the rank of an edge key: bytes [13+N, 21+N),
+// big-endian with the sign bit flipped. Unchecked: len(key) must be
+// EdgeKeyLen(vidLen); a key that ends before byte 21+N panics.
+func EdgeKeyRank(key []byte, vidLen int) int64 {
+	return getInt64(key[KeyPrefixLen+vidLen+4:])
+}
+
+// EdgeKeyDst returns the vid at the far end of an edge key: bytes
+// [21+N, 21+2N), the edge's destination for an out-edge and its source for
+// an in-edge (in-edge keys swap src and dst). It is a sub-slice of key, not a
+// copy: valid only as long as key is (an iterator's key is not, once the
+// iterator moves), so copy it to keep it. Its capacity ends with it, so
+// appending to it copies instead of writing into key's buffer. Unchecked:
+// len(key) must be EdgeKeyLen(vidLen); a shorter key panics.
+func EdgeKeyDst(key []byte, vidLen int) []byte {
+	off := KeyPrefixLen + vidLen + 12
+	return key[off : off+vidLen : off+vidLen]
 }
 
 // IndexPrefix returns the prefix of the entries of one secondary index in one

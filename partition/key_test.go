@@ -100,10 +100,14 @@ func TestKeyRoundTrip(t *testing.T) {
 		if err != nil || s != space || p != part || !bytes.Equal(v, src) || tg != tag {
 			t.Fatalf("tag key (%d %d %x %d) parsed as (%d %d %x %d), %v", space, part, src, tag, s, p, v, tg, err)
 		}
-		s, p, gs, ge, gr, gd, err := ParseEdgeKey(EdgeKey(space, part, src, et, rank, dst), vidLen)
+		ek := EdgeKey(space, part, src, et, rank, dst)
+		s, p, gs, ge, gr, gd, err := ParseEdgeKey(ek, vidLen)
 		if err != nil || s != space || p != part || !bytes.Equal(gs, src) || ge != et || gr != rank || !bytes.Equal(gd, dst) {
 			t.Fatalf("edge key (%d %d %x %d %d %x) parsed as (%d %d %x %d %d %x), %v",
 				space, part, src, et, rank, dst, s, p, gs, ge, gr, gd, err)
+		}
+		if ge, gr, gd := EdgeKeyType(ek, vidLen), EdgeKeyRank(ek, vidLen), EdgeKeyDst(ek, vidLen); ge != et || gr != rank || !bytes.Equal(gd, dst) {
+			t.Fatalf("edge key (%x %d %d %x): accessors read (%d %d %x)", src, et, rank, dst, ge, gr, gd)
 		}
 		idx := rng.Uint64()
 		s, p, gi, err := ParseRaftLogKey(RaftLogKey(space, part, idx))
@@ -385,4 +389,129 @@ func TestEdgeKeySource(t *testing.T) {
 	if _, _, err := EdgeKeySource(TagKey(2, 5, []byte("srcvid00"), 1), 8); err == nil {
 		t.Fatal("a tag key passed as an edge key")
 	}
+}
+
+// TestEdgeKeyAccessors reads every field of edge keys built by EdgeKey with
+// the unchecked accessors, for INT64 and FIXED_STRING vid lengths, out- and
+// in-edge types and extreme ranks. Neighbouring fields always differ, so an
+// accessor reading at a wrong offset, or returning a dst of the wrong
+// length, fails.
+func TestEdgeKeyAccessors(t *testing.T) {
+	type vids struct{ src, dst []byte }
+	byLen := map[int][]vids{
+		Int64VidLen: {
+			{EncodeInt64Vid(3), EncodeInt64Vid(-2)},
+			{EncodeInt64Vid(math.MinInt64), EncodeInt64Vid(math.MaxInt64)},
+			{EncodeInt64Vid(0), EncodeInt64Vid(1)},
+		},
+		1:  {{[]byte("a"), []byte("b")}, {[]byte{0xff}, []byte{0x00}}},
+		3:  {{[]byte("ab\x00"), []byte("xyz")}}, // shorter than the prefix extractor's 8
+		16: {{[]byte("src-vid\x00\x00\x00\x00\x00\x00\x00\x00\x00"), []byte("the-destination!")}},
+		32: {{bytes.Repeat([]byte{0xff}, 32), bytes.Repeat([]byte{0x01}, 32)}},
+	}
+	types := []int32{1, -1, 5, -5, 1 << 20, -(1 << 20), math.MaxInt32, -math.MaxInt32, math.MinInt32}
+	ranks := []int64{0, 1, -1, 42, -42, 1 << 40, -(1 << 40), math.MaxInt64, math.MinInt64}
+	n := 0
+	for vidLen, vs := range byLen {
+		for _, v := range vs {
+			for _, et := range types {
+				for _, rank := range ranks {
+					key := EdgeKey(7, 9, v.src, et, rank, v.dst)
+					if len(key) != EdgeKeyLen(vidLen) {
+						t.Fatalf("vid length %d: key of %d bytes, EdgeKeyLen %d", vidLen, len(key), EdgeKeyLen(vidLen))
+					}
+					prefix := EdgePrefix(7, 9, v.src, et)
+					if len(prefix) != EdgePrefixLen(vidLen) || !bytes.HasPrefix(key, prefix) {
+						t.Fatalf("vid length %d: EdgePrefix of %d bytes, EdgePrefixLen %d", vidLen, len(prefix), EdgePrefixLen(vidLen))
+					}
+					if got := EdgeKeyType(key, vidLen); got != et {
+						t.Errorf("vid length %d, key %x: EdgeKeyType = %d, want %d", vidLen, key, got, et)
+					}
+					if got := EdgeKeyRank(key, vidLen); got != rank {
+						t.Errorf("vid length %d, key %x: EdgeKeyRank = %d, want %d", vidLen, key, got, rank)
+					}
+					dst := EdgeKeyDst(key, vidLen)
+					if !bytes.Equal(dst, v.dst) || cap(dst) != vidLen {
+						t.Errorf("vid length %d, key %x: EdgeKeyDst = %x (cap %d), want %x (cap %d)", vidLen, key, dst, cap(dst), v.dst, vidLen)
+					}
+					// dst aliases the key's last vidLen bytes: no copy.
+					if &dst[0] != &key[len(key)-vidLen] {
+						t.Errorf("vid length %d: EdgeKeyDst is a copy, not a sub-slice of the key", vidLen)
+					}
+					// The checked accessors agree.
+					src, et2, err := EdgeKeySource(key, vidLen)
+					if err != nil || !bytes.Equal(src, v.src) || et2 != et {
+						t.Errorf("vid length %d, key %x: EdgeKeySource = %x, %d, %v", vidLen, key, src, et2, err)
+					}
+					n++
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no cases")
+	}
+
+	// Pinned bytes, independent of the encoder: the in-edge of
+	// TestKeyLayouts.
+	key, _ := hex.DecodeString("00000001" + "00000002" + "02" + "7ffffffffffffffe" + "7ffffffb" + "7fffffffffffffff" + "8000000000000003")
+	if et, rank, dst := EdgeKeyType(key, 8), EdgeKeyRank(key, 8), EdgeKeyDst(key, 8); et != -5 || rank != -1 || !bytes.Equal(dst, EncodeInt64Vid(3)) {
+		t.Errorf("pinned in-edge key: type %d, rank %d, dst %x; want -5, -1, %x", et, rank, dst, EncodeInt64Vid(3))
+	}
+
+	// Appending to dst copies: the buffer the key lives in is untouched
+	// past the key's end.
+	key = AppendEdgeKey(make([]byte, 0, 64), 1, 2, EncodeInt64Vid(1), 3, 4, EncodeInt64Vid(5))
+	_ = append(EdgeKeyDst(key, 8), 0xee)
+	if b := key[:cap(key)][len(key)]; b != 0 {
+		t.Errorf("append to EdgeKeyDst wrote %#x into the key's buffer", b)
+	}
+}
+
+// TestEdgeKeyAccessorsShort pins the documented behaviour on a key shorter
+// than EdgeKeyLen: an accessor panics exactly when the key ends before the
+// field it reads.
+func TestEdgeKeyAccessorsShort(t *testing.T) {
+	const vidLen = 4
+	key := EdgeKey(1, 2, []byte("srcv"), -3, 4, []byte("dstv"))
+	panics := func(f func()) (p bool) {
+		defer func() { p = recover() != nil }()
+		f()
+		return false
+	}
+	for n := 0; n < len(key); n++ {
+		k := key[:n:n]
+		if got, want := panics(func() { EdgeKeyType(k, vidLen) }), n < KeyPrefixLen+vidLen+4; got != want {
+			t.Errorf("EdgeKeyType on %d of %d bytes: panic %v, want %v", n, len(key), got, want)
+		}
+		if got, want := panics(func() { EdgeKeyRank(k, vidLen) }), n < KeyPrefixLen+vidLen+12; got != want {
+			t.Errorf("EdgeKeyRank on %d of %d bytes: panic %v, want %v", n, len(key), got, want)
+		}
+		if !panics(func() { EdgeKeyDst(k, vidLen) }) {
+			t.Errorf("EdgeKeyDst on %d of %d bytes did not panic", n, len(key))
+		}
+	}
+}
+
+// BenchmarkEdgeKeyFields compares reading the rank and dst of an edge key
+// in place with ParseEdgeKey, which checks and copies.
+//
+//	go test ./partition -run='^$' -bench=EdgeKeyFields -benchmem
+func BenchmarkEdgeKeyFields(b *testing.B) {
+	key := EdgeKey(1, 2, EncodeInt64Vid(3), 4, 5, EncodeInt64Vid(6))
+	var sink int64
+	b.Run("accessors", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			sink += EdgeKeyRank(key, 8) + int64(EdgeKeyDst(key, 8)[7])
+		}
+	})
+	b.Run("ParseEdgeKey", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			_, _, _, _, rank, dst, _ := ParseEdgeKey(key, 8)
+			sink += rank + int64(dst[7])
+		}
+	})
+	_ = sink
 }

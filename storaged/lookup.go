@@ -138,7 +138,8 @@ func lookupPart(db *grocksdb.DB, snap *catalog.Snapshot, space *metapb.SpaceDesc
 	if err != nil {
 		return nil, err
 	}
-	lower, upper, err := indexRange(partition.IndexPrefix(req.SpaceId, part, req.IndexId), ix, req.Hints)
+	prefix := partition.IndexPrefix(req.SpaceId, part, req.IndexId)
+	lower, upper, err := indexRange(prefix, ix, req.Hints)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +156,7 @@ func lookupPart(db *grocksdb.DB, snap *catalog.Snapshot, space *metapb.SpaceDesc
 			break
 		}
 		key := it.Key().Data()
-		if !bytes.HasPrefix(key, lower[:partition.KeyPrefixLen+4]) {
+		if !bytes.HasPrefix(key, prefix) {
 			break
 		}
 		src, rank, dst, err := partition.ParseIndexTarget(key, ix.ValuesLen, vidLen, isEdge)

@@ -455,7 +455,7 @@ func scanNeighbors(ctx context.Context, db *grocksdb.DB, snap *catalog.Snapshot,
 	}
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
-	rocksopts.SetEdgeScan(ro, partition.KeyPrefixLen+int(space.GetVidLen())+4) // it only reads one EdgePrefix per Seek
+	rocksopts.SetEdgeScan(ro, partition.EdgePrefixLen(int(space.GetVidLen()))) // it only reads one EdgePrefix per Seek
 	it := db.NewIterator(ro)
 	defer it.Close()
 	ns := &neighborScan{req: req, space: space, part: part, vidLen: int(space.GetVidLen()), r: r,
@@ -540,14 +540,16 @@ func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storage
 	kept := int64(0)
 	var sample []*storagepb.NeighborEdge
 	it := ns.it
-	dstOff := partition.KeyPrefixLen + ns.vidLen + 12
+	keyLen := partition.EdgeKeyLen(ns.vidLen)
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 		if req.LimitPerVertex > 0 && req.SamplePerVertex <= 0 && kept >= req.LimitPerVertex {
 			break
 		}
 		key := it.Key().Data()
-		if len(key) != dstOff+ns.vidLen {
-			return fmt.Errorf("vertex %x: edge key %x has %d bytes, want %d: %w", vid, key, len(key), dstOff+ns.vidLen, partition.ErrMalformedKey)
+		// The length check is the precondition of the partition.EdgeKey*
+		// accessors below (the prefix fixes the kind, src and type).
+		if len(key) != keyLen {
+			return fmt.Errorf("vertex %x: edge key %x has %d bytes, want %d: %w", vid, key, len(key), keyLen, partition.ErrMalformedKey)
 		}
 		var row []byte
 		if needRow {
@@ -565,8 +567,8 @@ func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storage
 				continue
 			}
 		}
-		dstKey := key[dstOff:]
-		rank := decodeRank(key[partition.KeyPrefixLen+ns.vidLen+4:])
+		dstKey := partition.EdgeKeyDst(key, ns.vidLen)
+		rank := partition.EdgeKeyRank(key, ns.vidLen)
 		if fr != nil {
 			fr.setEdge(rank, dstKey, row)
 			ok, err := eval.Filter(fr, ns.filter.expr)
@@ -626,13 +628,6 @@ func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storage
 		vn.Count = min(vn.Count, req.SamplePerVertex)
 	}
 	return nil
-}
-
-// decodeRank decodes an 8-byte sign-flipped big-endian rank.
-func decodeRank(b []byte) int64 {
-	u := uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
-		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
-	return int64(u ^ (1 << 63))
 }
 
 func getProps(db *grocksdb.DB, r *reader, space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq) ([]*storagepb.PropRow, error) {

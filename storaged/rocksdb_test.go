@@ -298,7 +298,7 @@ func TestEdgeScanUsesPrefixBloom(t *testing.T) {
 			}
 			ro := grocksdb.NewDefaultReadOptions()
 			defer ro.Destroy()
-			rocksopts.SetEdgeScan(ro, partition.KeyPrefixLen+vidLen+4)
+			rocksopts.SetEdgeScan(ro, partition.EdgePrefixLen(vidLen))
 			it := db.NewIterator(ro)
 			defer it.Close()
 			for n := 0; n < vertices+5; n++ {
@@ -376,7 +376,7 @@ func TestSnapshotInstallWithPrefixBloom(t *testing.T) {
 
 	edgeRO := grocksdb.NewDefaultReadOptions()
 	defer edgeRO.Destroy()
-	rocksopts.SetEdgeScan(edgeRO, partition.KeyPrefixLen+8+4)
+	rocksopts.SetEdgeScan(edgeRO, partition.EdgePrefixLen(8))
 	it := db.NewIterator(edgeRO)
 	defer it.Close()
 	for n := int64(0); n < bloomBatches*bloomPerBatch; n++ {
@@ -597,7 +597,7 @@ func TestRocksDBOptionsValidation(t *testing.T) {
 		defer db.Close()
 		ro := grocksdb.NewDefaultReadOptions()
 		defer ro.Destroy()
-		rocksopts.SetEdgeScan(ro, 21)
+		rocksopts.SetEdgeScan(ro, partition.EdgePrefixLen(8))
 		it := db.NewIterator(ro)
 		it.SeekToFirst()
 		if it.Valid() {
@@ -696,9 +696,10 @@ func BenchmarkRocksDBPut(b *testing.B) {
 				if mode == "sequential" {
 					src = uint64(i / 20)
 				}
-				key := partition.EdgeKey(1, 1, make([]byte, 8), 1, 0, make([]byte, 8))
-				binary.BigEndian.PutUint64(key[partition.KeyPrefixLen:], src)
-				binary.BigEndian.PutUint64(key[len(key)-8:], uint64(i))
+				var srcVid, dstVid [8]byte
+				binary.BigEndian.PutUint64(srcVid[:], src)
+				binary.BigEndian.PutUint64(dstVid[:], uint64(i))
+				key := partition.EdgeKey(1, 1, srcVid[:], 1, 0, dstVid[:])
 				keys = append(keys, key)
 				if len(keys) < batch {
 					continue

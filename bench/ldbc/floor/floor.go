@@ -252,14 +252,14 @@ var errMalformed = errors.New("floor: malformed edge key")
 func (r *Reader) scan(v int64, fn func(dst []byte)) error {
 	o := r.f.opts
 	prefix := partition.EdgePrefix(o.SpaceID, partition.PartOfInt64(v, o.Partitions), partition.EncodeInt64Vid(v), o.EdgeType)
-	const dstOff = partition.KeyPrefixLen + partition.Int64VidLen + 12
+	keyLen := partition.EdgeKeyLen(partition.Int64VidLen)
 	it := r.it
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 		key := it.Key().Data()
-		if len(key) != dstOff+partition.Int64VidLen {
+		if len(key) != keyLen { // EdgeKeyDst's precondition
 			return fmt.Errorf("%w: %x", errMalformed, key)
 		}
-		fn(key[dstOff:])
+		fn(partition.EdgeKeyDst(key, partition.Int64VidLen))
 	}
 	return it.Err()
 }
