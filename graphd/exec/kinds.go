@@ -201,7 +201,7 @@ func kindOf(st ast.Statement) statementKind {
 				return r.changeRole(ctx, r.x.meta.Catalog(), s, s.Role, s.Space, s.User, false)
 			}}
 	case *ast.ShowUsersStmt:
-		return tableKind{st: s, rule: godOnly("SHOW USERS"), show: func(r *runState) (*table, error) {
+		return tableKind{st: s, rule: godOnly("SHOW USERS"), exec: func(_ context.Context, r *runState) (*table, error) {
 			t := newTable("Account")
 			for _, u := range r.x.meta.Catalog().Users() {
 				t.add(value.Str(u.GetName()))
@@ -209,9 +209,13 @@ func kindOf(st ast.Statement) statementKind {
 			return t, nil
 		}}
 	case *ast.ShowRolesStmt:
-		return tableKind{st: s, rule: onSpace("SHOW ROLES", s.Space, roleGuest), show: func(r *runState) (*table, error) { return r.showRoles(r.x.meta.Catalog(), s) }}
+		return tableKind{st: s, rule: onSpace("SHOW ROLES", s.Space, roleGuest), exec: func(_ context.Context, r *runState) (*table, error) {
+			return r.showRoles(r.x.meta.Catalog(), s)
+		}}
 	case *ast.DescribeUserStmt:
-		return tableKind{st: s, rule: []rule{{what: "DESCRIBE USER", kind: needSelf, user: s.Name}}, show: func(r *runState) (*table, error) { return describeUser(r.x.meta.Catalog(), s) }}
+		return tableKind{st: s, rule: []rule{{what: "DESCRIBE USER", kind: needSelf, user: s.Name}}, exec: func(_ context.Context, r *runState) (*table, error) {
+			return describeUser(r.x.meta.Catalog(), s)
+		}}
 	}
 	return nil
 }
@@ -239,20 +243,15 @@ func (k simpleKind) describe(pl *planner, in []string, deps ...int) (int, []stri
 	return oneNode{k.st}.describe(pl, in, deps...)
 }
 
-// tableKind is a statement that runs on its own and returns a table: exec
-// when it changes something, show when it only reads the catalog.
+// tableKind is a statement that runs on its own and returns a table.
 type tableKind struct {
 	st   ast.Statement
 	rule []rule
 	exec func(ctx context.Context, r *runState) (*table, error)
-	show func(r *runState) (*table, error)
 }
 
 func (k tableKind) rules() ([]rule, error) { return k.rule, nil }
 func (k tableKind) run(ctx context.Context, r *runState) (*table, error) {
-	if k.show != nil {
-		return k.show(r)
-	}
 	return k.exec(ctx, r)
 }
 func (k tableKind) describe(pl *planner, in []string, deps ...int) (int, []string, error) {
