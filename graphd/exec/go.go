@@ -43,6 +43,12 @@ type goPlan struct {
 	// the edge and the vertex a step leaves from: storaged then drops
 	// the rows graphd would throw away, before they cross the network.
 	pushedWhere string
+	// packedRows: the result steps ask storage for destinations only
+	// (dst_only, one packed byte string per vertex instead of a message per
+	// edge), because nothing the rows are built from needs more of an edge
+	// than where it goes: no edge property, rank or whole edge, and one
+	// signed edge type, so type and direction are known.
+	packedRows bool
 	// joinsInput: YIELD or WHERE read $-/$var columns, so each result row
 	// joins back to the input rows its start vertex came from. Otherwise
 	// GO starts once from each distinct input vertex, as NebulaGraph does.
@@ -171,6 +177,7 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 		return nil, err
 	}
 	p.planWholeProps(snap, props, over)
+	p.packedRows = len(p.edgeTypes) == 1 && len(p.edgeProps) == 0 && p.whole == nil && !readsRank(props.Edge)
 	if s.Where != nil {
 		where := eval.CollectProps(s.Where)
 		// A non-deterministic WHERE (rand(), now()...) stays in graphd:
@@ -189,6 +196,16 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 		}
 	}
 	return p, nil
+}
+
+// readsRank reports whether refs read an edge's rank.
+func readsRank(refs []eval.PropRef) bool {
+	for _, ref := range refs {
+		if ref.Name == eval.PropRank {
+			return true
+		}
+	}
+	return false
 }
 
 func hasColumn(versions []*metapb.Schema, name string) bool {
@@ -221,11 +238,16 @@ func checkCalls(e ast.Expr) error {
 	return err
 }
 
-// goRow is one traversed edge of a result step.
+// goRow is one traversed edge of a result step. The edge's fields are
+// copied out of storage's answer (not a pointer to its NeighborEdge): when
+// the step came packed (packedRows) there is no message per edge at all.
 type goRow struct {
 	from      []byte
 	fromProps []*commonpb.Value
-	edge      *storagepb.NeighborEdge
+	dst       []byte // the vertex reached; aliases storage's answer
+	edgeType  int32  // signed, as stored
+	rank      int64  // 0 when the step came packed (nothing reads it then)
+	props     []*commonpb.Value
 	origin    string // the start vid the path began at (for $-/$var joins)
 	filtered  bool   // storaged applied WHERE to this edge already
 }
@@ -336,6 +358,7 @@ func (p *goPlan) stepRequest(step int) *storagepb.GetNeighborsReq {
 		return req
 	}
 	req.VertexProps, req.EdgeProps = p.srcProps, p.edgeProps
+	req.DstOnly = p.packedRows
 	// WHERE filters result rows, never the traversal: a result step
 	// before the last (M TO N) continues from every edge, so only the
 	// last step's rows are filtered by storaged.
@@ -390,22 +413,30 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 	edges := 0
 	for _, vn := range resp {
 		var grown int64
+		// Steps before the result ask for destinations only (packed), and
+		// so do result steps when packedRows; result steps before the last
+		// (M TO N) continue from theirs.
+		dsts := vn.DstList(int(p.space.GetVidLen()))
 		if final {
 			before := len(t.rows)
-			for _, e := range vn.Edges {
-				if t.origins != nil {
-					for o := range t.origins[string(vn.Vid)] {
-						t.rows = append(t.rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, origin: o, filtered: req.Filter != ""})
-					}
-				} else {
-					t.rows = append(t.rows, goRow{from: vn.Vid, fromProps: vn.Props, edge: e, filtered: req.Filter != ""})
+			row := goRow{from: vn.Vid, fromProps: vn.Props, filtered: req.Filter != ""}
+			for i, dst := range dsts {
+				row.dst, row.edgeType, row.rank, row.props = dst, req.EdgeTypes[0], 0, nil
+				if !req.DstOnly {
+					e := vn.Edges[i]
+					row.edgeType, row.rank, row.props = e.EdgeType, e.Rank, e.Props
+				}
+				if t.origins == nil {
+					t.rows = append(t.rows, row)
+					continue
+				}
+				for o := range t.origins[string(vn.Vid)] {
+					row.origin = o
+					t.rows = append(t.rows, row)
 				}
 			}
 			grown += int64(len(t.rows)-before) * goRowStruct
 		}
-		// Steps before the result ask for destinations only (packed);
-		// result steps before the last (M TO N) continue from theirs.
-		dsts := vn.DstList(int(p.space.GetVidLen()))
 		edges += len(dsts)
 		if step < p.stmt.Steps.Max {
 			var frontierBytes int64
@@ -568,7 +599,7 @@ func (p *goPlan) fetchDst(ctx context.Context, rows []goRow) (map[string][]*comm
 			}
 			listed = 0
 		}
-		d := r.edge.Dst
+		d := r.dst
 		if seen[string(d)] {
 			continue
 		}
@@ -624,8 +655,8 @@ func (c *goRowContext) bindSource(set *startSet, srcRow int) {
 }
 
 func (c *goRowContext) EdgeProp(edge, prop string) (value.Value, error) {
-	e := c.row.edge
-	abs := e.EdgeType
+	e := c.row
+	abs := e.edgeType
 	if abs < 0 {
 		abs = -abs
 	}
@@ -639,16 +670,16 @@ func (c *goRowContext) EdgeProp(edge, prop string) (value.Value, error) {
 		// source) and its type's name.
 		switch prop {
 		case eval.PropSrc, eval.PropDst:
-			src, dst := c.row.from, e.Dst
-			if e.EdgeType < 0 {
-				src, dst = e.Dst, c.row.from
+			src, dst := c.row.from, e.dst
+			if e.edgeType < 0 {
+				src, dst = e.dst, c.row.from
 			}
 			if prop == eval.PropSrc {
 				return c.p.vids.decode(src), nil
 			}
 			return c.p.vids.decode(dst), nil
 		case eval.PropRank:
-			return value.Int(e.Rank), nil
+			return value.Int(e.rank), nil
 		case eval.PropType:
 			return value.Str(name), nil
 		}
@@ -660,17 +691,17 @@ func (c *goRowContext) EdgeProp(edge, prop string) (value.Value, error) {
 	case eval.PropSrc:
 		return c.p.vids.decode(c.row.from), nil
 	case eval.PropDst:
-		return c.p.vids.decode(e.Dst), nil
+		return c.p.vids.decode(e.dst), nil
 	case eval.PropRank:
-		return value.Int(e.Rank), nil
+		return value.Int(e.rank), nil
 	case eval.PropType:
-		return value.Int(int64(e.EdgeType)), nil
+		return value.Int(int64(e.edgeType)), nil
 	}
 	i, ok := c.p.edgeIndex[edge+"."+prop]
-	if !ok || i >= len(e.Props) {
+	if !ok || i >= len(e.props) {
 		return value.Null(), fmt.Errorf("%s.%s was not fetched", edge, prop)
 	}
-	return value.FromProto(e.Props[i]), nil
+	return value.FromProto(e.props[i]), nil
 }
 
 func (c *goRowContext) SrcProp(tag, prop string) (value.Value, error) {
@@ -686,13 +717,13 @@ func (c *goRowContext) SrcProp(tag, prop string) (value.Value, error) {
 
 func (c *goRowContext) DstProp(tag, prop string) (value.Value, error) {
 	if tag == eval.AnyTag && prop == eval.PropVID {
-		return c.p.vids.decode(c.row.edge.Dst), nil
+		return c.p.vids.decode(c.row.dst), nil
 	}
 	i, ok := c.p.dstIndex[tag+"."+prop]
 	if !ok {
 		return value.Null(), fmt.Errorf("$$.%s.%s was not fetched", tag, prop)
 	}
-	vals, found := c.dst[string(c.row.edge.Dst)]
+	vals, found := c.dst[string(c.row.dst)]
 	if !found || i >= len(vals) {
 		return value.Null(), nil // the destination has no vertex data
 	}
@@ -724,6 +755,9 @@ func (p *goPlan) describe() []stageStat {
 			info += ", dstOnly: true"
 		} else {
 			info += fmt.Sprintf(", vertexProps: %s, edgeProps: %s", refsString(p.srcProps), refsString(p.edgeProps))
+			if p.packedRows {
+				info += ", dstOnly: true"
+			}
 			if p.pushedWhere != "" && step == p.stmt.Steps.Max {
 				info += ", filter: " + p.pushedWhere
 			}

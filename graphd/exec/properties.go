@@ -217,17 +217,17 @@ func (c *goRowContext) AllProps(scope eval.Scope) (value.Value, error) {
 	}
 	switch scope {
 	case eval.ScopeEdge:
-		e := c.row.edge
-		abs := e.EdgeType
+		e := c.row
+		abs := e.edgeType
 		if abs < 0 {
 			abs = -abs
 		}
 		name := c.p.edgeNames[abs]
-		return edgePropsMap(w.edges[name], name, c.p.edgeIndex, e.Props), nil
+		return edgePropsMap(w.edges[name], name, c.p.edgeIndex, e.props), nil
 	case eval.ScopeSrc:
 		return vertexPropsMap(w.tags, c.p.srcIndex, c.row.fromProps), nil
 	case eval.ScopeDst:
-		return vertexPropsMap(w.tags, c.p.dstIndex, c.dst[string(c.row.edge.Dst)]), nil
+		return vertexPropsMap(w.tags, c.p.dstIndex, c.dst[string(c.row.dst)]), nil
 	}
 	return value.Null(), fmt.Errorf("properties(%s) is not available in GO", scope)
 }
@@ -257,7 +257,7 @@ func (c *goRowContext) VertexOf(scope eval.Scope) (value.Value, error) {
 	case eval.ScopeSrc:
 		return vertexValue(c.p.vids.decode(c.row.from), w.tags, c.p.srcIndex, c.row.fromProps), nil
 	case eval.ScopeDst:
-		return vertexValue(c.p.vids.decode(c.row.edge.Dst), w.tags, c.p.dstIndex, c.dst[string(c.row.edge.Dst)]), nil
+		return vertexValue(c.p.vids.decode(c.row.dst), w.tags, c.p.dstIndex, c.dst[string(c.row.dst)]), nil
 	}
 	return value.Null(), fmt.Errorf("%s is not available in GO", scope)
 }
@@ -271,13 +271,13 @@ func (c *goRowContext) EdgeOf() (value.Value, error) {
 	}
 	src, _ := c.EdgeProp(eval.AnyEdge, eval.PropSrc)
 	dst, _ := c.EdgeProp(eval.AnyEdge, eval.PropDst)
-	e := c.row.edge
-	abs := e.EdgeType
+	e := c.row
+	abs := e.edgeType
 	if abs < 0 {
 		abs = -abs
 	}
 	name := c.p.edgeNames[abs]
-	return edgeValue(src, dst, name, e.Rank, edgePropsMap(w.edges[name], name, c.p.edgeIndex, e.Props)), nil
+	return edgeValue(src, dst, name, e.rank, edgePropsMap(w.edges[name], name, c.p.edgeIndex, e.props)), nil
 }
 
 // VertexOf implements eval.GraphSource for FETCH PROP ON tags: VERTEX.
