@@ -417,6 +417,7 @@ type neighborScan struct {
 	db     *grocksdb.DB
 	ro     *grocksdb.ReadOptions
 	it     *grocksdb.Iterator
+	keys   *keyScanner // it, read many keys to a cgo call; made on first use
 	rng    *rand.Rand
 	seen   map[string]bool // dedup_dst
 }
@@ -539,34 +540,10 @@ func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storage
 	}
 	kept := int64(0)
 	var sample []*storagepb.NeighborEdge
-	it := ns.it
-	keyLen := partition.EdgeKeyLen(ns.vidLen)
-	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-		if req.LimitPerVertex > 0 && req.SamplePerVertex <= 0 && kept >= req.LimitPerVertex {
-			break
-		}
-		key := it.Key().Data()
-		// The length check is the precondition of the partition.EdgeKey*
-		// accessors below (the prefix fixes the kind, src and type).
-		if len(key) != keyLen {
-			return fmt.Errorf("vertex %x: edge key %x has %d bytes, want %d: %w", vid, key, len(key), keyLen, partition.ErrMalformedKey)
-		}
-		var row []byte
-		if needRow {
-			var live bool
-			var err error
-			if row, live, err = partition.EdgeRow(et, it.Value().Data()); err != nil {
-				return fmt.Errorf("vertex %x: %w", vid, err)
-			}
-			if !live {
-				continue
-			}
-			if exp, err := ns.r.expired(row, sv); err != nil {
-				return err
-			} else if exp {
-				continue
-			}
-		}
+	// add takes one edge of the scan, key checked to be an edge key and row
+	// its live, unexpired value (nil when not needed): the filter, then
+	// dedup, then the limit's count, then the shape.
+	add := func(key, row []byte) error {
 		dstKey := partition.EdgeKeyDst(key, ns.vidLen)
 		rank := partition.EdgeKeyRank(key, ns.vidLen)
 		if fr != nil {
@@ -576,22 +553,22 @@ func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storage
 				return invalid("filter on edge %s->%s: %v", showVid(ns.space, vid), showVid(ns.space, dstKey), err)
 			}
 			if !ok {
-				continue
+				return nil
 			}
 		}
 		if ns.seen != nil {
 			if ns.seen[string(dstKey)] {
-				continue
+				return nil
 			}
 			ns.seen[string(dstKey)] = true
 		}
 		kept++
 		if req.CountOnly {
-			continue
+			return nil
 		}
 		if req.DstOnly && req.SamplePerVertex <= 0 {
 			vn.PackedDsts = append(vn.PackedDsts, dstKey...)
-			continue
+			return nil
 		}
 		dst := append([]byte(nil), dstKey...)
 		ne := &storagepb.NeighborEdge{EdgeType: et, Rank: rank, Dst: dst}
@@ -609,9 +586,69 @@ func (ns *neighborScan) edges(vid []byte, et int32, rows vertexRows, vn *storage
 			} else if j := ns.rng.Int64N(kept); j < req.SamplePerVertex {
 				sample[j] = ne
 			}
-			continue
+			return nil
 		}
 		vn.Edges = append(vn.Edges, ne)
+		return nil
+	}
+	limited := req.LimitPerVertex > 0 && req.SamplePerVertex <= 0
+	keyLen := partition.EdgeKeyLen(ns.vidLen)
+	malformed := func(key []byte) error {
+		return fmt.Errorf("vertex %x: edge key %x has %d bytes, want %d: %w", vid, key, len(key), keyLen, partition.ErrMalformedKey)
+	}
+	it := ns.it
+	if !needRow {
+		// Keys only: read them in batches in C (keyscan.go); the limit
+		// bounds each batch so that no more keys are read than it can
+		// keep.
+		if ns.keys == nil {
+			ns.keys = newKeyScanner(it)
+		}
+		for seek := true; ; seek = false {
+			want := scanBatchKeys
+			if limited {
+				want = int(min(int64(want), req.LimitPerVertex-kept))
+			}
+			keys, n, bad := ns.keys.next(prefix, seek, keyLen, want)
+			for i := 0; i < n; i++ {
+				if err := add(keys[i*keyLen:(i+1)*keyLen:(i+1)*keyLen], nil); err != nil {
+					return err
+				}
+			}
+			if bad {
+				return malformed(it.Key().Data())
+			}
+			if n < want || (limited && kept >= req.LimitPerVertex) {
+				break
+			}
+		}
+	} else {
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			if limited && kept >= req.LimitPerVertex {
+				break
+			}
+			key := it.Key().Data()
+			// The length check is the precondition of the partition.EdgeKey*
+			// accessors in add (the prefix fixes the kind, src and type).
+			if len(key) != keyLen {
+				return malformed(key)
+			}
+			row, live, err := partition.EdgeRow(et, it.Value().Data())
+			if err != nil {
+				return fmt.Errorf("vertex %x: %w", vid, err)
+			}
+			if !live {
+				continue
+			}
+			if exp, err := ns.r.expired(row, sv); err != nil {
+				return err
+			} else if exp {
+				continue
+			}
+			if err := add(key, row); err != nil {
+				return err
+			}
+		}
 	}
 	if err := it.Err(); err != nil {
 		return fmt.Errorf("scanning edges of %x: %w", vid, err)
