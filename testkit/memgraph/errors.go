@@ -46,7 +46,7 @@ func partError(part int32, err error) error {
 type Unsupported struct{ What string }
 
 func (e *Unsupported) Error() string {
-	return "memgraph does not model " + e.What + ": it is an in-memory graph for tests (testkit/memgraph)"
+	return "memgraph (testkit/memgraph, an in-memory graph for tests) does not model " + e.What
 }
 
 // ErrorCode is E_UNKNOWN: no code of the catalog's says "not modelled".

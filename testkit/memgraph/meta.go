@@ -398,7 +398,7 @@ func (m *Meta) RecoverJob(context.Context, int32, []int64) (int, error) {
 }
 
 func (m *Meta) CreateUser(context.Context, string, string, bool) (int64, error) {
-	return 0, &Unsupported{"users (CREATE USER); every session is root's"}
+	return 0, &Unsupported{"users (CREATE USER): every session is root's"}
 }
 
 func (m *Meta) AlterUser(context.Context, string, string) (int64, error) {
