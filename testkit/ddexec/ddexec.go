@@ -8,8 +8,9 @@
 // # File format
 //
 // Each file is one session, as root: USE carries over from directive to
-// directive, and every file starts with no space and an empty graph. The
-// directives:
+// directive, and every file starts with no space and an empty graph (on a
+// cluster, the spaces a file created are dropped after it). Lines starting
+// with # between directives are comments. The directives:
 //
 //	exec
 //	<nGQL: one or more statements, as one request>
@@ -24,12 +25,6 @@
 // prints "error (<code>): <message>" with the client's code (E_SEMANTIC,
 // E_EXECUTION, E_SYNTAX).
 //
-// An exec or exec-sorted directive with the argument bug=<name> records a
-// known bug: its expected output is what nGQL's semantics say, which the
-// statement does not print yet. The test passes while the statement prints
-// something else (and logs it), and fails once it prints the expected
-// output, so that the mark is removed with the bug.
-//
 // exec-sorted is exec with the rows sorted (as text). Use it whenever the
 // statement's order is not defined by nGQL: a GO, FETCH or LOOKUP whose
 // rows come from several partitions comes back in partition order, which
@@ -37,6 +32,12 @@
 // returned) is for statements whose order is defined: ORDER BY, a single
 // row, or the edges of one vertex of one partition, which storage returns
 // in key order (edge type, then rank, then destination) on a cluster too.
+//
+// An exec or exec-sorted directive with the argument bug=<name> records a
+// known bug: its expected output is what nGQL's semantics say, which the
+// statement does not print yet. The test passes while the statement prints
+// something else (and logs it), and fails once it prints the expected
+// output, so that the mark is removed with the bug.
 //
 //	params
 //	<name> = <nGQL expression>
@@ -181,7 +182,9 @@ func (f *file) exec(stmts string, sorted bool) string {
 		ds, err = f.x.ExecuteWithParams(ctx, f.sess, stmts, f.params)
 		cancel()
 		// A cluster's write whose leader changed under it may or may not
-		// have applied; the statements are written to be repeatable.
+		// have applied: the request runs again (the files' writes are
+		// INSERTs, which repeat harmlessly; a DDL statement repeated
+		// fails visibly).
 		if err == nil || !f.opts.Cluster || attempt == 5 || !strings.Contains(err.Error(), "E_OUTCOME_UNKNOWN") {
 			break
 		}
