@@ -20,7 +20,7 @@ type Storage struct{ g *Graph }
 func (g *Graph) now() int64 { return g.opts.Now().Unix() }
 
 // spaceFor is the catalog and space a request reads or writes, and the
-// space's data; g.mu must be held.
+// space's data; g.mu must be held (for reading at least).
 func (g *Graph) spaceFor(spaceID int32, version int64) (*catalog.Snapshot, *metapb.SpaceDesc, *kvs, error) {
 	snap := g.snap
 	if version > snap.Version() {
@@ -33,8 +33,9 @@ func (g *Graph) spaceFor(spaceID int32, version int64) (*catalog.Snapshot, *meta
 	}
 	data := g.data[spaceID]
 	if data == nil {
+		// Not stored here: readers hold g.mu only for reading. A write
+		// stores what it built (write).
 		data = newKVs()
-		g.data[spaceID] = data
 	}
 	return snap, space, data, nil
 }
