@@ -360,7 +360,21 @@ func (f *filterRow) EdgeProp(edge, prop string) (value.Value, error) {
 	if edge != eval.AnyEdge && edge != f.edgeName {
 		return value.Null(), nil // a property of another edge type
 	}
-	if prop == eval.PropType {
+	// The reserved properties mean what graphd's GO gives them (so a WHERE
+	// selects the same rows pushed down or not): src(edge), dst(edge) and
+	// type(edge) are the stored edge's endpoints and its type's name;
+	// edge._src, edge._dst and edge._type follow the traversal (the vertex
+	// the step leaves from, the one it reaches, the signed type).
+	if edge != eval.AnyEdge {
+		switch prop {
+		case eval.PropSrc:
+			return vidValue(f.space, f.vid), nil
+		case eval.PropDst:
+			return vidValue(f.space, f.other), nil
+		case eval.PropType:
+			return value.Int(int64(f.edgeType)), nil
+		}
+	} else if prop == eval.PropType {
 		return value.Str(f.edgeName), nil
 	}
 	if pv, ok := edgeKeyProp(prop, f.edgeType, f.rank, f.vid, f.other); ok {
