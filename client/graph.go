@@ -199,7 +199,7 @@ func pathFromProto(p *commonpb.PathVal) Path {
 
 // Map returns cell j, a map, with its values as Value returns them.
 func (r Row) Map(j int) (Map, error) {
-	if v, ok := r.values[j].GetV().(*commonpb.Value_MapVal); ok {
+	if v, ok := r.cell(j).GetV().(*commonpb.Value_MapVal); ok {
 		return mapFromProto(v.MapVal), nil
 	}
 	return nil, r.typeError(j, "map")
@@ -207,7 +207,7 @@ func (r Row) Map(j int) (Map, error) {
 
 // Vertex returns cell j, a vertex.
 func (r Row) Vertex(j int) (Vertex, error) {
-	if v, ok := r.values[j].GetV().(*commonpb.Value_VertexVal); ok {
+	if v, ok := r.cell(j).GetV().(*commonpb.Value_VertexVal); ok {
 		return vertexFromProto(v.VertexVal), nil
 	}
 	return Vertex{}, r.typeError(j, "vertex")
@@ -215,7 +215,7 @@ func (r Row) Vertex(j int) (Vertex, error) {
 
 // Edge returns cell j, an edge.
 func (r Row) Edge(j int) (Edge, error) {
-	if v, ok := r.values[j].GetV().(*commonpb.Value_EdgeVal); ok {
+	if v, ok := r.cell(j).GetV().(*commonpb.Value_EdgeVal); ok {
 		return edgeFromProto(v.EdgeVal), nil
 	}
 	return Edge{}, r.typeError(j, "edge")
@@ -223,7 +223,7 @@ func (r Row) Edge(j int) (Edge, error) {
 
 // Path returns cell j, a path.
 func (r Row) Path(j int) (Path, error) {
-	if v, ok := r.values[j].GetV().(*commonpb.Value_PathVal); ok {
+	if v, ok := r.cell(j).GetV().(*commonpb.Value_PathVal); ok {
 		return pathFromProto(v.PathVal), nil
 	}
 	return Path{}, r.typeError(j, "path")

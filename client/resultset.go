@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -8,25 +9,71 @@ import (
 )
 
 // ResultSet is the answer to one successful statement.
+//
+// The session asks graphd for the result in columns (one typed array per
+// column, graphpb.Column) and reads rows of cells from graphd's that
+// answer in rows; either way the accessors are the same.
 type ResultSet struct {
 	columns   []string
-	rows      []Row
+	rows      []Row             // row form
+	cols      []*graphpb.Column // columnar form
+	numRows   int               // columnar form
 	hasData   bool
 	latencyUS int64
 	spaceName string
 }
 
-func newResultSet(resp *graphpb.ExecuteResp) *ResultSet {
+func newResultSet(resp *graphpb.ExecuteResp) (*ResultSet, error) {
 	rs := &ResultSet{latencyUS: resp.GetLatencyUs(), spaceName: resp.GetSpaceName()}
-	if data := resp.GetData(); data != nil {
-		rs.hasData = true
-		rs.columns = data.GetColumnNames()
-		rs.rows = make([]Row, len(data.GetRows()))
-		for i, row := range data.GetRows() {
-			rs.rows[i] = Row{values: row.GetValues()}
+	data := resp.GetData()
+	if data == nil {
+		return rs, nil
+	}
+	rs.hasData = true
+	rs.columns = data.GetColumnNames()
+	if len(data.GetColumns()) > 0 {
+		if err := checkColumns(data); err != nil {
+			return nil, err
+		}
+		rs.cols, rs.numRows = data.GetColumns(), int(data.GetNumRows())
+		return rs, nil
+	}
+	rs.rows = make([]Row, len(data.GetRows()))
+	for i, row := range data.GetRows() {
+		rs.rows[i] = Row{values: row.GetValues()}
+	}
+	return rs, nil
+}
+
+// checkColumns checks that a columnar result holds what it says, so that
+// the accessors cannot index past an array a faulty server cut short.
+func checkColumns(data *graphpb.DataSet) error {
+	n := data.GetNumRows()
+	if len(data.GetColumns()) != len(data.GetColumnNames()) {
+		return fmt.Errorf("graphd sent %d columns for %d column names", len(data.GetColumns()), len(data.GetColumnNames()))
+	}
+	for j, c := range data.GetColumns() {
+		var have int
+		switch c.GetKind() {
+		case graphpb.ColumnKind_COL_INT:
+			have = len(c.GetInts())
+		case graphpb.ColumnKind_COL_FLOAT:
+			have = len(c.GetFloats())
+		case graphpb.ColumnKind_COL_STR:
+			have = len(c.GetStrs())
+		case graphpb.ColumnKind_COL_BOOL:
+			have = len(c.GetBools())
+		case graphpb.ColumnKind_COL_ANY:
+			have = len(c.GetValues())
+		default:
+			return fmt.Errorf("graphd sent column %d of unknown kind %d", j, c.GetKind())
+		}
+		if int64(have) != n || (len(c.GetNulls()) != 0 && int64(len(c.GetNulls())) != (n+7)/8) {
+			return fmt.Errorf("graphd sent column %d (%s) with %d cells and %d bytes of NULL bits for %d rows",
+				j, c.GetKind(), have, len(c.GetNulls()), n)
 		}
 	}
-	return rs
+	return nil
 }
 
 // HasData reports whether the statement returned a data set (possibly with
@@ -44,10 +91,23 @@ func (rs *ResultSet) ColumnIndex(name string) (int, bool) {
 }
 
 // Len is the number of rows.
-func (rs *ResultSet) Len() int { return len(rs.rows) }
+func (rs *ResultSet) Len() int {
+	if rs.cols != nil {
+		return rs.numRows
+	}
+	return len(rs.rows)
+}
 
 // Row returns row i; it panics when i is out of range, like a slice index.
-func (rs *ResultSet) Row(i int) Row { return rs.rows[i] }
+func (rs *ResultSet) Row(i int) Row {
+	if rs.cols != nil {
+		if i < 0 || i >= rs.numRows {
+			panic(fmt.Sprintf("client: row %d of a result of %d rows", i, rs.numRows))
+		}
+		return Row{cols: rs.cols, i: i}
+	}
+	return rs.rows[i]
+}
 
 // LatencyUS is the time graphd spent on the statement, in microseconds.
 func (rs *ResultSet) LatencyUS() int64 { return rs.latencyUS }
@@ -59,20 +119,62 @@ func (rs *ResultSet) SpaceName() string { return rs.spaceName }
 // it is out of range, like a slice index; the typed ones return ErrNull for
 // a NULL cell and an error wrapping ErrType for a cell of another type.
 type Row struct {
-	values []*commonpb.Value
+	values []*commonpb.Value // row form
+	cols   []*graphpb.Column // columnar form: row i of cols
+	i      int
 }
 
 // Len is the number of cells.
-func (r Row) Len() int { return len(r.values) }
+func (r Row) Len() int {
+	if r.cols != nil {
+		return len(r.cols)
+	}
+	return len(r.values)
+}
+
+// cell is cell j as a wire value; in columnar form it is made from the
+// column (the typed accessors read the columns without making one).
+func (r Row) cell(j int) *commonpb.Value {
+	if r.cols == nil {
+		return r.values[j]
+	}
+	c := r.cols[j]
+	if c.GetKind() == graphpb.ColumnKind_COL_ANY {
+		return c.Values[r.i]
+	}
+	if columnNull(c, r.i) {
+		return &commonpb.Value{V: &commonpb.Value_Null{Null: true}}
+	}
+	switch c.GetKind() {
+	case graphpb.ColumnKind_COL_INT:
+		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: c.Ints[r.i]}}
+	case graphpb.ColumnKind_COL_FLOAT:
+		return &commonpb.Value{V: &commonpb.Value_FloatVal{FloatVal: c.Floats[r.i]}}
+	case graphpb.ColumnKind_COL_STR:
+		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: c.Strs[r.i]}}
+	default: // COL_BOOL; checkColumns allows no other kind
+		return &commonpb.Value{V: &commonpb.Value_BoolVal{BoolVal: c.Bools[r.i] != 0}}
+	}
+}
+
+// columnNull reports whether row i of a typed column is NULL.
+func columnNull(c *graphpb.Column, i int) bool {
+	return len(c.Nulls) > 0 && c.Nulls[i/8]&(1<<(i%8)) != 0
+}
 
 // IsNull reports whether cell j is NULL.
-func (r Row) IsNull(j int) bool { return isNull(r.values[j]) }
+func (r Row) IsNull(j int) bool {
+	if r.cols != nil && r.cols[j].GetKind() != graphpb.ColumnKind_COL_ANY {
+		return columnNull(r.cols[j], r.i)
+	}
+	return isNull(r.cell(j))
+}
 
 // Value returns cell j as nil (NULL), int64 (int and timestamp), float64,
 // bool, string, temporal.Date, temporal.Time, temporal.DateTime,
 // temporal.Duration (each with a String method printing it as NebulaGraph
 // does), []any or Map of those, or a Vertex, Edge or Path (graph.go).
-func (r Row) Value(j int) any { return toAny(r.values[j]) }
+func (r Row) Value(j int) any { return toAny(r.cell(j)) }
 
 // Display returns cell j as the console prints it: strings quoted, NULL as
 // __NULL__, floats in their shortest exact form. See FormatValue.
@@ -80,7 +182,10 @@ func (r Row) Display(j int) string { return FormatValue(r.Value(j)) }
 
 // Int returns cell j, an int or a timestamp (seconds since the Unix epoch).
 func (r Row) Int(j int) (int64, error) {
-	switch v := r.values[j].GetV().(type) {
+	if r.cols != nil && r.cols[j].GetKind() == graphpb.ColumnKind_COL_INT && !columnNull(r.cols[j], r.i) {
+		return r.cols[j].Ints[r.i], nil
+	}
+	switch v := r.cell(j).GetV().(type) {
 	case *commonpb.Value_IntVal:
 		return v.IntVal, nil
 	case *commonpb.Value_TimestampVal:
@@ -91,7 +196,7 @@ func (r Row) Int(j int) (int64, error) {
 
 // Float returns cell j, a float.
 func (r Row) Float(j int) (float64, error) {
-	if v, ok := r.values[j].GetV().(*commonpb.Value_FloatVal); ok {
+	if v, ok := r.cell(j).GetV().(*commonpb.Value_FloatVal); ok {
 		return v.FloatVal, nil
 	}
 	return 0, r.typeError(j, "float")
@@ -99,7 +204,7 @@ func (r Row) Float(j int) (float64, error) {
 
 // Bool returns cell j, a bool.
 func (r Row) Bool(j int) (bool, error) {
-	if v, ok := r.values[j].GetV().(*commonpb.Value_BoolVal); ok {
+	if v, ok := r.cell(j).GetV().(*commonpb.Value_BoolVal); ok {
 		return v.BoolVal, nil
 	}
 	return false, r.typeError(j, "bool")
@@ -107,7 +212,10 @@ func (r Row) Bool(j int) (bool, error) {
 
 // String returns cell j, a string, unquoted.
 func (r Row) String(j int) (string, error) {
-	if v, ok := r.values[j].GetV().(*commonpb.Value_StrVal); ok {
+	if r.cols != nil && r.cols[j].GetKind() == graphpb.ColumnKind_COL_STR && !columnNull(r.cols[j], r.i) {
+		return string(r.cols[j].Strs[r.i]), nil
+	}
+	if v, ok := r.cell(j).GetV().(*commonpb.Value_StrVal); ok {
 		return string(v.StrVal), nil
 	}
 	return "", r.typeError(j, "string")
@@ -115,7 +223,7 @@ func (r Row) String(j int) (string, error) {
 
 // List returns cell j, a list, with its elements as Value returns them.
 func (r Row) List(j int) ([]any, error) {
-	if _, ok := r.values[j].GetV().(*commonpb.Value_ListVal); ok {
+	if _, ok := r.cell(j).GetV().(*commonpb.Value_ListVal); ok {
 		return r.Value(j).([]any), nil
 	}
 	return nil, r.typeError(j, "list")

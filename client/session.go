@@ -44,7 +44,7 @@ func (s *Session) SpaceName() string {
 // a call that got no answer returns a *TransportError. ctx's deadline
 // bounds the whole call.
 func (s *Session) Execute(ctx context.Context, stmt string) (*ResultSet, error) {
-	return s.execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt})
+	return s.execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt, Columnar: true})
 }
 
 // ExecuteWithParams is Execute with query parameters, which the statement
@@ -63,7 +63,7 @@ func (s *Session) ExecuteWithParams(ctx context.Context, stmt string, params map
 	if err != nil {
 		return nil, err
 	}
-	return s.execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt, Params: values})
+	return s.execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt, Params: values, Columnar: true})
 }
 
 func (s *Session) execute(ctx context.Context, req *graphpb.ExecuteReq) (*ResultSet, error) {
@@ -80,7 +80,11 @@ func (s *Session) execute(ctx context.Context, req *graphpb.ExecuteReq) (*Result
 	s.mu.Lock()
 	s.space = resp.GetSpaceName()
 	s.mu.Unlock()
-	return newResultSet(resp), nil
+	rs, err := newResultSet(resp)
+	if err != nil {
+		return nil, &TransportError{Addr: s.addr, Op: "execute", Err: err}
+	}
+	return rs, nil
 }
 
 // Close signs the session out of graphd (best effort, bounded by a short

@@ -186,3 +186,30 @@ func TestExecuteAfterClose(t *testing.T) {
 		t.Errorf("Execute after Close = %v, want ErrSessionClosed", err)
 	}
 }
+
+// A columnar result that does not hold what it says (a faulty or hostile
+// server) is refused when it arrives, naming the column, instead of
+// panicking later in an accessor.
+func TestMalformedColumnsAreRefused(t *testing.T) {
+	graphd := clienttest.Start(t)
+	for stmt, data := range map[string]*graphpb.DataSet{
+		"short ints": {ColumnNames: []string{"a"}, NumRows: 3,
+			Columns: []*graphpb.Column{{Kind: graphpb.ColumnKind_COL_INT, Ints: []int64{1, 2}}}},
+		"short nulls": {ColumnNames: []string{"a"}, NumRows: 9,
+			Columns: []*graphpb.Column{{Kind: graphpb.ColumnKind_COL_STR, Strs: make([][]byte, 9), Nulls: []byte{1}}}},
+		"missing column": {ColumnNames: []string{"a", "b"}, NumRows: 1,
+			Columns: []*graphpb.Column{{Kind: graphpb.ColumnKind_COL_BOOL, Bools: []byte{1}}}},
+		"unknown kind": {ColumnNames: []string{"a"}, NumRows: 1,
+			Columns: []*graphpb.Column{{Kind: 99, Ints: []int64{1}}}},
+	} {
+		graphd.Script(stmt, &graphpb.ExecuteResp{Data: data})
+	}
+	sess := newSession(t, graphd)
+	for _, stmt := range []string{"short ints", "short nulls", "missing column", "unknown kind"} {
+		_, err := sess.Execute(testContext(t), stmt)
+		var te *client.TransportError
+		if !errors.As(err, &te) || !strings.Contains(err.Error(), "column") {
+			t.Errorf("%s: %v, want a transport error naming the column", stmt, err)
+		}
+	}
+}

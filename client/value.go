@@ -98,10 +98,10 @@ func typeName(v *commonpb.Value) string {
 }
 
 func (r Row) typeError(j int, want string) error {
-	if isNull(r.values[j]) {
+	if isNull(r.cell(j)) {
 		return fmt.Errorf("column %d: %w", j, ErrNull)
 	}
-	return fmt.Errorf("column %d: %w: want %s, have %s", j, ErrType, want, typeName(r.values[j]))
+	return fmt.Errorf("column %d: %w: want %s, have %s", j, ErrType, want, typeName(r.cell(j)))
 }
 
 // FormatValue renders a value as Row.Value returns it the way the console

@@ -368,6 +368,9 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	sess.lastUsed = start
 	// The query list and the logs keep the text: never a password.
 	ctx, q := s.beginQuery(ctx, sess, lexer.RedactSecrets(req.Stmt), start)
+	if req.GetColumnar() {
+		ctx = exec.WithColumnarResult(ctx)
+	}
 	ps, err := params(req.GetParams())
 	var data *graphpb.DataSet
 	if err == nil {

@@ -410,7 +410,11 @@ func tableSize(t *table) int64 {
 
 // DataSetSize estimates the memory of a result as sent to the client.
 func DataSetSize(ds *graphpb.DataSet) int64 {
-	return int64(len(ds.GetRows()))*pointerBytes + dataSetRowsSize(ds.GetRows())
+	n := int64(len(ds.GetRows()))*pointerBytes + dataSetRowsSize(ds.GetRows())
+	for _, c := range ds.GetColumns() {
+		n += pointerBytes + columnSize(c)
+	}
+	return n
 }
 
 // dataSetRowsSize is DataSetSize without the row pointers of the DataSet's

@@ -123,7 +123,12 @@ func (x *Executor) ExecuteWithParams(ctx context.Context, sess *SessionState, te
 	// charged while it is built (table.toDataSet) and stays charged until
 	// the query's budget is closed, which graphd does once the response
 	// has been sent.
-	out, err := last.toDataSet(BudgetOf(ctx))
+	var out *graphpb.DataSet
+	if columnarResult(ctx) {
+		out, err = last.toColumns(BudgetOf(ctx))
+	} else {
+		out, err = last.toDataSet(BudgetOf(ctx))
+	}
 	if err != nil {
 		return nil, QueryEndError(ctx, err)
 	}
