@@ -50,11 +50,12 @@
 //   - TTL: expired rows are hidden from reads and treated as absent by
 //     INSERT IF NOT EXISTS and UPDATE, against Options.Now.
 //   - The catalog is a metapb.Catalog handed out as catalog.Snapshot copies
-//     whose version increases with every change. DDL is checked as metad
-//     checks it (the same codes and messages: a taken name is E_EXISTED,
-//     and so on), and refusals are metad/client errors, as the executor
-//     gets them from metad; partition failures are storaged/client
-//     PartErrors.
+//     whose version increases with every change. DDL is checked with
+//     metad's own checks (metad/ddlcheck: the same codes and messages),
+//     and what they leave to the catalog as metad does it (a taken name is
+//     E_EXISTED, and so on); refusals are metad/client errors, as the
+//     executor gets them from metad; partition failures are
+//     storaged/client PartErrors.
 //
 // # What it does not model
 //

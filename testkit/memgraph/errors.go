@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/metad/ddlcheck"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
@@ -12,6 +13,16 @@ import (
 // errorf is a DDL refusal, as metad's client returns it.
 func errorf(code commonpb.ErrorCode, format string, args ...any) error {
 	return &metaclient.Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// metaError is a refusal of metad's DDL checks (ddlcheck) as metad's
+// client returns it.
+func metaError(err error) error {
+	var e *ddlcheck.Error
+	if errors.As(err, &e) {
+		return &metaclient.Error{Code: e.Code, Msg: e.Msg}
+	}
+	return err
 }
 
 // partitionError is a failure of one partition with a code, as storaged's
