@@ -8,6 +8,7 @@ import (
 	"github.com/novagraph/novagraph/metad/ddlcheck"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
 // errorf is a DDL refusal, as metad's client returns it.
@@ -26,18 +27,9 @@ func metaError(err error) error {
 }
 
 // partitionError is a failure of one partition with a code, as storaged's
-// partitionError; request (store.go) turns it into the storaged/client
+// (both are rowread's Error); partError turns it into the storaged/client
 // PartError the executor gets from a cluster.
-type partitionError struct {
-	code commonpb.ErrorCode
-	msg  string
-}
-
-func (e *partitionError) Error() string { return e.msg }
-
-func invalid(format string, args ...any) error {
-	return &partitionError{code: commonpb.ErrorCode_E_INVALID_ARGUMENT, msg: fmt.Sprintf(format, args...)}
-}
+type partitionError = rowread.Error
 
 // partError is err as the storage client reports a failed partition: a
 // partitionError keeps its code, anything else is E_STORAGE (storaged's
@@ -46,7 +38,7 @@ func partError(part int32, err error) error {
 	pe := &storageclient.PartError{Part: part, Code: commonpb.ErrorCode_E_STORAGE, Msg: err.Error()}
 	var e *partitionError
 	if errors.As(err, &e) {
-		pe.Code = e.code
+		pe.Code = e.Code
 	}
 	return pe
 }
