@@ -8,12 +8,12 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/novagraph/novagraph/metad/ddlcheck"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
@@ -28,7 +28,7 @@ import (
 // isCode reports whether err is a statusError with code.
 func isCode(err error, code commonpb.ErrorCode) bool {
 	var se *statusError
-	return errors.As(err, &se) && se.code == code
+	return errors.As(err, &se) && se.Code == code
 }
 
 // schemaNotFoundCode is the "not found" code of a tag or an edge type.
@@ -191,134 +191,16 @@ func indexKind(isEdge bool) string {
 	return "tag index"
 }
 
-func fieldNames(fields []*metapb.IndexField) []string {
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.Name
-	}
-	return names
-}
-
-// checkAlterOps checks the shape of ALTER operations, before any catalog
-// read.
-func checkAlterOps(where string, req *metapb.AlterSchemaReq) error {
-	if len(req.Ops) == 0 && !req.SetTtl {
-		return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: nothing to alter (no operations and no TTL)", where)
-	}
-	for i, op := range req.Ops {
-		if op == nil {
-			return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: operation %d is missing", where, i)
-		}
-		switch op.Kind {
-		case metapb.AlterSchemaOp_ADD, metapb.AlterSchemaOp_CHANGE:
-			if len(op.Columns) == 0 || len(op.Names) > 0 {
-				return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: operation %d (%s) needs columns and no names", where, i, op.Kind)
-			}
-			for j, c := range op.Columns {
-				if c == nil {
-					return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: operation %d (%s): column %d is missing", where, i, op.Kind, j)
-				}
-			}
-		case metapb.AlterSchemaOp_DROP:
-			if len(op.Names) == 0 || len(op.Columns) > 0 {
-				return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: operation %d (DROP) needs column names and no column definitions", where, i)
-			}
-		case metapb.AlterSchemaOp_KIND_UNSPECIFIED:
-			return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: operation %d has no kind", where, i)
-		default:
-			return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: operation %d has unknown kind %d", where, i, op.Kind)
-		}
-	}
-	return nil
-}
-
-// applyAlter computes the schema version that follows prev under req (whose
-// ops checkAlterOps accepted). indexes are the indexes on the schema: their
-// columns may be neither dropped nor changed.
-func applyAlter(where string, prev *metapb.Schema, req *metapb.AlterSchemaReq, indexes []*metapb.IndexDesc) (*metapb.Schema, error) {
-	if prev.Version == math.MaxInt32 {
-		return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: schema versions are exhausted", where)
-	}
-	cols := slices.Clone(prev.Columns) // entries are replaced, never modified
-	find := func(name string) int {
-		return slices.IndexFunc(cols, func(c *metapb.ColumnDef) bool { return c.Name == name })
-	}
-	indexUsing := func(col string) *metapb.IndexDesc {
-		for _, x := range indexes {
-			if slices.ContainsFunc(x.Fields, func(f *metapb.IndexField) bool { return f.Name == col }) {
-				return x
-			}
-		}
-		return nil
-	}
-	var dropped []string
-	for _, op := range req.Ops {
-		switch op.Kind {
-		case metapb.AlterSchemaOp_ADD:
-			for _, c := range op.Columns {
-				if find(c.Name) >= 0 {
-					return nil, errorf(commonpb.ErrorCode_E_EXISTED, "%s: cannot add column %q: it already exists", where, c.Name)
-				}
-				// Rows written before have no value for the column; they
-				// read its default, or NULL.
-				if !c.Nullable && c.DefaultValue == nil {
-					return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT,
-						"%s: column %q is added NOT NULL without a default, so existing rows would have no value for it", where, c.Name)
-				}
-				cols = append(cols, c)
-			}
-		case metapb.AlterSchemaOp_DROP:
-			for _, name := range op.Names {
-				i := find(name)
-				if i < 0 {
-					return nil, errorf(commonpb.ErrorCode_E_PROP_NOT_FOUND, "%s: cannot drop column %q: no such column", where, name)
-				}
-				if x := indexUsing(name); x != nil {
-					return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: cannot drop column %q: index %q uses it; drop the index first", where, name, x.Name)
-				}
-				cols = slices.Delete(cols, i, i+1)
-				dropped = append(dropped, name)
-			}
-		case metapb.AlterSchemaOp_CHANGE:
-			for _, c := range op.Columns {
-				i := find(c.Name)
-				if i < 0 {
-					return nil, errorf(commonpb.ErrorCode_E_PROP_NOT_FOUND, "%s: cannot change column %q: no such column", where, c.Name)
-				}
-				if x := indexUsing(c.Name); x != nil {
-					return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: cannot change column %q: index %q uses it; drop the index first", where, c.Name, x.Name)
-				}
-				cols[i] = c
-			}
-		}
-	}
-	out, err := validateColumns(where, cols)
-	if err != nil {
-		return nil, err
-	}
-	next := &metapb.Schema{Version: prev.Version + 1, Columns: out, TtlCol: prev.TtlCol, TtlDuration: prev.TtlDuration}
-	if req.SetTtl {
-		next.TtlCol, next.TtlDuration = req.TtlCol, req.TtlDuration
-	} else if next.TtlCol != "" && slices.Contains(dropped, next.TtlCol) && find(next.TtlCol) < 0 {
-		return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT,
-			"%s: cannot drop column %q: it is the TTL column; clear or change the TTL first (or in the same request)", where, next.TtlCol)
-	}
-	if err := validateTTL(where, out, next.TtlCol, next.TtlDuration); err != nil {
-		return nil, err
-	}
-	return next, nil
-}
-
 // alterSchema appends a schema version to a tag or edge type. Older
 // versions stay as they are: rows written with them are still read with
 // them.
 func (s *Server) alterSchema(ctx context.Context, req *metapb.AlterSchemaReq) (int64, error) {
 	kind := schemaRef{isEdge: req.GetIsEdge()}.kind()
-	if err := validateName(kind, req.GetName()); err != nil {
+	if err := ddlcheck.Name(kind, req.GetName()); err != nil {
 		return 0, err
 	}
 	where := fmt.Sprintf("%s %q", kind, req.Name)
-	if err := checkAlterOps(where, req); err != nil {
+	if err := ddlcheck.AlterOps(where, req); err != nil {
 		return 0, err
 	}
 	var id, schemaVersion int32
@@ -335,7 +217,7 @@ func (s *Server) alterSchema(ctx context.Context, req *metapb.AlterSchemaReq) (i
 		if err != nil {
 			return nil, err
 		}
-		next, err := applyAlter(where, sch.latest(), req, indexesOn(indexes, sch.ref))
+		next, err := ddlcheck.Alter(where, sch.latest(), req, indexesOn(indexes, sch.ref))
 		if err != nil {
 			return nil, err
 		}
@@ -359,7 +241,7 @@ func (s *Server) alterSchema(ctx context.Context, req *metapb.AlterSchemaReq) (i
 // never read again.
 func (s *Server) dropSchema(ctx context.Context, req *metapb.DropSchemaReq) (int64, error) {
 	kind := schemaRef{isEdge: req.GetIsEdge()}.kind()
-	if err := validateName(kind, req.GetName()); err != nil {
+	if err := ddlcheck.Name(kind, req.GetName()); err != nil {
 		return 0, err
 	}
 	var id int32
@@ -379,12 +261,8 @@ func (s *Server) dropSchema(ctx context.Context, req *metapb.DropSchemaReq) (int
 		if err != nil {
 			return nil, err
 		}
-		if on := indexesOn(indexes, sch.ref); len(on) > 0 {
-			names := make([]string, len(on))
-			for i, x := range on {
-				names[i] = strconv.Quote(x.Name)
-			}
-			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s has index %s: drop the index first", sch, strings.Join(names, ", "))
+		if err := ddlcheck.DropSchema(sch.String(), indexesOn(indexes, sch.ref)); err != nil {
+			return nil, err
 		}
 		id = sch.ref.id
 		return []clientv3.Op{
@@ -407,10 +285,10 @@ func (s *Server) dropSchema(ctx context.Context, req *metapb.DropSchemaReq) (int
 // indexes; index ids come from their own per-space counter.
 func (s *Server) createIndex(ctx context.Context, req *metapb.CreateIndexReq) (int32, int64, error) {
 	kind := schemaRef{isEdge: req.GetIsEdge()}.kind()
-	if err := validateName("index", req.GetName()); err != nil {
+	if err := ddlcheck.Name("index", req.GetName()); err != nil {
 		return 0, 0, err
 	}
-	if err := validateName(kind, req.GetSchemaName()); err != nil {
+	if err := ddlcheck.Name(kind, req.GetSchemaName()); err != nil {
 		return 0, 0, err
 	}
 	var id int32
@@ -441,7 +319,7 @@ func (s *Server) createIndex(ctx context.Context, req *metapb.CreateIndexReq) (i
 		if err != nil {
 			return nil, err
 		}
-		fields, err := validateIndexFields(req.Name, sch.String(), sch.latest().Columns, req.Fields)
+		fields, err := ddlcheck.IndexFields(req.Name, sch.String(), sch.latest().Columns, req.Fields)
 		if err != nil {
 			return nil, err
 		}
@@ -449,11 +327,8 @@ func (s *Server) createIndex(ctx context.Context, req *metapb.CreateIndexReq) (i
 		if err != nil {
 			return nil, err
 		}
-		for _, x := range indexesOn(indexes, sch.ref) {
-			if slices.Equal(fieldNames(x.Fields), fieldNames(fields)) {
-				return nil, errorf(commonpb.ErrorCode_E_EXISTED, "index %q on %s already indexes the same fields (%s)",
-					x.Name, sch, strings.Join(fieldNames(fields), ", "))
-			}
+		if err := ddlcheck.NewIndex(sch.String(), indexesOn(indexes, sch.ref), fields); err != nil {
+			return nil, err
 		}
 		next, counterOp, err := nextID(r, indexIDCounterKey(req.SpaceId), math.MaxInt32, "index")
 		if err != nil {
@@ -488,7 +363,7 @@ func (s *Server) createIndex(ctx context.Context, req *metapb.CreateIndexReq) (i
 // index of the other kind (DROP TAG INDEX on an edge index) is E_NOT_FOUND
 // even with if_exists: the name exists, just not as what was asked for.
 func (s *Server) dropIndex(ctx context.Context, req *metapb.DropIndexReq) (int64, error) {
-	if err := validateName("index", req.GetName()); err != nil {
+	if err := ddlcheck.Name("index", req.GetName()); err != nil {
 		return 0, err
 	}
 	var id int32

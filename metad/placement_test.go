@@ -3,6 +3,8 @@ package metad
 import (
 	"slices"
 	"testing"
+
+	"github.com/novagraph/novagraph/metad/ddlcheck"
 )
 
 // TestPlacementSpreadsZones: a new space's replicas go to distinct zones
@@ -25,7 +27,7 @@ func TestPlacementSpreadsZones(t *testing.T) {
 		if !slices.Equal(slices.Sorted(slices.Values(order)), slices.Sorted(slices.Values(tc.hosts))) {
 			t.Fatalf("%s: order %v is not a permutation of %v", tc.name, order, tc.hosts)
 		}
-		parts := placeParts(12, tc.rf, order)
+		parts := ddlcheck.PlaceParts(12, tc.rf, order)
 		zoneCount := map[string]bool{}
 		for _, h := range tc.hosts {
 			zoneCount[testZone(h, tc.zones)] = true

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/novagraph/novagraph/metad/ddlcheck"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
@@ -120,7 +121,7 @@ func (s *Server) toStatus(method string, err error) *metapb.Status {
 	}
 	var se *statusError
 	if errors.As(err, &se) {
-		return &metapb.Status{Code: se.code, Message: se.msg}
+		return &metapb.Status{Code: se.Code, Message: se.Msg}
 	}
 	if errors.Is(err, rpctypes.ErrNoLeader) {
 		// requireQuorum turns this into gRPC Unavailable: nothing was
@@ -234,7 +235,7 @@ func nextID(r *txnReader, key string, limit int64, what string) (int64, clientv3
 }
 
 func (s *Server) createSpace(ctx context.Context, req *metapb.CreateSpaceReq) (int32, int64, error) {
-	desc, err := validateSpace(req.GetSpace())
+	desc, err := ddlcheck.Space(req.GetSpace())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -295,7 +296,7 @@ func (s *Server) createSpace(ctx context.Context, req *metapb.CreateSpaceReq) (i
 				zoneOf[h.StoreId] = h.Zone
 			}
 		}
-		partsVal, err := marshal(&metapb.SpaceParts{Parts: placeParts(d.PartitionNum, d.ReplicaFactor, zoneOrder(online, zoneOf))})
+		partsVal, err := marshal(&metapb.SpaceParts{Parts: ddlcheck.PlaceParts(d.PartitionNum, d.ReplicaFactor, zoneOrder(online, zoneOf))})
 		if err != nil {
 			return nil, err
 		}
@@ -338,7 +339,7 @@ func onlineHosts(hostKVs, aliveKVs []*mvccpb.KeyValue) []uint64 {
 }
 
 func (s *Server) dropSpace(ctx context.Context, req *metapb.DropSpaceReq) (int64, error) {
-	if err := validateName("space", req.GetName()); err != nil {
+	if err := ddlcheck.Name("space", req.GetName()); err != nil {
 		return 0, err
 	}
 	var id int32
@@ -413,15 +414,15 @@ func (s *Server) dropSpace(ctx context.Context, req *metapb.DropSpaceReq) (int64
 
 func (s *Server) createSchema(ctx context.Context, req *metapb.CreateSchemaReq) (int32, int64, error) {
 	ref := schemaRef{isEdge: req.GetIsEdge()}
-	if err := validateName(ref.kind(), req.GetName()); err != nil {
+	if err := ddlcheck.Name(ref.kind(), req.GetName()); err != nil {
 		return 0, 0, err
 	}
 	where := fmt.Sprintf("%s %q", ref.kind(), req.Name)
-	cols, err := validateColumns(where, req.Columns)
+	cols, err := ddlcheck.Columns(where, req.Columns)
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := validateTTL(where, cols, req.TtlCol, req.TtlDuration); err != nil {
+	if err := ddlcheck.TTL(where, cols, req.TtlCol, req.TtlDuration); err != nil {
 		return 0, 0, err
 	}
 	var existingRev int64

@@ -10,21 +10,18 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/novagraph/novagraph/metad/ddlcheck"
 	"github.com/novagraph/novagraph/proto/commonpb"
 )
 
 // statusError is a failure the caller caused or must handle (a name taken, a
 // space missing); it travels in the response's Status rather than as a gRPC
-// error.
-type statusError struct {
-	code commonpb.ErrorCode
-	msg  string
-}
-
-func (e *statusError) Error() string { return e.code.String() + ": " + e.msg }
+// error. It is ddlcheck's Error, so that the refusals of the DDL checks
+// travel the same way.
+type statusError = ddlcheck.Error
 
 func errorf(code commonpb.ErrorCode, format string, args ...any) error {
-	return &statusError{code: code, msg: fmt.Sprintf(format, args...)}
+	return &statusError{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
 // txnReader reads etcd at one pinned revision and remembers what it read, so

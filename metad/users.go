@@ -8,6 +8,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/novagraph/novagraph/metad/ddlcheck"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
@@ -139,7 +140,7 @@ func (s *Server) bootstrapRoot(ctx context.Context) error {
 
 func (s *Server) createUser(ctx context.Context, req *metapb.CreateUserReq) (int64, error) {
 	name := req.GetName()
-	if err := validateName("user", name); err != nil {
+	if err := ddlcheck.Name("user", name); err != nil {
 		return 0, err
 	}
 	hash, err := s.hashPassword(name, req.GetPassword())
@@ -180,7 +181,7 @@ func (s *Server) createUser(ctx context.Context, req *metapb.CreateUserReq) (int
 // dropUser removes a user and every role it has.
 func (s *Server) dropUser(ctx context.Context, req *metapb.DropUserReq) (int64, error) {
 	name := req.GetName()
-	if err := validateName("user", name); err != nil {
+	if err := ddlcheck.Name("user", name); err != nil {
 		return 0, err
 	}
 	if name == RootUser {
@@ -224,7 +225,7 @@ func (s *Server) dropUser(ctx context.Context, req *metapb.DropUserReq) (int64, 
 // setPassword replaces a user's password hash: ALTER USER (old nil) or
 // CHANGE PASSWORD (old must match the current password).
 func (s *Server) setPassword(ctx context.Context, method, name string, old *string, password string) (int64, error) {
-	if err := validateName("user", name); err != nil {
+	if err := ddlcheck.Name("user", name); err != nil {
 		return 0, err
 	}
 	hash, err := s.hashPassword(name, password)
@@ -263,7 +264,7 @@ func (s *Server) changeRole(ctx context.Context, name string, spaceID int32, rol
 	if grant {
 		verb = "granted"
 	}
-	if err := validateName("user", name); err != nil {
+	if err := ddlcheck.Name("user", name); err != nil {
 		return 0, err
 	}
 	switch {

@@ -49,7 +49,7 @@ func (a *adminService) updateCatalog(ctx context.Context, g raftgroup.GroupID, e
 	replicas := slices.Clone(snap.Parts(g.Space)[g.Part])
 	learners := slices.Clone(snap.Learners(g.Space)[g.Part])
 	if replicas == nil {
-		return &partitionError{code: commonpb.ErrorCode_E_PART_NOT_FOUND, msg: fmt.Sprintf("%s is not in the catalog", g)}
+		return &partitionError{Code: commonpb.ErrorCode_E_PART_NOT_FOUND, Msg: fmt.Sprintf("%s is not in the catalog", g)}
 	}
 	newReplicas, newLearners := edit(slices.Clone(replicas), slices.Clone(learners))
 	if sameMembers(replicas, newReplicas) && sameMembers(learners, newLearners) {
@@ -91,7 +91,7 @@ func (a *adminService) addReplica(ctx context.Context, g raftgroup.GroupID, stor
 		return err
 	}
 	if _, ok := a.srv.meta.Catalog().HostAddr(store); !ok {
-		return &partitionError{code: commonpb.ErrorCode_E_NO_HOSTS, msg: fmt.Sprintf("store %d is not registered", store)}
+		return &partitionError{Code: commonpb.ErrorCode_E_NO_HOSTS, Msg: fmt.Sprintf("store %d is not registered", store)}
 	}
 	if m, ok := a.srv.engine.Members(g); ok && !slices.Contains(m.Voters, store) {
 		err := a.updateCatalog(ctx, g, func(replicas, learners []uint64) ([]uint64, []uint64) {
@@ -160,7 +160,7 @@ func (a *adminService) replaceReplica(ctx context.Context, g raftgroup.GroupID, 
 		return err
 	}
 	if _, ok := a.srv.meta.Catalog().HostAddr(to); !ok {
-		return &partitionError{code: commonpb.ErrorCode_E_NO_HOSTS, msg: fmt.Sprintf("store %d is not registered", to)}
+		return &partitionError{Code: commonpb.ErrorCode_E_NO_HOSTS, Msg: fmt.Sprintf("store %d is not registered", to)}
 	}
 	// The new store opens an empty replica once the catalog lists it.
 	err := a.updateCatalog(ctx, g, func(replicas, learners []uint64) ([]uint64, []uint64) {

@@ -10,6 +10,7 @@ import (
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/raftgroup"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
 // A raft entry of a partition carries one storagepb.Command, encoded as
@@ -101,56 +102,6 @@ func (a applier) Apply(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint6
 	return result, err
 }
 
-// schemaInfo is one tag or edge type as a command carries it.
-type schemaInfo struct {
-	id       int32
-	name     string
-	versions *schema.Versions
-	ttlCol   string
-	ttlSecs  int64
-	indexes  []*indexInfo
-}
-
-// expired reports whether a row of values (laid out as the latest schema)
-// outlived its TTL at now.
-func (s *schemaInfo) expired(vals []any, now int64) bool {
-	if s.ttlCol == "" || s.ttlSecs <= 0 {
-		return false
-	}
-	i := s.versions.Latest().Index(s.ttlCol)
-	if i < 0 || i >= len(vals) {
-		return false
-	}
-	t, ok := vals[i].(int64)
-	return ok && t+s.ttlSecs < now
-}
-
-// rowExpired is expired on an encoded row.
-func (s *schemaInfo) rowExpired(row []byte, now int64) (bool, error) {
-	if s.ttlCol == "" || s.ttlSecs <= 0 {
-		return false, nil
-	}
-	vals, err := partition.ReadWithSchema(row, s.versions.Source(), s.versions.Latest())
-	if err != nil {
-		return false, err
-	}
-	return s.expired(vals, now), nil
-}
-
-func newSchemaInfo(id int32, name string, versions []*metapb.Schema) *schemaInfo {
-	si := &schemaInfo{id: id, name: name, versions: schema.NewVersions(versions)}
-	if n := len(versions); n > 0 {
-		latest := versions[n-1]
-		for _, v := range versions {
-			if v.GetVersion() > latest.GetVersion() {
-				latest = v
-			}
-		}
-		si.ttlCol, si.ttlSecs = latest.GetTtlCol(), latest.GetTtlDuration()
-	}
-	return si
-}
-
 // indexInfo is one index with the layout of its entries.
 type indexInfo = schema.IndexLayout
 
@@ -162,8 +113,8 @@ type applyState struct {
 	now    int64
 	space  *metapb.SpaceDesc
 	vidLen int
-	tags   map[int32]*schemaInfo
-	edges  map[int32]*schemaInfo
+	tags   map[int32]*rowread.Schema
+	edges  map[int32]*rowread.Schema
 	seq    uint32 // next intent sequence number in this entry
 	// mirrors are the in-edge changes of this entry by target partition,
 	// written as one intent per target when the command's mutations are
@@ -176,38 +127,38 @@ type applyState struct {
 func newApplyState(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint64, cmd *storagepb.Command) *applyState {
 	st := &applyState{
 		b: b, g: g, index: index, now: cmd.Now, space: cmd.Space, vidLen: int(cmd.Space.GetVidLen()),
-		tags: map[int32]*schemaInfo{}, edges: map[int32]*schemaInfo{},
+		tags: map[int32]*rowread.Schema{}, edges: map[int32]*rowread.Schema{},
 	}
 	for _, t := range cmd.Tags {
-		st.tags[t.GetTagId()] = newSchemaInfo(t.GetTagId(), t.GetName(), t.GetVersions())
+		st.tags[t.GetTagId()] = rowread.NewSchema(t.GetTagId(), t.GetName(), t.GetVersions())
 	}
 	for _, e := range cmd.Edges {
-		st.edges[e.GetEdgeType()] = newSchemaInfo(e.GetEdgeType(), e.GetName(), e.GetVersions())
+		st.edges[e.GetEdgeType()] = rowread.NewSchema(e.GetEdgeType(), e.GetName(), e.GetVersions())
 	}
 	for _, ix := range cmd.Indexes {
 		m := st.tags
 		if ix.GetIsEdge() {
 			m = st.edges
 		}
-		if si := m[ix.GetSchemaId()]; si != nil && si.versions.Latest() != nil {
-			si.indexes = append(si.indexes, schema.NewIndexLayout(ix, si.versions.Latest()))
+		if si := m[ix.GetSchemaId()]; si != nil && si.Versions.Latest() != nil {
+			si.Indexes = append(si.Indexes, schema.NewIndexLayout(ix, si.Versions.Latest()))
 		}
 	}
 	return st
 }
 
-func (st *applyState) tag(id int32) (*schemaInfo, error) {
-	if si := st.tags[id]; si != nil && si.versions.Latest() != nil {
+func (st *applyState) tag(id int32) (*rowread.Schema, error) {
+	if si := st.tags[id]; si != nil && si.Versions.Latest() != nil {
 		return si, nil
 	}
 	return nil, fmt.Errorf("%w: tag %d is not in the command", errCorruptCommand, id)
 }
 
-func (st *applyState) edge(edgeType int32) (*schemaInfo, error) {
+func (st *applyState) edge(edgeType int32) (*rowread.Schema, error) {
 	if edgeType < 0 {
 		edgeType = -edgeType
 	}
-	if si := st.edges[edgeType]; si != nil && si.versions.Latest() != nil {
+	if si := st.edges[edgeType]; si != nil && si.Versions.Latest() != nil {
 		return si, nil
 	}
 	return nil, fmt.Errorf("%w: edge type %d is not in the command", errCorruptCommand, edgeType)
@@ -304,47 +255,13 @@ func (st *applyState) checkKeyInPart(k []byte) error {
 
 // ---- vertices ----
 
-// decodeRow returns a row's values laid out as the latest schema.
-func decodeRow(si *schemaInfo, row []byte) ([]any, error) {
-	vals, err := partition.ReadWithSchema(row, si.versions.Source(), si.versions.Latest())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", si.name, err)
-	}
-	return vals, nil
-}
-
 // putTagRow writes one tag row of a vertex and moves its index entries
 // from the old row's values to the new one's.
-func (st *applyState) putTagRow(si *schemaInfo, vid []byte, old, row []byte) error {
-	for _, ix := range si.indexes {
-		if old != nil {
-			if err := st.tagIndexEntry(si, ix, vid, old, false); err != nil {
-				return err
-			}
-		}
-		if err := st.tagIndexEntry(si, ix, vid, row, true); err != nil {
-			return err
-		}
-	}
-	st.b.Put(partition.TagKey(st.g.Space, st.g.Part, vid, si.id), row)
-	return nil
-}
-
-func (st *applyState) tagIndexEntry(si *schemaInfo, ix *indexInfo, vid, row []byte, put bool) error {
-	vals, err := decodeRow(si, row)
-	if err != nil {
+func (st *applyState) putTagRow(si *rowread.Schema, vid []byte, old, row []byte) error {
+	if err := rowread.TagIndexes(st.b, st.g.Space, st.g.Part, si, si.Indexes, vid, old, row); err != nil {
 		return err
 	}
-	enc, err := ix.Values(vals)
-	if err != nil {
-		return err
-	}
-	k := partition.TagIndexKey(st.g.Space, st.g.Part, ix.Desc.GetIndexId(), enc, vid)
-	if put {
-		st.b.Put(k, nil)
-	} else {
-		st.b.Delete(k)
-	}
+	st.b.Put(partition.TagKey(st.g.Space, st.g.Part, vid, si.ID), row)
 	return nil
 }
 
@@ -357,7 +274,7 @@ func (st *applyState) putVertex(v *storagepb.NewVertex, ifNotExists bool) error 
 		if err != nil {
 			return err
 		}
-		if _, err := decodeRow(si, t.GetRow()); err != nil {
+		if _, err := si.Decode(t.GetRow()); err != nil {
 			return invalid("vertex %x: %v", v.Vid, err)
 		}
 		old, err := st.b.Get(partition.TagKey(st.g.Space, st.g.Part, v.Vid, t.GetTagId()))
@@ -365,7 +282,7 @@ func (st *applyState) putVertex(v *storagepb.NewVertex, ifNotExists bool) error 
 			return err
 		}
 		if old != nil && ifNotExists {
-			if exp, err := si.rowExpired(old, st.now); err != nil || !exp {
+			if exp, err := si.RowExpired(old, st.now); err != nil || !exp {
 				continue
 			}
 		}
@@ -380,40 +297,7 @@ func (st *applyState) putVertex(v *storagepb.NewVertex, ifNotExists bool) error 
 // index entries. Tags the command carries no schema for (a dropped tag)
 // lose their rows but can have no index.
 func (st *applyState) deleteTagRows(vid []byte, ids []int32) error {
-	want := map[int32]bool{}
-	for _, id := range ids {
-		want[id] = true
-	}
-	type found struct {
-		id  int32
-		row []byte
-	}
-	var rows []found
-	prefix := partition.TagPrefix(st.g.Space, st.g.Part, vid)
-	err := st.b.Scan(prefix, nil, func(k, v []byte) (bool, error) {
-		_, _, _, id, err := partition.ParseTagKey(k, st.vidLen)
-		if err != nil {
-			return false, err
-		}
-		if len(want) == 0 || want[id] {
-			rows = append(rows, found{id: id, row: append([]byte(nil), v...)})
-		}
-		return true, nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if si := st.tags[r.id]; si != nil {
-			for _, ix := range si.indexes {
-				if err := st.tagIndexEntry(si, ix, vid, r.row, false); err != nil {
-					return err
-				}
-			}
-		}
-		st.b.Delete(partition.TagKey(st.g.Space, st.g.Part, vid, r.id))
-	}
-	return nil
+	return rowread.DeleteTags(st.b, st.space, st.g.Part, vid, ids, func(id int32) *rowread.Schema { return st.tags[id] })
 }
 
 func (st *applyState) deleteTags(op *storagepb.DeleteTagsOp) error {
@@ -514,36 +398,11 @@ func (st *applyState) checkEdgeKey(src []byte, edgeType int32, dst []byte) error
 	return nil
 }
 
-func (st *applyState) edgeIndexEntry(si *schemaInfo, ix *indexInfo, k *storagepb.EdgeKey, row []byte, put bool) error {
-	vals, err := decodeRow(si, row)
-	if err != nil {
-		return err
-	}
-	enc, err := ix.Values(vals)
-	if err != nil {
-		return err
-	}
-	key := partition.EdgeIndexKey(st.g.Space, st.g.Part, ix.Desc.GetIndexId(), enc, k.Src, k.Rank, k.Dst)
-	if put {
-		st.b.Put(key, nil)
-	} else {
-		st.b.Delete(key)
-	}
-	return nil
-}
-
 // putOutEdge writes an out-edge this partition owns, with its indexes and
 // degree, and the intent that mirrors it into the destination's partition.
-func (st *applyState) putOutEdge(si *schemaInfo, k *storagepb.EdgeKey, old, row []byte) error {
-	for _, ix := range si.indexes {
-		if old != nil {
-			if err := st.edgeIndexEntry(si, ix, k, old, false); err != nil {
-				return err
-			}
-		}
-		if err := st.edgeIndexEntry(si, ix, k, row, true); err != nil {
-			return err
-		}
+func (st *applyState) putOutEdge(si *rowread.Schema, k *storagepb.EdgeKey, old, row []byte) error {
+	if err := rowread.EdgeIndexes(st.b, st.g.Space, st.g.Part, si, si.Indexes, k, old, row); err != nil {
+		return err
 	}
 	if old == nil {
 		if err := st.degree(k.Src, k.EdgeType, 1); err != nil {
@@ -614,7 +473,7 @@ func (st *applyState) putEdge(e *storagepb.NewEdge, ifNotExists bool) error {
 	if err != nil {
 		return err
 	}
-	if _, err := decodeRow(si, e.Row); err != nil {
+	if _, err := si.Decode(e.Row); err != nil {
 		return invalid("edge %x->%x: %v", e.Src, e.Dst, err)
 	}
 	k := &storagepb.EdgeKey{Src: e.Src, EdgeType: e.EdgeType, Rank: e.Rank, Dst: e.Dst}
@@ -623,7 +482,7 @@ func (st *applyState) putEdge(e *storagepb.NewEdge, ifNotExists bool) error {
 		return err
 	}
 	if old != nil && ifNotExists {
-		if exp, err := si.rowExpired(old, st.now); err != nil || !exp {
+		if exp, err := si.RowExpired(old, st.now); err != nil || !exp {
 			return err
 		}
 	}
@@ -644,10 +503,8 @@ func (st *applyState) deleteEdge(k *storagepb.EdgeKey) error {
 	}
 	if old != nil {
 		if si := st.edges[k.EdgeType]; si != nil {
-			for _, ix := range si.indexes {
-				if err := st.edgeIndexEntry(si, ix, k, old, false); err != nil {
-					return err
-				}
+			if err := rowread.EdgeIndexes(st.b, st.g.Space, st.g.Part, si, si.Indexes, k, old, nil); err != nil {
+				return err
 			}
 		}
 		if err := st.degree(k.Src, k.EdgeType, -1); err != nil {

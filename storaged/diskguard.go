@@ -408,7 +408,7 @@ func (s *Server) refuseWrite(g raftgroup.GroupID) error {
 	if leader, _, ok := s.engine.Leader(g); ok && leader != s.storeID {
 		return nil
 	}
-	return &partitionError{code: commonpb.ErrorCode_E_DISK_FULL, msg: s.diskFullMessage(d)}
+	return &partitionError{Code: commonpb.ErrorCode_E_DISK_FULL, Msg: s.diskFullMessage(d)}
 }
 
 // refuseUpload fails an SST upload for a replica on a full disk, whether

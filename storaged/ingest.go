@@ -154,7 +154,7 @@ func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuil
 	}
 	db := s.srv.dbOf(g)
 	if db == nil {
-		return &partitionError{code: commonpb.ErrorCode_E_PART_NOT_FOUND, msg: fmt.Sprintf("%s: no replica on this store", g)}
+		return &partitionError{Code: commonpb.ErrorCode_E_PART_NOT_FOUND, Msg: fmt.Sprintf("%s: no replica on this store", g)}
 	}
 	// Checked here so that a bad request fails before it is in the log;
 	// every replica checks again when it applies.
@@ -232,7 +232,7 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 	if err := checkUploadedToAll(st.b.Config(), op.Stores); err != nil {
 		// Deterministic: every replica sees the same configuration at
 		// this entry, so all of them refuse, and none diverges.
-		return &partitionError{code: commonpb.ErrorCode_E_CATALOG_STALE, msg: fmt.Sprintf("%s entry %d: %v", st.g, st.index, err)}
+		return &partitionError{Code: commonpb.ErrorCode_E_CATALOG_STALE, Msg: fmt.Sprintf("%s entry %d: %v", st.g, st.index, err)}
 	}
 	if err := checkFiles(st.g, op.Files); err != nil {
 		// Deterministic too: the entry carries names and ranges.

@@ -5,17 +5,17 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/linxGnu/grocksdb"
 
-	"github.com/novagraph/novagraph/internal/schema"
 	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
-	"github.com/novagraph/novagraph/query/eval"
 	"github.com/novagraph/novagraph/raftgroup"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
 // leaderDB returns the RocksDB of g once this replica may serve a
@@ -56,163 +56,24 @@ func (s *service) LookupIndex(ctx context.Context, req *storagepb.LookupIndexReq
 	return resp, nil
 }
 
-// indexRange turns column hints into the key range to scan: equalities on a
-// prefix of the index's fields, then at most one range. A STRING value
-// that fills its field may have been cut to the field's width, so its
-// bounds are taken inclusively; the filter, which the caller always sends
-// whole, removes what the cut lets through.
-func indexRange(prefix []byte, ix *indexInfo, hints []*storagepb.IndexColumnHint) (lower, upper []byte, err error) {
-	fields := ix.Desc.GetFields()
-	key := append([]byte(nil), prefix...)
-	for i, h := range hints {
-		if i >= len(fields) || fields[i].GetName() != h.Column {
-			return nil, nil, invalid("hint on %q does not follow the fields of index %q", h.Column, ix.Desc.GetName())
-		}
-		enc := func(v *commonpb.Value) ([]byte, bool, error) {
-			gv := schema.ValueFromProto(v)
-			b, err := partition.AppendIndexValue(nil, ix.Types[i], ix.Widths[i], gv)
-			if err != nil {
-				return nil, false, invalid("hint on %q: %v", h.Column, err)
-			}
-			s, isStr := gv.(string)
-			return b, isStr && len(s) >= ix.Widths[i], nil
-		}
-		if h.Eq != nil {
-			b, _, err := enc(h.Eq)
-			if err != nil {
-				return nil, nil, err
-			}
-			key = append(key, b...)
-			continue
-		}
-		if i != len(hints)-1 {
-			return nil, nil, invalid("range hint on %q must be the last hint", h.Column)
-		}
-		// NULL sorts first (0x00): a range never includes it.
-		lower = append(append([]byte(nil), key...), 0x01)
-		upper = partition.PrefixEnd(key)
-		if h.Begin != nil {
-			b, cut, err := enc(h.Begin)
-			if err != nil {
-				return nil, nil, err
-			}
-			lower = append(append([]byte(nil), key...), b...)
-			if !h.BeginIncl && !cut {
-				lower = partition.PrefixEnd(lower)
-			}
-		}
-		if h.End != nil {
-			b, cut, err := enc(h.End)
-			if err != nil {
-				return nil, nil, err
-			}
-			upper = append(append([]byte(nil), key...), b...)
-			if h.EndIncl || cut {
-				upper = partition.PrefixEnd(upper)
-			}
-		}
-		return lower, upper, nil
-	}
-	return key, partition.PrefixEnd(key), nil
-}
-
+// lookupPart answers LookupIndex on one partition (rowread.Lookup).
 func lookupPart(db *grocksdb.DB, snap *catalog.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.LookupIndexReq) ([]*storagepb.PropRow, error) {
-	desc, ok := snap.IndexByID(req.SpaceId, req.IndexId)
-	if !ok {
-		return nil, &partitionError{code: commonpb.ErrorCode_E_NOT_FOUND, msg: fmt.Sprintf("index %d not found in space %d", req.IndexId, req.SpaceId)}
-	}
-	r := newReader(snap, req.SpaceId)
-	isEdge := desc.GetIsEdge()
-	var sv *schemaView
-	var err error
-	if isEdge {
-		sv, err = r.edge(desc.GetSchemaId())
-	} else {
-		sv, err = r.tag(desc.GetSchemaId())
-	}
-	if err != nil {
-		return nil, err
-	}
-	ix := schema.NewIndexLayout(desc, sv.versions.Latest())
-	filter, err := parseFilter(snap, req.SpaceId, req.Filter)
-	if err != nil {
-		return nil, err
-	}
-	prefix := partition.IndexPrefix(req.SpaceId, part, req.IndexId)
-	lower, upper, err := indexRange(prefix, ix, req.Hints)
-	if err != nil {
-		return nil, err
-	}
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
-	ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
-	ro.SetIterateUpperBound(upper)
-	it := db.NewIterator(ro)
-	defer it.Close()
-	vidLen := int(space.GetVidLen())
-	var out []*storagepb.PropRow
-	for it.Seek(lower); it.Valid(); it.Next() {
-		if req.Limit > 0 && int64(len(out)) >= req.Limit {
-			break
-		}
-		key := it.Key().Data()
-		if !bytes.HasPrefix(key, prefix) {
-			break
-		}
-		src, rank, dst, err := partition.ParseIndexTarget(key, ix.ValuesLen, vidLen, isEdge)
-		if err != nil {
-			return nil, err
-		}
-		src = append([]byte(nil), src...)
-		dst = append([]byte(nil), dst...)
-		var row []byte
-		if isEdge {
-			row, err = db.GetBytes(ro, partition.EdgeKey(req.SpaceId, part, src, desc.GetSchemaId(), rank, dst))
-		} else {
-			row, err = db.GetBytes(ro, partition.TagKey(req.SpaceId, part, src, desc.GetSchemaId()))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading the row of index entry %x: %w", key, err)
-		}
-		if row == nil {
-			continue
-		}
-		if exp, err := r.expired(row, sv); err != nil {
-			return nil, err
-		} else if exp {
-			continue
-		}
-		fr := &filterRow{r: r, space: space, vid: src, tags: vertexRows{}}
-		if isEdge {
-			fr.edgeType, fr.edgeName = desc.GetSchemaId(), sv.name
-			fr.setEdge(rank, dst, row)
-		} else {
-			fr.tags[desc.GetSchemaId()] = row
-		}
-		if filter != nil {
-			ok, err := eval.Filter(fr, filter.expr)
-			if err != nil {
-				return nil, invalid("filter: %v", err)
-			}
-			if !ok {
-				continue
+	get := func(key []byte) ([]byte, error) { return db.GetBytes(ro, key) }
+	scan := func(lower, upper []byte, visit func(key []byte) (bool, error)) error {
+		ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
+		ro.SetIterateUpperBound(upper)
+		it := db.NewIterator(ro)
+		defer it.Close()
+		for it.Seek(lower); it.Valid(); it.Next() {
+			if more, err := visit(it.Key().Data()); err != nil || !more {
+				return err
 			}
 		}
-		if isEdge {
-			values, err := r.edgeProps(req.Props, row, desc.GetSchemaId(), rank, src, dst)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, &storagepb.PropRow{Edge: &storagepb.EdgeKey{Src: src, EdgeType: desc.GetSchemaId(), Rank: rank, Dst: dst}, Values: values})
-			continue
-		}
-		values, _, err := r.tagProps(fr.tags, req.Props)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, &storagepb.PropRow{Vid: src, Values: values})
+		return it.Err()
 	}
-	return out, it.Err()
+	return rowread.Lookup(snap, space, part, req, time.Now().Unix(), get, scan)
 }
 
 // defaultScanLimit is the page size of ScanVertex / ScanEdge.
@@ -239,7 +100,7 @@ func (s *service) scan(ctx context.Context, req *storagepb.ScanReq, edges bool) 
 	if err != nil {
 		return &storagepb.ScanResp{Result: s.partError(snap, req.PartId, err)}, nil
 	}
-	resp, err := scanPart(db, newReader(snap, req.SpaceId), space, req, edges)
+	resp, err := scanPart(db, rowread.NewReader(snap, req.SpaceId, time.Now().Unix()), space, req, edges)
 	if err != nil {
 		return &storagepb.ScanResp{Result: s.partError(snap, req.PartId, err)}, nil
 	}
@@ -248,7 +109,7 @@ func (s *service) scan(ctx context.Context, req *storagepb.ScanReq, edges bool) 
 
 // scanPart reads up to limit vertices (all tags of one vertex are one row)
 // or out-edges from the cursor, which is the key to start at.
-func scanPart(db *grocksdb.DB, r *reader, space *metapb.SpaceDesc, req *storagepb.ScanReq, edges bool) (*storagepb.ScanResp, error) {
+func scanPart(db *grocksdb.DB, r *rowread.Reader, space *metapb.SpaceDesc, req *storagepb.ScanReq, edges bool) (*storagepb.ScanResp, error) {
 	kind := partition.KindTag
 	if edges {
 		kind = partition.KindEdge
@@ -277,12 +138,12 @@ func scanPart(db *grocksdb.DB, r *reader, space *metapb.SpaceDesc, req *storagep
 	vidLen := int(space.GetVidLen())
 	resp := &storagepb.ScanResp{}
 	var curVid []byte
-	cur := vertexRows{}
+	cur := rowread.VertexRows{}
 	flush := func() error {
 		if curVid == nil || len(cur) == 0 {
 			return nil
 		}
-		values, _, err := r.tagProps(cur, req.Props)
+		values, _, err := r.TagProps(cur, req.Props)
 		if err != nil {
 			return err
 		}
@@ -304,16 +165,16 @@ func scanPart(db *grocksdb.DB, r *reader, space *metapb.SpaceDesc, req *storagep
 				continue
 			}
 			row := it.Value().Data()
-			sv, err := r.edge(et)
+			sv, err := r.Edge(et)
 			if err != nil {
 				continue // a dropped edge type: nothing to decode it with
 			}
-			if exp, err := r.expired(row, sv); err != nil {
+			if exp, err := r.Expired(row, sv); err != nil {
 				return nil, err
 			} else if exp {
 				continue
 			}
-			values, err := r.edgeProps(req.Props, row, et, rank, src, dst)
+			values, err := r.EdgeProps(req.Props, row, et, rank, src, dst)
 			if err != nil {
 				return nil, err
 			}
@@ -333,17 +194,17 @@ func scanPart(db *grocksdb.DB, r *reader, space *metapb.SpaceDesc, req *storagep
 				curVid = nil
 				break
 			}
-			curVid, cur = vid, vertexRows{}
+			curVid, cur = vid, rowread.VertexRows{}
 		}
 		if len(only) > 0 && !only[tagID] {
 			continue
 		}
 		row := append([]byte(nil), it.Value().Data()...)
-		sv, err := r.tag(tagID)
+		sv, err := r.Tag(tagID)
 		if err != nil {
 			continue // a dropped tag
 		}
-		if exp, err := r.expired(row, sv); err != nil {
+		if exp, err := r.Expired(row, sv); err != nil {
 			return nil, err
 		} else if exp {
 			continue
@@ -380,7 +241,7 @@ func (a *adminService) rebuild(ctx context.Context, g raftgroup.GroupID, req *st
 	}
 	desc, ok := snap.IndexByID(req.SpaceId, req.IndexId)
 	if !ok {
-		return &partitionError{code: commonpb.ErrorCode_E_NOT_FOUND, msg: fmt.Sprintf("index %d not found in space %d", req.IndexId, req.SpaceId)}
+		return &partitionError{Code: commonpb.ErrorCode_E_NOT_FOUND, Msg: fmt.Sprintf("index %d not found in space %d", req.IndexId, req.SpaceId)}
 	}
 	var cursor []byte
 	for {

@@ -3,6 +3,7 @@ package storaged
 import (
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
 // Index rebuild runs inside the apply, a chunk per raft entry, so that it
@@ -22,10 +23,10 @@ const (
 
 func (st *applyState) rebuildIndex(op *storagepb.RebuildIndexOp) ([]byte, error) {
 	var ix *indexInfo
-	var si *schemaInfo
-	for _, m := range []map[int32]*schemaInfo{st.tags, st.edges} {
+	var si *rowread.Schema
+	for _, m := range []map[int32]*rowread.Schema{st.tags, st.edges} {
 		for _, s := range m {
-			for _, x := range s.indexes {
+			for _, x := range s.Indexes {
 				if x.Desc.GetIndexId() == op.IndexId {
 					ix, si = x, s
 				}
@@ -83,7 +84,7 @@ func (st *applyState) rebuildIndex(op *storagepb.RebuildIndexOp) ([]byte, error)
 }
 
 // rebuildChunk indexes up to limit rows from the data key from.
-func (st *applyState) rebuildChunk(si *schemaInfo, ix *indexInfo, from []byte, limit int) ([]byte, error) {
+func (st *applyState) rebuildChunk(si *rowread.Schema, ix *indexInfo, from []byte, limit int) ([]byte, error) {
 	isEdge := ix.Desc.GetIsEdge()
 	kind := partition.KindTag
 	if isEdge {
@@ -112,11 +113,11 @@ func (st *applyState) rebuildChunk(si *schemaInfo, ix *indexInfo, from []byte, l
 			if err != nil {
 				return nil, err
 			}
-			if et != si.id {
+			if et != si.ID {
 				continue
 			}
 			k := &storagepb.EdgeKey{Src: src, EdgeType: et, Rank: rank, Dst: dst}
-			if err := st.edgeIndexEntry(si, ix, k, r.value, true); err != nil {
+			if err := rowread.EdgeIndexes(st.b, st.g.Space, st.g.Part, si, []*indexInfo{ix}, k, nil, r.value); err != nil {
 				return nil, err
 			}
 			continue
@@ -125,10 +126,10 @@ func (st *applyState) rebuildChunk(si *schemaInfo, ix *indexInfo, from []byte, l
 		if err != nil {
 			return nil, err
 		}
-		if tagID != si.id {
+		if tagID != si.ID {
 			continue
 		}
-		if err := st.tagIndexEntry(si, ix, vid, r.value, true); err != nil {
+		if err := rowread.TagIndexes(st.b, st.g.Space, st.g.Part, si, []*indexInfo{ix}, vid, nil, r.value); err != nil {
 			return nil, err
 		}
 	}

@@ -10,11 +10,11 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/novagraph/novagraph/metad/catalog"
-	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/raftgroup"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
 // catalogWait bounds how long a request waits for this store's catalog to
@@ -35,7 +35,7 @@ func (s *service) partError(snap *catalog.Snapshot, part int32, err error) *stor
 	var partErr *partitionError
 	switch {
 	case errors.As(err, &partErr):
-		pr.Code = partErr.code
+		pr.Code = partErr.Code
 	case errors.Is(err, raftgroup.ErrGroupNotFound):
 		pr.Code = commonpb.ErrorCode_E_PART_NOT_FOUND
 	case errors.Is(err, raftgroup.ErrStopped):
@@ -60,16 +60,12 @@ func (s *service) partError(snap *catalog.Snapshot, part int32, err error) *stor
 	return pr
 }
 
-// partitionError is a per-partition failure with a specific code.
-type partitionError struct {
-	code commonpb.ErrorCode
-	msg  string
-}
-
-func (e *partitionError) Error() string { return e.msg }
+// partitionError is a per-partition failure with a specific code; it is
+// rowread's Error, so that the failures rowread reports keep their codes.
+type partitionError = rowread.Error
 
 func invalid(format string, args ...any) error {
-	return &partitionError{code: commonpb.ErrorCode_E_INVALID_ARGUMENT, msg: fmt.Sprintf(format, args...)}
+	return &partitionError{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT, Msg: fmt.Sprintf(format, args...)}
 }
 
 // spaceFor waits for the catalog version the request needs and returns the
@@ -80,14 +76,14 @@ func (s *service) spaceFor(ctx context.Context, spaceID int32, version int64) (*
 		err := s.srv.meta.WaitVersion(wctx, version)
 		cancel()
 		if err != nil {
-			return nil, nil, &partitionError{code: commonpb.ErrorCode_E_CATALOG_STALE,
-				msg: fmt.Sprintf("storaged catalog is older than version %d the request needs: %v", version, err)}
+			return nil, nil, &partitionError{Code: commonpb.ErrorCode_E_CATALOG_STALE,
+				Msg: fmt.Sprintf("storaged catalog is older than version %d the request needs: %v", version, err)}
 		}
 	}
 	snap := s.srv.meta.Catalog()
 	space, ok := snap.SpaceByID(spaceID)
 	if !ok {
-		return snap, nil, &partitionError{code: commonpb.ErrorCode_E_SPACE_NOT_FOUND, msg: fmt.Sprintf("space %d not found", spaceID)}
+		return snap, nil, &partitionError{Code: commonpb.ErrorCode_E_SPACE_NOT_FOUND, Msg: fmt.Sprintf("space %d not found", spaceID)}
 	}
 	return snap, space, nil
 }
@@ -128,19 +124,6 @@ func keysOf[V any](m map[int32]V) []int32 {
 		out = append(out, k)
 	}
 	return out
-}
-
-// checkVid verifies that an encoded vid has the space's length and belongs
-// to the partition it was sent to: a misrouted write would be invisible to
-// every read.
-func checkVid(space *metapb.SpaceDesc, part int32, vid []byte) error {
-	if len(vid) != int(space.GetVidLen()) {
-		return invalid("vid %x has %d bytes, space %q needs %d", vid, len(vid), space.GetName(), space.GetVidLen())
-	}
-	if got := partition.PartOf(vid, partition.VidType(space.GetVidType()), space.GetPartitionNum()); got != part {
-		return invalid("vid %x belongs to partition %d, not %d", vid, got, part)
-	}
-	return nil
 }
 
 // GetNeighbors implements StorageService. The partitions are scanned
@@ -200,7 +183,7 @@ func (s *service) GetProps(ctx context.Context, req *storagepb.GetPropsReq) (*st
 		if db == nil {
 			return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
 		}
-		rows, err := getProps(db, newReader(snap, req.SpaceId), space, part, req)
+		rows, err := getProps(db, rowread.NewReader(snap, req.SpaceId, time.Now().Unix()), space, part, req)
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/raftgroup"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
 // cmdBuilder assembles a Command with the schemas and indexes its
@@ -45,7 +46,7 @@ func (b *cmdBuilder) withTag(id int32) error {
 	}
 	desc, ok := b.snap.TagByID(b.spaceID(), id)
 	if !ok {
-		return &partitionError{code: commonpb.ErrorCode_E_TAG_NOT_FOUND, msg: fmt.Sprintf("tag %d not found in space %d", id, b.spaceID())}
+		return &partitionError{Code: commonpb.ErrorCode_E_TAG_NOT_FOUND, Msg: fmt.Sprintf("tag %d not found in space %d", id, b.spaceID())}
 	}
 	b.tags[id] = true
 	b.cmd.Tags = append(b.cmd.Tags, desc)
@@ -62,7 +63,7 @@ func (b *cmdBuilder) withEdge(edgeType int32) error {
 	}
 	desc, ok := b.snap.EdgeByType(b.spaceID(), edgeType)
 	if !ok {
-		return &partitionError{code: commonpb.ErrorCode_E_EDGE_NOT_FOUND, msg: fmt.Sprintf("edge type %d not found in space %d", edgeType, b.spaceID())}
+		return &partitionError{Code: commonpb.ErrorCode_E_EDGE_NOT_FOUND, Msg: fmt.Sprintf("edge type %d not found in space %d", edgeType, b.spaceID())}
 	}
 	b.edges[edgeType] = true
 	b.cmd.Edges = append(b.cmd.Edges, desc)
@@ -99,7 +100,7 @@ func (s *Server) proposeResult(ctx context.Context, g raftgroup.GroupID, cmd *st
 	if cmd.Space == nil {
 		space, ok := s.meta.Catalog().SpaceByID(g.Space)
 		if !ok {
-			return nil, &partitionError{code: commonpb.ErrorCode_E_SPACE_NOT_FOUND, msg: fmt.Sprintf("space %d not found", g.Space)}
+			return nil, &partitionError{Code: commonpb.ErrorCode_E_SPACE_NOT_FOUND, Msg: fmt.Sprintf("space %d not found", g.Space)}
 		}
 		cmd.Space = space
 	}
@@ -188,7 +189,7 @@ func mirrorsFor(noWait bool) mirrorMode {
 func (s *service) AddVertices(ctx context.Context, req *storagepb.AddVerticesReq) (*storagepb.ExecResp, error) {
 	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), mirrorsNone, func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
 		for _, v := range req.Parts[part].GetVertices() {
-			if err := checkVid(space, part, v.Vid); err != nil {
+			if err := rowread.CheckVid(space, part, v.Vid); err != nil {
 				return err
 			}
 			for _, t := range v.Tags {
@@ -207,7 +208,7 @@ func (s *service) AddVertices(ctx context.Context, req *storagepb.AddVerticesReq
 func (s *service) AddEdges(ctx context.Context, req *storagepb.AddEdgesReq) (*storagepb.ExecResp, error) {
 	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), mirrorsFor(req.NoMirrorWait), func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
 		for _, e := range req.Parts[part].GetEdges() {
-			if err := checkEdge(space, part, e.Src, e.EdgeType, e.Dst); err != nil {
+			if err := rowread.CheckEdge(space, part, e.Src, e.EdgeType, e.Dst); err != nil {
 				return err
 			}
 			if err := b.withEdge(e.EdgeType); err != nil {
@@ -218,19 +219,6 @@ func (s *service) AddEdges(ctx context.Context, req *storagepb.AddEdgesReq) (*st
 		return nil
 	})
 	return &storagepb.ExecResp{FailedParts: failed}, nil
-}
-
-func checkEdge(space *metapb.SpaceDesc, part int32, src []byte, edgeType int32, dst []byte) error {
-	if err := checkVid(space, part, src); err != nil {
-		return err
-	}
-	if len(dst) != int(space.GetVidLen()) {
-		return invalid("dst vid %x has %d bytes, space %q needs %d", dst, len(dst), space.GetName(), space.GetVidLen())
-	}
-	if edgeType <= 0 {
-		return invalid("edge type %d: edges are written as out-edges (type > 0) at their source's partition", edgeType)
-	}
-	return nil
 }
 
 // DeleteVertices implements StorageService. A deleted vertex's in-edges
@@ -246,7 +234,7 @@ func (s *service) DeleteVertices(ctx context.Context, req *storagepb.DeleteVerti
 		}
 		db := s.srv.dbOf(raftgroup.GroupID{Space: req.SpaceId, Part: part})
 		for _, vid := range req.Parts[part].GetVids() {
-			if err := checkVid(space, part, vid); err != nil {
+			if err := rowread.CheckVid(space, part, vid); err != nil {
 				return err
 			}
 			if db != nil {
@@ -330,7 +318,7 @@ func (s *service) FlushIntents(ctx context.Context, req *storagepb.FlushIntentsR
 // load failed at its very last step that way.
 func flushError(err error) error {
 	if errors.Is(err, raftgroup.ErrAmbiguous) {
-		return &partitionError{code: commonpb.ErrorCode_E_TIMEOUT, msg: fmt.Sprintf("a pass over the intents did not finish, ask again: %v", err)}
+		return &partitionError{Code: commonpb.ErrorCode_E_TIMEOUT, Msg: fmt.Sprintf("a pass over the intents did not finish, ask again: %v", err)}
 	}
 	return err
 }
@@ -342,7 +330,7 @@ func (s *service) DeleteTags(ctx context.Context, req *storagepb.DeleteTagsReq) 
 			return err
 		}
 		for _, vid := range req.Parts[part].GetVids() {
-			if err := checkVid(space, part, vid); err != nil {
+			if err := rowread.CheckVid(space, part, vid); err != nil {
 				return err
 			}
 			b.add(&storagepb.Mutation{Op: &storagepb.Mutation_DeleteTags{DeleteTags: &storagepb.DeleteTagsOp{Vid: vid, TagIds: req.TagIds}}})
@@ -356,7 +344,7 @@ func (s *service) DeleteTags(ctx context.Context, req *storagepb.DeleteTagsReq) 
 func (s *service) DeleteEdges(ctx context.Context, req *storagepb.DeleteEdgesReq) (*storagepb.ExecResp, error) {
 	failed := s.writeParts(ctx, req.SpaceId, req.CatalogVersion, keysOf(req.Parts), mirrorsFor(req.NoMirrorWait), func(b *cmdBuilder, space *metapb.SpaceDesc, part int32) error {
 		for _, k := range req.Parts[part].GetKeys() {
-			if err := checkEdge(space, part, k.Src, k.EdgeType, k.Dst); err != nil {
+			if err := rowread.CheckEdge(space, part, k.Src, k.EdgeType, k.Dst); err != nil {
 				return err
 			}
 			// A dropped edge type has no schema left; its edges still go.
@@ -400,14 +388,14 @@ func (s *service) update(ctx context.Context, snap *catalog.Snapshot, space *met
 	b := newCommand(snap, space)
 	isEdge := req.Edge != nil
 	if isEdge {
-		if err := checkEdge(space, g.Part, req.Edge.Src, req.Edge.EdgeType, req.Edge.Dst); err != nil {
+		if err := rowread.CheckEdge(space, g.Part, req.Edge.Src, req.Edge.EdgeType, req.Edge.Dst); err != nil {
 			return nil, err
 		}
 		if err := b.withEdge(req.Edge.EdgeType); err != nil {
 			return nil, err
 		}
 	} else {
-		if err := checkVid(space, g.Part, req.Vid); err != nil {
+		if err := rowread.CheckVid(space, g.Part, req.Vid); err != nil {
 			return nil, err
 		}
 		if err := b.withTag(req.TagId); err != nil {

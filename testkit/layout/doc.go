@@ -23,6 +23,9 @@
 //     pairs listed in an allow-list, each with its reason; an entry that is
 //     no longer needed fails the test too.
 //   - Only test kit packages and tests import testkit/...
+//   - The daemons' I/O-free halves (metad/catalog, metad/ddlcheck,
+//     storaged/rowread) depend on no RocksDB, etcd, raft, gossip or
+//     daemon: graphd, the importer and testkit/memgraph share them.
 //   - internal/... holds small shared libraries: none of them depends on
 //     a daemon, a tool or the test kit.
 //

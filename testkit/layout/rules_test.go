@@ -85,6 +85,18 @@ var rules = []rule{
 		deny:    []string{"./testkit/..."},
 	},
 	{
+		name: "the daemons' I/O-free halves stay I/O-free",
+		why: "metad/catalog, metad/ddlcheck and storaged/rowread are what metad and storaged " +
+			"decide without their stores, which graphd, the importer or testkit/memgraph link too; " +
+			"linking RocksDB, etcd, raft or a daemon would make them the daemon again",
+		applies: []string{"./metad/catalog", "./metad/ddlcheck", "./storaged/rowread"},
+		deny: []string{
+			"github.com/linxGnu/grocksdb/...", "go.etcd.io/...", "github.com/hashicorp/memberlist/...",
+			"./metad", "./metad/client", "./storaged", "./storaged/client", "./graphd/...",
+			"./raftgroup/...", "./gossip/...", "./internal/rocksopts/...", "./testkit/...",
+		},
+	},
+	{
 		name: "internal/ holds small shared libraries",
 		why: "internal/ packages are shared by the daemons and the tools, " +
 			"so none of them may depend on a daemon, a tool or the test kit",
@@ -193,7 +205,9 @@ func TestImportRulesCatchWrongArrows(t *testing.T) {
 		{"importer/source", "graphd/exec", "", rules[1].name},
 		{"cmd/nova-diskfill", "query/parser", "", rules[1].name},
 		{"client", "testkit/oracle", "", rules[2].name},
-		{"internal/schema", "metad/catalog", "", rules[3].name},
+		{"internal/schema", "metad/catalog", "", rules[4].name},
+		{"storaged/rowread", "github.com/linxGnu/grocksdb", "", rules[3].name},
+		{"temporal", "go.etcd.io/etcd/client/v3", "metad/ddlcheck", rules[3].name},
 	} {
 		from, to := g.full(tc.from), g.full(tc.to)
 		if g.pkgs[from] == nil || g.pkgs[to] == nil {

@@ -9,8 +9,12 @@
 // # What it models
 //
 // The executor's semantics depend on the storagepb contract, so memgraph
-// answers it the way storaged does, with storaged's own building blocks
-// wherever they are shared:
+// answers it with storaged's own code: storaged/rowread answers
+// GetNeighbors, GetProps and LookupIndex from the rows read, evaluates
+// UPDATE and keeps index entries, for storaged and memgraph alike, as
+// metad/ddlcheck checks DDL for metad and memgraph alike. memgraph's own
+// part is the store (an ordered map instead of RocksDB and raft) and the
+// bookkeeping around it (partitions, the catalog's counters). It models:
 //
 //   - Data lives per space in one ordered key-value map whose keys are
 //     storaged's RocksDB keys (partition.TagKey, EdgeKey, TagIndexKey,
@@ -27,7 +31,7 @@
 //     DeleteVertices and Update do once their mirrors are flushed.
 //   - Requests are answered per partition, as storaged answers them:
 //     vids are checked against the partition they were sent to (the same
-//     E_INVALID_ARGUMENT as storaged's checkVid), dedup_dst is per
+//     E_INVALID_ARGUMENT, from rowread.CheckVid), dedup_dst is per
 //     partition, LookupIndex's limit is per partition, and each partition's
 //     writes apply atomically (a failed partition leaves nothing; the
 //     others stay, as with storaged's one raft entry per partition).
@@ -38,23 +42,24 @@
 //     with the reserved _src, _dst, _rank and _type, limit_per_vertex,
 //     sample_per_vertex (a reservoir sample as storaged's, drawn from a
 //     generator seeded per partition, so deterministic), dst_only with
-//     packed_dsts, filter (parsed with query/parser, evaluated with
-//     query/eval against the same row context as storaged's), count_only,
-//     dedup_dst and with_degree.
+//     packed_dsts, filter (parsed with query/parser and evaluated with
+//     query/eval by rowread, as in storaged), count_only, dedup_dst and
+//     with_degree (counted: memgraph stores no degrees).
 //   - Secondary indexes are index entries written with the data, as
 //     storaged writes them: an index sees the rows written after it was
 //     created, and REBUILD INDEX clears and rebuilds its entries from the
 //     data. LookupIndex scans the entries with storaged's hint ranges.
-//   - UPDATE and UPSERT evaluate WHEN, SET and YIELD against the row as
-//     storaged's apply does.
+//   - UPDATE and UPSERT evaluate WHEN, SET and YIELD against the row with
+//     rowread.Update, as storaged's apply does.
 //   - TTL: expired rows are hidden from reads and treated as absent by
 //     INSERT IF NOT EXISTS and UPDATE, against Options.Now.
 //   - The catalog is a metapb.Catalog handed out as catalog.Snapshot copies
-//     whose version increases with every change. DDL is checked as metad
-//     checks it (the same codes and messages: a taken name is E_EXISTED,
-//     and so on), and refusals are metad/client errors, as the executor
-//     gets them from metad; partition failures are storaged/client
-//     PartErrors.
+//     whose version increases with every change. DDL is checked with
+//     metad's own checks (metad/ddlcheck: the same codes and messages),
+//     and what they leave to the catalog as metad does it (a taken name is
+//     E_EXISTED, and so on); refusals are metad/client errors, as the
+//     executor gets them from metad; partition failures are
+//     storaged/client PartErrors.
 //
 // # What it does not model
 //

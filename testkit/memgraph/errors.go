@@ -5,8 +5,10 @@ import (
 	"fmt"
 
 	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/metad/ddlcheck"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
 // errorf is a DDL refusal, as metad's client returns it.
@@ -14,19 +16,20 @@ func errorf(code commonpb.ErrorCode, format string, args ...any) error {
 	return &metaclient.Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
+// metaError is a refusal of metad's DDL checks (ddlcheck) as metad's
+// client returns it.
+func metaError(err error) error {
+	var e *ddlcheck.Error
+	if errors.As(err, &e) {
+		return &metaclient.Error{Code: e.Code, Msg: e.Msg}
+	}
+	return err
+}
+
 // partitionError is a failure of one partition with a code, as storaged's
-// partitionError; request (store.go) turns it into the storaged/client
+// (both are rowread's Error); partError turns it into the storaged/client
 // PartError the executor gets from a cluster.
-type partitionError struct {
-	code commonpb.ErrorCode
-	msg  string
-}
-
-func (e *partitionError) Error() string { return e.msg }
-
-func invalid(format string, args ...any) error {
-	return &partitionError{code: commonpb.ErrorCode_E_INVALID_ARGUMENT, msg: fmt.Sprintf(format, args...)}
-}
+type partitionError = rowread.Error
 
 // partError is err as the storage client reports a failed partition: a
 // partitionError keeps its code, anything else is E_STORAGE (storaged's
@@ -35,7 +38,7 @@ func partError(part int32, err error) error {
 	pe := &storageclient.PartError{Part: part, Code: commonpb.ErrorCode_E_STORAGE, Msg: err.Error()}
 	var e *partitionError
 	if errors.As(err, &e) {
-		pe.Code = e.code
+		pe.Code = e.Code
 	}
 	return pe
 }

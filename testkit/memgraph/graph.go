@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/novagraph/novagraph/metad/catalog"
+	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
@@ -120,11 +121,13 @@ func (s *kvs) get(key []byte) []byte {
 	return it.val
 }
 
-func (s *kvs) put(key, val []byte) {
+// Put and Delete write the map; they make it the rowread.Writer of
+// index entries.
+func (s *kvs) Put(key, val []byte) {
 	s.t.ReplaceOrInsert(kv{key: string(key), val: append([]byte{}, val...)})
 }
 
-func (s *kvs) delete(key []byte) { s.t.Delete(kv{key: string(key)}) }
+func (s *kvs) Delete(key []byte) { s.t.Delete(kv{key: string(key)}) }
 
 // scan visits the keys in [from, to) in order (to nil: no end) until fn
 // returns false. The key and value must not be kept or changed.
@@ -135,6 +138,21 @@ func (s *kvs) scan(from, to []byte, fn func(key, val []byte) bool) {
 		return
 	}
 	s.t.AscendRange(kv{key: string(from)}, kv{key: string(to)}, visit)
+}
+
+// Scan is scanPrefix from start (nil: the prefix itself) as rowread.Store
+// scans: fn may fail, and its error ends the scan.
+func (s *kvs) Scan(prefix, start []byte, fn func(key, val []byte) (bool, error)) error {
+	if start == nil || string(start) < string(prefix) {
+		start = prefix
+	}
+	var failed error
+	s.scan(start, partition.PrefixEnd(prefix), func(key, val []byte) bool {
+		var more bool
+		more, failed = fn(key, val)
+		return more && failed == nil
+	})
+	return failed
 }
 
 // scanPrefix visits the keys that start with prefix, in order.

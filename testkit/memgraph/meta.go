@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/novagraph/novagraph/metad/catalog"
+	"github.com/novagraph/novagraph/metad/ddlcheck"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
@@ -45,9 +44,9 @@ func schemaByName(snap *catalog.Snapshot, space int32, name string) (id int32, i
 // CreateSpace creates a space (metad's createSpace): its id, and its
 // partitions placed over the hosts.
 func (m *Meta) CreateSpace(_ context.Context, space *metapb.SpaceDesc, ifNotExists bool) (int32, int64, error) {
-	desc, err := validateSpace(space)
+	desc, err := ddlcheck.Space(space)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, metaError(err)
 	}
 	g := m.g
 	g.mu.Lock()
@@ -70,7 +69,7 @@ func (m *Meta) CreateSpace(_ context.Context, space *metapb.SpaceDesc, ifNotExis
 	for i, h := range hosts {
 		ids[i] = h.GetStoreId()
 	}
-	parts := placeParts(desc.PartitionNum, desc.ReplicaFactor, ids)
+	parts := ddlcheck.PlaceParts(desc.PartitionNum, desc.ReplicaFactor, ids)
 	version := g.change(func(cat *metapb.Catalog) {
 		cat.Spaces = append(cat.Spaces, desc)
 		cat.Parts[desc.SpaceId] = &metapb.SpaceParts{Parts: parts}
@@ -85,8 +84,8 @@ func (m *Meta) CreateSpace(_ context.Context, space *metapb.SpaceDesc, ifNotExis
 
 // DropSpace drops a space with its schemas, indexes, grants and data.
 func (m *Meta) DropSpace(_ context.Context, name string, ifExists bool) (int64, error) {
-	if err := validateName("space", name); err != nil {
-		return 0, err
+	if err := ddlcheck.Name("space", name); err != nil {
+		return 0, metaError(err)
 	}
 	g := m.g
 	g.mu.Lock()
@@ -127,16 +126,16 @@ func (g *Graph) space(id int32) (*metapb.SpaceDesc, error) {
 // CreateSchema creates a tag or an edge type (metad's createSchema).
 func (m *Meta) CreateSchema(_ context.Context, req *metapb.CreateSchemaReq) (int32, int64, error) {
 	kind := schemaKind(req.GetIsEdge())
-	if err := validateName(kind, req.GetName()); err != nil {
-		return 0, 0, err
+	if err := ddlcheck.Name(kind, req.GetName()); err != nil {
+		return 0, 0, metaError(err)
 	}
 	where := fmt.Sprintf("%s %q", kind, req.Name)
-	cols, err := validateColumns(where, req.Columns)
+	cols, err := ddlcheck.Columns(where, req.Columns)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, metaError(err)
 	}
-	if err := validateTTL(where, cols, req.TtlCol, req.TtlDuration); err != nil {
-		return 0, 0, err
+	if err := ddlcheck.TTL(where, cols, req.TtlCol, req.TtlDuration); err != nil {
+		return 0, 0, metaError(err)
 	}
 	g := m.g
 	g.mu.Lock()
@@ -187,20 +186,15 @@ func readSchema(snap *catalog.Snapshot, space *metapb.SpaceDesc, name string, is
 	return id, versions, nil
 }
 
-// indexesOn lists the indexes on one tag or edge type, by id.
-func indexesOn(snap *catalog.Snapshot, space int32, isEdge bool, id int32) []*metapb.IndexDesc {
-	return snap.IndexesOn(space, isEdge, id)
-}
-
 // AlterSchema appends a schema version (metad's alterSchema).
 func (m *Meta) AlterSchema(_ context.Context, req *metapb.AlterSchemaReq) (int64, error) {
 	kind := schemaKind(req.GetIsEdge())
-	if err := validateName(kind, req.GetName()); err != nil {
-		return 0, err
+	if err := ddlcheck.Name(kind, req.GetName()); err != nil {
+		return 0, metaError(err)
 	}
 	where := fmt.Sprintf("%s %q", kind, req.Name)
-	if err := checkAlterOps(where, req); err != nil {
-		return 0, err
+	if err := ddlcheck.AlterOps(where, req); err != nil {
+		return 0, metaError(err)
 	}
 	g := m.g
 	g.mu.Lock()
@@ -213,9 +207,9 @@ func (m *Meta) AlterSchema(_ context.Context, req *metapb.AlterSchemaReq) (int64
 	if err != nil {
 		return 0, err
 	}
-	next, err := applyAlter(where, versions[len(versions)-1], req, indexesOn(g.snap, req.SpaceId, req.IsEdge, id))
+	next, err := ddlcheck.Alter(where, versions[len(versions)-1], req, g.snap.IndexesOn(req.SpaceId, req.IsEdge, id))
 	if err != nil {
-		return 0, err
+		return 0, metaError(err)
 	}
 	return g.change(func(cat *metapb.Catalog) {
 		if req.IsEdge {
@@ -237,8 +231,8 @@ func (m *Meta) AlterSchema(_ context.Context, req *metapb.AlterSchemaReq) (int64
 // DropSchema drops a tag or edge type (metad's dropSchema): its id is not
 // reused, so rows stored under it are never read again.
 func (m *Meta) DropSchema(_ context.Context, req *metapb.DropSchemaReq) (int64, error) {
-	if err := validateName(schemaKind(req.GetIsEdge()), req.GetName()); err != nil {
-		return 0, err
+	if err := ddlcheck.Name(schemaKind(req.GetIsEdge()), req.GetName()); err != nil {
+		return 0, metaError(err)
 	}
 	g := m.g
 	g.mu.Lock()
@@ -254,12 +248,8 @@ func (m *Meta) DropSchema(_ context.Context, req *metapb.DropSchemaReq) (int64, 
 		}
 		return 0, err
 	}
-	if on := indexesOn(g.snap, req.SpaceId, req.IsEdge, id); len(on) > 0 {
-		names := make([]string, len(on))
-		for i, x := range on {
-			names[i] = strconv.Quote(x.Name)
-		}
-		return 0, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s %q has index %s: drop the index first", schemaKind(req.IsEdge), req.Name, strings.Join(names, ", "))
+	if err := ddlcheck.DropSchema(fmt.Sprintf("%s %q", schemaKind(req.IsEdge), req.Name), g.snap.IndexesOn(req.SpaceId, req.IsEdge, id)); err != nil {
+		return 0, metaError(err)
 	}
 	return g.change(func(cat *metapb.Catalog) {
 		if req.IsEdge {
@@ -277,24 +267,16 @@ func indexKind(isEdge bool) string {
 	return "tag index"
 }
 
-func fieldNames(fields []*metapb.IndexField) []string {
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.Name
-	}
-	return names
-}
-
 // CreateIndex creates a secondary index (metad's createIndex). Like
 // storaged's, its entries are written by the writes that follow; REBUILD
 // INDEX indexes what was there before.
 func (m *Meta) CreateIndex(_ context.Context, req *metapb.CreateIndexReq) (int32, int64, error) {
 	kind := schemaKind(req.GetIsEdge())
-	if err := validateName("index", req.GetName()); err != nil {
-		return 0, 0, err
+	if err := ddlcheck.Name("index", req.GetName()); err != nil {
+		return 0, 0, metaError(err)
 	}
-	if err := validateName(kind, req.GetSchemaName()); err != nil {
-		return 0, 0, err
+	if err := ddlcheck.Name(kind, req.GetSchemaName()); err != nil {
+		return 0, 0, metaError(err)
 	}
 	g := m.g
 	g.mu.Lock()
@@ -319,15 +301,12 @@ func (m *Meta) CreateIndex(_ context.Context, req *metapb.CreateIndexReq) (int32
 		return 0, 0, err
 	}
 	schemaName := fmt.Sprintf("%s %q", kind, req.SchemaName)
-	fields, err := validateIndexFields(req.Name, schemaName, versions[len(versions)-1].Columns, req.Fields)
+	fields, err := ddlcheck.IndexFields(req.Name, schemaName, versions[len(versions)-1].Columns, req.Fields)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, metaError(err)
 	}
-	for _, x := range indexesOn(g.snap, req.SpaceId, req.IsEdge, id) {
-		if slices.Equal(fieldNames(x.Fields), fieldNames(fields)) {
-			return 0, 0, errorf(commonpb.ErrorCode_E_EXISTED, "index %q on %s already indexes the same fields (%s)",
-				x.Name, schemaName, strings.Join(fieldNames(fields), ", "))
-		}
+	if err := ddlcheck.NewIndex(schemaName, g.snap.IndexesOn(req.SpaceId, req.IsEdge, id), fields); err != nil {
+		return 0, 0, metaError(err)
 	}
 	g.lastIndex[req.SpaceId]++
 	ixID := g.lastIndex[req.SpaceId]
@@ -339,8 +318,8 @@ func (m *Meta) CreateIndex(_ context.Context, req *metapb.CreateIndexReq) (int32
 // DropIndex drops an index (metad's dropIndex); its entries stay, never
 // read again, as in storaged.
 func (m *Meta) DropIndex(_ context.Context, req *metapb.DropIndexReq) (int64, error) {
-	if err := validateName("index", req.GetName()); err != nil {
-		return 0, err
+	if err := ddlcheck.Name("index", req.GetName()); err != nil {
+		return 0, metaError(err)
 	}
 	g := m.g
 	g.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
 // Storage is a Graph as graphd/exec.Storage: storaged's StorageService as
@@ -24,12 +25,12 @@ func (g *Graph) now() int64 { return g.opts.Now().Unix() }
 func (g *Graph) spaceFor(spaceID int32, version int64) (*catalog.Snapshot, *metapb.SpaceDesc, *kvs, error) {
 	snap := g.snap
 	if version > snap.Version() {
-		return nil, nil, nil, &partitionError{code: commonpb.ErrorCode_E_CATALOG_STALE,
-			msg: fmt.Sprintf("storaged catalog is older than version %d the request needs: memgraph is at %d", version, snap.Version())}
+		return nil, nil, nil, &partitionError{Code: commonpb.ErrorCode_E_CATALOG_STALE,
+			Msg: fmt.Sprintf("storaged catalog is older than version %d the request needs: memgraph is at %d", version, snap.Version())}
 	}
 	space, ok := snap.SpaceByID(spaceID)
 	if !ok {
-		return nil, nil, nil, &partitionError{code: commonpb.ErrorCode_E_SPACE_NOT_FOUND, msg: fmt.Sprintf("space %d not found", spaceID)}
+		return nil, nil, nil, &partitionError{Code: commonpb.ErrorCode_E_SPACE_NOT_FOUND, Msg: fmt.Sprintf("space %d not found", spaceID)}
 	}
 	data := g.data[spaceID]
 	if data == nil {
@@ -134,9 +135,9 @@ func (s *Storage) GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsRe
 		if err != nil {
 			return partError(firstPart(order), err)
 		}
-		r := newReader(snap, tmpl.SpaceId, g.now())
+		r := rowread.NewReader(snap, tmpl.SpaceId, g.now())
 		for _, part := range order {
-			rows, err := getProps(data, r, space, part, tmpl, vertexParts[part].GetVids(), edgeParts[part].GetKeys())
+			rows, err := r.GetProps(data.read, space, part, tmpl, vertexParts[part].GetVids(), edgeParts[part].GetKeys())
 			if err != nil {
 				return partError(part, err)
 			}
@@ -211,7 +212,7 @@ func (g *Graph) write(spaceID int32, version int64, parts []int32,
 			continue
 		}
 		st := &applyState{g: g, data: data.clone(), snap: snap, space: space, spaceID: spaceID, part: part,
-			vidLen: int(space.GetVidLen()), now: g.now(), r: newReader(snap, spaceID, g.now())}
+			vidLen: int(space.GetVidLen()), now: g.now(), r: rowread.NewReader(snap, spaceID, g.now())}
 		if err := apply(st); err != nil {
 			if first == nil {
 				first = partError(part, err)
@@ -227,13 +228,13 @@ func (g *Graph) write(spaceID int32, version int64, parts []int32,
 // AddVertices writes vertices (storaged's AddVertices and putVertex).
 func (s *Storage) AddVertices(_ context.Context, req *storagepb.AddVerticesReq) error {
 	return s.g.write(req.SpaceId, req.CatalogVersion, sortedParts(req.Parts), func(space *metapb.SpaceDesc, part int32) error {
-		rd := newReader(s.g.snap, req.SpaceId, 0)
+		rd := rowread.NewReader(s.g.snap, req.SpaceId, 0)
 		for _, v := range req.Parts[part].GetVertices() {
-			if err := checkVid(space, part, v.Vid); err != nil {
+			if err := rowread.CheckVid(space, part, v.Vid); err != nil {
 				return err
 			}
 			for _, t := range v.Tags {
-				if _, err := rd.tag(t.TagId); err != nil {
+				if _, err := rd.Tag(t.TagId); err != nil {
 					return err
 				}
 			}
@@ -253,12 +254,12 @@ func (s *Storage) AddVertices(_ context.Context, req *storagepb.AddVerticesReq) 
 // putEdge, with the mirror applied at once).
 func (s *Storage) AddEdges(_ context.Context, req *storagepb.AddEdgesReq) error {
 	return s.g.write(req.SpaceId, req.CatalogVersion, sortedParts(req.Parts), func(space *metapb.SpaceDesc, part int32) error {
-		rd := newReader(s.g.snap, req.SpaceId, 0)
+		rd := rowread.NewReader(s.g.snap, req.SpaceId, 0)
 		for _, e := range req.Parts[part].GetEdges() {
-			if err := checkEdge(space, part, e.Src, e.EdgeType, e.Dst); err != nil {
+			if err := rowread.CheckEdge(space, part, e.Src, e.EdgeType, e.Dst); err != nil {
 				return err
 			}
-			if _, err := rd.edge(e.EdgeType); err != nil {
+			if _, err := rd.Edge(e.EdgeType); err != nil {
 				return err
 			}
 		}
@@ -278,7 +279,7 @@ func (s *Storage) AddEdges(_ context.Context, req *storagepb.AddEdgesReq) error 
 func (s *Storage) DeleteVertices(_ context.Context, req *storagepb.DeleteVerticesReq) error {
 	return s.g.write(req.SpaceId, req.CatalogVersion, sortedParts(req.Parts), func(space *metapb.SpaceDesc, part int32) error {
 		for _, vid := range req.Parts[part].GetVids() {
-			if err := checkVid(space, part, vid); err != nil {
+			if err := rowread.CheckVid(space, part, vid); err != nil {
 				return err
 			}
 		}
@@ -297,7 +298,7 @@ func (s *Storage) DeleteVertices(_ context.Context, req *storagepb.DeleteVertice
 func (s *Storage) DeleteTags(_ context.Context, req *storagepb.DeleteTagsReq) error {
 	return s.g.write(req.SpaceId, req.CatalogVersion, sortedParts(req.Parts), func(space *metapb.SpaceDesc, part int32) error {
 		for _, vid := range req.Parts[part].GetVids() {
-			if err := checkVid(space, part, vid); err != nil {
+			if err := rowread.CheckVid(space, part, vid); err != nil {
 				return err
 			}
 		}
@@ -317,7 +318,7 @@ func (s *Storage) DeleteTags(_ context.Context, req *storagepb.DeleteTagsReq) er
 func (s *Storage) DeleteEdges(_ context.Context, req *storagepb.DeleteEdgesReq) error {
 	return s.g.write(req.SpaceId, req.CatalogVersion, sortedParts(req.Parts), func(space *metapb.SpaceDesc, part int32) error {
 		for _, k := range req.Parts[part].GetKeys() {
-			if err := checkEdge(space, part, k.Src, k.EdgeType, k.Dst); err != nil {
+			if err := rowread.CheckEdge(space, part, k.Src, k.EdgeType, k.Dst); err != nil {
 				return err
 			}
 		}
@@ -336,18 +337,18 @@ func (s *Storage) DeleteEdges(_ context.Context, req *storagepb.DeleteEdgesReq) 
 func (s *Storage) Update(_ context.Context, req *storagepb.UpdateReq) (*storagepb.UpdateResp, error) {
 	var resp *storagepb.UpdateResp
 	err := s.g.write(req.SpaceId, req.CatalogVersion, []int32{req.PartId}, func(space *metapb.SpaceDesc, part int32) error {
-		rd := newReader(s.g.snap, req.SpaceId, 0)
+		rd := rowread.NewReader(s.g.snap, req.SpaceId, 0)
 		if req.Edge != nil {
-			if err := checkEdge(space, part, req.Edge.Src, req.Edge.EdgeType, req.Edge.Dst); err != nil {
+			if err := rowread.CheckEdge(space, part, req.Edge.Src, req.Edge.EdgeType, req.Edge.Dst); err != nil {
 				return err
 			}
-			_, err := rd.edge(req.Edge.EdgeType)
+			_, err := rd.Edge(req.Edge.EdgeType)
 			return err
 		}
-		if err := checkVid(space, part, req.Vid); err != nil {
+		if err := rowread.CheckVid(space, part, req.Vid); err != nil {
 			return err
 		}
-		_, err := rd.tag(req.TagId)
+		_, err := rd.Tag(req.TagId)
 		return err
 	}, func(st *applyState) error {
 		var err error
@@ -366,7 +367,7 @@ func (s *Storage) RebuildIndex(_ context.Context, space, indexID int32, catalogV
 	snap := g.catalog()
 	sp, ok := snap.SpaceByID(space)
 	if !ok {
-		return partError(1, &partitionError{code: commonpb.ErrorCode_E_SPACE_NOT_FOUND, msg: fmt.Sprintf("space %d not found", space)})
+		return partError(1, &partitionError{Code: commonpb.ErrorCode_E_SPACE_NOT_FOUND, Msg: fmt.Sprintf("space %d not found", space)})
 	}
 	return g.write(space, catalogVersion, allParts(sp), func(_ *metapb.SpaceDesc, _ int32) error {
 		if _, ok := g.snap.IndexByID(space, indexID); !ok {

@@ -9,14 +9,17 @@ import (
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
-// The writes mirror storaged/write.go (the checks a leader makes before
-// proposing) and storaged/apply.go (what applying the entry does), with the
-// edge pair rule of storaged/pair.go carried out at once: the in-edge half
-// of an edge changes with its out-edge. Index entries and rows change
-// together, as in the apply; degrees are not stored (with_degree counts
-// the edges), nor are in-edge tombstones (a deleted in-edge is gone).
+// The writes follow storaged/write.go (the checks a leader makes before
+// proposing) and storaged/apply.go (what applying the entry does), with
+// the apply's own row work (index entries, tag deletion, UPDATE) from
+// storaged/rowread, and the edge pair rule of storaged/pair.go carried
+// out at once: the in-edge half of an edge changes with its out-edge.
+// Index entries and rows change together, as in the apply; degrees are
+// not stored (with_degree counts the edges), nor are in-edge tombstones (a
+// deleted in-edge is gone).
 
 // applyState is the apply of one partition's writes, on a copy of the
 // space's data that replaces it only if every write succeeds.
@@ -29,83 +32,66 @@ type applyState struct {
 	part    int32
 	vidLen  int
 	now     int64
-	r       *reader // schemas, with the indexes to maintain
+	r       *rowread.Reader // schemas; tag and edge add the indexes to maintain
 }
 
 func (st *applyState) partOf(vid []byte) int32 {
 	return partition.PartOf(vid, partition.VidType(st.space.GetVidType()), st.space.GetPartitionNum())
 }
 
-// decodeRow returns a row's values laid out as the latest schema.
-func decodeRow(sv *schemaView, row []byte) ([]any, error) {
-	vals, err := partition.ReadWithSchema(row, sv.versions.Source(), sv.versions.Latest())
+// tag is tag id with the indexes its writes maintain.
+func (st *applyState) tag(id int32) (*rowread.Schema, error) {
+	sv, err := st.r.Tag(id)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sv.name, err)
+		return nil, err
 	}
-	return vals, nil
+	return st.indexed(sv, false), nil
 }
 
-// rowExpired is the TTL check of an encoded row.
-func (st *applyState) rowExpired(sv *schemaView, row []byte) (bool, error) {
-	if sv.ttlCol == "" {
-		return false, nil
-	}
-	vals, err := partition.ReadWithSchema(row, sv.versions.Source(), sv.versions.Latest())
+// edge is the edge type of edgeType with the indexes its writes maintain.
+func (st *applyState) edge(edgeType int32) (*rowread.Schema, error) {
+	sv, err := st.r.Edge(edgeType)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	return sv.expiredVals(vals, st.now), nil
+	return st.indexed(sv, true), nil
+}
+
+// indexed adds to sv, a schema of st.r (which is st's own), the indexes
+// on it, as storaged's command carries them.
+func (st *applyState) indexed(sv *rowread.Schema, isEdge bool) *rowread.Schema {
+	if sv.Indexes == nil && sv.Versions.Latest() != nil {
+		for _, ix := range st.snap.IndexesOn(st.spaceID, isEdge, sv.ID) {
+			sv.Indexes = append(sv.Indexes, schema.NewIndexLayout(ix, sv.Versions.Latest()))
+		}
+	}
+	return sv
 }
 
 // ---- vertices ----
 
-func (st *applyState) tagIndexEntry(sv *schemaView, ix *schema.IndexLayout, vid, row []byte, put bool) error {
-	vals, err := decodeRow(sv, row)
-	if err != nil {
-		return err
-	}
-	enc, err := ix.Values(vals)
-	if err != nil {
-		return err
-	}
-	k := partition.TagIndexKey(st.spaceID, st.part, ix.Desc.GetIndexId(), enc, vid)
-	if put {
-		st.data.put(k, nil)
-	} else {
-		st.data.delete(k)
-	}
-	return nil
-}
-
 // putTagRow writes one tag row of a vertex and moves its index entries
 // from the old row's values to the new one's.
-func (st *applyState) putTagRow(sv *schemaView, vid, old, row []byte) error {
-	for _, ix := range sv.indexes {
-		if old != nil {
-			if err := st.tagIndexEntry(sv, ix, vid, old, false); err != nil {
-				return err
-			}
-		}
-		if err := st.tagIndexEntry(sv, ix, vid, row, true); err != nil {
-			return err
-		}
+func (st *applyState) putTagRow(sv *rowread.Schema, vid, old, row []byte) error {
+	if err := rowread.TagIndexes(st.data, st.spaceID, st.part, sv, sv.Indexes, vid, old, row); err != nil {
+		return err
 	}
-	st.data.put(partition.TagKey(st.spaceID, st.part, vid, sv.id), row)
+	st.data.Put(partition.TagKey(st.spaceID, st.part, vid, sv.ID), row)
 	return nil
 }
 
 func (st *applyState) putVertex(v *storagepb.NewVertex, ifNotExists bool) error {
 	for _, t := range v.Tags {
-		sv, err := st.r.tag(t.GetTagId())
+		sv, err := st.tag(t.GetTagId())
 		if err != nil {
 			return err
 		}
-		if _, err := decodeRow(sv, t.GetRow()); err != nil {
-			return invalid("vertex %x: %v", v.Vid, err)
+		if _, err := sv.Decode(t.GetRow()); err != nil {
+			return rowread.Invalid("vertex %x: %v", v.Vid, err)
 		}
 		old := st.data.get(partition.TagKey(st.spaceID, st.part, v.Vid, t.GetTagId()))
 		if old != nil && ifNotExists {
-			if exp, err := st.rowExpired(sv, old); err != nil || !exp {
+			if exp, err := sv.RowExpired(old, st.now); err != nil || !exp {
 				continue
 			}
 		}
@@ -120,41 +106,10 @@ func (st *applyState) putVertex(v *storagepb.NewVertex, ifNotExists bool) error 
 // index entries. Tags the catalog no longer has (dropped) lose their rows
 // but can have no index.
 func (st *applyState) deleteTagRows(vid []byte, ids []int32) error {
-	want := map[int32]bool{}
-	for _, id := range ids {
-		want[id] = true
-	}
-	type found struct {
-		id  int32
-		row []byte
-	}
-	var rows []found
-	var failed error
-	st.data.scanPrefix(partition.TagPrefix(st.spaceID, st.part, vid), func(k, v []byte) bool {
-		_, _, _, id, err := partition.ParseTagKey(k, st.vidLen)
-		if err != nil {
-			failed = err
-			return false
-		}
-		if len(want) == 0 || want[id] {
-			rows = append(rows, found{id: id, row: v})
-		}
-		return true
+	return rowread.DeleteTags(st.data, st.space, st.part, vid, ids, func(id int32) *rowread.Schema {
+		sv, _ := st.tag(id)
+		return sv
 	})
-	if failed != nil {
-		return failed
-	}
-	for _, r := range rows {
-		if sv, err := st.r.tag(r.id); err == nil {
-			for _, ix := range sv.indexes {
-				if err := st.tagIndexEntry(sv, ix, vid, r.row, false); err != nil {
-					return err
-				}
-			}
-		}
-		st.data.delete(partition.TagKey(st.spaceID, st.part, vid, r.id))
-	}
-	return nil
 }
 
 // deleteVertex removes a vertex's tags and every edge stored under it: its
@@ -201,24 +156,6 @@ func (st *applyState) deleteVertex(vid []byte) error {
 
 // ---- edges ----
 
-func (st *applyState) edgeIndexEntry(part int32, sv *schemaView, ix *schema.IndexLayout, k *storagepb.EdgeKey, row []byte, put bool) error {
-	vals, err := decodeRow(sv, row)
-	if err != nil {
-		return err
-	}
-	enc, err := ix.Values(vals)
-	if err != nil {
-		return err
-	}
-	key := partition.EdgeIndexKey(st.spaceID, part, ix.Desc.GetIndexId(), enc, k.Src, k.Rank, k.Dst)
-	if put {
-		st.data.put(key, nil)
-	} else {
-		st.data.delete(key)
-	}
-	return nil
-}
-
 // inEdgeKey is the key of the in-edge half of out-edge k, in its
 // destination's partition.
 func (st *applyState) inEdgeKey(k *storagepb.EdgeKey) []byte {
@@ -226,35 +163,28 @@ func (st *applyState) inEdgeKey(k *storagepb.EdgeKey) []byte {
 }
 
 // putOutEdge writes an out-edge with its indexes, and its in-edge.
-func (st *applyState) putOutEdge(sv *schemaView, k *storagepb.EdgeKey, old, row []byte) error {
-	for _, ix := range sv.indexes {
-		if old != nil {
-			if err := st.edgeIndexEntry(st.part, sv, ix, k, old, false); err != nil {
-				return err
-			}
-		}
-		if err := st.edgeIndexEntry(st.part, sv, ix, k, row, true); err != nil {
-			return err
-		}
+func (st *applyState) putOutEdge(sv *rowread.Schema, k *storagepb.EdgeKey, old, row []byte) error {
+	if err := rowread.EdgeIndexes(st.data, st.spaceID, st.part, sv, sv.Indexes, k, old, row); err != nil {
+		return err
 	}
-	st.data.put(partition.EdgeKey(st.spaceID, st.part, k.Src, k.EdgeType, k.Rank, k.Dst), row)
+	st.data.Put(partition.EdgeKey(st.spaceID, st.part, k.Src, k.EdgeType, k.Rank, k.Dst), row)
 	st.g.inVersion++
-	st.data.put(st.inEdgeKey(k), partition.EncodeInEdge(partition.InEdgeVersion{Index: st.g.inVersion}, row))
+	st.data.Put(st.inEdgeKey(k), partition.EncodeInEdge(partition.InEdgeVersion{Index: st.g.inVersion}, row))
 	return nil
 }
 
 func (st *applyState) putEdge(e *storagepb.NewEdge, ifNotExists bool) error {
-	sv, err := st.r.edge(e.EdgeType)
+	sv, err := st.edge(e.EdgeType)
 	if err != nil {
 		return err
 	}
-	if _, err := decodeRow(sv, e.Row); err != nil {
-		return invalid("edge %x->%x: %v", e.Src, e.Dst, err)
+	if _, err := sv.Decode(e.Row); err != nil {
+		return rowread.Invalid("edge %x->%x: %v", e.Src, e.Dst, err)
 	}
 	k := &storagepb.EdgeKey{Src: e.Src, EdgeType: e.EdgeType, Rank: e.Rank, Dst: e.Dst}
 	old := st.data.get(partition.EdgeKey(st.spaceID, st.part, e.Src, e.EdgeType, e.Rank, e.Dst))
 	if old != nil && ifNotExists {
-		if exp, err := st.rowExpired(sv, old); err != nil || !exp {
+		if exp, err := sv.RowExpired(old, st.now); err != nil || !exp {
 			return err
 		}
 	}
@@ -268,30 +198,14 @@ func (st *applyState) deleteEdge(part int32, k *storagepb.EdgeKey) error {
 	key := partition.EdgeKey(st.spaceID, part, k.Src, k.EdgeType, k.Rank, k.Dst)
 	if old := st.data.get(key); old != nil {
 		// A dropped edge type has no schema left, and no index.
-		if sv, err := st.r.edge(k.EdgeType); err == nil {
-			for _, ix := range sv.indexes {
-				if err := st.edgeIndexEntry(part, sv, ix, k, old, false); err != nil {
-					return err
-				}
+		if sv, err := st.edge(k.EdgeType); err == nil {
+			if err := rowread.EdgeIndexes(st.data, st.spaceID, part, sv, sv.Indexes, k, old, nil); err != nil {
+				return err
 			}
 		}
-		st.data.delete(key)
+		st.data.Delete(key)
 	}
-	st.data.delete(st.inEdgeKey(k))
-	return nil
-}
-
-// checkEdge is storaged's check of an out-edge key sent to part.
-func checkEdge(space *metapb.SpaceDesc, part int32, src []byte, edgeType int32, dst []byte) error {
-	if err := checkVid(space, part, src); err != nil {
-		return err
-	}
-	if len(dst) != int(space.GetVidLen()) {
-		return invalid("dst vid %x has %d bytes, space %q needs %d", dst, len(dst), space.GetName(), space.GetVidLen())
-	}
-	if edgeType <= 0 {
-		return invalid("edge type %d: edges are written as out-edges (type > 0) at their source's partition", edgeType)
-	}
+	st.data.Delete(st.inEdgeKey(k))
 	return nil
 }
 
@@ -301,24 +215,24 @@ func checkEdge(space *metapb.SpaceDesc, part int32, src []byte, edgeType int32, 
 // every row of its tag or edge type again (storaged's rebuildIndex, in one
 // step: nothing writes meanwhile).
 func (st *applyState) rebuildIndex(desc *metapb.IndexDesc) error {
-	var sv *schemaView
+	var sv *rowread.Schema
 	var err error
 	if desc.GetIsEdge() {
-		sv, err = st.r.edge(desc.GetSchemaId())
+		sv, err = st.r.Edge(desc.GetSchemaId())
 	} else {
-		sv, err = st.r.tag(desc.GetSchemaId())
+		sv, err = st.r.Tag(desc.GetSchemaId())
 	}
 	if err != nil {
 		return err
 	}
-	ix := schema.NewIndexLayout(desc, sv.versions.Latest())
+	ix := []*schema.IndexLayout{schema.NewIndexLayout(desc, sv.Versions.Latest())}
 	var stale [][]byte
 	st.data.scanPrefix(partition.IndexPrefix(st.spaceID, st.part, desc.GetIndexId()), func(k, _ []byte) bool {
 		stale = append(stale, append([]byte(nil), k...))
 		return true
 	})
 	for _, k := range stale {
-		st.data.delete(k)
+		st.data.Delete(k)
 	}
 	kind := partition.KindTag
 	if desc.GetIsEdge() {
@@ -336,10 +250,10 @@ func (st *applyState) rebuildIndex(desc *metapb.IndexDesc) error {
 			if err != nil {
 				return err
 			}
-			if et != sv.id {
+			if et != sv.ID {
 				continue
 			}
-			if err := st.edgeIndexEntry(st.part, sv, ix, &storagepb.EdgeKey{Src: src, EdgeType: et, Rank: rank, Dst: dst}, r.val, true); err != nil {
+			if err := rowread.EdgeIndexes(st.data, st.spaceID, st.part, sv, ix, &storagepb.EdgeKey{Src: src, EdgeType: et, Rank: rank, Dst: dst}, nil, r.val); err != nil {
 				return err
 			}
 			continue
@@ -348,10 +262,10 @@ func (st *applyState) rebuildIndex(desc *metapb.IndexDesc) error {
 		if err != nil {
 			return err
 		}
-		if tagID != sv.id {
+		if tagID != sv.ID {
 			continue
 		}
-		if err := st.tagIndexEntry(sv, ix, vid, r.val, true); err != nil {
+		if err := rowread.TagIndexes(st.data, st.spaceID, st.part, sv, ix, vid, nil, r.val); err != nil {
 			return err
 		}
 	}
@@ -360,5 +274,42 @@ func (st *applyState) rebuildIndex(desc *metapb.IndexDesc) error {
 
 // notFoundIndex is storaged's answer for an index the catalog lacks.
 func notFoundIndex(space, id int32) error {
-	return &partitionError{code: commonpb.ErrorCode_E_NOT_FOUND, msg: fmt.Sprintf("index %d not found in space %d", id, space)}
+	return &partitionError{Code: commonpb.ErrorCode_E_NOT_FOUND, Msg: fmt.Sprintf("index %d not found in space %d", id, space)}
+}
+
+// update runs UPDATE / UPSERT of one vertex tag or one edge as storaged's
+// apply does (storaged/update.go): read the row, evaluate the update on
+// it (rowread.Update), write the row with its indexes (and, for an edge,
+// its in-edge).
+func (st *applyState) update(u *storagepb.UpdateReq) (*storagepb.UpdateResp, error) {
+	var sv *rowread.Schema
+	var key []byte
+	var err error
+	if k := u.Edge; k != nil {
+		if sv, err = st.edge(k.EdgeType); err != nil {
+			return nil, err
+		}
+		key = partition.EdgeKey(st.spaceID, st.part, k.Src, k.EdgeType, k.Rank, k.Dst)
+	} else {
+		if sv, err = st.tag(u.TagId); err != nil {
+			return nil, err
+		}
+		key = partition.TagKey(st.spaceID, st.part, u.Vid, u.TagId)
+	}
+	up := rowread.NewUpdate(st.space, sv, u, st.now)
+	old, row, err := up.Apply(st.data.get(key))
+	if err != nil {
+		return nil, err
+	}
+	if row != nil {
+		if u.Edge != nil {
+			err = st.putOutEdge(sv, u.Edge, old, row)
+		} else {
+			err = st.putTagRow(sv, u.Vid, old, row)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return up.Result(row != nil)
 }

@@ -1,4 +1,4 @@
-package memgraph
+package rowread
 
 import (
 	"bytes"
@@ -13,23 +13,23 @@ import (
 	"github.com/novagraph/novagraph/query/eval"
 )
 
-// indexRange turns column hints into the key range to scan (storaged's
-// indexRange): equalities on a prefix of the index's fields, then at most
-// one range. A STRING value that fills its field may have been cut to the
-// field's width, so its bounds are taken inclusively; the filter, which
-// the caller always sends whole, removes what the cut lets through.
+// indexRange turns column hints into the key range to scan: equalities on a
+// prefix of the index's fields, then at most one range. A STRING value
+// that fills its field may have been cut to the field's width, so its
+// bounds are taken inclusively; the filter, which the caller always sends
+// whole, removes what the cut lets through.
 func indexRange(prefix []byte, ix *schema.IndexLayout, hints []*storagepb.IndexColumnHint) (lower, upper []byte, err error) {
 	fields := ix.Desc.GetFields()
 	key := append([]byte(nil), prefix...)
 	for i, h := range hints {
 		if i >= len(fields) || fields[i].GetName() != h.Column {
-			return nil, nil, invalid("hint on %q does not follow the fields of index %q", h.Column, ix.Desc.GetName())
+			return nil, nil, Invalid("hint on %q does not follow the fields of index %q", h.Column, ix.Desc.GetName())
 		}
 		enc := func(v *commonpb.Value) ([]byte, bool, error) {
 			gv := schema.ValueFromProto(v)
 			b, err := partition.AppendIndexValue(nil, ix.Types[i], ix.Widths[i], gv)
 			if err != nil {
-				return nil, false, invalid("hint on %q: %v", h.Column, err)
+				return nil, false, Invalid("hint on %q: %v", h.Column, err)
 			}
 			s, isStr := gv.(string)
 			return b, isStr && len(s) >= ix.Widths[i], nil
@@ -43,7 +43,7 @@ func indexRange(prefix []byte, ix *schema.IndexLayout, hints []*storagepb.IndexC
 			continue
 		}
 		if i != len(hints)-1 {
-			return nil, nil, invalid("range hint on %q must be the last hint", h.Column)
+			return nil, nil, Invalid("range hint on %q must be the last hint", h.Column)
 		}
 		// NULL sorts first (0x00): a range never includes it.
 		lower = append(append([]byte(nil), key...), 0x01)
@@ -73,68 +73,73 @@ func indexRange(prefix []byte, ix *schema.IndexLayout, hints []*storagepb.IndexC
 	return key, partition.PrefixEnd(key), nil
 }
 
-// lookupPart answers LookupIndex for one partition (storaged's lookupPart).
-func lookupPart(data *kvs, snap *catalog.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.LookupIndexReq, now int64) ([]*storagepb.PropRow, error) {
+// Lookup answers LookupIndex on one partition. It reads rows with get (a
+// nil row: no such key) and the index with scan, which visits the keys of
+// [lower, upper) in order until visit returns false or an error (and
+// returns that error). now is the clock of TTLs (seconds since the epoch).
+func Lookup(snap *catalog.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.LookupIndexReq, now int64,
+	get func(key []byte) ([]byte, error), scan func(lower, upper []byte, visit func(key []byte) (bool, error)) error) ([]*storagepb.PropRow, error) {
 	desc, ok := snap.IndexByID(req.SpaceId, req.IndexId)
 	if !ok {
-		return nil, &partitionError{code: commonpb.ErrorCode_E_NOT_FOUND, msg: fmt.Sprintf("index %d not found in space %d", req.IndexId, req.SpaceId)}
+		return nil, &Error{Code: commonpb.ErrorCode_E_NOT_FOUND, Msg: fmt.Sprintf("index %d not found in space %d", req.IndexId, req.SpaceId)}
 	}
-	r := newReader(snap, req.SpaceId, now)
+	r := NewReader(snap, req.SpaceId, now)
 	isEdge := desc.GetIsEdge()
-	var sv *schemaView
+	var sv *Schema
 	var err error
 	if isEdge {
-		sv, err = r.edge(desc.GetSchemaId())
+		sv, err = r.Edge(desc.GetSchemaId())
 	} else {
-		sv, err = r.tag(desc.GetSchemaId())
+		sv, err = r.Tag(desc.GetSchemaId())
 	}
 	if err != nil {
 		return nil, err
 	}
-	ix := schema.NewIndexLayout(desc, sv.versions.Latest())
+	ix := schema.NewIndexLayout(desc, sv.Versions.Latest())
 	filter, err := parseFilter(snap, req.SpaceId, req.Filter)
 	if err != nil {
 		return nil, err
 	}
-	lower, upper, err := indexRange(partition.IndexPrefix(req.SpaceId, part, req.IndexId), ix, req.Hints)
+	prefix := partition.IndexPrefix(req.SpaceId, part, req.IndexId)
+	lower, upper, err := indexRange(prefix, ix, req.Hints)
 	if err != nil {
 		return nil, err
 	}
 	vidLen := int(space.GetVidLen())
 	var out []*storagepb.PropRow
-	var failed error
-	data.scan(lower, upper, func(key, _ []byte) bool {
+	visit := func(key []byte) (bool, error) {
 		if req.Limit > 0 && int64(len(out)) >= req.Limit {
-			return false
+			return false, nil
 		}
-		if !bytes.HasPrefix(key, lower[:partition.KeyPrefixLen+4]) {
-			return false
+		if !bytes.HasPrefix(key, prefix) {
+			return false, nil
 		}
 		src, rank, dst, err := partition.ParseIndexTarget(key, ix.ValuesLen, vidLen, isEdge)
 		if err != nil {
-			failed = err
-			return false
+			return false, err
 		}
 		src = append([]byte(nil), src...)
 		dst = append([]byte(nil), dst...)
 		var row []byte
 		if isEdge {
-			row = data.get(partition.EdgeKey(req.SpaceId, part, src, desc.GetSchemaId(), rank, dst))
+			row, err = get(partition.EdgeKey(req.SpaceId, part, src, desc.GetSchemaId(), rank, dst))
 		} else {
-			row = data.get(partition.TagKey(req.SpaceId, part, src, desc.GetSchemaId()))
+			row, err = get(partition.TagKey(req.SpaceId, part, src, desc.GetSchemaId()))
+		}
+		if err != nil {
+			return false, fmt.Errorf("reading the row of index entry %x: %w", key, err)
 		}
 		if row == nil {
-			return true
+			return true, nil
 		}
-		if exp, err := r.expired(row, sv); err != nil {
-			failed = err
-			return false
+		if exp, err := r.Expired(row, sv); err != nil {
+			return false, err
 		} else if exp {
-			return true
+			return true, nil
 		}
-		fr := &filterRow{r: r, space: space, vid: src, tags: vertexRows{}}
+		fr := &filterRow{r: r, space: space, vid: src, tags: VertexRows{}}
 		if isEdge {
-			fr.edgeType, fr.edgeName = desc.GetSchemaId(), sv.name
+			fr.edgeType, fr.edgeName = desc.GetSchemaId(), sv.Name
 			fr.setEdge(rank, dst, row)
 		} else {
 			fr.tags[desc.GetSchemaId()] = row
@@ -142,32 +147,29 @@ func lookupPart(data *kvs, snap *catalog.Snapshot, space *metapb.SpaceDesc, part
 		if filter != nil {
 			ok, err := eval.Filter(fr, filter.expr)
 			if err != nil {
-				failed = invalid("filter: %v", err)
-				return false
+				return false, Invalid("filter: %v", err)
 			}
 			if !ok {
-				return true
+				return true, nil
 			}
 		}
 		if isEdge {
-			values, err := r.edgeProps(req.Props, row, desc.GetSchemaId(), rank, src, dst)
+			values, err := r.EdgeProps(req.Props, row, desc.GetSchemaId(), rank, src, dst)
 			if err != nil {
-				failed = err
-				return false
+				return false, err
 			}
 			out = append(out, &storagepb.PropRow{Edge: &storagepb.EdgeKey{Src: src, EdgeType: desc.GetSchemaId(), Rank: rank, Dst: dst}, Values: values})
-			return true
+			return true, nil
 		}
-		values, _, err := r.tagProps(fr.tags, req.Props)
+		values, _, err := r.TagProps(fr.tags, req.Props)
 		if err != nil {
-			failed = err
-			return false
+			return false, err
 		}
 		out = append(out, &storagepb.PropRow{Vid: src, Values: values})
-		return true
-	})
-	if failed != nil {
-		return nil, failed
+		return true, nil
+	}
+	if err := scan(lower, upper, visit); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

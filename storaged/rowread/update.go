@@ -1,4 +1,4 @@
-package memgraph
+package rowread
 
 import (
 	"fmt"
@@ -14,50 +14,54 @@ import (
 	"github.com/novagraph/novagraph/temporal"
 )
 
-// update runs UPDATE / UPSERT of one vertex tag or one edge, as
-// storaged's apply does (storaged/update.go): read the row, test WHEN,
-// assign the SET items in order (each sees the ones before it), write the
-// row with its indexes (and, for an edge, its in-edge), evaluate YIELD on
-// the new row.
-func (st *applyState) update(u *storagepb.UpdateReq) (*storagepb.UpdateResp, error) {
-	rc := &rowContext{space: st.space, now: st.now}
-	var key []byte
-	var edgeKey *storagepb.EdgeKey
-	if u.Edge != nil {
-		edgeKey = u.Edge
-		sv, err := st.r.edge(edgeKey.EdgeType)
-		if err != nil {
-			return nil, err
-		}
-		rc.sv, rc.isEdge, rc.edge = sv, true, edgeKey
-		key = partition.EdgeKey(st.spaceID, st.part, edgeKey.Src, edgeKey.EdgeType, edgeKey.Rank, edgeKey.Dst)
-	} else {
-		sv, err := st.r.tag(u.TagId)
-		if err != nil {
-			return nil, err
-		}
-		rc.sv, rc.vid = sv, u.Vid
-		key = partition.TagKey(st.spaceID, st.part, u.Vid, u.TagId)
-	}
-	latest := rc.sv.versions.Latest()
+// Update is one UPDATE or UPSERT of a vertex's tag or of an edge,
+// evaluated against its row: WHEN is tested, the SET items are assigned
+// in order (each sees the ones before it, as in NebulaGraph), YIELD is
+// evaluated on the new row. The caller reads the stored row and writes
+// the new one (with its indexes).
+//
+// The expressions arrive as nGQL text that graphd normalised: a property
+// of the updated tag is $^.tag.prop, one of the updated edge is edge.prop.
+type Update struct {
+	req *storagepb.UpdateReq
+	rc  rowContext
+}
 
-	old := st.data.get(key)
+// NewUpdate is req on its tag or edge type sv in space, at now (the
+// command's time, seconds since the epoch: the clock of now() and of
+// TTLs).
+func NewUpdate(space *metapb.SpaceDesc, sv *Schema, req *storagepb.UpdateReq, now int64) *Update {
+	u := &Update{req: req, rc: rowContext{space: space, sv: sv, now: now}}
+	if req.Edge != nil {
+		u.rc.isEdge, u.rc.edge = true, req.Edge
+	} else {
+		u.rc.vid = req.Vid
+	}
+	return u
+}
+
+// Apply evaluates the update against the stored row (nil: there is
+// none). old is the stored row if it is live (not expired); row is the
+// row to write, nil when WHEN is false and nothing is to be written.
+func (u *Update) Apply(stored []byte) (old, row []byte, err error) {
+	rc, req := &u.rc, u.req
+	latest := rc.sv.Versions.Latest()
+	old = stored
 	if old != nil {
-		var err error
-		if rc.vals, err = decodeRow(rc.sv, old); err != nil {
-			return nil, err
+		if rc.vals, err = rc.sv.Decode(old); err != nil {
+			return nil, nil, err
 		}
-		if rc.sv.expiredVals(rc.vals, st.now) {
+		if rc.sv.expired(rc.vals, rc.now) {
 			old, rc.vals = nil, nil
 		}
 	}
 	if old == nil {
-		if !u.Insertable {
-			what := fmt.Sprintf("vertex %x has no tag %s", u.Vid, rc.sv.name)
+		if !req.Insertable {
+			what := fmt.Sprintf("vertex %x has no tag %s", req.Vid, rc.sv.Name)
 			if rc.isEdge {
-				what = fmt.Sprintf("edge %s %x->%x@%d does not exist", rc.sv.name, edgeKey.Src, edgeKey.Dst, edgeKey.Rank)
+				what = fmt.Sprintf("edge %s %x->%x@%d does not exist", rc.sv.Name, rc.edge.Src, rc.edge.Dst, rc.edge.Rank)
 			}
-			return nil, &partitionError{code: commonpb.ErrorCode_E_NOT_FOUND, msg: what}
+			return nil, nil, &Error{Code: commonpb.ErrorCode_E_NOT_FOUND, Msg: what}
 		}
 		// UPSERT of an absent row starts from the defaults, and ignores
 		// WHEN (there is nothing to test it on), as NebulaGraph does.
@@ -67,77 +71,89 @@ func (st *applyState) update(u *storagepb.UpdateReq) (*storagepb.UpdateResp, err
 			if c.DefaultExpr != "" {
 				v, err := rc.evalDefault(c.DefaultExpr)
 				if err != nil {
-					return nil, invalid("%s.%s: default %s: %v", rc.sv.name, c.Name, c.DefaultExpr, err)
+					return nil, nil, Invalid("%s.%s: default %s: %v", rc.sv.Name, c.Name, c.DefaultExpr, err)
 				}
 				rc.vals[i] = v.ToGo()
 			}
 		}
-	} else if u.When != "" {
-		ok, err := rc.filter(u.When)
+	} else if req.When != "" {
+		ok, err := rc.filter(req.When)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ok {
-			return rc.result(false, u.Yield)
+			return old, nil, nil
 		}
 	}
-	for _, set := range u.Set {
+	for _, set := range req.Set {
 		col := latest.Index(set.Name)
 		if col < 0 {
-			return nil, invalid("%s has no property %q", rc.sv.name, set.Name)
+			return nil, nil, Invalid("%s has no property %q", rc.sv.Name, set.Name)
 		}
 		v, err := rc.eval(set.Expr)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rc.vals[col] = v.ToGo()
 	}
 	for i, c := range latest.Columns {
 		if rc.vals[i] == nil && !c.Nullable {
-			return nil, invalid("%s.%s is NOT NULL and has no value", rc.sv.name, c.Name)
+			return nil, nil, Invalid("%s.%s is NOT NULL and has no value", rc.sv.Name, c.Name)
 		}
 	}
-	row, err := partition.EncodeRow(latest, rc.vals)
+	row, err = partition.EncodeRow(latest, rc.vals)
 	if err != nil {
-		return nil, invalid("%s: %v", rc.sv.name, err)
+		return nil, nil, Invalid("%s: %v", rc.sv.Name, err)
 	}
-	if rc.isEdge {
-		err = st.putOutEdge(rc.sv, edgeKey, old, row)
-	} else {
-		err = st.putTagRow(rc.sv, u.Vid, old, row)
+	return old, row, nil
+}
+
+// Result is the answer to the update: whether it wrote (Apply returned a
+// row that was written) and YIELD, evaluated on the row as it now is.
+func (u *Update) Result(updated bool) (*storagepb.UpdateResp, error) {
+	resp := &storagepb.UpdateResp{Updated: updated}
+	for _, y := range u.req.Yield {
+		v, err := u.rc.eval(y)
+		if err != nil {
+			return nil, err
+		}
+		resp.YieldValues = append(resp.YieldValues, v.ToProto())
 	}
-	if err != nil {
-		return nil, err
-	}
-	return rc.result(true, u.Yield)
+	return resp, nil
 }
 
 // rowContext is the eval.Context of an UPDATE: the one row being updated.
 type rowContext struct {
 	space  *metapb.SpaceDesc
-	sv     *schemaView
+	sv     *Schema
 	isEdge bool
 	vid    []byte             // vertex update
 	edge   *storagepb.EdgeKey // edge update
 	vals   []any              // laid out as the latest schema
-	now    int64              // the write's time, seconds since the epoch
+	now    int64              // the command's time, seconds since the epoch
 }
 
-// Now is the clock of expressions evaluated by the update (eval.Clock).
+// Now is the clock of expressions evaluated in the apply (eval.Clock):
+// the command's time, so that every replica gets the same value.
 func (rc *rowContext) Now() temporal.DateTime { return temporal.DateTime(rc.now * 1_000_000) }
 
 func (rc *rowContext) parse(text string) (ast.Expr, error) {
 	e, err := parser.ParseExpr(text)
 	if err != nil {
-		return nil, invalid("expression %q: %v", text, err)
+		return nil, Invalid("expression %q: %v", text, err)
 	}
+	// Every replica applies the update on its own: a random or clock call
+	// would make them disagree. graphd folds such calls into literals.
 	if !eval.IsDeterministic(e) {
-		return nil, invalid("expression %q is not deterministic (rand(), now()...): graphd must evaluate it", text)
+		return nil, Invalid("expression %q is not deterministic (rand(), now()...): graphd must evaluate it", text)
 	}
 	return e, nil
 }
 
-// evalDefault evaluates a column's default_expr (DEFAULT now()).
+// evalDefault evaluates a column's default_expr (DEFAULT now()). Unlike
+// SET's expressions it reads the clock, and may: rc's clock is the
+// command's time (Now), the same on every replica. graphd only stores
+// defaults whose volatile calls are all clock functions.
 func (rc *rowContext) evalDefault(text string) (value.Value, error) {
 	e, err := parser.ParseExpr(text)
 	if err != nil {
@@ -156,7 +172,7 @@ func (rc *rowContext) eval(text string) (value.Value, error) {
 	}
 	v, err := eval.Eval(rc, e)
 	if err != nil {
-		return value.Value{}, invalid("%v", err)
+		return value.Value{}, Invalid("%v", err)
 	}
 	return v, nil
 }
@@ -168,29 +184,17 @@ func (rc *rowContext) filter(text string) (bool, error) {
 	}
 	ok, err := eval.Filter(rc, e)
 	if err != nil {
-		return false, invalid("%v", err)
+		return false, Invalid("%v", err)
 	}
 	return ok, nil
 }
 
-func (rc *rowContext) result(updated bool, yield []string) (*storagepb.UpdateResp, error) {
-	resp := &storagepb.UpdateResp{Updated: updated}
-	for _, y := range yield {
-		v, err := rc.eval(y)
-		if err != nil {
-			return nil, err
-		}
-		resp.YieldValues = append(resp.YieldValues, v.ToProto())
-	}
-	return resp, nil
-}
-
 // column returns a property of the row, typed by its column.
 func (rc *rowContext) column(prop string) (value.Value, error) {
-	latest := rc.sv.versions.Latest()
+	latest := rc.sv.Versions.Latest()
 	i := latest.Index(prop)
 	if i < 0 {
-		return value.Value{}, fmt.Errorf("%s has no property %q", rc.sv.name, prop)
+		return value.Value{}, fmt.Errorf("%s has no property %q", rc.sv.Name, prop)
 	}
 	if rc.vals[i] == nil {
 		return value.Null(), nil
@@ -204,7 +208,7 @@ func (rc *rowContext) column(prop string) (value.Value, error) {
 }
 
 func (rc *rowContext) EdgeProp(edge, prop string) (value.Value, error) {
-	if !rc.isEdge || (edge != eval.AnyEdge && edge != rc.sv.name) {
+	if !rc.isEdge || (edge != eval.AnyEdge && edge != rc.sv.Name) {
 		return value.Value{}, fmt.Errorf("edge property %s.%s is not available in this update", edge, prop)
 	}
 	switch prop {
@@ -215,7 +219,7 @@ func (rc *rowContext) EdgeProp(edge, prop string) (value.Value, error) {
 	case eval.PropRank:
 		return value.Int(rc.edge.Rank), nil
 	case eval.PropType:
-		return value.Str(rc.sv.name), nil
+		return value.Str(rc.sv.Name), nil
 	}
 	return rc.column(prop)
 }
@@ -227,8 +231,8 @@ func (rc *rowContext) SrcProp(tag, prop string) (value.Value, error) {
 	if tag == eval.AnyTag && prop == eval.PropVID {
 		return vidValue(rc.space, rc.vid), nil
 	}
-	if tag != rc.sv.name {
-		return value.Value{}, fmt.Errorf("tag %s is not the updated tag %s", tag, rc.sv.name)
+	if tag != rc.sv.Name {
+		return value.Value{}, fmt.Errorf("tag %s is not the updated tag %s", tag, rc.sv.Name)
 	}
 	return rc.column(prop)
 }

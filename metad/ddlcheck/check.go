@@ -1,16 +1,18 @@
-package memgraph
-
-// The checks metad makes of DDL requests (metad/validate.go and
-// metad/ddl.go), with the same codes and messages, so that a statement
-// memgraph refuses is refused as a cluster refuses it. They are copied,
-// not shared: they are unexported in package metad, whose server and etcd
-// dependencies a test of the executor should not link. The cluster run of
-// graphd/exec's data-driven tests (testkit/e2e) compares the outcomes.
+// Package ddlcheck is the I/O-free half of metad's DDL: the checks of
+// CREATE and ALTER requests, with the codes and messages metad answers
+// them with, and what those requests store once checked (normalized
+// columns and index fields, the next schema version, the placement of a
+// new space's partitions). metad runs them inside its etcd transactions;
+// testkit/memgraph runs them on its in-memory catalog, so that both refuse
+// the same statements the same way. It imports no etcd or server code.
+package ddlcheck
 
 import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"unicode"
 
 	"google.golang.org/protobuf/proto"
@@ -36,7 +38,22 @@ const (
 	maxIndexPrefixLen = 256
 )
 
-func validateName(what, name string) error {
+// Error is a refusal: the request is wrong, and Code says how. metad
+// answers it in the response's Status (its statusError is this type).
+type Error struct {
+	Code commonpb.ErrorCode
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Code.String() + ": " + e.Msg }
+
+func errorf(code commonpb.ErrorCode, format string, args ...any) error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Name checks the name of a space, tag, edge type, index or user; what
+// says which, for the message.
+func Name(what, name string) error {
 	if name == "" {
 		return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s name is empty", what)
 	}
@@ -51,13 +68,13 @@ func validateName(what, name string) error {
 	return nil
 }
 
-// validateSpace checks a CreateSpace request and returns the description to
+// Space checks a CreateSpace request and returns the description to
 // store (vid_len filled in for INT64; space_id left for the caller).
-func validateSpace(d *metapb.SpaceDesc) (*metapb.SpaceDesc, error) {
+func Space(d *metapb.SpaceDesc) (*metapb.SpaceDesc, error) {
 	if d == nil {
 		return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "space description is missing")
 	}
-	if err := validateName("space", d.Name); err != nil {
+	if err := Name("space", d.Name); err != nil {
 		return nil, err
 	}
 	if d.PartitionNum < 1 || d.PartitionNum > maxPartitionNum {
@@ -91,18 +108,18 @@ func validateSpace(d *metapb.SpaceDesc) (*metapb.SpaceDesc, error) {
 	return out, nil
 }
 
-// validateColumns checks a schema's columns and returns them normalized: a
+// Columns checks a schema's columns and returns them normalized: a
 // NULL default is always an explicit Value_Null, and integer defaults of
 // DOUBLE and TIMESTAMP columns are converted, so that readers of the catalog
 // never coerce defaults themselves.
-func validateColumns(schema string, cols []*metapb.ColumnDef) ([]*metapb.ColumnDef, error) {
+func Columns(schema string, cols []*metapb.ColumnDef) ([]*metapb.ColumnDef, error) {
 	seen := make(map[string]bool, len(cols))
 	out := make([]*metapb.ColumnDef, 0, len(cols))
 	for i, c := range cols {
 		if c == nil {
 			return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: column %d is missing", schema, i)
 		}
-		if err := validateName(fmt.Sprintf("%s: column %d", schema, i), c.Name); err != nil {
+		if err := Name(fmt.Sprintf("%s: column %d", schema, i), c.Name); err != nil {
 			return nil, err
 		}
 		if seen[c.Name] {
@@ -167,11 +184,11 @@ func checkDefaultWidth(where string, c *metapb.ColumnDef) error {
 	return nil
 }
 
-// validateTTL checks a schema's TTL against its columns: ttl_col, if set,
+// TTL checks a schema's TTL against its columns: ttl_col, if set,
 // must name an INT64 or TIMESTAMP column, and ttl_duration must not be
 // negative. As in NebulaGraph, a duration without a column is allowed and
 // means nothing, and a column with duration 0 means no expiry.
-func validateTTL(schema string, cols []*metapb.ColumnDef, ttlCol string, ttlDuration int64) error {
+func TTL(schema string, cols []*metapb.ColumnDef, ttlCol string, ttlDuration int64) error {
 	if ttlDuration < 0 {
 		return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: ttl_duration %d is negative", schema, ttlDuration)
 	}
@@ -188,11 +205,11 @@ func validateTTL(schema string, cols []*metapb.ColumnDef, ttlCol string, ttlDura
 	return nil
 }
 
-// validateIndexFields checks an index's fields against the columns of the
+// IndexFields checks an index's fields against the columns of the
 // schema it indexes and returns them normalized: a FIXED_STRING field's
 // prefix_len 0 (the whole value) becomes the column's fixed_len, so every
 // string field states the bytes it indexes.
-func validateIndexFields(index string, schema string, cols []*metapb.ColumnDef, fields []*metapb.IndexField) ([]*metapb.IndexField, error) {
+func IndexFields(index string, schema string, cols []*metapb.ColumnDef, fields []*metapb.IndexField) ([]*metapb.IndexField, error) {
 	byName := make(map[string]*metapb.ColumnDef, len(cols))
 	for _, c := range cols {
 		byName[c.Name] = c
@@ -325,11 +342,15 @@ func normalizeDefault(where string, c *metapb.ColumnDef) (*commonpb.Value, error
 	return c.DefaultValue, nil
 }
 
-// placeParts assigns replicaFactor replicas to each of partNum partitions
-// over hosts (at least replicaFactor of them): partition p starts at host
-// (p-1) mod n and takes the next replicaFactor hosts cyclically. memgraph's
-// hosts have no zones.
-func placeParts(partNum, replicaFactor int32, hosts []uint64) []*metapb.PartAlloc {
+// PlaceParts assigns replicaFactor replicas to each of partNum partitions
+// over hosts (at least replicaFactor of them, in the order given: metad
+// orders them zone by zone in turn). Partition p starts at host (p-1) mod n and takes the next replicaFactor
+// hosts cyclically, so replicas are distinct within a partition, every host
+// carries partNum*replicaFactor/n replicas (±1), and the first replicas, the
+// natural initial leaders, rotate over the hosts too. With hosts ordered
+// zone by zone in turn, consecutive hosts are in different zones wherever
+// the zones allow, so a partition's replicas are too.
+func PlaceParts(partNum, replicaFactor int32, hosts []uint64) []*metapb.PartAlloc {
 	n := len(hosts)
 	parts := make([]*metapb.PartAlloc, partNum)
 	for p := range partNum {
@@ -342,9 +363,9 @@ func placeParts(partNum, replicaFactor int32, hosts []uint64) []*metapb.PartAllo
 	return parts
 }
 
-// checkAlterOps checks the shape of ALTER operations, before any catalog
+// AlterOps checks the shape of ALTER operations, before any catalog
 // read.
-func checkAlterOps(where string, req *metapb.AlterSchemaReq) error {
+func AlterOps(where string, req *metapb.AlterSchemaReq) error {
 	if len(req.Ops) == 0 && !req.SetTtl {
 		return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: nothing to alter (no operations and no TTL)", where)
 	}
@@ -375,10 +396,10 @@ func checkAlterOps(where string, req *metapb.AlterSchemaReq) error {
 	return nil
 }
 
-// applyAlter computes the schema version that follows prev under req (whose
-// ops checkAlterOps accepted). indexes are the indexes on the schema: their
+// Alter computes the schema version that follows prev under req (whose
+// ops AlterOps accepted). indexes are the indexes on the schema: their
 // columns may be neither dropped nor changed.
-func applyAlter(where string, prev *metapb.Schema, req *metapb.AlterSchemaReq, indexes []*metapb.IndexDesc) (*metapb.Schema, error) {
+func Alter(where string, prev *metapb.Schema, req *metapb.AlterSchemaReq, indexes []*metapb.IndexDesc) (*metapb.Schema, error) {
 	if prev.Version == math.MaxInt32 {
 		return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: schema versions are exhausted", where)
 	}
@@ -435,7 +456,7 @@ func applyAlter(where string, prev *metapb.Schema, req *metapb.AlterSchemaReq, i
 			}
 		}
 	}
-	out, err := validateColumns(where, cols)
+	out, err := Columns(where, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -446,8 +467,42 @@ func applyAlter(where string, prev *metapb.Schema, req *metapb.AlterSchemaReq, i
 		return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT,
 			"%s: cannot drop column %q: it is the TTL column; clear or change the TTL first (or in the same request)", where, next.TtlCol)
 	}
-	if err := validateTTL(where, out, next.TtlCol, next.TtlDuration); err != nil {
+	if err := TTL(where, out, next.TtlCol, next.TtlDuration); err != nil {
 		return nil, err
 	}
 	return next, nil
+}
+
+// fieldNames lists an index's field names, in order.
+func fieldNames(fields []*metapb.IndexField) []string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// NewIndex refuses a new index on schema (a tag or edge type, as messages
+// name it) with the fields of one of indexes, the indexes already on it.
+func NewIndex(schema string, indexes []*metapb.IndexDesc, fields []*metapb.IndexField) error {
+	for _, x := range indexes {
+		if slices.Equal(fieldNames(x.Fields), fieldNames(fields)) {
+			return errorf(commonpb.ErrorCode_E_EXISTED, "index %q on %s already indexes the same fields (%s)",
+				x.Name, schema, strings.Join(fieldNames(fields), ", "))
+		}
+	}
+	return nil
+}
+
+// DropSchema refuses dropping schema (a tag or edge type, as messages name
+// it) while indexes, the indexes on it, exist.
+func DropSchema(schema string, indexes []*metapb.IndexDesc) error {
+	if len(indexes) == 0 {
+		return nil
+	}
+	names := make([]string, len(indexes))
+	for i, x := range indexes {
+		names[i] = strconv.Quote(x.Name)
+	}
+	return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s has index %s: drop the index first", schema, strings.Join(names, ", "))
 }

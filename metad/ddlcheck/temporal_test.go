@@ -1,4 +1,4 @@
-package metad
+package ddlcheck
 
 import (
 	"strings"
@@ -32,7 +32,7 @@ func TestValidateTemporalColumns(t *testing.T) {
 		col("du", metapb.PropType_DURATION, du(-1, 5)),
 		col("n", metapb.PropType_DATE, nil),
 	}
-	out, err := validateColumns("tag t", good)
+	out, err := Columns("tag t", good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestValidateTemporalColumns(t *testing.T) {
 		}
 	}
 	// A duration_val with no message is the zero duration.
-	out, err = validateColumns("tag t", []*metapb.ColumnDef{col("du", metapb.PropType_DURATION, &commonpb.Value{V: &commonpb.Value_DurationVal{}})})
+	out, err = Columns("tag t", []*metapb.ColumnDef{col("du", metapb.PropType_DURATION, &commonpb.Value{V: &commonpb.Value_DurationVal{}})})
 	if err != nil || !proto.Equal(out[0].DefaultValue, du(0, 0)) {
 		t.Errorf("empty duration default = %v, %v", out, err)
 	}
@@ -62,7 +62,7 @@ func TestValidateTemporalColumns(t *testing.T) {
 		{&metapb.ColumnDef{Name: "d", Type: metapb.PropType_DATE, FixedLen: 3}, "fixed_len 3 is only for FIXED_STRING, not DATE"},
 		{&metapb.ColumnDef{Name: "z", Type: metapb.PropType(11)}, "unknown type 11"},
 	} {
-		_, err := validateColumns("tag t", []*metapb.ColumnDef{tc.c})
+		_, err := Columns("tag t", []*metapb.ColumnDef{tc.c})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("column %v: %v, want an error containing %q", tc.c, err, tc.want)
 		}
@@ -76,14 +76,14 @@ func TestValidateTemporalIndexFields(t *testing.T) {
 		{Name: "dt", Type: metapb.PropType_DATETIME},
 		{Name: "du", Type: metapb.PropType_DURATION},
 	}
-	if _, err := validateIndexFields("i", "tag t", cols, []*metapb.IndexField{{Name: "d"}, {Name: "t"}, {Name: "dt"}}); err != nil {
+	if _, err := IndexFields("i", "tag t", cols, []*metapb.IndexField{{Name: "d"}, {Name: "t"}, {Name: "dt"}}); err != nil {
 		t.Errorf("index on date, time, datetime: %v", err)
 	}
-	_, err := validateIndexFields("i", "tag t", cols, []*metapb.IndexField{{Name: "du"}})
+	_, err := IndexFields("i", "tag t", cols, []*metapb.IndexField{{Name: "du"}})
 	if err == nil || !strings.Contains(err.Error(), `field "du" is a DURATION, which has no order and cannot be indexed`) {
 		t.Errorf("index on a duration: %v", err)
 	}
-	if err := validateTTL("tag t", cols, "dt", 10); err == nil || !strings.Contains(err.Error(), "not INT64 or TIMESTAMP") {
+	if err := TTL("tag t", cols, "dt", 10); err == nil || !strings.Contains(err.Error(), "not INT64 or TIMESTAMP") {
 		t.Errorf("TTL on a datetime: %v", err)
 	}
 }

@@ -1,0 +1,304 @@
+package rowread
+
+import (
+	"fmt"
+
+	"github.com/novagraph/novagraph/internal/schema"
+	"github.com/novagraph/novagraph/metad/catalog"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/query/value"
+)
+
+// Reader decodes rows for one request: it caches schemas by id, checks
+// TTLs against one clock reading, and reads single properties. It is not
+// safe for concurrent use.
+type Reader struct {
+	snap    *catalog.Snapshot
+	spaceID int32
+	now     int64
+	tags    map[int32]*Schema
+	edges   map[int32]*Schema
+	row     partition.RowReader
+}
+
+// NewReader reads rows of space spaceID under the schemas of snap, with
+// TTLs checked against now (seconds since the epoch).
+func NewReader(snap *catalog.Snapshot, spaceID int32, now int64) *Reader {
+	return &Reader{snap: snap, spaceID: spaceID, now: now, tags: map[int32]*Schema{}, edges: map[int32]*Schema{}}
+}
+
+// Tag is the tag id, or an E_TAG_NOT_FOUND Error.
+func (r *Reader) Tag(id int32) (*Schema, error) {
+	if v, ok := r.tags[id]; ok {
+		return v, nil
+	}
+	desc, ok := r.snap.TagByID(r.spaceID, id)
+	if !ok {
+		return nil, &Error{Code: commonpb.ErrorCode_E_TAG_NOT_FOUND, Msg: fmt.Sprintf("tag %d not found in space %d", id, r.spaceID)}
+	}
+	v := NewSchema(id, desc.GetName(), desc.GetVersions())
+	r.tags[id] = v
+	return v, nil
+}
+
+// Edge is the edge type of edgeType (an in-edge's negative type is its
+// edge type's), or an E_EDGE_NOT_FOUND Error.
+func (r *Reader) Edge(edgeType int32) (*Schema, error) {
+	if edgeType < 0 {
+		edgeType = -edgeType
+	}
+	if v, ok := r.edges[edgeType]; ok {
+		return v, nil
+	}
+	desc, ok := r.snap.EdgeByType(r.spaceID, edgeType)
+	if !ok {
+		return nil, &Error{Code: commonpb.ErrorCode_E_EDGE_NOT_FOUND, Msg: fmt.Sprintf("edge type %d not found in space %d", edgeType, r.spaceID)}
+	}
+	v := NewSchema(edgeType, desc.GetName(), desc.GetVersions())
+	r.edges[edgeType] = v
+	return v, nil
+}
+
+// prop decodes one property of a row: a property the row's schema version
+// lacks reads as the latest version's default, else NULL.
+func (r *Reader) prop(row []byte, sv *Schema, name string) (*commonpb.Value, error) {
+	if err := r.row.Reset(row, sv.Versions.Source()); err != nil {
+		return nil, err
+	}
+	v, typ, err := getProp(&r.row, sv, name)
+	if err != nil {
+		return nil, err
+	}
+	return schema.ValueToProto(v, typ), nil
+}
+
+// getProp reads one property from a RowReader already reset to a row of
+// sv: the value (nil for NULL) and its type.
+func getProp(rr *partition.RowReader, sv *Schema, name string) (any, partition.PropType, error) {
+	v, ok, err := rr.Get(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok {
+		latest := sv.Versions.Latest()
+		if col := latest.Index(name); col >= 0 && latest.Columns[col].Default != nil {
+			return latest.Columns[col].Default, latest.Columns[col].Type, nil
+		}
+		return nil, 0, nil
+	}
+	typ := partition.PropType(0)
+	if rc := rr.Schema().Index(name); rc >= 0 {
+		typ = rr.Schema().Columns[rc].Type
+	}
+	return v, typ, nil
+}
+
+// goValue is a row value as nGQL sees it.
+func goValue(v any, typ partition.PropType) (value.Value, error) {
+	if t, ok := v.(int64); ok && typ == partition.PropTimestamp {
+		return value.Timestamp(t), nil
+	}
+	return value.FromGo(v)
+}
+
+// Expired reports whether a row of sv outlived its TTL.
+func (r *Reader) Expired(row []byte, sv *Schema) (bool, error) {
+	if sv.ttlCol == "" {
+		return false, nil
+	}
+	if err := r.row.Reset(row, sv.Versions.Source()); err != nil {
+		return false, err
+	}
+	v, ok, err := r.row.Get(sv.ttlCol)
+	if err != nil || !ok {
+		return false, err
+	}
+	t, isInt := v.(int64)
+	return isInt && t+sv.ttlSecs < r.now, nil
+}
+
+// VertexRows are rows of tags of one vertex, by tag id.
+type VertexRows map[int32][]byte
+
+// readTags reads, with get, the rows of the given tags of one vertex;
+// absent and expired tags are missing from the map.
+func (r *Reader) readTags(get func(key []byte) ([]byte, error), part int32, vid []byte, tagIDs []int32) (VertexRows, error) {
+	rows := VertexRows{}
+	for _, id := range tagIDs {
+		if _, seen := rows[id]; seen {
+			continue
+		}
+		row, err := get(partition.TagKey(r.spaceID, part, vid, id))
+		if err != nil {
+			return nil, fmt.Errorf("reading vertex %x tag %d: %w", vid, id, err)
+		}
+		if row == nil {
+			continue
+		}
+		sv, err := r.Tag(id)
+		if err != nil {
+			return nil, err
+		}
+		if exp, err := r.Expired(row, sv); err != nil {
+			return nil, fmt.Errorf("vertex %x tag %d: %w", vid, id, err)
+		} else if exp {
+			continue
+		}
+		rows[id] = row
+	}
+	return rows, nil
+}
+
+// TagProps answers PropRefs of tags from a vertex's rows; found says
+// whether any requested tag exists.
+func (r *Reader) TagProps(rows VertexRows, refs []*storagepb.PropRef) ([]*commonpb.Value, bool, error) {
+	found := false
+	out := make([]*commonpb.Value, len(refs))
+	for i, ref := range refs {
+		row, ok := rows[ref.SchemaId]
+		if !ok {
+			out[i] = schema.NullValue()
+			continue
+		}
+		found = true
+		if ref.Name == "_tag" {
+			out[i] = &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: int64(ref.SchemaId)}}
+			continue
+		}
+		sv, err := r.Tag(ref.SchemaId)
+		if err != nil {
+			return nil, false, err
+		}
+		if out[i], err = r.prop(row, sv, ref.Name); err != nil {
+			return nil, false, fmt.Errorf("tag %d: %w", ref.SchemaId, err)
+		}
+	}
+	return out, found, nil
+}
+
+func tagIDsOf(refs []*storagepb.PropRef) []int32 {
+	var ids []int32
+	for _, r := range refs {
+		ids = append(ids, r.SchemaId)
+	}
+	return ids
+}
+
+// EdgeProps answers PropRefs of edges for one stored edge, the key's
+// vertex keyVid, edgeType (negative: an in-edge), rank and other vertex;
+// the row is decoded once for all of them.
+func (r *Reader) EdgeProps(refs []*storagepb.PropRef, row []byte, edgeType int32, rank int64, keyVid, other []byte) ([]*commonpb.Value, error) {
+	out := make([]*commonpb.Value, len(refs))
+	abs := edgeType
+	if abs < 0 {
+		abs = -abs
+	}
+	var sv *Schema
+	for i, ref := range refs {
+		if ref.SchemaId != abs {
+			out[i] = schema.NullValue()
+			continue
+		}
+		if pv, ok := edgeKeyProp(ref.Name, edgeType, rank, keyVid, other); ok {
+			out[i] = pv
+			continue
+		}
+		if sv == nil {
+			var err error
+			if sv, err = r.Edge(edgeType); err != nil {
+				return nil, err
+			}
+			if err := r.row.Reset(row, sv.Versions.Source()); err != nil {
+				return nil, fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
+			}
+		}
+		v, typ, err := getProp(&r.row, sv, ref.Name)
+		if err != nil {
+			return nil, fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
+		}
+		out[i] = schema.ValueToProto(v, typ)
+	}
+	return out, nil
+}
+
+// edgeKeyProp answers the reserved edge properties from the key. For an
+// in-edge (negative type) the stored key is (dst, -type, rank, src), so the
+// edge's own source is the vertex reached.
+func edgeKeyProp(name string, edgeType int32, rank int64, keyVid, reached []byte) (*commonpb.Value, bool) {
+	src, dst := keyVid, reached
+	if edgeType < 0 {
+		src, dst = reached, keyVid
+	}
+	switch name {
+	case "_src":
+		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: src}}, true
+	case "_dst":
+		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: dst}}, true
+	case "_rank":
+		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: rank}}, true
+	case "_type":
+		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: int64(edgeType)}}, true
+	}
+	return nil, false
+}
+
+// GetProps answers GetProps on one partition for its vids and edge keys,
+// reading rows with get (a nil row: no such key).
+func (r *Reader) GetProps(get func(key []byte) ([]byte, error), space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq,
+	vids [][]byte, keys []*storagepb.EdgeKey) ([]*storagepb.PropRow, error) {
+	var out []*storagepb.PropRow
+	tagIDs := tagIDsOf(req.Props)
+	for _, vid := range vids {
+		if err := CheckVid(space, part, vid); err != nil {
+			return nil, err
+		}
+		rows, err := r.readTags(get, part, vid, tagIDs)
+		if err != nil {
+			return nil, err
+		}
+		props, found, err := r.TagProps(rows, req.Props)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			out = append(out, &storagepb.PropRow{Vid: vid, Values: props})
+		}
+	}
+	for _, ek := range keys {
+		if err := CheckVid(space, part, ek.Src); err != nil {
+			return nil, err
+		}
+		value, err := get(partition.EdgeKey(req.SpaceId, part, ek.Src, ek.EdgeType, ek.Rank, ek.Dst))
+		if err != nil {
+			return nil, fmt.Errorf("reading edge %x->%x: %w", ek.Src, ek.Dst, err)
+		}
+		if value == nil {
+			continue
+		}
+		row, live, err := partition.EdgeRow(ek.EdgeType, value)
+		if err != nil {
+			return nil, fmt.Errorf("edge %x->%x: %w", ek.Src, ek.Dst, err)
+		}
+		if !live {
+			continue
+		}
+		sv, err := r.Edge(ek.EdgeType)
+		if err != nil {
+			return nil, err
+		}
+		if exp, err := r.Expired(row, sv); err != nil {
+			return nil, err
+		} else if exp {
+			continue
+		}
+		values, err := r.EdgeProps(req.Props, row, ek.EdgeType, ek.Rank, ek.Src, ek.Dst)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &storagepb.PropRow{Edge: ek, Values: values})
+	}
+	return out, nil
+}
