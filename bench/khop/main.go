@@ -42,7 +42,7 @@ type options struct {
 	queries                        int
 	duration, warmup, timeout      time.Duration
 	fullCheck                      int
-	withFloor, literal             bool
+	withFloor, literal, stats      bool
 	duckThreads                    int
 	duckPath, out, name            string
 	importConcurrency, importBatch int
@@ -78,6 +78,7 @@ func main() {
 	flag.StringVar(&o.duckPath, "duckdb-path", "", "DuckDB database file (default in memory)")
 	flag.StringVar(&o.out, "out", "results", "folder of the report")
 	flag.StringVar(&o.name, "name", "", "report file name without extension (default <dataset name>-<UTC date and time>)")
+	flag.BoolVar(&o.stats, "stats", false, "only print the data's counts and the reference's rows per query for each workload, and exit (no cluster, no DuckDB)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: khop [flags]\n\nRuns issue 22's k-hop workloads on novagraph, DuckDB and the RocksDB floor; see bench/khop/README.md.\n\n")
 		flag.PrintDefaults()
@@ -155,6 +156,22 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "data: %s, %d vertices, %d directed edges (%d self-loops dropped)\n", ds.Source, len(ds.Graph.Vertices), len(ds.Graph.Edges), ds.Loops)
+	if o.stats {
+		starts := ds.Starts(o.starts, o.seed)
+		b := &Bench{DS: ds, Starts: starts, Starts3: o.starts3}
+		for _, w := range workloads {
+			ins := b.inputs(w)
+			var rows, most int64
+			t0 := time.Now()
+			for _, v := range ins {
+				f := ds.csr.Fingerprint(w.Steps, v, false)
+				rows += f.Rows
+				most = max(most, f.Rows)
+			}
+			fmt.Printf("%-14s %5d start vertices: %12.0f rows per query on average, at most %d (%.1fs)\n", w.Label(), len(ins), float64(rows)/float64(len(ins)), most, time.Since(t0).Seconds())
+		}
+		return nil
+	}
 	if o.space == "" {
 		o.space = "khop_" + strings.NewReplacer("-", "_", ".", "_").Replace(ds.Name)
 	}
