@@ -13,6 +13,10 @@
 #   make compose-down  stop and remove it (VOLUMES=1 also deletes its data volumes)
 #   make chaos         the chaos run against the compose cluster (FAULTS=100 by
 #                      default; SEED, KINDS; report in chaos-report/)
+#   make bench-khop    issue 22's k-hop benchmark: novagraph against embedded
+#                      DuckDB and the RocksDB floor on soc-Slashdot0902, every
+#                      answer checked (KHOP_DATASET=sf1|sf10, KHOP_ARGS="...";
+#                      bench/khop/README.md); starts and stops its own cluster
 
 GO          ?= go
 STORAGED    ?= 1
@@ -28,7 +32,7 @@ SEED        ?= 1
 KINDS       ?=
 CHAOS_SHORT_FAULTS ?= 7
 
-.PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short
+.PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short bench-khop
 
 deps:
 	@if ! dpkg -s librocksdb-dev protobuf-compiler g++ >/dev/null 2>&1; then \
@@ -90,6 +94,11 @@ cluster-up: build
 
 cluster-down:
 	scripts/cluster.sh down
+
+# Not part of test: a benchmark of several minutes that wants a quiet
+# machine. bench/khop is its own Go module (it links DuckDB).
+bench-khop: build
+	GO=$(GO) bench/khop/run.sh
 
 run: build
 	METAD=$(METAD) STORAGED=$(STORAGED) scripts/cluster.sh up
