@@ -41,6 +41,7 @@ type options struct {
 	seed                           int64
 	queries                        int
 	duration, warmup, timeout      time.Duration
+	minTime                        time.Duration
 	fullCheck                      int
 	withFloor, literal, stats      bool
 	duckThreads                    int
@@ -70,6 +71,7 @@ func main() {
 	flag.IntVar(&o.queries, "queries", 0, "queries per measurement (0: every start vertex of the workload once, so that every system runs the same queries)")
 	flag.DurationVar(&o.duration, "duration", 0, "bound each measurement in time instead of --queries (systems may then run different mixes of start vertices)")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "warm-up before each measurement, not counted")
+	flag.DurationVar(&o.minTime, "min-time", 3*time.Second, "a measurement of every start vertex once that takes less is run again with as many whole passes as take about this long")
 	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "bound on one query")
 	flag.IntVar(&o.fullCheck, "full-check", -1, "start vertices per workload whose answers are compared row by row (sorted multisets) before the timed runs; -1 all, 0 none (timed answers are always checked by fingerprint)")
 	flag.BoolVar(&o.withFloor, "floor", true, "also run the plain forms on the RocksDB floor (bench/ldbc/floor)")
@@ -241,7 +243,7 @@ func run(ctx context.Context, o options) error {
 	}
 
 	b := &Bench{DS: ds, Systems: systems, Workloads: workloads, Starts: starts, Starts3: o.starts3, Conc: conc,
-		Queries: o.queries, Duration: o.duration, Warmup: o.warmup, Timeout: o.timeout, FullCheck: o.fullCheck, Log: os.Stderr}
+		Queries: o.queries, Duration: o.duration, Warmup: o.warmup, Timeout: o.timeout, MinTime: o.minTime, FullCheck: o.fullCheck, Log: os.Stderr}
 	cells, checks, runErr := b.Run(ctx)
 
 	rep := &Report{
@@ -251,7 +253,7 @@ func run(ctx context.Context, o options) error {
 		LoadBefore: loadBefore,
 		Config: map[string]any{
 			"addr": o.addr, "workloads": o.workloads, "concurrency": o.conc, "queries": o.queries, "duration": o.duration.String(),
-			"warmup": o.warmup.String(), "timeout": o.timeout.String(), "full_check": o.fullCheck, "floor": o.withFloor,
+			"warmup": o.warmup.String(), "min_time": o.minTime.String(), "timeout": o.timeout.String(), "full_check": o.fullCheck, "floor": o.withFloor,
 			"literal": o.literal, "duckdb_threads": o.duckThreads, "load": o.load,
 			"ngql": ngqlList(workloads), "sql": sqlList(workloads),
 		},

@@ -196,7 +196,7 @@ func (r *Report) measureText() string {
 	if q, ok := r.Config["queries"].(int); ok && q > 0 {
 		return fmt.Sprintf("each measurement %d queries after a warm-up of %v", q, r.Config["warmup"])
 	}
-	return fmt.Sprintf("each measurement runs every start vertex of the workload once, after a warm-up of %v", r.Config["warmup"])
+	return fmt.Sprintf("each measurement runs every start vertex of the workload once, after a warm-up of %v (or, when that takes less than %v, as many whole passes as take about that long)", r.Config["warmup"], r.Config["min_time"])
 }
 
 func (c *Cell) get(system string) (Measurement, bool) {
