@@ -27,17 +27,7 @@ func TestDataDrivenOnCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in-process cluster test")
 	}
-	c := testcluster.Start(t, testcluster.Options{Stores: 1, NoGossip: true})
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	meta := metaclient.New(c.MetaAddrs(), log)
-	defer meta.Close()
-	storage := storageclient.New(meta, log)
-	defer storage.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := meta.WaitVersion(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	meta, storage := clusterClients(t)
 	ddexec.Run(t, "../../graphd/exec/testdata", ddexec.Options{Cluster: true}, func(t *testing.T, _ string) ddexec.Backends {
 		return ddexec.Backends{Catalog: meta, Storage: storage, Close: func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -49,4 +39,23 @@ func TestDataDrivenOnCluster(t *testing.T) {
 			}
 		}}
 	})
+}
+
+// clusterClients starts a one-store cluster and returns metad and storaged
+// clients of it (closed when the test ends) once the catalog has arrived:
+// what the executor is wired to in graphd.
+func clusterClients(t *testing.T) (*metaclient.Client, *storageclient.Client) {
+	t.Helper()
+	c := testcluster.Start(t, testcluster.Options{Stores: 1, NoGossip: true})
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	meta := metaclient.New(c.MetaAddrs(), log)
+	t.Cleanup(meta.Close)
+	storage := storageclient.New(meta, log)
+	t.Cleanup(storage.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := meta.WaitVersion(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	return meta, storage
 }

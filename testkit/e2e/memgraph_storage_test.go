@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"slices"
 	"testing"
@@ -14,13 +13,11 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	graphexec "github.com/novagraph/novagraph/graphd/exec"
-	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 	"github.com/novagraph/novagraph/testkit/memgraph"
-	"github.com/novagraph/novagraph/testkit/testcluster"
 )
 
 // TestMemgraphStorageMatchesStoraged sends the same storagepb requests to
@@ -35,17 +32,9 @@ func TestMemgraphStorageMatchesStoraged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in-process cluster test")
 	}
-	c := testcluster.Start(t, testcluster.Options{Stores: 1, NoGossip: true})
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	meta := metaclient.New(c.MetaAddrs(), log)
-	defer meta.Close()
-	cluster := storageclient.New(meta, log)
-	defer cluster.Close()
+	meta, cluster := clusterClients(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := meta.WaitVersion(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
 	g := memgraph.New(memgraph.Options{})
 	mem := g.Storage()
 
@@ -65,7 +54,7 @@ INSERT EDGE f() VALUES "a"->"c":(), "b"->"c":(), "c"->"d":()`
 		storage graphexec.Storage
 	}{{"memgraph", g.Meta(), mem}, {"cluster", meta, cluster}}
 	for _, b := range backends {
-		x := graphexec.New(b.catalog, b.storage, log)
+		x := graphexec.New(b.catalog, b.storage, slog.New(slog.DiscardHandler))
 		if _, err := x.Execute(ctx, &graphexec.SessionState{User: "root"}, setup); err != nil {
 			t.Fatalf("%s: %v", b.name, err)
 		}
