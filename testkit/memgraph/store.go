@@ -100,16 +100,7 @@ func (s *Storage) GetNeighborsStream(ctx context.Context, tmpl *storagepb.GetNei
 	if err != nil {
 		return nil, err
 	}
-	var out []*storagepb.VertexNeighbors
-	for _, b := range batches {
-		if onBatch != nil && len(b) > 0 {
-			if err := onBatch(b); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, b...)
-	}
-	return out, nil
+	return showBatches(batches, onBatch)
 }
 
 // GetProps reads properties of vertices or of edges.
@@ -148,10 +139,17 @@ func (s *Storage) GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsRe
 	if err != nil {
 		return nil, err
 	}
-	var out []*storagepb.PropRow
+	return showBatches(batches, onResp)
+}
+
+// showBatches shows each partition's non-empty answer to show (nil: none),
+// as storaged's streams arrive, and returns them all in order; an error
+// from show ends the call with it, as the real client's calls do.
+func showBatches[T any](batches [][]T, show func([]T) error) ([]T, error) {
+	var out []T
 	for _, b := range batches {
-		if onResp != nil && len(b) > 0 {
-			if err := onResp(b); err != nil {
+		if show != nil && len(b) > 0 {
+			if err := show(b); err != nil {
 				return nil, err
 			}
 		}
