@@ -79,8 +79,16 @@ type Client struct {
 	// one that answered.
 	preferred atomic.Int64
 
-	// snap is written only by the watch goroutine.
-	snap atomic.Pointer[catalog.Snapshot]
+	// snap is the newest catalog installed. The watch goroutine installs
+	// what the stream sends and refresh what it reads directly; installMu
+	// orders the two so that the cache never goes back a version.
+	snap      atomic.Pointer[catalog.Snapshot]
+	installMu sync.Mutex
+
+	// wake cuts the watch goroutine's reconnect backoff short; refreshing
+	// keeps concurrent waiters to one direct read at a time.
+	wake       chan struct{}
+	refreshing atomic.Bool
 
 	cancel    context.CancelFunc
 	done      chan struct{} // closed when the watch goroutine has exited
@@ -99,6 +107,7 @@ func New(addrs []string, logger *slog.Logger) *Client {
 		log:    logger.With("component", "meta-client"),
 		cancel: cancel,
 		done:   make(chan struct{}),
+		wake:   make(chan struct{}, 1),
 	}
 	c.snap.Store(catalog.NewSnapshot(&metapb.Catalog{}))
 	for _, addr := range addrs {
@@ -144,21 +153,89 @@ func (c *Client) Addrs() []string { return slices.Clone(c.addrs) }
 func (c *Client) Catalog() *catalog.Snapshot { return c.snap.Load() }
 
 // WaitVersion blocks until the cache holds a catalog of version ≥ v.
+//
+// A request names the version its sender had, so normally the stream
+// delivers it within milliseconds. When it has not after staleGrace, the
+// stream is not keeping up: it may be in reconnect backoff after a metad
+// outage, or attached to a metad whose etcd member still lags. The waiter
+// then reads the catalog from every metad directly (refresh), every
+// staleGrace until ctx ends, rather than fail a request a healthy metad
+// could serve.
 func (c *Client) WaitVersion(ctx context.Context, v int64) error {
+	var stale <-chan time.Time
 	for {
 		s := c.snap.Load()
 		if s.Version() >= v {
 			return nil
 		}
+		if stale == nil {
+			t := time.NewTimer(staleGrace)
+			defer t.Stop()
+			stale = t.C
+		}
 		select {
 		case <-s.Changed():
+		case <-stale:
+			c.refresh(ctx, v)
+			stale = time.After(staleGrace)
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for catalog version %d (cache at %d): %w", v, s.Version(), ctx.Err())
+			return fmt.Errorf("waiting for catalog version %d (cache at %d): %w", v, c.snap.Load().Version(), ctx.Err())
 		case <-c.done:
 			return ErrClosed
 		}
 	}
 }
+
+// staleGrace is how long a waiter trusts the stream to bring a version it
+// needs before it reads the catalog itself. A few times a healthy stream's
+// delay, and well below storaged's catalog wait.
+const staleGrace = 250 * time.Millisecond
+
+// refresh reads the catalog from every metad at once and installs each
+// answer, until one has version v or all have answered. It also wakes the
+// watch goroutine and the connections from their reconnect backoff, so
+// that the stream itself recovers. While one refresh runs, others return at
+// once: their waiters see its result through the snapshot's Changed.
+func (c *Client) refresh(ctx context.Context, v int64) {
+	if !c.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	defer c.refreshing.Store(false)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	for _, conn := range c.conns {
+		conn.ResetConnectBackoff()
+	}
+	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+	defer cancel()
+	answers := make(chan *metapb.Catalog, len(c.stubs))
+	for _, stub := range c.stubs {
+		go func() {
+			// WaitForReady: a connection that is reconnecting is given
+			// until the timeout rather than failed at once.
+			resp, err := stub.GetCatalog(ctx, &metapb.GetCatalogReq{}, grpc.WaitForReady(true))
+			if err != nil || statusErr(resp.GetStatus()) != nil {
+				answers <- nil
+				return
+			}
+			answers <- resp.GetCatalog()
+		}()
+	}
+	for range c.stubs {
+		if cat := <-answers; cat != nil {
+			c.install(cat)
+			if cat.GetVersion() >= v {
+				return // the others end with ctx
+			}
+		}
+	}
+}
+
+// refreshTimeout bounds one refresh, so that a dead metad costs a waiter
+// one timeout and not its whole deadline before the next attempt.
+const refreshTimeout = time.Second
 
 // run owns the watch stream: it keeps one open to some metad, moving to the
 // next address whenever a stream fails, and installs every catalog it
@@ -184,10 +261,13 @@ func (c *Client) run(ctx context.Context) {
 		// metad in lockstep.
 		select {
 		case <-time.After(delay/2 + rand.N(delay/2+1)):
+			delay = min(2*delay, maxBackoff)
+		case <-c.wake:
+			// A waiter needs a newer catalog than the cache has: try
+			// now rather than after the backoff.
 		case <-ctx.Done():
 			return
 		}
-		delay = min(2*delay, maxBackoff)
 	}
 }
 
@@ -215,6 +295,8 @@ func (c *Client) watch(ctx context.Context, i int) (bool, error) {
 // happens only when a metad whose catalog lags answers after one that did
 // not.
 func (c *Client) install(cat *metapb.Catalog) {
+	c.installMu.Lock()
+	defer c.installMu.Unlock()
 	old := c.snap.Load()
 	if cat.GetVersion() <= old.Version() {
 		c.log.Debug("ignoring catalog that is not newer", "version", cat.GetVersion(), "have", old.Version())

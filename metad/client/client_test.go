@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+	"google.golang.org/grpc"
 
 	"github.com/novagraph/novagraph/metad"
 	"github.com/novagraph/novagraph/metad/catalog"
@@ -492,5 +493,61 @@ func TestUsersThroughClient(t *testing.T) {
 	}
 	if _, err := c.DropUser(ctxT(t), "root", true); client.CodeOf(err) != commonpb.ErrorCode_E_INVALID_ARGUMENT {
 		t.Fatalf("DropUser root: %v", err)
+	}
+}
+
+// silentMetad accepts a catalog watch and never sends on it, like a metad
+// whose etcd member lags or that hangs; it answers GetCatalog with an empty
+// catalog.
+type silentMetad struct {
+	metapb.UnimplementedMetaServiceServer
+}
+
+func (silentMetad) WatchCatalog(_ *metapb.WatchCatalogReq, stream grpc.ServerStreamingServer[metapb.Catalog]) error {
+	<-stream.Context().Done()
+	return stream.Context().Err()
+}
+
+func (silentMetad) GetCatalog(context.Context, *metapb.GetCatalogReq) (*metapb.GetCatalogResp, error) {
+	return &metapb.GetCatalogResp{Status: &metapb.Status{Code: commonpb.ErrorCode_SUCCEEDED}, Catalog: &metapb.Catalog{}}, nil
+}
+
+// TestWaitVersionOutlivesAStuckStream: the client's watch stream is attached
+// to a metad that never sends, so the stream alone would never bring the
+// catalog a write returned. WaitVersion, and so every write that waits for
+// its own version, must get it from the healthy metad anyway.
+func TestWaitVersionOutlivesAStuckStream(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent := grpc.NewServer()
+	metapb.RegisterMetaServiceServer(silent, silentMetad{})
+	go func() { _ = silent.Serve(ln) }()
+	defer silent.Stop()
+	healthy := startMetad(t, "127.0.0.1:0", t.TempDir())
+
+	// Another client writes; this one is told the versions only through
+	// requests, as storaged is by graphd.
+	other := client.New([]string{healthy.Addr()}, testLogger())
+	defer other.Close()
+	addHosts(t, other, 1)
+	space := must[int32](t)(other.CreateSpace(ctxT(t), &metapb.SpaceDesc{
+		Name: "g", PartitionNum: 1, ReplicaFactor: 1, VidType: metapb.VidType_VID_INT64,
+	}, false))
+	must[int32](t)(other.CreateSchema(ctxT(t), &metapb.CreateSchemaReq{SpaceId: space, Name: "person"}))
+	want := other.Catalog().Version()
+
+	// This client's stream goes to the first address, the silent one, and
+	// stays there.
+	c := client.New([]string{ln.Addr().String(), healthy.Addr()}, testLogger())
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := c.WaitVersion(ctx, want); err != nil {
+		t.Fatalf("WaitVersion(%d) with the stream stuck on a silent metad: %v", want, err)
+	}
+	if _, ok := c.Catalog().TagByName(space, "person"); !ok {
+		t.Fatal("the tag another client created is not in the cache")
 	}
 }
