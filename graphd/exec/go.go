@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -410,20 +411,38 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 	if t.origins != nil {
 		nextOrigins = map[string]originSet{}
 	}
+	// Steps before the result ask for destinations only (packed), and so
+	// do result steps when packedRows; result steps before the last (M TO
+	// N) continue from theirs. The rows of a result step are counted
+	// first so that t.rows grows once: a GO 3 adds tens of thousands of
+	// rows, and growing by doubling copied each of them about twice.
+	dstLists := make([][][]byte, len(resp))
+	if final {
+		added := 0
+		for i, vn := range resp {
+			dstLists[i] = vn.DstList(int(p.space.GetVidLen()))
+			perEdge := 1
+			if t.origins != nil {
+				perEdge = len(t.origins[string(vn.Vid)])
+			}
+			added += len(dstLists[i]) * perEdge
+		}
+		t.rows = slices.Grow(t.rows, added)
+	}
 	edges := 0
-	for _, vn := range resp {
+	for i, vn := range resp {
 		var grown int64
-		// Steps before the result ask for destinations only (packed), and
-		// so do result steps when packedRows; result steps before the last
-		// (M TO N) continue from theirs.
-		dsts := vn.DstList(int(p.space.GetVidLen()))
+		dsts := dstLists[i]
+		if dsts == nil {
+			dsts = vn.DstList(int(p.space.GetVidLen()))
+		}
 		if final {
 			before := len(t.rows)
 			row := goRow{from: vn.Vid, fromProps: vn.Props, filtered: req.Filter != ""}
-			for i, dst := range dsts {
+			for j, dst := range dsts {
 				row.dst, row.edgeType, row.rank, row.props = dst, req.EdgeTypes[0], 0, nil
 				if !req.DstOnly {
-					e := vn.Edges[i]
+					e := vn.Edges[j]
 					row.edgeType, row.rank, row.props = e.EdgeType, e.Rank, e.Props
 				}
 				if t.origins == nil {
