@@ -217,6 +217,25 @@ func EdgeKeyRank(key []byte, vidLen int) int64 {
 	return getInt64(key[KeyPrefixLen+vidLen+4:])
 }
 
+// EdgeKeyTail returns bytes [13+N, 21+2N) of an edge key, its rank and
+// far-end vid as stored: with the EdgePrefix it is the whole key, so a
+// reader holding the tails of one prefix in order (storaged's adjacency
+// cache) has the same edges as a scan of the prefix. A sub-slice of key,
+// not a copy. Unchecked: len(key) must be EdgeKeyLen(vidLen).
+func EdgeKeyTail(key []byte, vidLen int) []byte {
+	return key[KeyPrefixLen+vidLen+4:]
+}
+
+// EdgeTailLen is the length of an EdgeKeyTail: 8 + vidLen.
+func EdgeTailLen(vidLen int) int { return 8 + vidLen }
+
+// EdgeTailRank and EdgeTailDst read the rank and the far-end vid of an
+// EdgeKeyTail: EdgeKeyRank and EdgeKeyDst of its key. Unchecked:
+// len(tail) must be EdgeTailLen(vidLen).
+func EdgeTailRank(tail []byte) int64 { return getInt64(tail) }
+
+func EdgeTailDst(tail []byte, vidLen int) []byte { return tail[8 : 8+vidLen : 8+vidLen] }
+
 // EdgeKeyDst returns the vid at the far end of an edge key: bytes
 // [21+N, 21+2N), the edge's destination for an out-edge and its source for
 // an in-edge (in-edge keys swap src and dst). It is a sub-slice of key, not a

@@ -373,6 +373,7 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 	}
 	store.snapshot = g.makeSnapshot
 	g.conf.Store(st.confState)
+	g.appliedPub.Store(st.applied)
 	g.store.confState = nil // InitialState was read; g.conf is the source from here on
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -492,6 +493,21 @@ func (e *Engine) ReportUnreachable(id GroupID, to uint64) {
 // TransferLeader asks the group's leader to hand leadership to store `to`.
 func (e *Engine) TransferLeader(id GroupID, to uint64) error {
 	return e.post(id, func(b *mailbox) { b.transfers = append(b.transfers, to) })
+}
+
+// Applied returns the group's applied index as last published: the data
+// of every entry up to it is in RocksDB, and RocksDB changes the group's
+// data only in an apply round or a snapshot install, both of which
+// publish a greater index once they wrote. So the group's data is the same
+// at two moments that see the same index here, which is what a cache of
+// the data checks (storaged's adjacency cache). Data of entries after the
+// index may already be in RocksDB when it is read.
+func (e *Engine) Applied(id GroupID) (uint64, bool) {
+	g := e.group(id)
+	if g == nil {
+		return 0, false
+	}
+	return g.appliedPub.Load(), true
 }
 
 // Leader returns the store id of the leader this replica knows, and its term.

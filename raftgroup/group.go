@@ -122,6 +122,9 @@ type group struct {
 	leader atomic.Uint64 // store id of the known leader, 0 if none
 	term   atomic.Uint64
 	conf   atomic.Pointer[rpb.ConfState] // applied configuration
+	// appliedPub is applied, published after the data of every entry up
+	// to it is in RocksDB (Engine.Applied).
+	appliedPub atomic.Uint64
 }
 
 // applyHalt is why and since when a group stopped applying.

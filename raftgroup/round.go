@@ -278,6 +278,7 @@ func (e *Engine) apply(ops []*applyOp) error {
 		if op.applied > g.applied {
 			e.stats.entriesApplied.Add(op.applied - g.applied)
 			g.applied = op.applied
+			g.appliedPub.Store(g.applied)
 		}
 		for pid, res := range op.results {
 			if p, ok := g.pending[pid]; ok {
@@ -494,6 +495,7 @@ func (e *Engine) drainMailbox(g *group) bool {
 		g.applyCache.clear() // anything read while the data was replaced
 		if idx > g.applied {
 			g.applied = idx
+			g.appliedPub.Store(idx)
 		}
 		if idx > g.truncIdx {
 			g.truncIdx = idx

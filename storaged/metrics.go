@@ -78,6 +78,38 @@ func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.E
 	}))
 }
 
+// registerAdjacency adds the adjacency cache's series (adjacency.go).
+func (m *metrics) registerAdjacency(reg prometheus.Registerer, cache func() *adjacencyCache) {
+	gauge := func(name, help string, get func(*adjacencyCache) float64) {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
+			if c := cache(); c != nil {
+				return get(c)
+			}
+			return 0
+		}))
+	}
+	counter := func(name, help string, get func(*adjacencyCache) uint64) {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 {
+			if c := cache(); c != nil {
+				return float64(get(c))
+			}
+			return 0
+		}))
+	}
+	gauge("novagraph_storaged_adjacency_bytes", "Memory held by the adjacency cache: out-edge keys of unwritten partitions, for GO steps.",
+		func(c *adjacencyCache) float64 { b, _ := c.stats(); return float64(b) })
+	gauge("novagraph_storaged_adjacency_partitions", "Partitions whose out-edges the adjacency cache holds.",
+		func(c *adjacencyCache) float64 { _, n := c.stats(); return float64(n) })
+	counter("novagraph_storaged_adjacency_hits_total", "Partition scans of GetNeighbors that found the partition's adjacency current.",
+		func(c *adjacencyCache) uint64 { return c.hits.Load() })
+	counter("novagraph_storaged_adjacency_misses_total", "Partition scans of GetNeighbors that read RocksDB: no adjacency, or one the partition's writes made stale.",
+		func(c *adjacencyCache) uint64 { return c.misses.Load() })
+	counter("novagraph_storaged_adjacency_builds_total", "Adjacencies built and installed.",
+		func(c *adjacencyCache) uint64 { return c.builds.Load() })
+	counter("novagraph_storaged_adjacency_abandoned_total", "Adjacency builds given up: over the budget, or a failed scan.",
+		func(c *adjacencyCache) uint64 { return c.abandoned.Load() })
+}
+
 // interceptor counts StorageService calls and the partitions that failed in
 // them (a call succeeds at the RPC level even when some partitions fail).
 func (m *metrics) interceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {

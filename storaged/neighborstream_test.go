@@ -38,7 +38,7 @@ type neighborFixture struct {
 	vids  map[int32][][]byte // by partition, ascending
 }
 
-func newNeighborFixture(t *testing.T, vertices, degree int, malformed int64) *neighborFixture {
+func newNeighborFixture(t testing.TB, vertices, degree int, malformed int64) *neighborFixture {
 	t.Helper()
 	f := &neighborFixture{db: openProductionDB(t, t.TempDir(), rocksopts.Options{WriteBufferMB: 64}), vids: map[int32][][]byte{}}
 	f.space = &metapb.SpaceDesc{SpaceId: nbSpace, Name: "nb", PartitionNum: nbParts, ReplicaFactor: 1, VidType: metapb.VidType_VID_INT64, VidLen: 8}
@@ -87,7 +87,7 @@ func (f *neighborFixture) run(st *neighborStream, req *storagepb.GetNeighborsReq
 		go func() {
 			defer wg.Done()
 			err := st.runPart(part, func(emit func(*storagepb.VertexNeighbors) error) error {
-				return scanNeighbors(context.Background(), f.db, f.snap, f.space, part, req, func(v *storagepb.VertexNeighbors) error {
+				return scanNeighbors(context.Background(), f.db, nil, f.snap, f.space, part, req, func(v *storagepb.VertexNeighbors) error {
 					emitted.Add(1)
 					return emit(v)
 				})

@@ -26,6 +26,7 @@ type neighborScan struct {
 	ro     *grocksdb.ReadOptions
 	it     *grocksdb.Iterator
 	keys   *keyScanner // it, read many keys to a cgo call; made on first use
+	adj    *adjacency  // the partition's out-edges in memory; nil: none current
 }
 
 // scanNeighbors runs GetNeighbors on one partition and hands each vertex's
@@ -39,7 +40,10 @@ type neighborScan struct {
 // that such a failure is reported as a failed partition with nothing of it
 // sent; what remains to fail midway (RocksDB, a malformed row, the filter
 // on one edge) is rare and handled by neighborStream.runPart.
-func scanNeighbors(ctx context.Context, db *grocksdb.DB, snap *catalog.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.GetNeighborsReq,
+//
+// adj, when not nil, holds the partition's out-edge keys as of now: the
+// scans that need keys only read it instead of RocksDB (adjacency.go).
+func scanNeighbors(ctx context.Context, db *grocksdb.DB, adj *adjacency, snap *catalog.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.GetNeighborsReq,
 	emit func(*storagepb.VertexNeighbors) error) error {
 	vids := req.Parts[part].GetVids()
 	nb, err := rowread.NewNeighbors(snap, space, part, req, vids, time.Now().Unix(), uint64(time.Now().UnixNano()))
@@ -51,7 +55,7 @@ func scanNeighbors(ctx context.Context, db *grocksdb.DB, snap *catalog.Snapshot,
 	rocksopts.SetEdgeScan(ro, partition.EdgePrefixLen(int(space.GetVidLen()))) // it only reads one EdgePrefix per Seek
 	it := db.NewIterator(ro)
 	defer it.Close()
-	ns := &neighborScan{nb: nb, req: req, part: part, vidLen: int(space.GetVidLen()), db: db, ro: ro, it: it}
+	ns := &neighborScan{nb: nb, req: req, part: part, vidLen: int(space.GetVidLen()), db: db, ro: ro, it: it, adj: adj}
 	for _, vid := range vids {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -89,6 +93,17 @@ func (ns *neighborScan) degree(vid []byte, et int32) (int64, error) {
 func (ns *neighborScan) edges(vid []byte, et int32) error {
 	nb := ns.nb
 	prefix := partition.EdgePrefix(ns.req.SpaceId, ns.part, vid, et)
+	if !nb.NeedRow() && ns.adj != nil && et > 0 {
+		// The same keys, in the same order, from memory.
+		tails := ns.adj.edges(prefix[partition.KeyPrefixLen:])
+		tailLen := partition.EdgeTailLen(ns.vidLen)
+		for off := 0; off < len(tails) && !nb.Full(); off += tailLen {
+			if err := nb.AddTail(tails[off : off+tailLen : off+tailLen]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	it := ns.it
 	if !nb.NeedRow() {
 		// Keys only: read them in batches in C (keyscan.go); the limit

@@ -25,7 +25,7 @@ import (
 // that every db.Flush leaves one more L0 file: a seek then meets several
 // files whose prefix blooms mostly say "not here", which is where an
 // iterator without total order loses keys.
-func openProductionDB(t *testing.T, dir string, o rocksopts.Options) *grocksdb.DB {
+func openProductionDB(t testing.TB, dir string, o rocksopts.Options) *grocksdb.DB {
 	t.Helper()
 	o, err := o.WithDefaults()
 	if err != nil {

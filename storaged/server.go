@@ -81,6 +81,13 @@ type Config struct {
 	// DiskFree measures a data path's free bytes (default StatfsFree);
 	// tests inject one to simulate a full disk.
 	DiskFree DiskFreeFunc
+	// AdjacencyCacheBytes bounds the out-edges held in memory for GO
+	// steps, all partitions together (adjacency.go; 0: the default
+	// DefaultAdjacencyCacheBytes, < 0: no cache). AdjacencyQuiet is how
+	// long a partition must go unwritten before it is cached (0: the
+	// default DefaultAdjacencyQuiet).
+	AdjacencyCacheBytes int64
+	AdjacencyQuiet      time.Duration
 }
 
 // Server is one storaged.
@@ -97,9 +104,10 @@ type Server struct {
 	grpc      *grpc.Server
 	lis       net.Listener
 
-	metrics  *metrics
-	resolver *resolver    // edge-pair intents (pair.go)
-	gossip   *gossip.Node // nil without Config.GossipAddr
+	metrics   *metrics
+	resolver  *resolver       // edge-pair intents (pair.go)
+	adjacency *adjacencyCache // nil until Start, and when disabled
+	gossip    *gossip.Node    // nil without Config.GossipAddr
 
 	guard *diskGuard // nil when Config.DiskReserve is 0
 	// shed is the leadership shedding of partitions on full disks; only
@@ -145,6 +153,12 @@ func New(cfg Config) *Server {
 	if cfg.DiskPollInterval <= 0 {
 		cfg.DiskPollInterval = DefaultDiskPollInterval
 	}
+	if cfg.AdjacencyCacheBytes == 0 {
+		cfg.AdjacencyCacheBytes = DefaultAdjacencyCacheBytes
+	}
+	if cfg.AdjacencyQuiet <= 0 {
+		cfg.AdjacencyQuiet = DefaultAdjacencyQuiet
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, groupDB: map[raftgroup.GroupID]*grocksdb.DB{}, healthy: errors.New("starting"), metrics: newMetrics(),
 		shed: map[raftgroup.GroupID]*shedState{}, fatal: make(chan error, 1), fetching: map[string]*stagedFetch{}, fetchFailed: map[string]fetchFailure{}}
 	s.fetchCtx, s.fetchCancel = context.WithCancel(context.Background())
@@ -153,6 +167,11 @@ func New(cfg Config) *Server {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return s.engine
+		})
+		s.metrics.registerAdjacency(cfg.Registry, func() *adjacencyCache {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.adjacency
 		})
 	}
 	return s
@@ -246,8 +265,13 @@ func (s *Server) Start(ctx context.Context) error {
 		ApplyCacheEntries: s.cfg.DegreeCacheEntries,
 		Logger:            s.log,
 	})
+	var adjacency *adjacencyCache
+	if s.cfg.AdjacencyCacheBytes > 0 {
+		adjacency = newAdjacencyCache(engine.Applied, s.cfg.AdjacencyCacheBytes, s.cfg.AdjacencyQuiet, s.log)
+	}
 	s.mu.Lock()
 	s.engine = engine
+	s.adjacency = adjacency
 	s.mu.Unlock()
 	s.transport.SetEngine(engine)
 	engine.Start()
@@ -449,6 +473,9 @@ func (s *Server) stop(closeDBs bool) {
 	if s.engine != nil {
 		s.engine.Stop()
 	}
+	if s.adjacency != nil {
+		s.adjacency.close()
+	}
 	s.fetchMu.Lock() // no fetch starts after this: fetchCtx is cancelled
 	s.fetchMu.Unlock()
 	s.fetchWG.Wait()
@@ -613,11 +640,25 @@ func (s *Server) reconcile(ctx context.Context, snap *catalog.Snapshot) error {
 	return errors.Join(errs...)
 }
 
+// AdjacencyCached reports what the adjacency cache holds: its bytes and
+// the partitions it holds current or stale (adjacency.go); zero when it is
+// off or the store has not started.
+func (s *Server) AdjacencyCached() (bytes int64, partitions int) {
+	s.mu.Lock()
+	c := s.adjacency
+	s.mu.Unlock()
+	if c == nil {
+		return 0, 0
+	}
+	return c.stats()
+}
+
 // dropGroup removes a replica of a dropped space and deletes its key range.
 func (s *Server) dropGroup(ctx context.Context, g raftgroup.GroupID) error {
 	if err := s.engine.RemoveGroup(ctx, g); err != nil {
 		return fmt.Errorf("%s: stopping replica: %w", g, err)
 	}
+	s.adjacency.drop(g)
 	db := s.dbOf(g)
 	s.mu.Lock()
 	delete(s.groupDB, g)

@@ -154,8 +154,9 @@ func (s *service) GetNeighbors(req *storagepb.GetNeighborsReq, stream grpc.Serve
 		if db == nil {
 			return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
 		}
+		adj := s.srv.adjacency.lookup(g, db, int(space.GetVidLen()))
 		return st.runPart(part, func(emit func(*storagepb.VertexNeighbors) error) error {
-			return scanNeighbors(ctx, db, snap, space, part, req, emit)
+			return scanNeighbors(ctx, db, adj, snap, space, part, req, emit)
 		})
 	})
 	if err := st.failure(); err != nil {

@@ -185,20 +185,27 @@ func (n *Neighbors) AddEdge(key, value []byte) error {
 	} else if exp {
 		return nil
 	}
-	return n.add(key, row)
+	return n.add(partition.EdgeKeyRank(key, n.vidLen), partition.EdgeKeyDst(key, n.vidLen), row)
 }
 
 // AddKey takes the next edge of a scan that needs no rows (NeedRow is
 // false), by its key, whose length the caller checked.
-func (n *Neighbors) AddKey(key []byte) error { return n.add(key, nil) }
+func (n *Neighbors) AddKey(key []byte) error {
+	return n.add(partition.EdgeKeyRank(key, n.vidLen), partition.EdgeKeyDst(key, n.vidLen), nil)
+}
 
-// add takes one edge of the scan, key checked to be an edge key and row
+// AddTail is AddKey for a caller that holds the edges of the scanned
+// prefix as their partition.EdgeKeyTail (storaged's adjacency cache); its
+// length the caller checked.
+func (n *Neighbors) AddTail(tail []byte) error {
+	return n.add(partition.EdgeTailRank(tail), partition.EdgeTailDst(tail, n.vidLen), nil)
+}
+
+// add takes one edge of the scan, by its rank and far-end vid, with row
 // its live, unexpired value (nil when not needed): the filter, then
 // dedup, then the limit's count, then the shape.
-func (n *Neighbors) add(key, row []byte) error {
+func (n *Neighbors) add(rank int64, dstKey, row []byte) error {
 	req := n.req
-	dstKey := partition.EdgeKeyDst(key, n.vidLen)
-	rank := partition.EdgeKeyRank(key, n.vidLen)
 	if fr := n.fr; fr != nil {
 		fr.setEdge(rank, dstKey, row)
 		ok, err := eval.Filter(fr, n.filter.expr)

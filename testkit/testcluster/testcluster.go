@@ -73,6 +73,13 @@ type Options struct {
 	DiskReserve      int64
 	DiskPollInterval time.Duration
 	DiskFree         func(slot int, path string) (uint64, error)
+	// AdjacencyCacheBytes and AdjacencyQuiet configure each store's
+	// adjacency cache (storaged.Config). Unlike storaged's default, the
+	// quiet period defaults to nothing here: a partition is cached at the
+	// first read after a write, so that every test that reads after
+	// writing checks that the cache follows the writes.
+	AdjacencyCacheBytes int64
+	AdjacencyQuiet      time.Duration
 }
 
 // Start brings up a cluster and waits until every store is online.
@@ -80,6 +87,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
 	if opts.RaftTick == 0 {
 		opts.RaftTick = 50 * time.Millisecond
+	}
+	if opts.AdjacencyQuiet == 0 {
+		opts.AdjacencyQuiet = time.Nanosecond
 	}
 	dir := t.TempDir()
 	level := slog.LevelError
@@ -159,6 +169,7 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 		Logger:     c.log.With("daemon", "storaged", "slot", i),
 		GossipAddr: gossipAddr, GossipSeeds: c.gossipSeeds(),
 		DiskReserve: c.opts.DiskReserve, DiskPollInterval: c.opts.DiskPollInterval, DiskFree: diskFree,
+		AdjacencyCacheBytes: c.opts.AdjacencyCacheBytes, AdjacencyQuiet: c.opts.AdjacencyQuiet,
 	})
 	if err := srv.Start(ctx); err != nil {
 		return fmt.Errorf("starting storaged %d: %w", i, err)
