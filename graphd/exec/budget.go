@@ -249,7 +249,7 @@ var (
 	edgeKeyStruct   = int64(reflect.TypeFor[storagepb.EdgeKey]().Size())
 	rowStruct       = int64(reflect.TypeFor[graphpb.Row]().Size())
 	valueStruct     = int64(reflect.TypeFor[value.Value]().Size())
-	goRowStruct     = int64(reflect.TypeFor[goRow]().Size())
+	goRunStruct     = int64(reflect.TypeFor[goRun]().Size())
 )
 
 const (

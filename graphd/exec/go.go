@@ -239,9 +239,52 @@ func checkCalls(e ast.Expr) error {
 	return err
 }
 
-// goRow is one traversed edge of a result step. The edge's fields are
-// copied out of storage's answer (not a pointer to its NeighborEdge): when
-// the step came packed (packedRows) there is no message per edge at all.
+// goRun is one vertex's edges in one result step, as storage answered
+// them. A GO's result rows are its runs' edges in order, and for each edge
+// one row per origin when rows join back to input rows; emit and fetchDst
+// read them out one at a time (goRun.row). A step thus holds a few words
+// per vertex, not a row per edge: 75,000 rows of 136 bytes at GO 3 on
+// soc-Slashdot0902, whose allocation and zeroing alone were a fifth of the
+// query's CPU.
+type goRun struct {
+	vn       *storagepb.VertexNeighbors
+	edgeType int32 // the step's one signed type, when packed
+	packed   bool  // destinations only (dst_only): no NeighborEdge per edge
+	filtered bool  // storaged applied WHERE to these edges already
+	// origins are the start vids the paths to vn began at; nil unless
+	// rows join back to input rows.
+	origins []string
+}
+
+// edges is how many edges the run holds.
+func (r *goRun) edges(vidLen int) int {
+	if r.packed {
+		return len(r.vn.PackedDsts) / vidLen
+	}
+	return len(r.vn.Edges)
+}
+
+// dst is the vertex edge i reaches; it aliases storage's answer.
+func (r *goRun) dst(i, vidLen int) []byte {
+	if r.packed {
+		return r.vn.PackedDsts[i*vidLen : (i+1)*vidLen : (i+1)*vidLen]
+	}
+	return r.vn.Edges[i].Dst
+}
+
+// row sets row to edge i of the run (origin aside).
+func (r *goRun) row(i, vidLen int, row *goRow) {
+	row.from, row.fromProps, row.filtered = r.vn.Vid, r.vn.Props, r.filtered
+	if r.packed {
+		row.dst, row.edgeType, row.rank, row.props = r.dst(i, vidLen), r.edgeType, 0, nil
+		return
+	}
+	e := r.vn.Edges[i]
+	row.dst, row.edgeType, row.rank, row.props = e.Dst, e.EdgeType, e.Rank, e.Props
+}
+
+// goRow is one result row's edge, as the expressions read it: built from
+// a goRun for the row being projected.
 type goRow struct {
 	from      []byte
 	fromProps []*commonpb.Value
@@ -285,19 +328,19 @@ func (p *goPlan) stream(ctx context.Context, out rowSink) error {
 	if !p.joinsInput {
 		set.src = nil // the distinct start vertices are all GO needs
 	}
-	rows, err := p.traverse(ctx, set)
+	runs, err := p.traverse(ctx, set)
 	if err != nil {
 		return err
 	}
 	var dstVals map[string][]*commonpb.Value
-	if len(p.dstProps) > 0 && len(rows) > 0 {
+	if len(p.dstProps) > 0 && len(runs) > 0 {
 		start := time.Now()
-		if dstVals, err = p.fetchDst(ctx, rows); err != nil {
+		if dstVals, err = p.fetchDst(ctx, runs); err != nil {
 			return err
 		}
 		p.record("GetDstProps", "", len(dstVals), start)
 	}
-	return p.emit(ctx, out, set, rows, dstVals)
+	return p.emit(ctx, out, set, runs, dstVals)
 }
 
 // record adds one stage's figures to PROFILE's (nothing without PROFILE).
@@ -316,14 +359,15 @@ type goWalk struct {
 	// origins maps each frontier vertex to the start vertices whose paths
 	// reach it; nil unless result rows join back to input rows.
 	origins map[string]originSet
-	rows    []goRow // the result steps' edges so far
+	runs    []goRun // the result steps' edges so far
 	held    int64
 }
 
 // traverse runs the steps from the start vertices and returns the edges of
-// the result steps (M TO N: steps M..N), one goRow per edge and, when rows
-// join back to input rows, per start vertex the edge's path came from.
-func (p *goPlan) traverse(ctx context.Context, set *startSet) ([]goRow, error) {
+// the result steps (M TO N: steps M..N), one goRun per vertex and step
+// with, when rows join back to input rows, the start vertices the
+// vertex's paths came from.
+func (p *goPlan) traverse(ctx context.Context, set *startSet) ([]goRun, error) {
 	t := &goWalk{frontier: set.vids}
 	if set.src != nil {
 		t.origins = map[string]originSet{}
@@ -347,7 +391,7 @@ func (p *goPlan) traverse(ctx context.Context, set *startSet) ([]goRow, error) {
 		}
 	}
 	mem.Release(t.held)
-	return t.rows, nil
+	return t.runs, nil
 }
 
 // stepRequest is step's GetNeighbors request, less its vertices.
@@ -369,8 +413,8 @@ func (p *goPlan) stepRequest(step int) *storagepb.GetNeighborsReq {
 	return req
 }
 
-// step asks storage for the edges of t's frontier, adds the result rows of
-// a result step to t.rows and makes the distinct destinations the next
+// step asks storage for the edges of t's frontier, adds the runs of a
+// result step to t.runs and makes the distinct destinations the next
 // frontier.
 func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 	start := time.Now()
@@ -413,53 +457,34 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 	}
 	// Steps before the result ask for destinations only (packed), and so
 	// do result steps when packedRows; result steps before the last (M TO
-	// N) continue from theirs. The rows of a result step are counted
-	// first so that t.rows grows once: a GO 3 adds tens of thousands of
-	// rows, and growing by doubling copied each of them about twice.
-	dstLists := make([][][]byte, len(resp))
+	// N) continue from theirs. A result step keeps one goRun per vertex,
+	// not a row per edge.
+	vidLen := int(p.space.GetVidLen())
 	if final {
-		added := 0
-		for i, vn := range resp {
-			dstLists[i] = vn.DstList(int(p.space.GetVidLen()))
-			perEdge := 1
-			if t.origins != nil {
-				perEdge = len(t.origins[string(vn.Vid)])
-			}
-			added += len(dstLists[i]) * perEdge
-		}
-		t.rows = slices.Grow(t.rows, added)
+		t.runs = slices.Grow(t.runs, len(resp))
 	}
 	edges := 0
-	for i, vn := range resp {
+	for _, vn := range resp {
 		var grown int64
-		dsts := dstLists[i]
-		if dsts == nil {
-			dsts = vn.DstList(int(p.space.GetVidLen()))
-		}
+		run := goRun{vn: vn, edgeType: req.EdgeTypes[0], packed: req.DstOnly, filtered: req.Filter != ""}
+		n := run.edges(vidLen)
 		if final {
-			before := len(t.rows)
-			row := goRow{from: vn.Vid, fromProps: vn.Props, filtered: req.Filter != ""}
-			for j, dst := range dsts {
-				row.dst, row.edgeType, row.rank, row.props = dst, req.EdgeTypes[0], 0, nil
-				if !req.DstOnly {
-					e := vn.Edges[j]
-					row.edgeType, row.rank, row.props = e.EdgeType, e.Rank, e.Props
+			if t.origins != nil {
+				from := t.origins[string(vn.Vid)]
+				run.origins = make([]string, 0, len(from))
+				for o := range from {
+					run.origins = append(run.origins, o)
 				}
-				if t.origins == nil {
-					t.rows = append(t.rows, row)
-					continue
-				}
-				for o := range t.origins[string(vn.Vid)] {
-					row.origin = o
-					t.rows = append(t.rows, row)
-				}
+				grown += int64(len(run.origins)) * stringBytes
 			}
-			grown += int64(len(t.rows)-before) * goRowStruct
+			t.runs = append(t.runs, run)
+			grown += goRunStruct
 		}
-		edges += len(dsts)
+		edges += n
 		if step < p.stmt.Steps.Max {
 			var frontierBytes int64
-			for _, dst := range dsts {
+			for i := range n {
+				dst := run.dst(i, vidLen)
 				if !seen[string(dst)] {
 					seen[string(dst)] = true
 					next = append(next, dst)
@@ -494,7 +519,7 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 // YIELD over each traversed edge, once per input row the edge's path
 // started from when rows join back to input rows, drops repeated rows for
 // YIELD DISTINCT, and passes the rows to out in batches.
-func (p *goPlan) emit(ctx context.Context, out rowSink, set *startSet, rows []goRow, dstVals map[string][]*commonpb.Value) error {
+func (p *goPlan) emit(ctx context.Context, out rowSink, set *startSet, runs []goRun, dstVals map[string][]*commonpb.Value) error {
 	start := time.Now()
 	mem := BudgetOf(ctx)
 	e := &emitter{sink: out}
@@ -523,28 +548,52 @@ func (p *goPlan) emit(ctx context.Context, out rowSink, set *startSet, rows []go
 		emitted++
 		return e.add(ctx, row)
 	}
-	var err error
-	for i := 0; i < len(rows) && err == nil; i++ {
-		if i%1024 == 0 {
-			if cerr := ctx.Err(); cerr != nil {
-				return ctxError(ctx, "GO")
-			}
-			if merr := mem.Err(); merr != nil {
-				return merr
+	var row goRow
+	rc.row = &row
+	vidLen := int(p.space.GetVidLen())
+	edges := 0
+	emitEdge := func() error {
+		if set.src == nil {
+			return emitOne()
+		}
+		// One result row per input row its path started from.
+		for _, srcRow := range set.origins[row.origin] {
+			rc.bindSource(set, srcRow)
+			if err := emitOne(); err != nil {
+				return err
 			}
 		}
-		rc.row = &rows[i]
-		if set.src != nil {
-			// One result row per input row its path started from.
-			for _, srcRow := range set.origins[rows[i].origin] {
-				rc.bindSource(set, srcRow)
-				if err = emitOne(); err != nil {
-					break
+		return nil
+	}
+	var err error
+runs:
+	for ri := range runs {
+		run := &runs[ri]
+		for i, n := 0, run.edges(vidLen); i < n; i++ {
+			if edges%1024 == 0 {
+				if cerr := ctx.Err(); cerr != nil {
+					return ctxError(ctx, "GO")
+				}
+				if merr := mem.Err(); merr != nil {
+					return merr
 				}
 			}
-			continue
+			edges++
+			run.row(i, vidLen, &row)
+			if run.origins == nil {
+				err = emitEdge()
+			} else {
+				for _, o := range run.origins {
+					row.origin = o
+					if err = emitEdge(); err != nil {
+						break
+					}
+				}
+			}
+			if err != nil {
+				break runs
+			}
 		}
-		err = emitOne()
 	}
 	if err != nil && !errors.Is(err, errEnough) {
 		return err
@@ -605,32 +654,36 @@ func (p *goPlan) project(rc *goRowContext) (row []value.Value, ok bool, err erro
 // grow (a GO whose rows reach half a million distinct vertices holds tens
 // of MB in them), and storaged's answer per host as it arrives, so that the
 // limit stops the fetch on the way instead of after every host answered.
-func (p *goPlan) fetchDst(ctx context.Context, rows []goRow) (map[string][]*commonpb.Value, error) {
+func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (map[string][]*commonpb.Value, error) {
 	mem := BudgetOf(ctx)
 	const what = "fetching $$ properties for GO"
 	parts := map[int32]*storagepb.VidList{}
 	seen := map[string]bool{}
 	var listed int64 // bytes of seen and parts charged and not yet checked
-	for i, r := range rows {
-		if i%1024 == 0 && listed > 0 {
+	vidLen := int(p.space.GetVidLen())
+	for ri := range runs {
+		if listed > 64<<10 {
 			if err := mem.Grow(listed, what); err != nil {
 				return nil, err
 			}
 			listed = 0
 		}
-		d := r.dst
-		if seen[string(d)] {
-			continue
+		for i, n := 0, runs[ri].edges(vidLen); i < n; i++ {
+			d := runs[ri].dst(i, vidLen)
+			if seen[string(d)] {
+				continue
+			}
+			seen[string(d)] = true
+			pt := p.vids.part(d)
+			if parts[pt] == nil {
+				parts[pt] = &storagepb.VidList{}
+			}
+			parts[pt].Vids = append(parts[pt].Vids, d)
+			// A map entry with its key, and a slice header in the list
+			// (the vid itself aliases the storage response, charged
+			// already).
+			listed += mapEntryBytes + stringBytes + int64(len(d)) + sliceBytes
 		}
-		seen[string(d)] = true
-		pt := p.vids.part(d)
-		if parts[pt] == nil {
-			parts[pt] = &storagepb.VidList{}
-		}
-		parts[pt].Vids = append(parts[pt].Vids, d)
-		// A map entry with its key, and a slice header in the list (the
-		// vid itself aliases the storage response, charged already).
-		listed += mapEntryBytes + stringBytes + int64(len(d)) + sliceBytes
 	}
 	if err := mem.Grow(listed, what); err != nil {
 		return nil, err
