@@ -184,7 +184,8 @@ func TestQueryLimits(t *testing.T) {
 	})
 
 	t.Run("memory", func(t *testing.T) {
-		exec(t, s1, `SET QUERY_MEMORY_LIMIT = 4MB`)
+		// Less than GO step 3's answer (TestGoStepsMemory).
+		exec(t, s1, `SET QUERY_MEMORY_LIMIT = 2MB`)
 		done := start(s1, bigGo)
 		// The other session answers while the big query runs and after.
 		var err error
@@ -198,7 +199,7 @@ func TestQueryLimits(t *testing.T) {
 			default:
 			}
 		}
-		checkQueryError(t, bigGo, err, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "4 MiB", "SET QUERY_MEMORY_LIMIT", "GO step 3")
+		checkQueryError(t, bigGo, err, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "2 MiB", "SET QUERY_MEMORY_LIMIT", "GO step 3")
 		t.Logf("%s ended with %v; the other session answered %d times meanwhile", bigGo, err, answered)
 		expectSmall(t, s2)
 		expectSmall(t, s1)
