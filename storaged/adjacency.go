@@ -1,6 +1,7 @@
 package storaged
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -14,20 +15,23 @@ import (
 	"github.com/novagraph/novagraph/raftgroup"
 )
 
-// The adjacency cache holds the out-edges of partitions that are read and
-// not written, in memory, so that GO steps that need only destinations
-// skip RocksDB's iterator: in a GO 3 STEPS profile the batched key scan in
-// C was a third of all CPU (issue 22), and DuckDB answers the same hops
+// The adjacency cache holds the graph data of partitions that are read and
+// not written in memory, so that GO steps skip RocksDB: in a GO 3 STEPS
+// profile the batched key scan in C was a third of all CPU, and in GO 3
+// with properties the per-key iteration over edge rows and the point reads
+// of destination tags were a third (issue 22); DuckDB answers the same hops
 // from memory.
 //
-// What it holds. For one partition, the key of every out-edge (type > 0)
-// as two parts: the edge prefix without the partition prefix (src vid and
-// type, partition.EdgePrefix[9:]) as the index, and the tails (rank and
-// dst as stored, partition.EdgeKeyTail) of that prefix's edges back to back
-// in key order. A scan of a prefix in RocksDB and the tails of that prefix
-// here therefore hand rowread.Neighbors the same edges in the same order.
-// Rows are not held: a scan that needs them (a filter, edge properties, a
-// TTL, in-edges, whose rows mark tombstones) reads RocksDB as before.
+// What it holds. For one partition, every edge key of both directions as
+// two parts: the edge prefix without the partition prefix (src vid and
+// signed type, partition.EdgePrefix[9:]) as the index, and the tails (rank
+// and dst as stored, partition.EdgeKeyTail) of that prefix's edges back to
+// back in key order, each with its stored value (the property row, or an
+// in-edge's mirror marker). And every tag row, by vid and tag id. A scan
+// of a prefix in RocksDB and the tails and values of that prefix here hand
+// rowread.Neighbors the same edges in the same order, and a tag read gets
+// the same bytes, or the same absence, as a RocksDB Get. Degrees and index
+// entries are not held: with_degree and LOOKUP read RocksDB.
 //
 // Why it is consistent. An adjacency is tagged with the raft applied index
 // its build read before it opened its iterator. RocksDB holds the group's
@@ -43,8 +47,8 @@ import (
 // When it is built. A read that finds no usable adjacency notes the
 // group's applied index; once the same index has been seen for quiet (a
 // partition not being written), a build is queued. One goroutine builds,
-// one partition at a time, with a full scan of the partition's edge keys
-// through the batched key scanner (keyscan.go).
+// one partition at a time, with one pass over the partition's edge and tag
+// keys.
 //
 // Memory. All adjacencies together stay within budget bytes: a build that
 // would pass it is abandoned and not tried again for a while, and nothing
@@ -85,23 +89,32 @@ type buildRequest struct {
 	vidLen int
 }
 
-// adjacency is one partition's out-edge keys as of one applied index.
+// adjacency is one partition's edges and tag rows as of one applied index.
 // Immutable once built.
 type adjacency struct {
 	applied uint64
 	vidLen  int
-	// index maps src vid ‖ edge type (as in the key) to the range of its
-	// edges' tails in tails, in units of EdgeTailLen bytes.
+	// index maps src vid ‖ signed edge type (as in the key) to the range
+	// of its edges in tails and rowEnds, in edges.
 	index map[string]adjacencySpan
-	tails []byte
-	bytes int64 // what it holds, as charged against the budget
+	tails []byte // EdgeTailLen bytes per edge
+	// rows holds the edges' values back to back; edge i's is
+	// rows[rowEnds[i-1]:rowEnds[i]] (from 0 for the first).
+	rows    []byte
+	rowEnds []uint32
+	// tags maps vid ‖ tag id (as in the key) to the tag's row; tagPrefix
+	// is the partition's KindTag prefix its keys start with.
+	tags      map[string][]byte
+	tagPrefix []byte
+	bytes     int64 // what it holds, as charged against the budget
 }
 
 type adjacencySpan struct{ from, to uint32 }
 
-// adjacencyIndexEntryBytes approximates the memory of one index entry
-// beyond its key: the string header, the span and the map's own overhead.
-const adjacencyIndexEntryBytes = 48
+// adjacencyIndexEntryBytes approximates the memory of one index or tag
+// entry beyond its key and row: the string header, the span or slice
+// header and the map's own overhead.
+const adjacencyIndexEntryBytes = 64
 
 // Defaults of Config.AdjacencyCacheBytes and Config.AdjacencyQuiet.
 const (
@@ -250,10 +263,10 @@ func (c *adjacencyCache) build(ctx context.Context, r buildRequest) {
 }
 
 // errOverBudget abandons a build that would not fit.
-var errOverBudget = fmt.Errorf("its out-edges would pass the adjacency cache budget")
+var errOverBudget = fmt.Errorf("its edges and tags would pass the adjacency cache budget")
 
-// read scans r's partition's edge keys into an adjacency of at most room
-// bytes. It returns nil, nil when the group is gone or ctx ended.
+// read scans r's partition's edges and tags into an adjacency of at most
+// room bytes. It returns nil, nil when the group is gone or ctx ended.
 func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (*adjacency, error) {
 	applied, ok := c.applied(r.g)
 	if !ok {
@@ -264,15 +277,17 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 	ro.SetFillCache(false) // one pass over everything: keep the block cache for the reads
 	it := r.db.NewIterator(ro)
 	defer it.Close()
-	keys := newKeyScanner(it)
 
 	vidLen := r.vidLen
+	adj := &adjacency{applied: applied, vidLen: vidLen, index: map[string]adjacencySpan{}, tags: map[string][]byte{}}
+	held := func() int64 {
+		return adj.bytes + int64(cap(adj.tails)+cap(adj.rows)+4*cap(adj.rowEnds))
+	}
+
+	// Edges, both directions, in key order.
 	keyLen := partition.EdgeKeyLen(vidLen)
-	tailLen := partition.EdgeTailLen(vidLen)
 	srcEnd := partition.KeyPrefixLen + vidLen + 4 // end of src vid ‖ type in a key
-	adj := &adjacency{applied: applied, vidLen: vidLen, index: map[string]adjacencySpan{}}
-	prefix := partition.KindPrefix(r.g.Space, r.g.Part, partition.KindEdge)
-	var cur []byte // src vid ‖ type of the open span
+	var cur []byte                                // src vid ‖ type of the open span
 	var from uint32
 	closeSpan := func(n uint32) {
 		if cur != nil {
@@ -280,54 +295,99 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 			adj.bytes += int64(len(cur)) + adjacencyIndexEntryBytes
 		}
 	}
-	for seek := true; ; seek = false {
-		if err := ctx.Err(); err != nil {
-			return nil, nil
-		}
-		batch, n, bad := keys.next(prefix, seek, keyLen, scanBatchKeys)
-		for i := 0; i < n; i++ {
-			key := batch[i*keyLen : (i+1)*keyLen]
-			if partition.EdgeKeyType(key, vidLen) <= 0 {
-				continue // in-edges: their rows mark tombstones
+	prefix := partition.KindPrefix(r.g.Space, r.g.Part, partition.KindEdge)
+	n := 0
+	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+		if n++; n%4096 == 0 {
+			if ctx.Err() != nil {
+				return nil, nil
 			}
-			count := uint32(len(adj.tails) / tailLen)
-			if cur == nil || string(key[partition.KeyPrefixLen:srcEnd]) != string(cur) {
-				closeSpan(count)
-				cur, from = append([]byte(nil), key[partition.KeyPrefixLen:srcEnd]...), count
+			if held() > room {
+				return nil, errOverBudget
 			}
-			adj.tails = append(adj.tails, partition.EdgeKeyTail(key, vidLen)...)
 		}
-		if bad {
-			return nil, fmt.Errorf("malformed edge key %x: %w", it.Key().Data(), partition.ErrMalformedKey)
+		key := it.Key().Data()
+		if len(key) != keyLen {
+			return nil, fmt.Errorf("malformed edge key %x: %w", key, partition.ErrMalformedKey)
 		}
-		if int64(cap(adj.tails))+adj.bytes > room {
-			return nil, errOverBudget
+		count := uint32(len(adj.rowEnds))
+		if cur == nil || string(key[partition.KeyPrefixLen:srcEnd]) != string(cur) {
+			closeSpan(count)
+			cur, from = append([]byte(nil), key[partition.KeyPrefixLen:srcEnd]...), count
 		}
-		if n < scanBatchKeys {
-			break
-		}
+		adj.tails = append(adj.tails, partition.EdgeKeyTail(key, vidLen)...)
+		adj.rows = append(adj.rows, it.Value().Data()...)
+		adj.rowEnds = append(adj.rowEnds, uint32(len(adj.rows)))
 	}
 	if err := it.Err(); err != nil {
-		return nil, fmt.Errorf("scanning edge keys: %w", err)
+		return nil, fmt.Errorf("scanning edges: %w", err)
 	}
-	closeSpan(uint32(len(adj.tails) / tailLen))
-	// The tails grew by doubling: keep them in an array of their size.
+	closeSpan(uint32(len(adj.rowEnds)))
+
+	// Tag rows.
+	tagKeyLen := partition.KeyPrefixLen + vidLen + 4
+	prefix = partition.KindPrefix(r.g.Space, r.g.Part, partition.KindTag)
+	adj.tagPrefix = prefix
+	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+		if n++; n%4096 == 0 {
+			if ctx.Err() != nil {
+				return nil, nil
+			}
+			if held() > room {
+				return nil, errOverBudget
+			}
+		}
+		key := it.Key().Data()
+		if len(key) != tagKeyLen {
+			return nil, fmt.Errorf("malformed tag key %x: %w", key, partition.ErrMalformedKey)
+		}
+		row := append([]byte{}, it.Value().Data()...)
+		adj.tags[string(key[partition.KeyPrefixLen:])] = row
+		adj.bytes += int64(tagKeyLen-partition.KeyPrefixLen+len(row)) + adjacencyIndexEntryBytes
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("scanning tags: %w", err)
+	}
+
+	// The slices grew by doubling: keep them in arrays of their size.
 	adj.tails = append([]byte(nil), adj.tails...)
-	adj.bytes += int64(len(adj.tails))
+	adj.rows = append([]byte(nil), adj.rows...)
+	adj.rowEnds = append([]uint32(nil), adj.rowEnds...)
+	adj.bytes += int64(len(adj.tails) + len(adj.rows) + 4*len(adj.rowEnds))
 	if adj.bytes > room {
 		return nil, errOverBudget
 	}
 	return adj, nil
 }
 
-// edges returns the tails of the edges under an edge prefix without its
-// partition prefix (partition.EdgePrefix(...)[9:]), in key order: nil when
-// there are none.
-func (a *adjacency) edges(srcType []byte) []byte {
-	s, ok := a.index[string(srcType)]
-	if !ok {
-		return nil
+// span is the range of the edges under an edge prefix without its
+// partition prefix (partition.EdgePrefix(...)[9:]), in key order: empty
+// when there are none.
+func (a *adjacency) span(srcType []byte) adjacencySpan {
+	return a.index[string(srcType)]
+}
+
+// tail is edge i's partition.EdgeKeyTail.
+func (a *adjacency) tail(i uint32) []byte {
+	n := partition.EdgeTailLen(a.vidLen)
+	return a.tails[int(i)*n : int(i+1)*n : int(i+1)*n]
+}
+
+// row is edge i's stored value.
+func (a *adjacency) row(i uint32) []byte {
+	from := uint32(0)
+	if i > 0 {
+		from = a.rowEnds[i-1]
 	}
-	tailLen := partition.EdgeTailLen(a.vidLen)
-	return a.tails[int(s.from)*tailLen : int(s.to)*tailLen]
+	return a.rows[from:a.rowEnds[i]:a.rowEnds[i]]
+}
+
+// tagRow answers a Get of a tag key of the partition: its row, or nil if
+// the key does not exist. ok is false for any other key, which the caller
+// reads from RocksDB. The row is shared: read it, never change it.
+func (a *adjacency) tagRow(key []byte) (row []byte, ok bool) {
+	if len(key) != partition.KeyPrefixLen+a.vidLen+4 || !bytes.HasPrefix(key, a.tagPrefix) {
+		return nil, false
+	}
+	return a.tags[string(key[partition.KeyPrefixLen:])], true
 }

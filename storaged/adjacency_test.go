@@ -66,9 +66,18 @@ func (f *adjFixture) write(n, del int) {
 		src := f.srcs[f.rng.IntN(len(f.srcs))]
 		dst := f.srcs[f.rng.IntN(len(f.srcs))]
 		et := int32(adjTypeA + f.rng.IntN(2))
-		rank := int64(f.rng.IntN(5)) - 2 // negative ranks sort before 0
-		wb.Put(partition.EdgeKey(adjSpace, adjPart, src, et, rank, dst), nil)
-		wb.Put(partition.EdgeKey(adjSpace, adjPart, dst, -et, rank, src), nil)
+		rank := int64(f.rng.IntN(5)) - 2     // negative ranks sort before 0
+		row := []byte{byte(f.rng.IntN(256))} // rows are opaque to the cache
+		wb.Put(partition.EdgeKey(adjSpace, adjPart, src, et, rank, dst), row)
+		version := partition.InEdgeVersion{Index: f.applied.Load(), Seq: uint32(f.rng.IntN(100))}
+		if f.rng.IntN(4) == 0 {
+			wb.Put(partition.EdgeKey(adjSpace, adjPart, dst, -et, rank, src), partition.EncodeInEdgeTombstone(version))
+		} else {
+			wb.Put(partition.EdgeKey(adjSpace, adjPart, dst, -et, rank, src), partition.EncodeInEdge(version, row))
+		}
+		if f.rng.IntN(3) == 0 {
+			wb.Put(partition.TagKey(adjSpace, adjPart, src, int32(1+f.rng.IntN(2))), []byte{byte(f.rng.IntN(256))})
+		}
 	}
 	if del > 0 {
 		var keys [][]byte
@@ -76,9 +85,8 @@ func (f *adjFixture) write(n, del int) {
 		prefix := partition.KindPrefix(adjSpace, adjPart, partition.KindEdge)
 		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 			k := append([]byte(nil), it.Key().Data()...)
-			if partition.EdgeKeyType(k, 8) > 0 {
-				keys = append(keys, k)
-			}
+			keys = append(keys, k) // deleting an in-edge key is what a mirror cleanup does
+
 		}
 		it.Close()
 		for range min(del, len(keys)) {
@@ -198,34 +206,79 @@ func TestAdjacencyAnswersAsRocksDB(t *testing.T) {
 	}
 }
 
-// TestAdjacencyHoldsOnlyOutEdges: in-edge keys, whose rows mark
-// tombstones, stay out; so do other partitions' keys.
-func TestAdjacencyHoldsOnlyOutEdges(t *testing.T) {
+// TestAdjacencyHoldsEdgesAndTags: every edge of the partition, both
+// directions, with its stored value, and every tag row; tag reads answer
+// as RocksDB Gets do, absent keys included; other partitions' keys and
+// other kinds of keys are not answered from it.
+func TestAdjacencyHoldsEdgesAndTags(t *testing.T) {
 	f := newAdjFixture(t, 7)
 	c := newAdjacencyCache(f.appliedIndex, 1<<30, time.Nanosecond, slog.New(slog.DiscardHandler))
 	defer c.close()
-	f.write(200, 0)
-	// A neighbouring partition's edge must not end up in this one's.
+	f.write(300, 0)
+	// A neighbouring partition's keys must not end up in this one's.
 	wo := grocksdb.NewDefaultWriteOptions()
 	defer wo.Destroy()
-	if err := f.db.Put(wo, partition.EdgeKey(adjSpace, adjPart+1, f.srcs[0], adjTypeA, 0, f.srcs[1]), nil); err != nil {
+	if err := f.db.Put(wo, partition.EdgeKey(adjSpace, adjPart+1, f.srcs[0], adjTypeA, 0, f.srcs[1]), []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.db.Put(wo, partition.TagKey(adjSpace, adjPart+1, f.srcs[0], 1), []byte{1}); err != nil {
 		t.Fatal(err)
 	}
 	adj := waitBuilt(t, c, f)
-	var outEdges int
-	it := f.db.NewIterator(grocksdb.NewDefaultReadOptions())
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	it := f.db.NewIterator(ro)
 	defer it.Close()
 	prefix := partition.KindPrefix(adjSpace, adjPart, partition.KindEdge)
+	edges := 0
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-		if partition.EdgeKeyType(it.Key().Data(), 8) > 0 {
-			outEdges++
+		key := it.Key().Data()
+		span := adj.span(key[partition.KeyPrefixLen : partition.KeyPrefixLen+8+4])
+		found := false
+		for i := span.from; i < span.to; i++ {
+			if string(adj.tail(i)) == string(partition.EdgeKeyTail(key, 8)) {
+				if string(adj.row(i)) != string(it.Value().Data()) {
+					t.Fatalf("edge %x: value %x in the cache, %x stored", key, adj.row(i), it.Value().Data())
+				}
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("edge %x is not in the cache", key)
+		}
+		edges++
+	}
+	if held := len(adj.rowEnds); held != edges || edges == 0 {
+		t.Fatalf("the cache holds %d edges, the partition has %d", held, edges)
+	}
+	tags := 0
+	for _, vid := range append(f.srcs, partition.EncodeInt64Vid(1000)) {
+		for tag := int32(1); tag <= 3; tag++ {
+			key := partition.TagKey(adjSpace, adjPart, vid, tag)
+			stored, err := f.db.GetBytes(ro, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			row, ok := adj.tagRow(key)
+			if !ok || string(row) != string(stored) || (row == nil) != (stored == nil) {
+				t.Fatalf("tag %d of %x: %x, %v from the cache, %x stored", tag, vid, row, ok, stored)
+			}
+			if stored != nil {
+				tags++
+			}
 		}
 	}
-	if held := len(adj.tails) / partition.EdgeTailLen(8); held != outEdges || outEdges == 0 {
-		t.Fatalf("adjacency holds %d edges, the partition has %d out-edges", held, outEdges)
+	if tags == 0 {
+		t.Fatal("the fixture wrote no tags")
 	}
-	if tails := adj.edges(partition.EdgePrefix(adjSpace, adjPart, f.srcs[0], -adjTypeA)[partition.KeyPrefixLen:]); tails != nil {
-		t.Fatalf("in-edges of %x are in the adjacency", f.srcs[0])
+	for _, key := range [][]byte{
+		partition.TagKey(adjSpace, adjPart+1, f.srcs[0], 1),                     // another partition
+		partition.EdgeKey(adjSpace, adjPart, f.srcs[0], adjTypeA, 0, f.srcs[1]), // not a tag
+		partition.DegreeKey(adjSpace, adjPart, f.srcs[0], adjTypeA),             // not held
+	} {
+		if _, ok := adj.tagRow(key); ok {
+			t.Fatalf("key %x answered from the cache", key)
+		}
 	}
 }
 
@@ -266,8 +319,8 @@ func TestAdjacencyBudgetAndQuiet(t *testing.T) {
 	eager := newAdjacencyCache(f.appliedIndex, 1<<30, time.Nanosecond, slog.New(slog.DiscardHandler))
 	defer eager.close()
 	adj := waitBuilt(t, eager, f)
-	if b, n := eager.stats(); b != adj.bytes || n != 1 || b < int64(len(adj.tails)) {
-		t.Fatalf("cache reports %d bytes in %d partitions; the adjacency holds %d (%d of tails)", b, n, adj.bytes, len(adj.tails))
+	if b, n := eager.stats(); b != adj.bytes || n != 1 || b < int64(len(adj.tails)+len(adj.rows)) {
+		t.Fatalf("cache reports %d bytes in %d partitions; the adjacency holds %d (%d of tails, %d of rows)", b, n, adj.bytes, len(adj.tails), len(adj.rows))
 	}
 	eager.drop(f.g)
 	if b, n := eager.stats(); b != 0 || n != 0 {
@@ -275,9 +328,9 @@ func TestAdjacencyBudgetAndQuiet(t *testing.T) {
 	}
 }
 
-// BenchmarkAdjacencyBuild reads one partition of about 85,000 out-edges
-// (20,000 vertices of degree 17 over 4 partitions, INT64 vids) into an
-// adjacency: what a build costs the background goroutine.
+// BenchmarkAdjacencyBuild reads one partition of about 85,000 edges
+// (20,000 vertices of degree 17 over 4 partitions, INT64 vids, out-edges
+// only) into an adjacency: what a build costs the background goroutine.
 //
 //	go test ./storaged -run '^$' -bench AdjacencyBuild
 func BenchmarkAdjacencyBuild(b *testing.B) {
@@ -290,7 +343,7 @@ func BenchmarkAdjacencyBuild(b *testing.B) {
 		if err != nil || adj == nil {
 			b.Fatal(err)
 		}
-		edges = len(adj.tails) / partition.EdgeTailLen(8)
+		edges = len(adj.rowEnds)
 	}
 	b.ReportMetric(float64(edges), "edges")
 }

@@ -96,13 +96,13 @@ func (m *metrics) registerAdjacency(reg prometheus.Registerer, cache func() *adj
 			return 0
 		}))
 	}
-	gauge("novagraph_storaged_adjacency_bytes", "Memory held by the adjacency cache: out-edge keys of unwritten partitions, for GO steps.",
+	gauge("novagraph_storaged_adjacency_bytes", "Memory held by the adjacency cache: the edges and tag rows of partitions not being written, for GetNeighbors and GetProps.",
 		func(c *adjacencyCache) float64 { b, _ := c.stats(); return float64(b) })
-	gauge("novagraph_storaged_adjacency_partitions", "Partitions whose out-edges the adjacency cache holds.",
+	gauge("novagraph_storaged_adjacency_partitions", "Partitions the adjacency cache holds.",
 		func(c *adjacencyCache) float64 { _, n := c.stats(); return float64(n) })
-	counter("novagraph_storaged_adjacency_hits_total", "Partition scans of GetNeighbors that found the partition's adjacency current.",
+	counter("novagraph_storaged_adjacency_hits_total", "Partition reads of GetNeighbors and GetProps that found the partition's adjacency current.",
 		func(c *adjacencyCache) uint64 { return c.hits.Load() })
-	counter("novagraph_storaged_adjacency_misses_total", "Partition scans of GetNeighbors that read RocksDB: no adjacency, or one the partition's writes made stale.",
+	counter("novagraph_storaged_adjacency_misses_total", "Partition reads of GetNeighbors and GetProps that read RocksDB: no adjacency, or one the partition's writes made stale.",
 		func(c *adjacencyCache) uint64 { return c.misses.Load() })
 	counter("novagraph_storaged_adjacency_builds_total", "Adjacencies built and installed.",
 		func(c *adjacencyCache) uint64 { return c.builds.Load() })

@@ -18,15 +18,16 @@ import (
 // neighborScan runs GetNeighbors on one partition: rowread.Neighbors
 // answers it from what the scan reads.
 type neighborScan struct {
-	nb     *rowread.Neighbors
-	req    *storagepb.GetNeighborsReq
-	part   int32
-	vidLen int
-	db     *grocksdb.DB
-	ro     *grocksdb.ReadOptions
-	it     *grocksdb.Iterator
-	keys   *keyScanner // it, read many keys to a cgo call; made on first use
-	adj    *adjacency  // the partition's out-edges in memory; nil: none current
+	nb      *rowread.Neighbors
+	req     *storagepb.GetNeighborsReq
+	part    int32
+	vidLen  int
+	db      *grocksdb.DB
+	ro      *grocksdb.ReadOptions
+	it      *grocksdb.Iterator
+	keys    *keyScanner // it, read many keys to a cgo call; made on first use
+	adj     *adjacency  // the partition's edges and tags in memory; nil: none current
+	tailLen int         // partition.EdgeTailLen(vidLen)
 }
 
 // scanNeighbors runs GetNeighbors on one partition and hands each vertex's
@@ -41,8 +42,8 @@ type neighborScan struct {
 // sent; what remains to fail midway (RocksDB, a malformed row, the filter
 // on one edge) is rare and handled by neighborStream.runPart.
 //
-// adj, when not nil, holds the partition's out-edge keys as of now: the
-// scans that need keys only read it instead of RocksDB (adjacency.go).
+// adj, when not nil, holds the partition's edges and tag rows as of now:
+// they are read there instead of from RocksDB (adjacency.go).
 func scanNeighbors(ctx context.Context, db *grocksdb.DB, adj *adjacency, snap *catalog.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.GetNeighborsReq,
 	emit func(*storagepb.VertexNeighbors) error) error {
 	vids := req.Parts[part].GetVids()
@@ -55,7 +56,8 @@ func scanNeighbors(ctx context.Context, db *grocksdb.DB, adj *adjacency, snap *c
 	rocksopts.SetEdgeScan(ro, partition.EdgePrefixLen(int(space.GetVidLen()))) // it only reads one EdgePrefix per Seek
 	it := db.NewIterator(ro)
 	defer it.Close()
-	ns := &neighborScan{nb: nb, req: req, part: part, vidLen: int(space.GetVidLen()), db: db, ro: ro, it: it, adj: adj}
+	ns := &neighborScan{nb: nb, req: req, part: part, vidLen: int(space.GetVidLen()), db: db, ro: ro, it: it, adj: adj,
+		tailLen: partition.EdgeTailLen(int(space.GetVidLen()))}
 	for _, vid := range vids {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -73,7 +75,14 @@ func scanNeighbors(ctx context.Context, db *grocksdb.DB, adj *adjacency, snap *c
 	return nil
 }
 
-func (ns *neighborScan) get(key []byte) ([]byte, error) { return ns.db.GetBytes(ns.ro, key) }
+func (ns *neighborScan) get(key []byte) ([]byte, error) {
+	if ns.adj != nil {
+		if row, ok := ns.adj.tagRow(key); ok {
+			return row, nil
+		}
+	}
+	return ns.db.GetBytes(ns.ro, key)
+}
 
 // degree reads the stored degree of vid for a signed edge type.
 func (ns *neighborScan) degree(vid []byte, et int32) (int64, error) {
@@ -93,10 +102,18 @@ func (ns *neighborScan) degree(vid []byte, et int32) (int64, error) {
 func (ns *neighborScan) edges(vid []byte, et int32) error {
 	nb := ns.nb
 	prefix := partition.EdgePrefix(ns.req.SpaceId, ns.part, vid, et)
-	if !nb.NeedRow() && ns.adj != nil && et > 0 {
-		// The same keys, in the same order, from memory.
-		tails := ns.adj.edges(prefix[partition.KeyPrefixLen:])
-		tailLen := partition.EdgeTailLen(ns.vidLen)
+	if adj := ns.adj; adj != nil {
+		// The same edges, in the same order, from memory.
+		span := adj.span(prefix[partition.KeyPrefixLen:])
+		if nb.NeedRow() {
+			for i := span.from; i < span.to && !nb.Full(); i++ {
+				if err := nb.AddTailRow(adj.tail(i), adj.row(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		tails, tailLen := adj.tails[int(span.from)*ns.tailLen:int(span.to)*ns.tailLen], ns.tailLen
 		for off := 0; off < len(tails) && !nb.Full(); off += tailLen {
 			if err := nb.AddTail(tails[off : off+tailLen : off+tailLen]); err != nil {
 				return err
@@ -144,10 +161,18 @@ func (ns *neighborScan) edges(vid []byte, et int32) error {
 	return nil
 }
 
-// getProps answers GetProps on one partition (rowread.Reader.GetProps).
-func getProps(db *grocksdb.DB, r *rowread.Reader, space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq) ([]*storagepb.PropRow, error) {
+// getProps answers GetProps on one partition (rowread.Reader.GetProps),
+// reading tag rows from adj when it is not nil (adjacency.go).
+func getProps(db *grocksdb.DB, adj *adjacency, r *rowread.Reader, space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq) ([]*storagepb.PropRow, error) {
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
-	get := func(key []byte) ([]byte, error) { return db.GetBytes(ro, key) }
+	get := func(key []byte) ([]byte, error) {
+		if adj != nil {
+			if row, ok := adj.tagRow(key); ok {
+				return row, nil
+			}
+		}
+		return db.GetBytes(ro, key)
+	}
 	return r.GetProps(get, space, part, req, req.VertexParts[part].GetVids(), req.EdgeParts[part].GetKeys())
 }

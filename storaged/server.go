@@ -81,8 +81,8 @@ type Config struct {
 	// DiskFree measures a data path's free bytes (default StatfsFree);
 	// tests inject one to simulate a full disk.
 	DiskFree DiskFreeFunc
-	// AdjacencyCacheBytes bounds the out-edges held in memory for GO
-	// steps, all partitions together (adjacency.go; 0: the default
+	// AdjacencyCacheBytes bounds the edges and tag rows of unwritten
+	// partitions held in memory for reads, all partitions together (adjacency.go; 0: the default
 	// DefaultAdjacencyCacheBytes, < 0: no cache). AdjacencyQuiet is how
 	// long a partition must go unwritten before it is cached (0: the
 	// default DefaultAdjacencyQuiet).

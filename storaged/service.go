@@ -184,7 +184,8 @@ func (s *service) GetProps(ctx context.Context, req *storagepb.GetPropsReq) (*st
 		if db == nil {
 			return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
 		}
-		rows, err := getProps(db, rowread.NewReader(snap, req.SpaceId, time.Now().Unix()), space, part, req)
+		adj := s.srv.adjacency.lookup(g, db, int(space.GetVidLen()))
+		rows, err := getProps(db, adj, rowread.NewReader(snap, req.SpaceId, time.Now().Unix()), space, part, req)
 		if err != nil {
 			return err
 		}

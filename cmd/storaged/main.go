@@ -61,8 +61,8 @@ func run(args []string) error {
 	diskReserve := sizeFlag(storaged.DefaultDiskReserve)
 	fs.Var(&diskReserve, "disk-reserve", "free space to keep on each data path's disk, in bytes or with a unit (64MiB): storaged holds it in a file <data-path>/RESERVED and, once less than this is free, releases it, refuses writes to the partitions it leads there (E_DISK_FULL) and moves their leadership away, until twice this is free; it also waits for this much before it starts (0: no guard) — docs/deploy.md")
 	adjacencySize := sizeFlag(storaged.DefaultAdjacencyCacheBytes)
-	fs.Var(&adjacencySize, "adjacency-cache-size", "memory for the out-edges of partitions that are read and not written, all partitions together, in bytes or with a unit: GO steps that need only destinations read them there instead of RocksDB (0: no cache) — docs/storage.md")
-	adjacencyQuiet := fs.Duration("adjacency-quiet", storaged.DefaultAdjacencyQuiet, "how long a partition must go unwritten before its out-edges are cached")
+	fs.Var(&adjacencySize, "adjacency-cache-size", "memory for the edges and tag rows of partitions that are read and not written, all partitions together, in bytes or with a unit: GetNeighbors and GetProps (GO, FETCH of vertices) read them there instead of RocksDB (0: no cache) — docs/storage.md")
+	adjacencyQuiet := fs.Duration("adjacency-quiet", storaged.DefaultAdjacencyQuiet, "how long a partition must go unwritten before it is cached")
 	diskPoll := fs.Duration("disk-poll-interval", storaged.DefaultDiskPollInterval, "how often free space on the data paths is measured")
 	log, err := daemon.ParseFlags(fs, args, "storaged")
 	if err != nil {

@@ -173,6 +173,19 @@ func (n *Neighbors) AddEdge(key, value []byte) error {
 	if len(key) != n.keyLen {
 		return n.MalformedKey(key)
 	}
+	return n.addStored(partition.EdgeKeyRank(key, n.vidLen), partition.EdgeKeyDst(key, n.vidLen), value)
+}
+
+// AddTailRow is AddEdge for a caller that holds the edges of the scanned
+// prefix as their partition.EdgeKeyTail and stored values (storaged's
+// adjacency cache); the tail's length the caller checked.
+func (n *Neighbors) AddTailRow(tail, value []byte) error {
+	return n.addStored(partition.EdgeTailRank(tail), partition.EdgeTailDst(tail, n.vidLen), value)
+}
+
+// addStored takes an edge with its stored value: in-edge tombstones and
+// expired rows are skipped.
+func (n *Neighbors) addStored(rank int64, dst, value []byte) error {
 	row, live, err := partition.EdgeRow(n.et, value)
 	if err != nil {
 		return fmt.Errorf("vertex %x: %w", n.vid, err)
@@ -185,7 +198,7 @@ func (n *Neighbors) AddEdge(key, value []byte) error {
 	} else if exp {
 		return nil
 	}
-	return n.add(partition.EdgeKeyRank(key, n.vidLen), partition.EdgeKeyDst(key, n.vidLen), row)
+	return n.add(rank, dst, row)
 }
 
 // AddKey takes the next edge of a scan that needs no rows (NeedRow is
