@@ -551,6 +551,14 @@ func (p *goPlan) emit(ctx context.Context, out rowSink, set *startSet, runs []go
 	var row goRow
 	rc.row = &row
 	vidLen := int(p.space.GetVidLen())
+	if x, ok := out.(rowsExpecter); ok && set.src == nil {
+		// Without joins to input rows, one row per edge at most.
+		n := 0
+		for ri := range runs {
+			n += runs[ri].edges(vidLen) * max(1, len(runs[ri].origins))
+		}
+		x.expectRows(n)
+	}
 	edges := 0
 	emitEdge := func() error {
 		if set.src == nil {

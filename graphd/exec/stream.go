@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/novagraph/novagraph/query/ast"
@@ -59,6 +60,16 @@ type rowSink interface {
 	push(ctx context.Context, batch [][]value.Value) error
 	close(ctx context.Context) error
 }
+
+// rowsExpecter is a rowSink that can make room for the rows a producer
+// expects to push, an upper bound, before the first push (tableSink).
+type rowsExpecter interface {
+	expectRows(n int)
+}
+
+// maxExpectedRows caps what expectRows reserves ahead: a bound from a GO
+// whose WHERE or DISTINCT drops most rows must not reserve a huge slice.
+const maxExpectedRows = 1 << 20
 
 // emitter collects a producer's rows one at a time into batches.
 type emitter struct {
@@ -151,6 +162,15 @@ func (s *tableSink) push(_ context.Context, batch [][]value.Value) error {
 }
 
 func (s *tableSink) close(context.Context) error { return nil }
+
+// expectRows reserves the row slice once: growing it by doubling through
+// the 76,000 rows of a GO 3 (copying each row header about twice, with GC
+// write barriers) was a quarter of graphd's CPU.
+func (s *tableSink) expectRows(n int) {
+	if s.t != nil && len(s.t.rows) == 0 {
+		s.t.rows = slices.Grow(s.t.rows, min(n, maxExpectedRows))
+	}
+}
 
 // materializeSink collects its input and runs a statement that needs all
 // of it (GO FROM $-, FETCH … FROM $-, DELETE …), passing that statement's
