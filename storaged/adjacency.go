@@ -3,6 +3,7 @@ package storaged
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -295,58 +296,60 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 			adj.bytes += int64(len(cur)) + adjacencyIndexEntryBytes
 		}
 	}
-	prefix := partition.KindPrefix(r.g.Space, r.g.Part, partition.KindEdge)
+	// scan hands fn every key of one kind of the partition, with its
+	// value, checking the key's length, the context and the budget.
+	// errStop is a cancelled build.
+	errStop := errors.New("stopped")
 	n := 0
-	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-		if n++; n%4096 == 0 {
-			if ctx.Err() != nil {
-				return nil, nil
+	scan := func(kind byte, keyLen int, what string, fn func(key, value []byte)) error {
+		prefix := partition.KindPrefix(r.g.Space, r.g.Part, kind)
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			if n++; n%4096 == 0 {
+				if ctx.Err() != nil {
+					return errStop
+				}
+				if held() > room {
+					return errOverBudget
+				}
 			}
-			if held() > room {
-				return nil, errOverBudget
+			key := it.Key().Data()
+			if len(key) != keyLen {
+				return fmt.Errorf("malformed %s key %x: %w", what, key, partition.ErrMalformedKey)
 			}
+			fn(key, it.Value().Data())
 		}
-		key := it.Key().Data()
-		if len(key) != keyLen {
-			return nil, fmt.Errorf("malformed edge key %x: %w", key, partition.ErrMalformedKey)
+		if err := it.Err(); err != nil {
+			return fmt.Errorf("scanning %ss: %w", what, err)
 		}
+		return nil
+	}
+	err := scan(partition.KindEdge, keyLen, "edge", func(key, value []byte) {
 		count := uint32(len(adj.rowEnds))
 		if cur == nil || string(key[partition.KeyPrefixLen:srcEnd]) != string(cur) {
 			closeSpan(count)
 			cur, from = append([]byte(nil), key[partition.KeyPrefixLen:srcEnd]...), count
 		}
 		adj.tails = append(adj.tails, partition.EdgeKeyTail(key, vidLen)...)
-		adj.rows = append(adj.rows, it.Value().Data()...)
+		adj.rows = append(adj.rows, value...)
 		adj.rowEnds = append(adj.rowEnds, uint32(len(adj.rows)))
-	}
-	if err := it.Err(); err != nil {
-		return nil, fmt.Errorf("scanning edges: %w", err)
-	}
+	})
 	closeSpan(uint32(len(adj.rowEnds)))
 
 	// Tag rows.
 	tagKeyLen := partition.KeyPrefixLen + vidLen + 4
-	prefix = partition.KindPrefix(r.g.Space, r.g.Part, partition.KindTag)
-	adj.tagPrefix = prefix
-	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-		if n++; n%4096 == 0 {
-			if ctx.Err() != nil {
-				return nil, nil
-			}
-			if held() > room {
-				return nil, errOverBudget
-			}
-		}
-		key := it.Key().Data()
-		if len(key) != tagKeyLen {
-			return nil, fmt.Errorf("malformed tag key %x: %w", key, partition.ErrMalformedKey)
-		}
-		row := append([]byte{}, it.Value().Data()...)
-		adj.tags[string(key[partition.KeyPrefixLen:])] = row
-		adj.bytes += int64(tagKeyLen-partition.KeyPrefixLen+len(row)) + adjacencyIndexEntryBytes
+	adj.tagPrefix = partition.KindPrefix(r.g.Space, r.g.Part, partition.KindTag)
+	if err == nil {
+		err = scan(partition.KindTag, tagKeyLen, "tag", func(key, value []byte) {
+			row := append([]byte{}, value...)
+			adj.tags[string(key[partition.KeyPrefixLen:])] = row
+			adj.bytes += int64(tagKeyLen-partition.KeyPrefixLen+len(row)) + adjacencyIndexEntryBytes
+		})
 	}
-	if err := it.Err(); err != nil {
-		return nil, fmt.Errorf("scanning tags: %w", err)
+	switch {
+	case errors.Is(err, errStop):
+		return nil, nil
+	case err != nil:
+		return nil, err
 	}
 
 	// The slices grew by doubling: keep them in arrays of their size.
