@@ -640,17 +640,25 @@ func (s *Server) reconcile(ctx context.Context, snap *catalog.Snapshot) error {
 	return errors.Join(errs...)
 }
 
-// AdjacencyCached reports what the adjacency cache holds: its bytes and
-// the partitions it holds current or stale (adjacency.go); zero when it is
+// AdjacencyStats is what the adjacency cache holds and how reads used it
+// (adjacency.go; the novagraph_storaged_adjacency_* metrics).
+type AdjacencyStats struct {
+	Bytes        int64
+	Partitions   int    // current or stale; a stale one goes at its next read
+	Hits, Misses uint64 // partition reads answered from memory or from RocksDB
+}
+
+// AdjacencyCached reports the adjacency cache's figures; zero when it is
 // off or the store has not started.
-func (s *Server) AdjacencyCached() (bytes int64, partitions int) {
+func (s *Server) AdjacencyCached() AdjacencyStats {
 	s.mu.Lock()
 	c := s.adjacency
 	s.mu.Unlock()
 	if c == nil {
-		return 0, 0
+		return AdjacencyStats{}
 	}
-	return c.stats()
+	bytes, parts := c.stats()
+	return AdjacencyStats{Bytes: bytes, Partitions: parts, Hits: c.hits.Load(), Misses: c.misses.Load()}
 }
 
 // dropGroup removes a replica of a dropped space and deletes its key range.

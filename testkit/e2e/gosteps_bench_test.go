@@ -113,8 +113,8 @@ func BenchmarkGoSteps(b *testing.B) {
 		// partition is in the cache.
 		deadline := time.Now().Add(time.Minute)
 		for i := 0; ; i++ {
-			if bytes, parts := c.Stores[0].Server.AdjacencyCached(); parts == 10 {
-				b.Logf("the adjacency cache holds all 10 partitions in %d bytes", bytes)
+			if st := c.Stores[0].Server.AdjacencyCached(); st.Partitions == 10 {
+				b.Logf("the adjacency cache holds all 10 partitions in %d bytes", st.Bytes)
 				break
 			}
 			if time.Now().After(deadline) {

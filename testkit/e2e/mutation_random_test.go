@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/testkit/oracle"
@@ -29,7 +30,13 @@ func TestRandomMutationsMatchReference(t *testing.T) {
 			s := c.Session()
 			defer s.Close()
 			rng := rand.New(rand.NewSource(int64(40 + stores)))
-			runMutationRounds(t, s, rng, stores)
+			runMutationRounds(t, s, rng, stores, func() uint64 {
+				var hits uint64
+				for _, st := range c.Stores {
+					hits += st.Server.AdjacencyCached().Hits
+				}
+				return hits
+			})
 		})
 	}
 }
@@ -40,7 +47,13 @@ type mutationModel struct {
 	altered bool // v has the column city (DEFAULT "nowhere")
 }
 
-func runMutationRounds(t *testing.T, s *client.Session, rng *rand.Rand, replicas int) {
+// runMutationRounds runs the rounds; cacheHits, if not nil, counts the
+// partition reads the stores' adjacency caches answered. After each
+// round's check the reads are checked again once the caches answer some
+// of them: the first check reads partitions every write just made stale,
+// so it checks that writes reach reads past the cache; the second, that
+// the caches rebuilt since hold what RocksDB holds.
+func runMutationRounds(t *testing.T, s *client.Session, rng *rand.Rand, replicas int, cacheHits func() uint64) {
 	exec(t, s, fmt.Sprintf("CREATE SPACE mut(partition_num=5, replica_factor=%d, vid_type=INT64)", replicas))
 	exec(t, s, "USE mut")
 	exec(t, s, "CREATE TAG v(name string, age int)")
@@ -63,6 +76,20 @@ func runMutationRounds(t *testing.T, s *client.Session, rng *rand.Rand, replicas
 		m.deleteTags(t, s, rng, 3)
 		m.deleteVertices(t, s, rng, 2)
 		m.check(t, s, round)
+		if cacheHits != nil {
+			before := cacheHits()
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				m.check(t, s, round)
+				if cacheHits() > before {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("round %d: no read answered from the adjacency caches in 20s", round)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
 	}
 }
 
