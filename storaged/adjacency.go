@@ -123,6 +123,11 @@ const (
 	DefaultAdjacencyQuiet      = time.Second
 )
 
+// maxAdjacencyBytes bounds one partition's adjacency below 4 GiB, the
+// reach of its 32-bit row offsets (rowEnds), whatever the budget; the
+// budget is checked every 4,096 keys, so the margin is generous.
+const maxAdjacencyBytes = 3 << 30
+
 // adjacencyRetry is how long a partition whose build was abandoned (over
 // the budget, or failed) waits before another try.
 const adjacencyRetry = 30 * time.Second
@@ -267,8 +272,10 @@ func (c *adjacencyCache) build(ctx context.Context, r buildRequest) {
 var errOverBudget = fmt.Errorf("its edges and tags would pass the adjacency cache budget")
 
 // read scans r's partition's edges and tags into an adjacency of at most
-// room bytes. It returns nil, nil when the group is gone or ctx ended.
+// room bytes, and never of 4 GiB or more: its offsets into the rows are 32
+// bits. It returns nil, nil when the group is gone or ctx ended.
 func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (*adjacency, error) {
+	room = min(room, maxAdjacencyBytes)
 	applied, ok := c.applied(r.g)
 	if !ok {
 		return nil, nil
