@@ -86,8 +86,8 @@ func run(args []string) error {
 	if diskReserve < 0 {
 		return fmt.Errorf("--disk-reserve must not be negative")
 	}
-	if adjacencySize < 0 {
-		return fmt.Errorf("--adjacency-cache-size must not be negative")
+	if *adjacencyQuiet <= 0 {
+		return fmt.Errorf("--adjacency-quiet must be positive, got %s", *adjacencyQuiet)
 	}
 	if adjacencySize == 0 {
 		adjacencySize = -1 // off; in storaged.Config 0 is the default
