@@ -1,7 +1,8 @@
 // Package client is the catalog cache graphd and storaged keep: one
 // goroutine follows metad's WatchCatalog stream and swaps in an immutable
 // Snapshot per version, so readers never lock and never see a half-applied
-// change. It also wraps the catalog-writing RPCs so that a caller can use
+// change. A waiter the stream leaves behind reads the catalog from metad
+// itself (WaitVersion). It also wraps the catalog-writing RPCs so that a caller can use
 // what it just created at once.
 package client
 

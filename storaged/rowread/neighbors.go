@@ -15,8 +15,10 @@ import (
 // (Vertex), from what its caller reads: the vertex's tag rows, its
 // degrees, and its edges of each type in storage order, which the caller
 // hands to AddEdge, or to AddKey when NeedRow says the rows are not
-// needed. Each edge goes through the TTL, the filter, dedup_dst, the
-// limit or sample and the answer's shape, in that order.
+// needed (AddTailRow and AddTail take the same from a caller that holds
+// the keys' tails: storaged's adjacency cache). Each edge goes through
+// the TTL, the filter, dedup_dst, the limit or sample and the answer's
+// shape, in that order.
 type Neighbors struct {
 	req    *storagepb.GetNeighborsReq
 	space  *metapb.SpaceDesc
