@@ -138,34 +138,13 @@ func (r Row) cell(j int) *commonpb.Value {
 	if r.cols == nil {
 		return r.values[j]
 	}
-	c := r.cols[j]
-	if c.GetKind() == graphpb.ColumnKind_COL_ANY {
-		return c.Values[r.i]
-	}
-	if columnNull(c, r.i) {
-		return &commonpb.Value{V: &commonpb.Value_Null{Null: true}}
-	}
-	switch c.GetKind() {
-	case graphpb.ColumnKind_COL_INT:
-		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: c.Ints[r.i]}}
-	case graphpb.ColumnKind_COL_FLOAT:
-		return &commonpb.Value{V: &commonpb.Value_FloatVal{FloatVal: c.Floats[r.i]}}
-	case graphpb.ColumnKind_COL_STR:
-		return &commonpb.Value{V: &commonpb.Value_StrVal{StrVal: c.Strs[r.i]}}
-	default: // COL_BOOL; checkColumns allows no other kind
-		return &commonpb.Value{V: &commonpb.Value_BoolVal{BoolVal: c.Bools[r.i] != 0}}
-	}
-}
-
-// columnNull reports whether row i of a typed column is NULL.
-func columnNull(c *graphpb.Column, i int) bool {
-	return len(c.Nulls) > 0 && c.Nulls[i/8]&(1<<(i%8)) != 0
+	return r.cols[j].Cell(r.i)
 }
 
 // IsNull reports whether cell j is NULL.
 func (r Row) IsNull(j int) bool {
 	if r.cols != nil && r.cols[j].GetKind() != graphpb.ColumnKind_COL_ANY {
-		return columnNull(r.cols[j], r.i)
+		return r.cols[j].NullAt(r.i)
 	}
 	return isNull(r.cell(j))
 }
@@ -182,7 +161,7 @@ func (r Row) Display(j int) string { return FormatValue(r.Value(j)) }
 
 // Int returns cell j, an int or a timestamp (seconds since the Unix epoch).
 func (r Row) Int(j int) (int64, error) {
-	if r.cols != nil && r.cols[j].GetKind() == graphpb.ColumnKind_COL_INT && !columnNull(r.cols[j], r.i) {
+	if r.cols != nil && r.cols[j].GetKind() == graphpb.ColumnKind_COL_INT && !r.cols[j].NullAt(r.i) {
 		return r.cols[j].Ints[r.i], nil
 	}
 	switch v := r.cell(j).GetV().(type) {
@@ -212,7 +191,7 @@ func (r Row) Bool(j int) (bool, error) {
 
 // String returns cell j, a string, unquoted.
 func (r Row) String(j int) (string, error) {
-	if r.cols != nil && r.cols[j].GetKind() == graphpb.ColumnKind_COL_STR && !columnNull(r.cols[j], r.i) {
+	if r.cols != nil && r.cols[j].GetKind() == graphpb.ColumnKind_COL_STR && !r.cols[j].NullAt(r.i) {
 		return string(r.cols[j].Strs[r.i]), nil
 	}
 	if v, ok := r.cell(j).GetV().(*commonpb.Value_StrVal); ok {

@@ -15,8 +15,9 @@ import (
 // TestColumnsReadAsRows sends the same tables to the client in rows and in
 // columns (through a scripted graphd and the real client) and checks that
 // every cell reads the same through every accessor, for each column kind:
-// typed columns with and without NULLs, mixed and composite columns
-// (COL_ANY), an all-NULL column, and an empty result.
+// typed columns with and without NULLs (also before the first value),
+// mixed and composite columns (COL_ANY), an all-NULL column, and an empty
+// result.
 func TestColumnsReadAsRows(t *testing.T) {
 	null := value.Null()
 	list := value.List(value.Int(1), value.Str("x"))
@@ -38,12 +39,19 @@ func TestColumnsReadAsRows(t *testing.T) {
 			{value.Str("one"), null, value.Timestamp(0), null},
 			{null, list, null, null},
 		}},
+		"NULLs first": {cols: []string{"late int", "late mixed"}, rows: [][]value.Value{
+			{null, null},
+			{null, value.Int(1)},
+			{value.Int(5), null},
+			{value.Int(6), value.Str("x")},
+		}},
 		"empty": {cols: []string{"a", "b"}},
 	}
 	wantKinds := map[string][]graphpb.ColumnKind{
 		"ints":                {graphpb.ColumnKind_COL_INT},
 		"typed with NULLs":    {graphpb.ColumnKind_COL_INT, graphpb.ColumnKind_COL_FLOAT, graphpb.ColumnKind_COL_STR, graphpb.ColumnKind_COL_BOOL},
 		"mixed and composite": {graphpb.ColumnKind_COL_ANY, graphpb.ColumnKind_COL_ANY, graphpb.ColumnKind_COL_ANY, graphpb.ColumnKind_COL_ANY},
+		"NULLs first":         {graphpb.ColumnKind_COL_INT, graphpb.ColumnKind_COL_ANY},
 		"empty":               {graphpb.ColumnKind_COL_ANY, graphpb.ColumnKind_COL_ANY},
 	}
 

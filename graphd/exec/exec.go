@@ -102,7 +102,10 @@ func (x *Executor) ExecuteWithParams(ctx context.Context, sess *SessionState, te
 	}
 	run := &runState{x: x, sess: sess, vars: map[string]*table{}, params: params}
 	var last *table
-	for _, st := range stmts {
+	for i, st := range stmts {
+		if i == len(stmts)-1 && columnarResult(ctx) {
+			run.columnarOut = st
+		}
 		res, err := run.statement(ctx, st)
 		if err == nil {
 			err = run.settle(ctx, res)
@@ -143,6 +146,10 @@ type runState struct {
 	vars   map[string]*table
 	params map[string]value.Value // nil when the request has none
 	prof   *profile               // set while PROFILE runs its statement
+	// columnarOut is the statement whose result goes to the client in
+	// columns as it is (the request's last, when the client reads
+	// columns); nil otherwise.
+	columnarOut ast.Statement
 }
 
 func (r *runState) statement(ctx context.Context, st ast.Statement) (*table, error) {

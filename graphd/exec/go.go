@@ -529,6 +529,11 @@ func (p *goPlan) emit(ctx context.Context, out rowSink, set *startSet, runs []go
 	}
 	rc := &goRowContext{p: p, dst: dstVals}
 	rc.rowContext = rowContext{input: p.input, vars: p.r.vars, params: p.r.params}
+	if ts, ok := out.(*tableSink); ok && ts.columnar && seen == nil && set.src == nil {
+		if refs, ok := p.columnRefs(); ok {
+			return p.emitColumns(ctx, ts, runs, rc, refs, start)
+		}
+	}
 	emitted := 0
 	emitOne := func() error {
 		row, ok, err := p.project(rc)
@@ -587,7 +592,7 @@ runs:
 				}
 			}
 			edges++
-			run.row(i, vidLen, &row)
+			rc.at(run, i, vidLen)
 			if run.origins == nil {
 				err = emitEdge()
 			} else {
@@ -638,14 +643,8 @@ func addOrigins(next map[string]originSet, dst []byte, from originSet) int64 {
 // project builds the result row of the edge rc is on; ok is false when
 // WHERE drops it.
 func (p *goPlan) project(rc *goRowContext) (row []value.Value, ok bool, err error) {
-	if !rc.row.filtered {
-		ok, err := eval.Filter(rc, p.stmt.Where)
-		if err != nil {
-			return nil, false, execErrorf("WHERE: %v", err)
-		}
-		if !ok {
-			return nil, false, nil
-		}
+	if ok, err := p.keep(rc); !ok || err != nil {
+		return nil, false, err
 	}
 	row = make([]value.Value, len(p.columns))
 	for i, c := range p.columns {
@@ -723,7 +722,17 @@ type goRowContext struct {
 	rowContext
 	p   *goPlan
 	row *goRow
-	dst map[string][]*commonpb.Value
+	dst map[string][]*commonpb.Value // the $$ properties by destination
+	// dstVals are dst's entry for the row's destination once dstKnown
+	// (go_cells.go: dstValues); at resets them for each row.
+	dstVals  []*commonpb.Value
+	dstKnown bool
+}
+
+// at moves the context to edge i of run.
+func (c *goRowContext) at(run *goRun, i, vidLen int) {
+	run.row(i, vidLen, c.row)
+	c.dstKnown = false
 }
 
 func (c *goRowContext) bindSource(set *startSet, srcRow int) {
@@ -735,79 +744,15 @@ func (c *goRowContext) bindSource(set *startSet, srcRow int) {
 }
 
 func (c *goRowContext) EdgeProp(edge, prop string) (value.Value, error) {
-	e := c.row
-	abs := e.edgeType
-	if abs < 0 {
-		abs = -abs
-	}
-	name := c.p.edgeNames[abs]
-	if edge != eval.AnyEdge && edge != name {
-		return value.Null(), nil // a property of another edge type of OVER
-	}
-	if edge == eval.AnyEdge {
-		// src(edge), dst(edge), rank(edge), type(edge): the edge's own
-		// stored endpoints (for an in-edge the vertex reached is its
-		// source) and its type's name.
-		switch prop {
-		case eval.PropSrc, eval.PropDst:
-			src, dst := c.row.from, e.dst
-			if e.edgeType < 0 {
-				src, dst = e.dst, c.row.from
-			}
-			if prop == eval.PropSrc {
-				return c.p.vids.decode(src), nil
-			}
-			return c.p.vids.decode(dst), nil
-		case eval.PropRank:
-			return value.Int(e.rank), nil
-		case eval.PropType:
-			return value.Str(name), nil
-		}
-	}
-	switch prop {
-	// edge._src, edge._dst and edge._type follow the traversal, as in
-	// NebulaGraph: _src is the vertex the step leaves from, _dst the vertex
-	// it reaches, _type the signed type (negative when followed in reverse).
-	case eval.PropSrc:
-		return c.p.vids.decode(c.row.from), nil
-	case eval.PropDst:
-		return c.p.vids.decode(e.dst), nil
-	case eval.PropRank:
-		return value.Int(e.rank), nil
-	case eval.PropType:
-		return value.Int(int64(e.edgeType)), nil
-	}
-	i, ok := c.p.edgeIndex[edge+"."+prop]
-	if !ok || i >= len(e.props) {
-		return value.Null(), fmt.Errorf("%s.%s was not fetched", edge, prop)
-	}
-	return value.FromProto(e.props[i]), nil
+	return c.prop(eval.PropAccess{Scope: eval.ScopeEdge, Name: edge, Prop: prop})
 }
 
 func (c *goRowContext) SrcProp(tag, prop string) (value.Value, error) {
-	if tag == eval.AnyTag && prop == eval.PropVID {
-		return c.p.vids.decode(c.row.from), nil
-	}
-	i, ok := c.p.srcIndex[tag+"."+prop]
-	if !ok || i >= len(c.row.fromProps) {
-		return value.Null(), fmt.Errorf("$^.%s.%s was not fetched", tag, prop)
-	}
-	return value.FromProto(c.row.fromProps[i]), nil
+	return c.prop(eval.PropAccess{Scope: eval.ScopeSrc, Name: tag, Prop: prop})
 }
 
 func (c *goRowContext) DstProp(tag, prop string) (value.Value, error) {
-	if tag == eval.AnyTag && prop == eval.PropVID {
-		return c.p.vids.decode(c.row.dst), nil
-	}
-	i, ok := c.p.dstIndex[tag+"."+prop]
-	if !ok {
-		return value.Null(), fmt.Errorf("$$.%s.%s was not fetched", tag, prop)
-	}
-	vals, found := c.dst[string(c.row.dst)]
-	if !found || i >= len(vals) {
-		return value.Null(), nil // the destination has no vertex data
-	}
-	return value.FromProto(vals[i]), nil
+	return c.prop(eval.PropAccess{Scope: eval.ScopeDst, Name: tag, Prop: prop})
 }
 
 // describe lists the plan's nodes for EXPLAIN, leaf first.

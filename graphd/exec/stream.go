@@ -143,6 +143,11 @@ func pushTable(ctx context.Context, t *table, sink rowSink) error {
 type tableSink struct {
 	mem *Budget
 	t   *table
+	// columnar: the table goes to the client in columns as it is (the
+	// request's last statement, for a client that reads columns), so a GO
+	// pushing straight into this sink may build it in columns instead of
+	// pushing rows (go_columns.go).
+	columnar bool
 }
 
 func (s *tableSink) open(_ context.Context, cols []string) error {
@@ -261,7 +266,7 @@ func unwrapSink(s rowSink) rowSink {
 // queryStream runs st to the end and returns its result as a table (nil
 // when it yields none).
 func (r *runState) queryStream(ctx context.Context, st ast.Statement, input *table) (*table, error) {
-	out := &tableSink{mem: BudgetOf(ctx)}
+	out := &tableSink{mem: BudgetOf(ctx), columnar: r.columnarOut != nil && st == r.columnarOut}
 	if err := r.produce(ctx, st, input, out); err != nil {
 		return nil, err
 	}

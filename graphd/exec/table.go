@@ -13,6 +13,11 @@ type table struct {
 	// mem, if set, is charged for each row added (budget.go). Once it is
 	// exceeded add drops rows: the query is ending with the limit error.
 	mem *Budget
+	// columns, when set, is the result already in the client's columnar
+	// form, and rows is empty: GO builds the result of a request's last
+	// statement so when the client reads columns (go_columns.go). Only the
+	// request's end reads such a table (toColumns).
+	columns *graphpb.DataSet
 }
 
 func newTable(cols ...string) *table { return &table{cols: cols} }
@@ -40,6 +45,9 @@ func (t *table) colIndex(name string) int {
 // as soon as the budget is exceeded, instead of being charged after the
 // whole copy exists.
 func (t *table) toDataSet(mem *Budget) (*graphpb.DataSet, error) {
+	if t.columns != nil {
+		return nil, execErrorf("internal error: a result built in columns was asked for in rows")
+	}
 	ds := &graphpb.DataSet{ColumnNames: t.cols, Rows: make([]*graphpb.Row, len(t.rows))}
 	if err := mem.Grow(int64(len(t.rows))*pointerBytes, "building the result for the client"); err != nil {
 		return nil, err

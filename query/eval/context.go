@@ -5,6 +5,7 @@ package eval
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/value"
@@ -190,4 +191,46 @@ func (noContext) InputProp(col string) (value.Value, error) {
 
 func (noContext) VarProp(variable, col string) (value.Value, error) {
 	return value.Value{}, fmt.Errorf("$%s.%s is not available here", variable, col)
+}
+
+// PropAccess is an expression that is one property read of the row and
+// nothing else: Eval of it returns the matching Context method's answer
+// for (Name, Prop), EdgeProp for ScopeEdge, SrcProp for ScopeSrc, DstProp
+// for ScopeDst. An executor that reads such columns straight from its rows
+// (graphd's GO in columns) skips Eval without changing what they read.
+type PropAccess struct {
+	Scope Scope
+	Name  string // the edge type or tag; AnyEdge or AnyTag for the key fields
+	Prop  string
+}
+
+// PropAccessOf reports whether e is a single property read: edge.prop,
+// $^.tag.prop, $$.tag.prop, src/dst/rank/type(EDGE), id($^), id($$) or
+// id(VERTEX) (which reads $^, as Eval does).
+func PropAccessOf(e ast.Expr) (PropAccess, bool) {
+	switch x := e.(type) {
+	case *ast.EdgePropExpr:
+		return PropAccess{ScopeEdge, x.Edge, x.Prop}, true
+	case *ast.SrcPropExpr:
+		return PropAccess{ScopeSrc, x.Tag, x.Prop}, true
+	case *ast.DstPropExpr:
+		return PropAccess{ScopeDst, x.Tag, x.Prop}, true
+	case *ast.FuncCall:
+		if checkCall(x, false) != nil {
+			return PropAccess{}, false // Eval fails it
+		}
+		name := strings.ToLower(x.Name)
+		if prop, ok := edgeFunctionProp(name); ok && isEdgeArg(x) {
+			return PropAccess{ScopeEdge, AnyEdge, prop}, true
+		}
+		if name == "id" && len(x.Args) == 1 {
+			if v, ok := x.Args[0].(*ast.VertexExpr); ok {
+				if v.Role == ast.DstVertex {
+					return PropAccess{ScopeDst, AnyTag, PropVID}, true
+				}
+				return PropAccess{ScopeSrc, AnyTag, PropVID}, true
+			}
+		}
+	}
+	return PropAccess{}, false
 }

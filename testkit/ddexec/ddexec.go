@@ -23,7 +23,10 @@
 // per row, values as nGQL writes them ("a" for a string, NULL, 1.5),
 // separated by " | ", in the order the executor returned them. A failure
 // prints "error (<code>): <message>" with the client's code (E_SEMANTIC,
-// E_EXECUTION, E_SYNTAX).
+// E_EXECUTION, E_SYNTAX). A request that only reads runs twice: in rows,
+// which is what the directive prints, and in columns, as package client
+// asks for its results (GO builds those straight from storage's answers,
+// graphd/exec/go_columns.go); the test fails when the two differ.
 //
 // exec-sorted is exec with the rows sorted (as text). Use it whenever the
 // statement's order is not defined by nGQL: a GO, FETCH or LOOKUP whose
@@ -72,6 +75,7 @@ import (
 
 	"github.com/novagraph/novagraph/graphd/exec"
 	"github.com/novagraph/novagraph/proto/graphpb"
+	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/eval"
 	"github.com/novagraph/novagraph/query/parser"
 	"github.com/novagraph/novagraph/query/value"
@@ -137,7 +141,10 @@ func RunFile(t *testing.T, path string, opts Options, b Backends) {
 	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 		switch d.Cmd {
 		case "exec", "exec-sorted":
-			got := f.exec(d.Input, d.Cmd == "exec-sorted")
+			got, err := f.exec(d.Input, d.Cmd == "exec-sorted")
+			if err != nil {
+				t.Errorf("%s: %v", d.Pos, err)
+			}
 			if !d.HasArg("bug") {
 				return got
 			}
@@ -174,41 +181,109 @@ type file struct {
 	params map[string]value.Value
 }
 
-func (f *file) exec(stmts string, sorted bool) string {
-	var ds *graphpb.DataSet
-	var err error
+// exec runs stmts and renders what they print, in rows (as nGQL clients
+// other than package client read results). A request that only reads runs
+// a second time asking for the result in columns, as package client does;
+// err says how the two differ when they do.
+func (f *file) exec(stmts string, sorted bool) (string, error) {
+	got := render(f.result(stmts, false))
+	if !readOnly(stmts) {
+		return got(sorted), nil
+	}
+	inRows, inCols := got(true), render(f.result(stmts, true))(true)
+	if inCols != inRows {
+		return got(sorted), fmt.Errorf("the result read in columns differs from the one read in rows (both sorted here)\nin columns:\n%s\nin rows:\n%s", inCols, inRows)
+	}
+	return got(sorted), nil
+}
+
+// result runs stmts once; columnar asks for the result in columns.
+func (f *file) result(stmts string, columnar bool) (*graphpb.DataSet, error) {
 	for attempt := 1; ; attempt++ {
 		ctx, cancel := context.WithTimeout(context.Background(), f.opts.Timeout)
-		ds, err = f.x.ExecuteWithParams(ctx, f.sess, stmts, f.params)
+		if columnar {
+			ctx = exec.WithColumnarResult(ctx)
+		}
+		ds, err := f.x.ExecuteWithParams(ctx, f.sess, stmts, f.params)
 		cancel()
 		// A cluster's write whose leader changed under it may or may not
 		// have applied: the request runs again (the files' writes are
 		// INSERTs, which repeat harmlessly; a DDL statement repeated
 		// fails visibly).
 		if err == nil || !f.opts.Cluster || attempt == 5 || !strings.Contains(err.Error(), "E_OUTCOME_UNKNOWN") {
-			break
+			return ds, err
 		}
 	}
-	if err != nil {
-		return fmt.Sprintf("error (%s): %s", exec.ErrorCode(err), err)
+}
+
+// render renders a result or its error, sorted or not.
+func render(ds *graphpb.DataSet, err error) func(sorted bool) string {
+	return func(sorted bool) string {
+		if err != nil {
+			return fmt.Sprintf("error (%s): %s", exec.ErrorCode(err), err)
+		}
+		return Render(ds, sorted)
 	}
-	return Render(ds, sorted)
+}
+
+// readOnly reports whether every statement of text only reads (or picks
+// the space), so that running it twice changes nothing. EXPLAIN and
+// PROFILE do not count: their timings differ from run to run.
+func readOnly(text string) bool {
+	stmts, err := parser.Parse(text)
+	if err != nil {
+		return false
+	}
+	var reads func(st ast.Statement) bool
+	reads = func(st ast.Statement) bool {
+		switch s := st.(type) {
+		case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.FindPathStmt,
+			*ast.SubgraphStmt, *ast.YieldStmt, *ast.GroupByStmt, *ast.OrderByStmt, *ast.LimitStmt, *ast.UseStmt:
+			return true
+		case *ast.PipeStmt:
+			return reads(s.Left) && reads(s.Right)
+		case *ast.SetOpStmt:
+			return reads(s.Left) && reads(s.Right)
+		case *ast.AssignStmt:
+			return reads(s.Stmt)
+		}
+		return false
+	}
+	for _, st := range stmts {
+		if !reads(st) {
+			return false
+		}
+	}
+	return true
 }
 
 // Render writes a result as the files show it: "ok" for none, else the
 // column names and a line per row, values in nGQL's notation, " | "
-// between them; sorted sorts the rows.
+// between them; sorted sorts the rows. The result may be in rows or in
+// columns.
 func Render(ds *graphpb.DataSet, sorted bool) string {
 	if ds == nil {
 		return "ok"
 	}
-	rows := make([]string, len(ds.GetRows()))
-	for i, r := range ds.GetRows() {
-		vals := make([]string, len(r.GetValues()))
-		for j, v := range r.GetValues() {
-			vals[j] = value.FromProto(v).String()
+	var rows []string
+	if cols := ds.GetColumns(); len(cols) > 0 {
+		rows = make([]string, ds.GetNumRows())
+		for i := range rows {
+			vals := make([]string, len(cols))
+			for j, c := range cols {
+				vals[j] = value.FromProto(c.Cell(i)).String()
+			}
+			rows[i] = strings.Join(vals, " | ")
 		}
-		rows[i] = strings.Join(vals, " | ")
+	} else {
+		rows = make([]string, len(ds.GetRows()))
+		for i, r := range ds.GetRows() {
+			vals := make([]string, len(r.GetValues()))
+			for j, v := range r.GetValues() {
+				vals[j] = value.FromProto(v).String()
+			}
+			rows[i] = strings.Join(vals, " | ")
+		}
 	}
 	if sorted {
 		slices.Sort(rows)

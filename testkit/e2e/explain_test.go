@@ -158,8 +158,9 @@ func TestPipeStreamsWithinBudget(t *testing.T) {
 	// 1 → 2000 vertices, each with 20 out-edges: 40,000 two-step rows with
 	// a 100-byte string each. Under a 20 MB budget GO's own step state
 	// (storage answers and edge rows, about 12 MB) fits, the whole result
-	// on top of it does not (probed: fails at 16, 20, 24 and 32 MB;
-	// the streamed pipes below pass at 16 MB).
+	// kept on top of it does not (probed: the two kept results below fail
+	// at 20 and 24 MB, the first passes at 28 MB; the streamed pipes pass
+	// at 16 MB).
 	note := strings.Repeat("x", 100)
 	var es []string
 	flush := func() {
@@ -183,7 +184,11 @@ func TestPipeStreamsWithinBudget(t *testing.T) {
 		t.Fatalf("fixture: %d rows, want 40000", n)
 	}
 	exec(t, s, `SET QUERY_MEMORY_LIMIT = 20MB`)
-	expectError(t, s, q, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED)
+	// The whole result kept: in rows through a pipe, in columns (GO's
+	// columnar projection: 8 bytes per d, a string header and the note per
+	// n) with the note three times.
+	expectError(t, s, q+` | YIELD $-.d AS d, $-.n AS n`, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED)
+	expectError(t, s, q+`, e.note AS n2, e.note AS n3`, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED)
 	expectError(t, s, q+` | ORDER BY $-.d`, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED)
 	for _, tc := range []struct {
 		stmt string

@@ -1,0 +1,146 @@
+package exec
+
+import (
+	"context"
+	"time"
+
+	"github.com/novagraph/novagraph/proto/graphpb"
+	"github.com/novagraph/novagraph/query/eval"
+)
+
+// GO's result in columns, built straight from the runs.
+//
+// When a GO is the last statement of a request whose client reads columns,
+// and each YIELD column is one property read (dst(edge), $$.tag.prop,
+// edge.prop, rank(edge), …: eval.PropAccessOf), the projection appends
+// each row's cells to typed column builders (columns.go) instead of
+// building a row of value.Values that toColumns then copies into columns
+// again. For GO 3 STEPS … YIELD dst(edge) on soc-Slashdot0902, 75,000 rows
+// a query, that is one int64 appended per row instead of an 80-byte Value,
+// a row slice, one Eval and a second pass (docs/benchmarks.md, issue 22).
+// WHERE still goes through Eval, row by row, before the cells are read.
+//
+// Everything else takes the row path (emit): YIELD DISTINCT, rows joined
+// to input rows ($-, $var), expressions that compute (a + 1, properties()),
+// a GO whose rows flow into a pipe, and clients that read rows.
+
+// columnRefs resolves the YIELD columns for the columnar projection; ok is
+// false when one of them is not a single property read.
+func (p *goPlan) columnRefs() ([]goRef, bool) {
+	refs := make([]goRef, len(p.columns))
+	for i, c := range p.columns {
+		a, ok := eval.PropAccessOf(c.Expr)
+		if !ok {
+			return nil, false
+		}
+		refs[i] = p.ref(a)
+	}
+	return refs, true
+}
+
+// keep evaluates WHERE for the row rc is on (unless storaged did).
+func (p *goPlan) keep(rc *goRowContext) (bool, error) {
+	if rc.row.filtered {
+		return true, nil
+	}
+	ok, err := eval.Filter(rc, p.stmt.Where)
+	if err != nil {
+		return false, execErrorf("WHERE: %v", err)
+	}
+	return ok, nil
+}
+
+// emitColumns is emit for a result built in columns: it projects every
+// traversed edge WHERE keeps into one column builder per YIELD column and
+// hands the finished columns to out as the statement's table.
+//
+// Memory: the columns are charged as they grow, every 1,024 edges, so the
+// limit stops a huge result on the way.
+func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, rc *goRowContext, refs []goRef, start time.Time) error {
+	mem := BudgetOf(ctx)
+	vidLen := int(p.space.GetVidLen())
+	expect := 0
+	for ri := range runs {
+		expect += runs[ri].edges(vidLen) * max(1, len(runs[ri].origins))
+	}
+	expect = min(expect, maxExpectedRows)
+	builders := make([]columnBuilder, len(refs))
+	for j, r := range refs {
+		builders[j].reserve(expect, p.expectedKind(r))
+	}
+	var charged int64
+	charge := func() error {
+		var total int64
+		for j := range builders {
+			total += builders[j].bytes()
+		}
+		if err := mem.Grow(total-charged, "building the result for the client"); err != nil {
+			return err
+		}
+		charged = total
+		return nil
+	}
+	var row goRow
+	rc.row = &row
+	rows, edges := 0, 0
+	for ri := range runs {
+		run := &runs[ri]
+		for i, n := 0, run.edges(vidLen); i < n; i++ {
+			if edges%1024 == 0 {
+				if ctx.Err() != nil {
+					return ctxError(ctx, "GO")
+				}
+				if err := charge(); err != nil {
+					return err
+				}
+			}
+			edges++
+			rc.at(run, i, vidLen)
+			if ok, err := p.keep(rc); err != nil {
+				return err
+			} else if !ok {
+				continue
+			}
+			// Without joins to input rows, each path origin gives the
+			// same row.
+			for range max(1, len(run.origins)) {
+				for j := range refs {
+					cell, err := rc.cell(&refs[j])
+					if err != nil {
+						return execErrorf("YIELD %s: %v", p.columns[j].Name(), err)
+					}
+					cell.appendTo(&builders[j], p.vids)
+				}
+				rows++
+			}
+		}
+	}
+	if err := charge(); err != nil {
+		return err
+	}
+	ds := &graphpb.DataSet{ColumnNames: out.t.cols, Columns: make([]*graphpb.Column, len(builders)), NumRows: int64(rows)}
+	for j := range builders {
+		ds.Columns[j] = builders[j].finish()
+	}
+	out.t.columns = ds
+	p.record("Project", "", rows, start)
+	return out.close(ctx)
+}
+
+// expectedKind is the column kind r's cells will most likely have, to
+// reserve the typed array for: COL_ANY (nothing reserved) when only the
+// data can tell.
+func (p *goPlan) expectedKind(r goRef) graphpb.ColumnKind {
+	switch r.field {
+	case fieldStoredSrc, fieldStoredDst, fieldFrom, fieldTo:
+		if p.vids.isInt() {
+			return graphpb.ColumnKind_COL_INT
+		}
+		return graphpb.ColumnKind_COL_STR
+	case fieldRank, fieldTypeSigned:
+		return graphpb.ColumnKind_COL_INT
+	case fieldTypeName:
+		return graphpb.ColumnKind_COL_STR
+	}
+	return graphpb.ColumnKind_COL_ANY
+}
