@@ -11,13 +11,13 @@ import (
 // ResultSet is the answer to one successful statement.
 //
 // The session asks graphd for the result in columns (one typed array per
-// column, graphpb.Column) and reads rows of cells from graphd's that
+// column, commonpb.Column) and reads rows of cells from graphd's that
 // answer in rows; either way the accessors are the same.
 type ResultSet struct {
 	columns   []string
-	rows      []Row             // row form
-	cols      []*graphpb.Column // columnar form
-	numRows   int               // columnar form
+	rows      []Row              // row form
+	cols      []*commonpb.Column // columnar form
+	numRows   int                // columnar form
 	hasData   bool
 	latencyUS int64
 	spaceName string
@@ -55,15 +55,15 @@ func checkColumns(data *graphpb.DataSet) error {
 	for j, c := range data.GetColumns() {
 		var have int
 		switch c.GetKind() {
-		case graphpb.ColumnKind_COL_INT:
+		case commonpb.ColumnKind_COL_INT:
 			have = len(c.GetInts())
-		case graphpb.ColumnKind_COL_FLOAT:
+		case commonpb.ColumnKind_COL_FLOAT:
 			have = len(c.GetFloats())
-		case graphpb.ColumnKind_COL_STR:
+		case commonpb.ColumnKind_COL_STR:
 			have = len(c.GetStrs())
-		case graphpb.ColumnKind_COL_BOOL:
+		case commonpb.ColumnKind_COL_BOOL:
 			have = len(c.GetBools())
-		case graphpb.ColumnKind_COL_ANY:
+		case commonpb.ColumnKind_COL_ANY:
 			have = len(c.GetValues())
 		default:
 			return fmt.Errorf("graphd sent column %d of unknown kind %d", j, c.GetKind())
@@ -119,8 +119,8 @@ func (rs *ResultSet) SpaceName() string { return rs.spaceName }
 // it is out of range, like a slice index; the typed ones return ErrNull for
 // a NULL cell and an error wrapping ErrType for a cell of another type.
 type Row struct {
-	values []*commonpb.Value // row form
-	cols   []*graphpb.Column // columnar form: row i of cols
+	values []*commonpb.Value  // row form
+	cols   []*commonpb.Column // columnar form: row i of cols
 	i      int
 }
 
@@ -143,7 +143,7 @@ func (r Row) cell(j int) *commonpb.Value {
 
 // IsNull reports whether cell j is NULL.
 func (r Row) IsNull(j int) bool {
-	if r.cols != nil && r.cols[j].GetKind() != graphpb.ColumnKind_COL_ANY {
+	if r.cols != nil && r.cols[j].GetKind() != commonpb.ColumnKind_COL_ANY {
 		return r.cols[j].NullAt(r.i)
 	}
 	return isNull(r.cell(j))
@@ -161,7 +161,7 @@ func (r Row) Display(j int) string { return FormatValue(r.Value(j)) }
 
 // Int returns cell j, an int or a timestamp (seconds since the Unix epoch).
 func (r Row) Int(j int) (int64, error) {
-	if r.cols != nil && r.cols[j].GetKind() == graphpb.ColumnKind_COL_INT && !r.cols[j].NullAt(r.i) {
+	if r.cols != nil && r.cols[j].GetKind() == commonpb.ColumnKind_COL_INT && !r.cols[j].NullAt(r.i) {
 		return r.cols[j].Ints[r.i], nil
 	}
 	switch v := r.cell(j).GetV().(type) {
@@ -191,7 +191,7 @@ func (r Row) Bool(j int) (bool, error) {
 
 // String returns cell j, a string, unquoted.
 func (r Row) String(j int) (string, error) {
-	if r.cols != nil && r.cols[j].GetKind() == graphpb.ColumnKind_COL_STR && !r.cols[j].NullAt(r.i) {
+	if r.cols != nil && r.cols[j].GetKind() == commonpb.ColumnKind_COL_STR && !r.cols[j].NullAt(r.i) {
 		return string(r.cols[j].Strs[r.i]), nil
 	}
 	if v, ok := r.cell(j).GetV().(*commonpb.Value_StrVal); ok {

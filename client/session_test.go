@@ -9,6 +9,7 @@ import (
 
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/client/clienttest"
+	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
 )
 
@@ -194,13 +195,13 @@ func TestMalformedColumnsAreRefused(t *testing.T) {
 	graphd := clienttest.Start(t)
 	for stmt, data := range map[string]*graphpb.DataSet{
 		"short ints": {ColumnNames: []string{"a"}, NumRows: 3,
-			Columns: []*graphpb.Column{{Kind: graphpb.ColumnKind_COL_INT, Ints: []int64{1, 2}}}},
+			Columns: []*commonpb.Column{{Kind: commonpb.ColumnKind_COL_INT, Ints: []int64{1, 2}}}},
 		"short nulls": {ColumnNames: []string{"a"}, NumRows: 9,
-			Columns: []*graphpb.Column{{Kind: graphpb.ColumnKind_COL_STR, Strs: make([][]byte, 9), Nulls: []byte{1}}}},
+			Columns: []*commonpb.Column{{Kind: commonpb.ColumnKind_COL_STR, Strs: make([][]byte, 9), Nulls: []byte{1}}}},
 		"missing column": {ColumnNames: []string{"a", "b"}, NumRows: 1,
-			Columns: []*graphpb.Column{{Kind: graphpb.ColumnKind_COL_BOOL, Bools: []byte{1}}}},
+			Columns: []*commonpb.Column{{Kind: commonpb.ColumnKind_COL_BOOL, Bools: []byte{1}}}},
 		"unknown kind": {ColumnNames: []string{"a"}, NumRows: 1,
-			Columns: []*graphpb.Column{{Kind: 99, Ints: []int64{1}}}},
+			Columns: []*commonpb.Column{{Kind: 99, Ints: []int64{1}}}},
 	} {
 		graphd.Script(stmt, &graphpb.ExecuteResp{Data: data})
 	}

@@ -156,6 +156,7 @@ func TestAdjacencyAnswersAsRocksDB(t *testing.T) {
 			"count":         {EdgeTypes: []int32{adjTypeA}, CountOnly: true},
 			"limit, packed": {EdgeTypes: []int32{adjTypeA}, DstOnly: true, LimitPerVertex: 1},
 			"type b":        {EdgeTypes: []int32{adjTypeB}},
+			"packed edges":  {EdgeTypes: []int32{adjTypeB}, PackedEdges: true},
 		}
 		for round := range 6 {
 			adj := waitBuilt(t, c, f)

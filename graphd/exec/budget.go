@@ -263,7 +263,10 @@ const (
 func neighborsSize(vs []*storagepb.VertexNeighbors) int64 {
 	var n int64
 	for _, v := range vs {
-		n += pointerBytes + neighborsStruct + int64(len(v.Vid)+len(v.PackedDsts)+8*len(v.Degrees)) + protoValuesSize(v.Props)
+		n += pointerBytes + neighborsStruct + int64(len(v.Vid)+len(v.PackedDsts)+8*len(v.Degrees)+8*len(v.PackedRanks)) + protoValuesSize(v.Props)
+		for _, c := range v.EdgeColumns {
+			n += pointerBytes + columnSize(c)
+		}
 		for _, e := range v.Edges {
 			n += pointerBytes + edgeStruct + int64(len(e.Dst)) + protoValuesSize(e.Props)
 		}

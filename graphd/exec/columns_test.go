@@ -8,6 +8,7 @@ import (
 
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/client/clienttest"
+	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/query/value"
 )
@@ -47,12 +48,12 @@ func TestColumnsReadAsRows(t *testing.T) {
 		}},
 		"empty": {cols: []string{"a", "b"}},
 	}
-	wantKinds := map[string][]graphpb.ColumnKind{
-		"ints":                {graphpb.ColumnKind_COL_INT},
-		"typed with NULLs":    {graphpb.ColumnKind_COL_INT, graphpb.ColumnKind_COL_FLOAT, graphpb.ColumnKind_COL_STR, graphpb.ColumnKind_COL_BOOL},
-		"mixed and composite": {graphpb.ColumnKind_COL_ANY, graphpb.ColumnKind_COL_ANY, graphpb.ColumnKind_COL_ANY, graphpb.ColumnKind_COL_ANY},
-		"NULLs first":         {graphpb.ColumnKind_COL_INT, graphpb.ColumnKind_COL_ANY},
-		"empty":               {graphpb.ColumnKind_COL_ANY, graphpb.ColumnKind_COL_ANY},
+	wantKinds := map[string][]commonpb.ColumnKind{
+		"ints":                {commonpb.ColumnKind_COL_INT},
+		"typed with NULLs":    {commonpb.ColumnKind_COL_INT, commonpb.ColumnKind_COL_FLOAT, commonpb.ColumnKind_COL_STR, commonpb.ColumnKind_COL_BOOL},
+		"mixed and composite": {commonpb.ColumnKind_COL_ANY, commonpb.ColumnKind_COL_ANY, commonpb.ColumnKind_COL_ANY, commonpb.ColumnKind_COL_ANY},
+		"NULLs first":         {commonpb.ColumnKind_COL_INT, commonpb.ColumnKind_COL_ANY},
+		"empty":               {commonpb.ColumnKind_COL_ANY, commonpb.ColumnKind_COL_ANY},
 	}
 
 	graphd := clienttest.Start(t)

@@ -50,6 +50,13 @@ type goPlan struct {
 	// than where it goes: no edge property, rank or whole edge, and one
 	// signed edge type, so type and direction are known.
 	packedRows bool
+	// packedEdges: otherwise, with one signed edge type, no whole edge and
+	// no LIMIT/SAMPLE of steps, the result steps ask for their edges in
+	// columns (packed_edges: destinations, ranks and one column per edge
+	// property per vertex) instead of a NeighborEdge with a Value per
+	// property per edge, which cost more to build, send and decode than
+	// the scan itself (GO 3 STEPS … YIELD …, follows.weight).
+	packedEdges bool
 	// joinsInput: YIELD or WHERE read $-/$var columns, so each result row
 	// joins back to the input rows its start vertex came from. Otherwise
 	// GO starts once from each distinct input vertex, as NebulaGraph does.
@@ -179,6 +186,7 @@ func (r *runState) planGo(s *ast.GoStmt, input *table) (*goPlan, error) {
 	}
 	p.planWholeProps(snap, props, over)
 	p.packedRows = len(p.edgeTypes) == 1 && len(p.edgeProps) == 0 && p.whole == nil && !readsRank(props.Edge)
+	p.packedEdges = !p.packedRows && len(p.edgeTypes) == 1 && p.whole == nil && s.Limits == nil
 	if s.Where != nil {
 		where := eval.CollectProps(s.Where)
 		// A non-deterministic WHERE (rand(), now()...) stays in graphd:
@@ -249,8 +257,10 @@ func checkCalls(e ast.Expr) error {
 type goRun struct {
 	vn       *storagepb.VertexNeighbors
 	edgeType int32 // the step's one signed type, when packed
-	packed   bool  // destinations only (dst_only): no NeighborEdge per edge
-	filtered bool  // storaged applied WHERE to these edges already
+	// packed: no NeighborEdge per edge, but destinations only (dst_only)
+	// or the edges in columns (packed_edges: ranks and edge_columns too).
+	packed   bool
+	filtered bool // storaged applied WHERE to these edges already
 	// origins are the start vids the paths to vn began at; nil unless
 	// rows join back to input rows.
 	origins []string
@@ -277,10 +287,15 @@ func (r *goRun) row(i, vidLen int, row *goRow) {
 	row.from, row.fromProps, row.filtered = r.vn.Vid, r.vn.Props, r.filtered
 	if r.packed {
 		row.dst, row.edgeType, row.rank, row.props = r.dst(i, vidLen), r.edgeType, 0, nil
+		row.cols, row.at = r.vn.EdgeColumns, i
+		if i < len(r.vn.PackedRanks) {
+			row.rank = r.vn.PackedRanks[i]
+		}
 		return
 	}
 	e := r.vn.Edges[i]
 	row.dst, row.edgeType, row.rank, row.props = e.Dst, e.EdgeType, e.Rank, e.Props
+	row.cols = nil
 }
 
 // goRow is one result row's edge, as the expressions read it: built from
@@ -290,10 +305,14 @@ type goRow struct {
 	fromProps []*commonpb.Value
 	dst       []byte // the vertex reached; aliases storage's answer
 	edgeType  int32  // signed, as stored
-	rank      int64  // 0 when the step came packed (nothing reads it then)
+	rank      int64  // 0 when the step came dst_only (nothing reads it then)
 	props     []*commonpb.Value
-	origin    string // the start vid the path began at (for $-/$var joins)
-	filtered  bool   // storaged applied WHERE to this edge already
+	// cols are the edge properties when the step came in columns
+	// (packed_edges): the edge's are cell at of each, props is nil.
+	cols     []*commonpb.Column
+	at       int
+	origin   string // the start vid the path began at (for $-/$var joins)
+	filtered bool   // storaged applied WHERE to this edge already
 }
 
 // stageStat is one plan node's profile: rows out and time spent.
@@ -403,7 +422,7 @@ func (p *goPlan) stepRequest(step int) *storagepb.GetNeighborsReq {
 		return req
 	}
 	req.VertexProps, req.EdgeProps = p.srcProps, p.edgeProps
-	req.DstOnly = p.packedRows
+	req.DstOnly, req.PackedEdges = p.packedRows, p.packedEdges
 	// WHERE filters result rows, never the traversal: a result step
 	// before the last (M TO N) continues from every edge, so only the
 	// last step's rows are filtered by storaged.
@@ -466,7 +485,7 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 	edges := 0
 	for _, vn := range resp {
 		var grown int64
-		run := goRun{vn: vn, edgeType: req.EdgeTypes[0], packed: req.DstOnly, filtered: req.Filter != ""}
+		run := goRun{vn: vn, edgeType: req.EdgeTypes[0], packed: req.DstOnly || req.PackedEdges, filtered: req.Filter != ""}
 		n := run.edges(vidLen)
 		if final {
 			if t.origins != nil {
@@ -782,6 +801,9 @@ func (p *goPlan) describe() []stageStat {
 			info += fmt.Sprintf(", vertexProps: %s, edgeProps: %s", refsString(p.srcProps), refsString(p.edgeProps))
 			if p.packedRows {
 				info += ", dstOnly: true"
+			}
+			if p.packedEdges {
+				info += ", packedEdges: true"
 			}
 			if p.pushedWhere != "" && step == p.stmt.Steps.Max {
 				info += ", filter: " + p.pushedWhere

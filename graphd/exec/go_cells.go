@@ -111,6 +111,9 @@ const (
 	cellInt               // i
 	cellName              // name: an edge type's name
 	cellStored            // stored: a property as storage sent it
+	cellFloat             // f: from a column (packed_edges)
+	cellBool              // i != 0: from a column
+	cellBytes             // vid: a string from a column
 )
 
 // goCell is one property of a GO row in its raw form.
@@ -118,6 +121,7 @@ type goCell struct {
 	kind   goCellKind
 	vid    []byte
 	i      int64
+	f      float64
 	name   string
 	stored *commonpb.Value
 }
@@ -180,10 +184,38 @@ func (c *goRowContext) cell(r *goRef) (goCell, error) {
 		return goCell{kind: cellInt, i: row.rank}, nil
 	}
 	// A stored edge property.
+	if row.cols != nil {
+		if r.index < 0 || r.index >= len(row.cols) {
+			return goCell{}, fmt.Errorf("%s.%s was not fetched", r.name, r.prop)
+		}
+		return columnCell(row.cols[r.index], row.at), nil
+	}
 	if r.index < 0 || r.index >= len(row.props) {
 		return goCell{}, fmt.Errorf("%s.%s was not fetched", r.name, r.prop)
 	}
 	return goCell{kind: cellStored, stored: row.props[r.index]}, nil
+}
+
+// columnCell is cell i of a column storage answered (packed_edges).
+func columnCell(c *commonpb.Column, i int) goCell {
+	if c.NullAt(i) {
+		return goCell{}
+	}
+	switch c.GetKind() {
+	case commonpb.ColumnKind_COL_INT:
+		return goCell{kind: cellInt, i: c.Ints[i]}
+	case commonpb.ColumnKind_COL_FLOAT:
+		return goCell{kind: cellFloat, f: c.Floats[i]}
+	case commonpb.ColumnKind_COL_STR:
+		return goCell{kind: cellBytes, vid: c.Strs[i]}
+	case commonpb.ColumnKind_COL_BOOL:
+		var b int64
+		if c.Bools[i] != 0 {
+			b = 1
+		}
+		return goCell{kind: cellBool, i: b}
+	}
+	return goCell{kind: cellStored, stored: c.Values[i]}
 }
 
 // dstValues are the fetched $$ properties of the row's destination, looked
@@ -206,37 +238,49 @@ func (c goCell) value(vids vidCodec) value.Value {
 		return value.Str(c.name)
 	case cellStored:
 		return value.FromProto(c.stored)
+	case cellFloat:
+		return value.Float(c.f)
+	case cellBool:
+		return value.Bool(c.i != 0)
+	case cellBytes:
+		return value.Str(string(c.vid))
 	}
 	return value.Null()
 }
 
 // appendTo adds the cell to a result column, as value(vids) would read;
 // a string aliases the storage answer it came from.
-func (c goCell) appendTo(b *columnBuilder, vids vidCodec) {
+func (c goCell) appendTo(b *commonpb.ColumnBuilder, vids vidCodec) {
 	switch c.kind {
 	case cellVid:
 		if vids.isInt() {
 			i, err := partition.DecodeInt64Vid(c.vid)
 			if err != nil {
-				b.addNull() // as vidCodec.decode
+				b.AddNull() // as vidCodec.decode
 				return
 			}
-			b.addInt(i)
+			b.AddInt(i)
 			return
 		}
 		end := len(c.vid) // partition.DecodeStringVid without the copy
 		for end > 0 && c.vid[end-1] == 0 {
 			end--
 		}
-		b.addStr(c.vid[:end:end])
+		b.AddStr(c.vid[:end:end])
 	case cellInt:
-		b.addInt(c.i)
+		b.AddInt(c.i)
 	case cellName:
-		b.addStr([]byte(c.name))
+		b.AddStr([]byte(c.name))
 	case cellStored:
-		b.addProto(c.stored)
+		b.AddValue(c.stored)
+	case cellFloat:
+		b.AddFloat(c.f)
+	case cellBool:
+		b.AddBool(c.i != 0)
+	case cellBytes:
+		b.AddStr(c.vid)
 	default:
-		b.addNull()
+		b.AddNull()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/query/eval"
 )
@@ -13,7 +14,7 @@ import (
 // When a GO is the last statement of a request whose client reads columns,
 // and each YIELD column is one property read (dst(edge), $$.tag.prop,
 // edge.prop, rank(edge), …: eval.PropAccessOf), the projection appends
-// each row's cells to typed column builders (columns.go) instead of
+// each row's cells to typed column builders (commonpb.ColumnBuilder) instead of
 // building a row of value.Values that toColumns then copies into columns
 // again. For GO 3 STEPS … YIELD dst(edge) on soc-Slashdot0902, 75,000 rows
 // a query, that is one int64 appended per row instead of an 80-byte Value,
@@ -64,15 +65,16 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 		expect += runs[ri].edges(vidLen) * max(1, len(runs[ri].origins))
 	}
 	expect = min(expect, maxExpectedRows)
-	builders := make([]columnBuilder, len(refs))
+	builders := make([]commonpb.ColumnBuilder, len(refs))
 	for j, r := range refs {
-		builders[j].reserve(expect, p.expectedKind(r))
+		builders[j].ValueSize = protoValueSize
+		builders[j].Reserve(expect, p.expectedKind(r))
 	}
 	var charged int64
 	charge := func() error {
 		var total int64
 		for j := range builders {
-			total += builders[j].bytes()
+			total += builders[j].Bytes()
 		}
 		if err := mem.Grow(total-charged, "building the result for the client"); err != nil {
 			return err
@@ -118,9 +120,9 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 	if err := charge(); err != nil {
 		return err
 	}
-	ds := &graphpb.DataSet{ColumnNames: out.t.cols, Columns: make([]*graphpb.Column, len(builders)), NumRows: int64(rows)}
+	ds := &graphpb.DataSet{ColumnNames: out.t.cols, Columns: make([]*commonpb.Column, len(builders)), NumRows: int64(rows)}
 	for j := range builders {
-		ds.Columns[j] = builders[j].finish()
+		ds.Columns[j] = builders[j].Finish()
 	}
 	out.t.columns = ds
 	p.record("Project", "", rows, start)
@@ -130,17 +132,17 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 // expectedKind is the column kind r's cells will most likely have, to
 // reserve the typed array for: COL_ANY (nothing reserved) when only the
 // data can tell.
-func (p *goPlan) expectedKind(r goRef) graphpb.ColumnKind {
+func (p *goPlan) expectedKind(r goRef) commonpb.ColumnKind {
 	switch r.field {
 	case fieldStoredSrc, fieldStoredDst, fieldFrom, fieldTo:
 		if p.vids.isInt() {
-			return graphpb.ColumnKind_COL_INT
+			return commonpb.ColumnKind_COL_INT
 		}
-		return graphpb.ColumnKind_COL_STR
+		return commonpb.ColumnKind_COL_STR
 	case fieldRank, fieldTypeSigned:
-		return graphpb.ColumnKind_COL_INT
+		return commonpb.ColumnKind_COL_INT
 	case fieldTypeName:
-		return graphpb.ColumnKind_COL_STR
+		return commonpb.ColumnKind_COL_STR
 	}
-	return graphpb.ColumnKind_COL_ANY
+	return commonpb.ColumnKind_COL_ANY
 }

@@ -123,6 +123,62 @@ func (ErrorCode) EnumDescriptor() ([]byte, []int) {
 	return file_novagraph_common_proto_rawDescGZIP(), []int{0}
 }
 
+// ColumnKind is the kind of every non-NULL cell of a Column.
+type ColumnKind int32
+
+const (
+	ColumnKind_COL_ANY   ColumnKind = 0 // cells of several kinds, or composite: values
+	ColumnKind_COL_INT   ColumnKind = 1 // ints
+	ColumnKind_COL_FLOAT ColumnKind = 2 // floats
+	ColumnKind_COL_STR   ColumnKind = 3 // strs
+	ColumnKind_COL_BOOL  ColumnKind = 4 // bools
+)
+
+// Enum value maps for ColumnKind.
+var (
+	ColumnKind_name = map[int32]string{
+		0: "COL_ANY",
+		1: "COL_INT",
+		2: "COL_FLOAT",
+		3: "COL_STR",
+		4: "COL_BOOL",
+	}
+	ColumnKind_value = map[string]int32{
+		"COL_ANY":   0,
+		"COL_INT":   1,
+		"COL_FLOAT": 2,
+		"COL_STR":   3,
+		"COL_BOOL":  4,
+	}
+)
+
+func (x ColumnKind) Enum() *ColumnKind {
+	p := new(ColumnKind)
+	*p = x
+	return p
+}
+
+func (x ColumnKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ColumnKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_novagraph_common_proto_enumTypes[1].Descriptor()
+}
+
+func (ColumnKind) Type() protoreflect.EnumType {
+	return &file_novagraph_common_proto_enumTypes[1]
+}
+
+func (x ColumnKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ColumnKind.Descriptor instead.
+func (ColumnKind) EnumDescriptor() ([]byte, []int) {
+	return file_novagraph_common_proto_rawDescGZIP(), []int{1}
+}
+
 // Value is one property or result cell. NULL is the absent oneof.
 type Value struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -969,6 +1025,104 @@ func (x *HostAddr) GetPort() int32 {
 	return 0
 }
 
+// Column is the cells of one column (of a result, or of the edge
+// properties storaged answers in columns), row by row. Exactly the array
+// of its kind holds num_rows entries; a NULL cell holds a zero there and
+// has its bit set in nulls.
+type Column struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  ColumnKind             `protobuf:"varint,1,opt,name=kind,proto3,enum=novagraph.common.ColumnKind" json:"kind,omitempty"`
+	// nulls has bit i%8 of byte i/8 set when row i's cell is NULL; empty
+	// when no cell is (COL_ANY keeps NULLs in values instead).
+	Nulls         []byte    `protobuf:"bytes,2,opt,name=nulls,proto3" json:"nulls,omitempty"`
+	Ints          []int64   `protobuf:"varint,3,rep,packed,name=ints,proto3" json:"ints,omitempty"`
+	Floats        []float64 `protobuf:"fixed64,4,rep,packed,name=floats,proto3" json:"floats,omitempty"`
+	Strs          [][]byte  `protobuf:"bytes,5,rep,name=strs,proto3" json:"strs,omitempty"`
+	Bools         []byte    `protobuf:"bytes,6,opt,name=bools,proto3" json:"bools,omitempty"` // one byte per row: 0 or 1
+	Values        []*Value  `protobuf:"bytes,7,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Column) Reset() {
+	*x = Column{}
+	mi := &file_novagraph_common_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Column) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Column) ProtoMessage() {}
+
+func (x *Column) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_common_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Column.ProtoReflect.Descriptor instead.
+func (*Column) Descriptor() ([]byte, []int) {
+	return file_novagraph_common_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Column) GetKind() ColumnKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ColumnKind_COL_ANY
+}
+
+func (x *Column) GetNulls() []byte {
+	if x != nil {
+		return x.Nulls
+	}
+	return nil
+}
+
+func (x *Column) GetInts() []int64 {
+	if x != nil {
+		return x.Ints
+	}
+	return nil
+}
+
+func (x *Column) GetFloats() []float64 {
+	if x != nil {
+		return x.Floats
+	}
+	return nil
+}
+
+func (x *Column) GetStrs() [][]byte {
+	if x != nil {
+		return x.Strs
+	}
+	return nil
+}
+
+func (x *Column) GetBools() []byte {
+	if x != nil {
+		return x.Bools
+	}
+	return nil
+}
+
+func (x *Column) GetValues() []*Value {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 var File_novagraph_common_proto protoreflect.FileDescriptor
 
 const file_novagraph_common_proto_rawDesc = "" +
@@ -1024,7 +1178,15 @@ const file_novagraph_common_proto_rawDesc = "" +
 	"\x03dst\x18\x03 \x01(\v2\x1b.novagraph.common.VertexValR\x03dst\"2\n" +
 	"\bHostAddr\x12\x12\n" +
 	"\x04host\x18\x01 \x01(\tR\x04host\x12\x12\n" +
-	"\x04port\x18\x02 \x01(\x05R\x04port*\xd0\x02\n" +
+	"\x04port\x18\x02 \x01(\x05R\x04port\"\xd7\x01\n" +
+	"\x06Column\x120\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x1c.novagraph.common.ColumnKindR\x04kind\x12\x14\n" +
+	"\x05nulls\x18\x02 \x01(\fR\x05nulls\x12\x12\n" +
+	"\x04ints\x18\x03 \x03(\x03R\x04ints\x12\x16\n" +
+	"\x06floats\x18\x04 \x03(\x01R\x06floats\x12\x12\n" +
+	"\x04strs\x18\x05 \x03(\fR\x04strs\x12\x14\n" +
+	"\x05bools\x18\x06 \x01(\fR\x05bools\x12/\n" +
+	"\x06values\x18\a \x03(\v2\x17.novagraph.common.ValueR\x06values*\xd0\x02\n" +
 	"\tErrorCode\x12\r\n" +
 	"\tSUCCEEDED\x10\x00\x12\x14\n" +
 	"\x10E_LEADER_CHANGED\x10\x01\x12\x14\n" +
@@ -1044,7 +1206,14 @@ const file_novagraph_common_proto_rawDesc = "" +
 	"\tE_STORAGE\x10\r\x12\x15\n" +
 	"\x11E_OUTCOME_UNKNOWN\x10\x0e\x12\x0f\n" +
 	"\vE_DISK_FULL\x10\x0f\x12\r\n" +
-	"\tE_UNKNOWN\x10cB/Z-github.com/novagraph/novagraph/proto/commonpbb\x06proto3"
+	"\tE_UNKNOWN\x10c*P\n" +
+	"\n" +
+	"ColumnKind\x12\v\n" +
+	"\aCOL_ANY\x10\x00\x12\v\n" +
+	"\aCOL_INT\x10\x01\x12\r\n" +
+	"\tCOL_FLOAT\x10\x02\x12\v\n" +
+	"\aCOL_STR\x10\x03\x12\f\n" +
+	"\bCOL_BOOL\x10\x04B/Z-github.com/novagraph/novagraph/proto/commonpbb\x06proto3"
 
 var (
 	file_novagraph_common_proto_rawDescOnce sync.Once
@@ -1058,47 +1227,51 @@ func file_novagraph_common_proto_rawDescGZIP() []byte {
 	return file_novagraph_common_proto_rawDescData
 }
 
-var file_novagraph_common_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_novagraph_common_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_novagraph_common_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_novagraph_common_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_novagraph_common_proto_goTypes = []any{
 	(ErrorCode)(0),    // 0: novagraph.common.ErrorCode
-	(*Value)(nil),     // 1: novagraph.common.Value
-	(*Duration)(nil),  // 2: novagraph.common.Duration
-	(*ValueList)(nil), // 3: novagraph.common.ValueList
-	(*MapVal)(nil),    // 4: novagraph.common.MapVal
-	(*MapEntry)(nil),  // 5: novagraph.common.MapEntry
-	(*VertexVal)(nil), // 6: novagraph.common.VertexVal
-	(*TagVal)(nil),    // 7: novagraph.common.TagVal
-	(*EdgeVal)(nil),   // 8: novagraph.common.EdgeVal
-	(*PathVal)(nil),   // 9: novagraph.common.PathVal
-	(*PathStep)(nil),  // 10: novagraph.common.PathStep
-	(*HostAddr)(nil),  // 11: novagraph.common.HostAddr
+	(ColumnKind)(0),   // 1: novagraph.common.ColumnKind
+	(*Value)(nil),     // 2: novagraph.common.Value
+	(*Duration)(nil),  // 3: novagraph.common.Duration
+	(*ValueList)(nil), // 4: novagraph.common.ValueList
+	(*MapVal)(nil),    // 5: novagraph.common.MapVal
+	(*MapEntry)(nil),  // 6: novagraph.common.MapEntry
+	(*VertexVal)(nil), // 7: novagraph.common.VertexVal
+	(*TagVal)(nil),    // 8: novagraph.common.TagVal
+	(*EdgeVal)(nil),   // 9: novagraph.common.EdgeVal
+	(*PathVal)(nil),   // 10: novagraph.common.PathVal
+	(*PathStep)(nil),  // 11: novagraph.common.PathStep
+	(*HostAddr)(nil),  // 12: novagraph.common.HostAddr
+	(*Column)(nil),    // 13: novagraph.common.Column
 }
 var file_novagraph_common_proto_depIdxs = []int32{
-	3,  // 0: novagraph.common.Value.list_val:type_name -> novagraph.common.ValueList
-	2,  // 1: novagraph.common.Value.duration_val:type_name -> novagraph.common.Duration
-	4,  // 2: novagraph.common.Value.map_val:type_name -> novagraph.common.MapVal
-	6,  // 3: novagraph.common.Value.vertex_val:type_name -> novagraph.common.VertexVal
-	8,  // 4: novagraph.common.Value.edge_val:type_name -> novagraph.common.EdgeVal
-	9,  // 5: novagraph.common.Value.path_val:type_name -> novagraph.common.PathVal
-	1,  // 6: novagraph.common.ValueList.values:type_name -> novagraph.common.Value
-	5,  // 7: novagraph.common.MapVal.entries:type_name -> novagraph.common.MapEntry
-	1,  // 8: novagraph.common.MapEntry.value:type_name -> novagraph.common.Value
-	1,  // 9: novagraph.common.VertexVal.vid:type_name -> novagraph.common.Value
-	7,  // 10: novagraph.common.VertexVal.tags:type_name -> novagraph.common.TagVal
-	4,  // 11: novagraph.common.TagVal.props:type_name -> novagraph.common.MapVal
-	1,  // 12: novagraph.common.EdgeVal.src:type_name -> novagraph.common.Value
-	1,  // 13: novagraph.common.EdgeVal.dst:type_name -> novagraph.common.Value
-	4,  // 14: novagraph.common.EdgeVal.props:type_name -> novagraph.common.MapVal
-	6,  // 15: novagraph.common.PathVal.src:type_name -> novagraph.common.VertexVal
-	10, // 16: novagraph.common.PathVal.steps:type_name -> novagraph.common.PathStep
-	8,  // 17: novagraph.common.PathStep.edge:type_name -> novagraph.common.EdgeVal
-	6,  // 18: novagraph.common.PathStep.dst:type_name -> novagraph.common.VertexVal
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	4,  // 0: novagraph.common.Value.list_val:type_name -> novagraph.common.ValueList
+	3,  // 1: novagraph.common.Value.duration_val:type_name -> novagraph.common.Duration
+	5,  // 2: novagraph.common.Value.map_val:type_name -> novagraph.common.MapVal
+	7,  // 3: novagraph.common.Value.vertex_val:type_name -> novagraph.common.VertexVal
+	9,  // 4: novagraph.common.Value.edge_val:type_name -> novagraph.common.EdgeVal
+	10, // 5: novagraph.common.Value.path_val:type_name -> novagraph.common.PathVal
+	2,  // 6: novagraph.common.ValueList.values:type_name -> novagraph.common.Value
+	6,  // 7: novagraph.common.MapVal.entries:type_name -> novagraph.common.MapEntry
+	2,  // 8: novagraph.common.MapEntry.value:type_name -> novagraph.common.Value
+	2,  // 9: novagraph.common.VertexVal.vid:type_name -> novagraph.common.Value
+	8,  // 10: novagraph.common.VertexVal.tags:type_name -> novagraph.common.TagVal
+	5,  // 11: novagraph.common.TagVal.props:type_name -> novagraph.common.MapVal
+	2,  // 12: novagraph.common.EdgeVal.src:type_name -> novagraph.common.Value
+	2,  // 13: novagraph.common.EdgeVal.dst:type_name -> novagraph.common.Value
+	5,  // 14: novagraph.common.EdgeVal.props:type_name -> novagraph.common.MapVal
+	7,  // 15: novagraph.common.PathVal.src:type_name -> novagraph.common.VertexVal
+	11, // 16: novagraph.common.PathVal.steps:type_name -> novagraph.common.PathStep
+	9,  // 17: novagraph.common.PathStep.edge:type_name -> novagraph.common.EdgeVal
+	7,  // 18: novagraph.common.PathStep.dst:type_name -> novagraph.common.VertexVal
+	1,  // 19: novagraph.common.Column.kind:type_name -> novagraph.common.ColumnKind
+	2,  // 20: novagraph.common.Column.values:type_name -> novagraph.common.Value
+	21, // [21:21] is the sub-list for method output_type
+	21, // [21:21] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_common_proto_init() }
@@ -1128,8 +1301,8 @@ func file_novagraph_common_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_common_proto_rawDesc), len(file_novagraph_common_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   11,
+			NumEnums:      2,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -24,62 +24,6 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// ColumnKind is the kind of every non-NULL cell of a Column.
-type ColumnKind int32
-
-const (
-	ColumnKind_COL_ANY   ColumnKind = 0 // cells of several kinds, or composite: values
-	ColumnKind_COL_INT   ColumnKind = 1 // ints
-	ColumnKind_COL_FLOAT ColumnKind = 2 // floats
-	ColumnKind_COL_STR   ColumnKind = 3 // strs
-	ColumnKind_COL_BOOL  ColumnKind = 4 // bools
-)
-
-// Enum value maps for ColumnKind.
-var (
-	ColumnKind_name = map[int32]string{
-		0: "COL_ANY",
-		1: "COL_INT",
-		2: "COL_FLOAT",
-		3: "COL_STR",
-		4: "COL_BOOL",
-	}
-	ColumnKind_value = map[string]int32{
-		"COL_ANY":   0,
-		"COL_INT":   1,
-		"COL_FLOAT": 2,
-		"COL_STR":   3,
-		"COL_BOOL":  4,
-	}
-)
-
-func (x ColumnKind) Enum() *ColumnKind {
-	p := new(ColumnKind)
-	*p = x
-	return p
-}
-
-func (x ColumnKind) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (ColumnKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_novagraph_graph_proto_enumTypes[0].Descriptor()
-}
-
-func (ColumnKind) Type() protoreflect.EnumType {
-	return &file_novagraph_graph_proto_enumTypes[0]
-}
-
-func (x ColumnKind) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use ColumnKind.Descriptor instead.
-func (ColumnKind) EnumDescriptor() ([]byte, []int) {
-	return file_novagraph_graph_proto_rawDescGZIP(), []int{0}
-}
-
 type QueryErrorCode int32
 
 const (
@@ -134,11 +78,11 @@ func (x QueryErrorCode) String() string {
 }
 
 func (QueryErrorCode) Descriptor() protoreflect.EnumDescriptor {
-	return file_novagraph_graph_proto_enumTypes[1].Descriptor()
+	return file_novagraph_graph_proto_enumTypes[0].Descriptor()
 }
 
 func (QueryErrorCode) Type() protoreflect.EnumType {
-	return &file_novagraph_graph_proto_enumTypes[1]
+	return &file_novagraph_graph_proto_enumTypes[0]
 }
 
 func (x QueryErrorCode) Number() protoreflect.EnumNumber {
@@ -147,7 +91,7 @@ func (x QueryErrorCode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use QueryErrorCode.Descriptor instead.
 func (QueryErrorCode) EnumDescriptor() ([]byte, []int) {
-	return file_novagraph_graph_proto_rawDescGZIP(), []int{1}
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{0}
 }
 
 type AuthReq struct {
@@ -388,7 +332,7 @@ type DataSet struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ColumnNames   []string               `protobuf:"bytes,1,rep,name=column_names,json=columnNames,proto3" json:"column_names,omitempty"`
 	Rows          []*Row                 `protobuf:"bytes,2,rep,name=rows,proto3" json:"rows,omitempty"`                       // row form: empty when columns are set
-	Columns       []*Column              `protobuf:"bytes,3,rep,name=columns,proto3" json:"columns,omitempty"`                 // columnar form, parallel to column_names
+	Columns       []*commonpb.Column     `protobuf:"bytes,3,rep,name=columns,proto3" json:"columns,omitempty"`                 // columnar form, parallel to column_names
 	NumRows       int64                  `protobuf:"varint,4,opt,name=num_rows,json=numRows,proto3" json:"num_rows,omitempty"` // columnar form: the number of rows
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -438,7 +382,7 @@ func (x *DataSet) GetRows() []*Row {
 	return nil
 }
 
-func (x *DataSet) GetColumns() []*Column {
+func (x *DataSet) GetColumns() []*commonpb.Column {
 	if x != nil {
 		return x.Columns
 	}
@@ -450,103 +394,6 @@ func (x *DataSet) GetNumRows() int64 {
 		return x.NumRows
 	}
 	return 0
-}
-
-// Column is the cells of one result column, row by row. Exactly the array
-// of its kind holds num_rows entries; a NULL cell holds a zero there and
-// has its bit set in nulls.
-type Column struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	Kind  ColumnKind             `protobuf:"varint,1,opt,name=kind,proto3,enum=novagraph.graph.ColumnKind" json:"kind,omitempty"`
-	// nulls has bit i%8 of byte i/8 set when row i's cell is NULL; empty
-	// when no cell is (COL_ANY keeps NULLs in values instead).
-	Nulls         []byte            `protobuf:"bytes,2,opt,name=nulls,proto3" json:"nulls,omitempty"`
-	Ints          []int64           `protobuf:"varint,3,rep,packed,name=ints,proto3" json:"ints,omitempty"`
-	Floats        []float64         `protobuf:"fixed64,4,rep,packed,name=floats,proto3" json:"floats,omitempty"`
-	Strs          [][]byte          `protobuf:"bytes,5,rep,name=strs,proto3" json:"strs,omitempty"`
-	Bools         []byte            `protobuf:"bytes,6,opt,name=bools,proto3" json:"bools,omitempty"` // one byte per row: 0 or 1
-	Values        []*commonpb.Value `protobuf:"bytes,7,rep,name=values,proto3" json:"values,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Column) Reset() {
-	*x = Column{}
-	mi := &file_novagraph_graph_proto_msgTypes[5]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Column) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Column) ProtoMessage() {}
-
-func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_graph_proto_msgTypes[5]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Column.ProtoReflect.Descriptor instead.
-func (*Column) Descriptor() ([]byte, []int) {
-	return file_novagraph_graph_proto_rawDescGZIP(), []int{5}
-}
-
-func (x *Column) GetKind() ColumnKind {
-	if x != nil {
-		return x.Kind
-	}
-	return ColumnKind_COL_ANY
-}
-
-func (x *Column) GetNulls() []byte {
-	if x != nil {
-		return x.Nulls
-	}
-	return nil
-}
-
-func (x *Column) GetInts() []int64 {
-	if x != nil {
-		return x.Ints
-	}
-	return nil
-}
-
-func (x *Column) GetFloats() []float64 {
-	if x != nil {
-		return x.Floats
-	}
-	return nil
-}
-
-func (x *Column) GetStrs() [][]byte {
-	if x != nil {
-		return x.Strs
-	}
-	return nil
-}
-
-func (x *Column) GetBools() []byte {
-	if x != nil {
-		return x.Bools
-	}
-	return nil
-}
-
-func (x *Column) GetValues() []*commonpb.Value {
-	if x != nil {
-		return x.Values
-	}
-	return nil
 }
 
 type ExecuteResp struct {
@@ -562,7 +409,7 @@ type ExecuteResp struct {
 
 func (x *ExecuteResp) Reset() {
 	*x = ExecuteResp{}
-	mi := &file_novagraph_graph_proto_msgTypes[6]
+	mi := &file_novagraph_graph_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -574,7 +421,7 @@ func (x *ExecuteResp) String() string {
 func (*ExecuteResp) ProtoMessage() {}
 
 func (x *ExecuteResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_graph_proto_msgTypes[6]
+	mi := &file_novagraph_graph_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -587,7 +434,7 @@ func (x *ExecuteResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteResp.ProtoReflect.Descriptor instead.
 func (*ExecuteResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_graph_proto_rawDescGZIP(), []int{6}
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ExecuteResp) GetCode() QueryErrorCode {
@@ -634,7 +481,7 @@ type SignoutReq struct {
 
 func (x *SignoutReq) Reset() {
 	*x = SignoutReq{}
-	mi := &file_novagraph_graph_proto_msgTypes[7]
+	mi := &file_novagraph_graph_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -646,7 +493,7 @@ func (x *SignoutReq) String() string {
 func (*SignoutReq) ProtoMessage() {}
 
 func (x *SignoutReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_graph_proto_msgTypes[7]
+	mi := &file_novagraph_graph_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -659,7 +506,7 @@ func (x *SignoutReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignoutReq.ProtoReflect.Descriptor instead.
 func (*SignoutReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_graph_proto_rawDescGZIP(), []int{7}
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SignoutReq) GetSessionId() int64 {
@@ -677,7 +524,7 @@ type SignoutResp struct {
 
 func (x *SignoutResp) Reset() {
 	*x = SignoutResp{}
-	mi := &file_novagraph_graph_proto_msgTypes[8]
+	mi := &file_novagraph_graph_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -689,7 +536,7 @@ func (x *SignoutResp) String() string {
 func (*SignoutResp) ProtoMessage() {}
 
 func (x *SignoutResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_graph_proto_msgTypes[8]
+	mi := &file_novagraph_graph_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -702,7 +549,7 @@ func (x *SignoutResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignoutResp.ProtoReflect.Descriptor instead.
 func (*SignoutResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_graph_proto_rawDescGZIP(), []int{8}
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{7}
 }
 
 var File_novagraph_graph_proto protoreflect.FileDescriptor
@@ -729,20 +576,12 @@ const file_novagraph_graph_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
 	"\x05value\x18\x02 \x01(\v2\x17.novagraph.common.ValueR\x05value:\x028\x01\"6\n" +
 	"\x03Row\x12/\n" +
-	"\x06values\x18\x01 \x03(\v2\x17.novagraph.common.ValueR\x06values\"\xa4\x01\n" +
+	"\x06values\x18\x01 \x03(\v2\x17.novagraph.common.ValueR\x06values\"\xa5\x01\n" +
 	"\aDataSet\x12!\n" +
 	"\fcolumn_names\x18\x01 \x03(\tR\vcolumnNames\x12(\n" +
-	"\x04rows\x18\x02 \x03(\v2\x14.novagraph.graph.RowR\x04rows\x121\n" +
-	"\acolumns\x18\x03 \x03(\v2\x17.novagraph.graph.ColumnR\acolumns\x12\x19\n" +
-	"\bnum_rows\x18\x04 \x01(\x03R\anumRows\"\xd6\x01\n" +
-	"\x06Column\x12/\n" +
-	"\x04kind\x18\x01 \x01(\x0e2\x1b.novagraph.graph.ColumnKindR\x04kind\x12\x14\n" +
-	"\x05nulls\x18\x02 \x01(\fR\x05nulls\x12\x12\n" +
-	"\x04ints\x18\x03 \x03(\x03R\x04ints\x12\x16\n" +
-	"\x06floats\x18\x04 \x03(\x01R\x06floats\x12\x12\n" +
-	"\x04strs\x18\x05 \x03(\fR\x04strs\x12\x14\n" +
-	"\x05bools\x18\x06 \x01(\fR\x05bools\x12/\n" +
-	"\x06values\x18\a \x03(\v2\x17.novagraph.common.ValueR\x06values\"\xc4\x01\n" +
+	"\x04rows\x18\x02 \x03(\v2\x14.novagraph.graph.RowR\x04rows\x122\n" +
+	"\acolumns\x18\x03 \x03(\v2\x18.novagraph.common.ColumnR\acolumns\x12\x19\n" +
+	"\bnum_rows\x18\x04 \x01(\x03R\anumRows\"\xc4\x01\n" +
 	"\vExecuteResp\x123\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x1f.novagraph.graph.QueryErrorCodeR\x04code\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12,\n" +
@@ -755,14 +594,7 @@ const file_novagraph_graph_proto_rawDesc = "" +
 	"SignoutReq\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x03R\tsessionId\"\r\n" +
-	"\vSignoutResp*P\n" +
-	"\n" +
-	"ColumnKind\x12\v\n" +
-	"\aCOL_ANY\x10\x00\x12\v\n" +
-	"\aCOL_INT\x10\x01\x12\r\n" +
-	"\tCOL_FLOAT\x10\x02\x12\v\n" +
-	"\aCOL_STR\x10\x03\x12\f\n" +
-	"\bCOL_BOOL\x10\x04*\xac\x01\n" +
+	"\vSignoutResp*\xac\x01\n" +
 	"\x0eQueryErrorCode\x12\x06\n" +
 	"\x02OK\x10\x00\x12\f\n" +
 	"\bE_SYNTAX\x10\x01\x12\x0e\n" +
@@ -793,46 +625,43 @@ func file_novagraph_graph_proto_rawDescGZIP() []byte {
 	return file_novagraph_graph_proto_rawDescData
 }
 
-var file_novagraph_graph_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_novagraph_graph_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_novagraph_graph_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_novagraph_graph_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_novagraph_graph_proto_goTypes = []any{
-	(ColumnKind)(0),         // 0: novagraph.graph.ColumnKind
-	(QueryErrorCode)(0),     // 1: novagraph.graph.QueryErrorCode
-	(*AuthReq)(nil),         // 2: novagraph.graph.AuthReq
-	(*AuthResp)(nil),        // 3: novagraph.graph.AuthResp
-	(*ExecuteReq)(nil),      // 4: novagraph.graph.ExecuteReq
-	(*Row)(nil),             // 5: novagraph.graph.Row
-	(*DataSet)(nil),         // 6: novagraph.graph.DataSet
-	(*Column)(nil),          // 7: novagraph.graph.Column
-	(*ExecuteResp)(nil),     // 8: novagraph.graph.ExecuteResp
-	(*SignoutReq)(nil),      // 9: novagraph.graph.SignoutReq
-	(*SignoutResp)(nil),     // 10: novagraph.graph.SignoutResp
-	nil,                     // 11: novagraph.graph.ExecuteReq.ParamsEntry
-	(commonpb.ErrorCode)(0), // 12: novagraph.common.ErrorCode
-	(*commonpb.Value)(nil),  // 13: novagraph.common.Value
+	(QueryErrorCode)(0),     // 0: novagraph.graph.QueryErrorCode
+	(*AuthReq)(nil),         // 1: novagraph.graph.AuthReq
+	(*AuthResp)(nil),        // 2: novagraph.graph.AuthResp
+	(*ExecuteReq)(nil),      // 3: novagraph.graph.ExecuteReq
+	(*Row)(nil),             // 4: novagraph.graph.Row
+	(*DataSet)(nil),         // 5: novagraph.graph.DataSet
+	(*ExecuteResp)(nil),     // 6: novagraph.graph.ExecuteResp
+	(*SignoutReq)(nil),      // 7: novagraph.graph.SignoutReq
+	(*SignoutResp)(nil),     // 8: novagraph.graph.SignoutResp
+	nil,                     // 9: novagraph.graph.ExecuteReq.ParamsEntry
+	(commonpb.ErrorCode)(0), // 10: novagraph.common.ErrorCode
+	(*commonpb.Value)(nil),  // 11: novagraph.common.Value
+	(*commonpb.Column)(nil), // 12: novagraph.common.Column
 }
 var file_novagraph_graph_proto_depIdxs = []int32{
-	12, // 0: novagraph.graph.AuthResp.code:type_name -> novagraph.common.ErrorCode
-	11, // 1: novagraph.graph.ExecuteReq.params:type_name -> novagraph.graph.ExecuteReq.ParamsEntry
-	13, // 2: novagraph.graph.Row.values:type_name -> novagraph.common.Value
-	5,  // 3: novagraph.graph.DataSet.rows:type_name -> novagraph.graph.Row
-	7,  // 4: novagraph.graph.DataSet.columns:type_name -> novagraph.graph.Column
-	0,  // 5: novagraph.graph.Column.kind:type_name -> novagraph.graph.ColumnKind
-	13, // 6: novagraph.graph.Column.values:type_name -> novagraph.common.Value
-	1,  // 7: novagraph.graph.ExecuteResp.code:type_name -> novagraph.graph.QueryErrorCode
-	6,  // 8: novagraph.graph.ExecuteResp.data:type_name -> novagraph.graph.DataSet
-	13, // 9: novagraph.graph.ExecuteReq.ParamsEntry.value:type_name -> novagraph.common.Value
-	2,  // 10: novagraph.graph.GraphService.Authenticate:input_type -> novagraph.graph.AuthReq
-	4,  // 11: novagraph.graph.GraphService.Execute:input_type -> novagraph.graph.ExecuteReq
-	9,  // 12: novagraph.graph.GraphService.Signout:input_type -> novagraph.graph.SignoutReq
-	3,  // 13: novagraph.graph.GraphService.Authenticate:output_type -> novagraph.graph.AuthResp
-	8,  // 14: novagraph.graph.GraphService.Execute:output_type -> novagraph.graph.ExecuteResp
-	10, // 15: novagraph.graph.GraphService.Signout:output_type -> novagraph.graph.SignoutResp
-	13, // [13:16] is the sub-list for method output_type
-	10, // [10:13] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	10, // 0: novagraph.graph.AuthResp.code:type_name -> novagraph.common.ErrorCode
+	9,  // 1: novagraph.graph.ExecuteReq.params:type_name -> novagraph.graph.ExecuteReq.ParamsEntry
+	11, // 2: novagraph.graph.Row.values:type_name -> novagraph.common.Value
+	4,  // 3: novagraph.graph.DataSet.rows:type_name -> novagraph.graph.Row
+	12, // 4: novagraph.graph.DataSet.columns:type_name -> novagraph.common.Column
+	0,  // 5: novagraph.graph.ExecuteResp.code:type_name -> novagraph.graph.QueryErrorCode
+	5,  // 6: novagraph.graph.ExecuteResp.data:type_name -> novagraph.graph.DataSet
+	11, // 7: novagraph.graph.ExecuteReq.ParamsEntry.value:type_name -> novagraph.common.Value
+	1,  // 8: novagraph.graph.GraphService.Authenticate:input_type -> novagraph.graph.AuthReq
+	3,  // 9: novagraph.graph.GraphService.Execute:input_type -> novagraph.graph.ExecuteReq
+	7,  // 10: novagraph.graph.GraphService.Signout:input_type -> novagraph.graph.SignoutReq
+	2,  // 11: novagraph.graph.GraphService.Authenticate:output_type -> novagraph.graph.AuthResp
+	6,  // 12: novagraph.graph.GraphService.Execute:output_type -> novagraph.graph.ExecuteResp
+	8,  // 13: novagraph.graph.GraphService.Signout:output_type -> novagraph.graph.SignoutResp
+	11, // [11:14] is the sub-list for method output_type
+	8,  // [8:11] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_graph_proto_init() }
@@ -845,8 +674,8 @@ func file_novagraph_graph_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_graph_proto_rawDesc), len(file_novagraph_graph_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   10,
+			NumEnums:      1,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

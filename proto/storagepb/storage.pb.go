@@ -2348,8 +2348,14 @@ type GetNeighborsReq struct {
 	WithDegree      bool  `protobuf:"varint,13,opt,name=with_degree,json=withDegree,proto3" json:"with_degree,omitempty"` // stored degree per edge type
 	// max_edges_per_batch bounds one streamed response (default 4096).
 	MaxEdgesPerBatch int32 `protobuf:"varint,14,opt,name=max_edges_per_batch,json=maxEdgesPerBatch,proto3" json:"max_edges_per_batch,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// packed_edges: the edges of each vertex in columns instead of a
+	// NeighborEdge each: packed_dsts, packed_ranks and one column per
+	// edge_props entry (edge_columns). Needs exactly one edge type (so that
+	// each edge's type is known) and neither dst_only, count_only nor
+	// sample_per_vertex.
+	PackedEdges   bool `protobuf:"varint,15,opt,name=packed_edges,json=packedEdges,proto3" json:"packed_edges,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetNeighborsReq) Reset() {
@@ -2480,6 +2486,13 @@ func (x *GetNeighborsReq) GetMaxEdgesPerBatch() int32 {
 	return 0
 }
 
+func (x *GetNeighborsReq) GetPackedEdges() bool {
+	if x != nil {
+		return x.PackedEdges
+	}
+	return false
+}
+
 type NeighborEdge struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	EdgeType      int32                  `protobuf:"varint,1,opt,name=edge_type,json=edgeType,proto3" json:"edge_type,omitempty"` // signed, as stored
@@ -2558,7 +2571,11 @@ type VertexNeighbors struct {
 	// dst_only: the destinations of the edges, vid_len bytes each, back to
 	// back, in place of `edges` (one message per edge costs more than the
 	// scan itself; VertexNeighbors.DstList reads either form).
-	PackedDsts    []byte `protobuf:"bytes,6,opt,name=packed_dsts,json=packedDsts,proto3" json:"packed_dsts,omitempty"`
+	PackedDsts []byte `protobuf:"bytes,6,opt,name=packed_dsts,json=packedDsts,proto3" json:"packed_dsts,omitempty"`
+	// packed_edges: the ranks of the edges of packed_dsts, and their
+	// edge_props, each one column parallel to packed_dsts.
+	PackedRanks   []int64            `protobuf:"varint,7,rep,packed,name=packed_ranks,json=packedRanks,proto3" json:"packed_ranks,omitempty"`
+	EdgeColumns   []*commonpb.Column `protobuf:"bytes,8,rep,name=edge_columns,json=edgeColumns,proto3" json:"edge_columns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2631,6 +2648,20 @@ func (x *VertexNeighbors) GetDegrees() []int64 {
 func (x *VertexNeighbors) GetPackedDsts() []byte {
 	if x != nil {
 		return x.PackedDsts
+	}
+	return nil
+}
+
+func (x *VertexNeighbors) GetPackedRanks() []int64 {
+	if x != nil {
+		return x.PackedRanks
+	}
+	return nil
+}
+
+func (x *VertexNeighbors) GetEdgeColumns() []*commonpb.Column {
+	if x != nil {
+		return x.EdgeColumns
 	}
 	return nil
 }
@@ -3862,7 +3893,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x04vids\x18\x01 \x03(\fR\x04vids\":\n" +
 	"\aPropRef\x12\x1b\n" +
 	"\tschema_id\x18\x01 \x01(\x05R\bschemaId\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\x9e\x05\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xc1\x05\n" +
 	"\x0fGetNeighborsReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
 	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12C\n" +
@@ -3882,7 +3913,8 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\tdedup_dst\x18\f \x01(\bR\bdedupDst\x12\x1f\n" +
 	"\vwith_degree\x18\r \x01(\bR\n" +
 	"withDegree\x12-\n" +
-	"\x13max_edges_per_batch\x18\x0e \x01(\x05R\x10maxEdgesPerBatch\x1aT\n" +
+	"\x13max_edges_per_batch\x18\x0e \x01(\x05R\x10maxEdgesPerBatch\x12!\n" +
+	"\fpacked_edges\x18\x0f \x01(\bR\vpackedEdges\x1aT\n" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x120\n" +
@@ -3891,7 +3923,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\tedge_type\x18\x01 \x01(\x05R\bedgeType\x12\x12\n" +
 	"\x04rank\x18\x02 \x01(\x03R\x04rank\x12\x10\n" +
 	"\x03dst\x18\x03 \x01(\fR\x03dst\x12-\n" +
-	"\x05props\x18\x04 \x03(\v2\x17.novagraph.common.ValueR\x05props\"\xda\x01\n" +
+	"\x05props\x18\x04 \x03(\v2\x17.novagraph.common.ValueR\x05props\"\xba\x02\n" +
 	"\x0fVertexNeighbors\x12\x10\n" +
 	"\x03vid\x18\x01 \x01(\fR\x03vid\x12-\n" +
 	"\x05props\x18\x02 \x03(\v2\x17.novagraph.common.ValueR\x05props\x125\n" +
@@ -3899,7 +3931,9 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x05count\x18\x04 \x01(\x03R\x05count\x12\x18\n" +
 	"\adegrees\x18\x05 \x03(\x03R\adegrees\x12\x1f\n" +
 	"\vpacked_dsts\x18\x06 \x01(\fR\n" +
-	"packedDsts\"\x94\x01\n" +
+	"packedDsts\x12!\n" +
+	"\fpacked_ranks\x18\a \x03(\x03R\vpackedRanks\x12;\n" +
+	"\fedge_columns\x18\b \x03(\v2\x18.novagraph.common.ColumnR\vedgeColumns\"\x94\x01\n" +
 	"\x10GetNeighborsResp\x12@\n" +
 	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\x12>\n" +
 	"\bvertices\x18\x02 \x03(\v2\".novagraph.storage.VertexNeighborsR\bvertices\"^\n" +
@@ -4094,6 +4128,7 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*metapb.EdgeDesc)(nil),      // 64: novagraph.meta.EdgeDesc
 	(*metapb.IndexDesc)(nil),     // 65: novagraph.meta.IndexDesc
 	(*metapb.SpaceDesc)(nil),     // 66: novagraph.meta.SpaceDesc
+	(*commonpb.Column)(nil),      // 67: novagraph.common.Column
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
 	60, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
@@ -4139,84 +4174,85 @@ var file_novagraph_storage_proto_depIdxs = []int32{
 	62, // 40: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
 	62, // 41: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
 	34, // 42: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
-	0,  // 43: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	35, // 44: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
-	37, // 45: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	58, // 46: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	59, // 47: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
-	32, // 48: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	37, // 49: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	62, // 50: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
-	0,  // 51: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	40, // 52: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	32, // 53: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 54: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
-	40, // 55: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	62, // 56: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	62, // 57: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	62, // 58: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
-	44, // 59: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
-	32, // 60: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 61: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
-	40, // 62: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
-	0,  // 63: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
-	4,  // 64: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
-	5,  // 65: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	31, // 66: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31, // 67: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	38, // 68: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	31, // 69: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31, // 70: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	38, // 71: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	6,  // 72: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
-	7,  // 73: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
-	8,  // 74: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
-	9,  // 75: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
-	10, // 76: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
-	19, // 77: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
-	33, // 78: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	39, // 79: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	42, // 80: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
-	42, // 81: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
-	45, // 82: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
-	29, // 83: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
-	11, // 84: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
-	12, // 85: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
-	15, // 86: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
-	17, // 87: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
-	47, // 88: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	47, // 89: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	47, // 90: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	48, // 91: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	51, // 92: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	50, // 93: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
-	21, // 94: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	21, // 95: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	21, // 96: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	21, // 97: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	21, // 98: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	20, // 99: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	36, // 100: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	41, // 101: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	43, // 102: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	43, // 103: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	46, // 104: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	21, // 105: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	21, // 106: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
-	13, // 107: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
-	16, // 108: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
-	12, // 109: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
-	49, // 110: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	49, // 111: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	49, // 112: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	49, // 113: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	49, // 114: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	49, // 115: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
-	94, // [94:116] is the sub-list for method output_type
-	72, // [72:94] is the sub-list for method input_type
-	72, // [72:72] is the sub-list for extension type_name
-	72, // [72:72] is the sub-list for extension extendee
-	0,  // [0:72] is the sub-list for field type_name
+	67, // 43: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
+	0,  // 44: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	35, // 45: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
+	37, // 46: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
+	58, // 47: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	59, // 48: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	32, // 49: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
+	37, // 50: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
+	62, // 51: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	0,  // 52: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	40, // 53: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
+	32, // 54: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 55: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
+	40, // 56: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
+	62, // 57: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	62, // 58: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	62, // 59: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	44, // 60: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
+	32, // 61: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 62: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
+	40, // 63: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
+	0,  // 64: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
+	4,  // 65: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
+	5,  // 66: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
+	31, // 67: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31, // 68: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	38, // 69: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	31, // 70: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31, // 71: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	38, // 72: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	6,  // 73: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
+	7,  // 74: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
+	8,  // 75: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
+	9,  // 76: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
+	10, // 77: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
+	19, // 78: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	33, // 79: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	39, // 80: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	42, // 81: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	42, // 82: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	45, // 83: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	29, // 84: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	11, // 85: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
+	12, // 86: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
+	15, // 87: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
+	17, // 88: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
+	47, // 89: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	47, // 90: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	47, // 91: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	48, // 92: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	51, // 93: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	50, // 94: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
+	21, // 95: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	21, // 96: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	21, // 97: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	21, // 98: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	21, // 99: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	20, // 100: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	36, // 101: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	41, // 102: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	43, // 103: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	43, // 104: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	46, // 105: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	21, // 106: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	21, // 107: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	13, // 108: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
+	16, // 109: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
+	12, // 110: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
+	49, // 111: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	49, // 112: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	49, // 113: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	49, // 114: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	49, // 115: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	49, // 116: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
+	95, // [95:117] is the sub-list for method output_type
+	73, // [73:95] is the sub-list for method input_type
+	73, // [73:73] is the sub-list for extension type_name
+	73, // [73:73] is the sub-list for extension extendee
+	0,  // [0:73] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_storage_proto_init() }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/query/eval"
@@ -18,7 +19,9 @@ import (
 // needed (AddTailRow and AddTail take the same from a caller that holds
 // the keys' tails: storaged's adjacency cache). Each edge goes through
 // the TTL, the filter, dedup_dst, the limit or sample and the answer's
-// shape, in that order.
+// shape, in that order. The shapes: a NeighborEdge per edge, destinations
+// only (dst_only: packed_dsts), or columns (packed_edges: packed_dsts,
+// packed_ranks and edge_columns, for one edge type).
 type Neighbors struct {
 	req    *storagepb.GetNeighborsReq
 	space  *metapb.SpaceDesc
@@ -40,6 +43,7 @@ type Neighbors struct {
 	limited bool
 	kept    int64
 	sample  []*storagepb.NeighborEdge
+	cols    []commonpb.ColumnBuilder // packed_edges: the vertex's edge_columns
 }
 
 // NewNeighbors checks req for the vids it sends to part, as storaged
@@ -48,6 +52,9 @@ type Neighbors struct {
 // that of sample_per_vertex.
 func NewNeighbors(snap *catalog.Snapshot, space *metapb.SpaceDesc, part int32, req *storagepb.GetNeighborsReq,
 	vids [][]byte, now int64, seed uint64) (*Neighbors, error) {
+	if req.PackedEdges && (len(req.EdgeTypes) != 1 || req.DstOnly || req.CountOnly || req.SamplePerVertex > 0) {
+		return nil, Invalid("packed_edges needs exactly one edge type (got %d), and no dst_only, count_only or sample_per_vertex", len(req.EdgeTypes))
+	}
 	filter, err := parseFilter(snap, req.SpaceId, req.Filter)
 	if err != nil {
 		return nil, err
@@ -107,6 +114,9 @@ func (n *Neighbors) Vertex(vid []byte, get func(key []byte) ([]byte, error),
 		}
 		vn.Props = props
 	}
+	if req.PackedEdges {
+		n.cols = make([]commonpb.ColumnBuilder, len(req.EdgeProps))
+	}
 	for _, et := range req.EdgeTypes {
 		if req.WithDegree {
 			d, err := degree(et)
@@ -122,6 +132,12 @@ func (n *Neighbors) Vertex(vid []byte, get func(key []byte) ([]byte, error),
 			return nil, err
 		}
 		n.finishEdges()
+	}
+	if req.PackedEdges && len(n.cols) > 0 {
+		vn.EdgeColumns = make([]*commonpb.Column, len(n.cols))
+		for i := range n.cols {
+			vn.EdgeColumns[i] = n.cols[i].Finish()
+		}
 	}
 	return vn, nil
 }
@@ -244,6 +260,17 @@ func (n *Neighbors) add(rank int64, dstKey, row []byte) error {
 	vn := n.vn
 	if req.DstOnly && req.SamplePerVertex <= 0 {
 		vn.PackedDsts = append(vn.PackedDsts, dstKey...)
+		return nil
+	}
+	if req.PackedEdges {
+		vn.PackedDsts = append(vn.PackedDsts, dstKey...)
+		vn.PackedRanks = append(vn.PackedRanks, rank)
+		if len(n.cols) > 0 {
+			// _dst/_src cells alias the answer's copy of the vid, not
+			// the scan's buffer.
+			dst := vn.PackedDsts[len(vn.PackedDsts)-len(dstKey):]
+			return n.r.EdgePropColumns(n.cols, req.EdgeProps, row, n.et, rank, n.vid, dst)
+		}
 		return nil
 	}
 	dst := append([]byte(nil), dstKey...)

@@ -192,36 +192,94 @@ func tagIDsOf(refs []*storagepb.PropRef) []int32 {
 // the row is decoded once for all of them.
 func (r *Reader) EdgeProps(refs []*storagepb.PropRef, row []byte, edgeType int32, rank int64, keyVid, other []byte) ([]*commonpb.Value, error) {
 	out := make([]*commonpb.Value, len(refs))
-	abs := edgeType
+	e := edgeRow{row: row, edgeType: edgeType, rank: rank, keyVid: keyVid, other: other}
+	for i, ref := range refs {
+		pv, v, typ, err := r.edgeProp(&e, ref)
+		if err != nil {
+			return nil, err
+		}
+		if pv == nil {
+			pv = schema.ValueToProto(v, typ)
+		}
+		out[i] = pv
+	}
+	return out, nil
+}
+
+// EdgePropColumns is EdgeProps for an answer in columns (packed_edges):
+// it appends the edge's refs to cols, one builder per ref, without a wire
+// Value for the ints, floats, strings and bools.
+func (r *Reader) EdgePropColumns(cols []commonpb.ColumnBuilder, refs []*storagepb.PropRef, row []byte, edgeType int32, rank int64, keyVid, other []byte) error {
+	e := edgeRow{row: row, edgeType: edgeType, rank: rank, keyVid: keyVid, other: other}
+	for i, ref := range refs {
+		pv, v, typ, err := r.edgeProp(&e, ref)
+		if err != nil {
+			return err
+		}
+		b := &cols[i]
+		switch x := v.(type) {
+		case nil:
+			if pv != nil {
+				b.AddValue(pv)
+			} else {
+				b.AddNull()
+			}
+		case int64:
+			if typ == partition.PropTimestamp {
+				b.AddValue(schema.ValueToProto(v, typ))
+			} else {
+				b.AddInt(x)
+			}
+		case float64:
+			b.AddFloat(x)
+		case bool:
+			b.AddBool(x)
+		case string:
+			b.AddStr([]byte(x))
+		default:
+			b.AddValue(schema.ValueToProto(v, typ))
+		}
+	}
+	return nil
+}
+
+// edgeRow is one edge whose properties EdgeProps reads; sv is set, and
+// the Reader's row reset to row, on the first stored property read.
+type edgeRow struct {
+	row           []byte
+	edgeType      int32
+	rank          int64
+	keyVid, other []byte
+	sv            *Schema
+}
+
+// edgeProp reads one property of e: pv when it is a wire value already (a
+// key field, or NULL for a property of another edge type), else the
+// stored value v (nil: NULL) of type typ.
+func (r *Reader) edgeProp(e *edgeRow, ref *storagepb.PropRef) (pv *commonpb.Value, v any, typ partition.PropType, err error) {
+	abs := e.edgeType
 	if abs < 0 {
 		abs = -abs
 	}
-	var sv *Schema
-	for i, ref := range refs {
-		if ref.SchemaId != abs {
-			out[i] = schema.NullValue()
-			continue
-		}
-		if pv, ok := edgeKeyProp(ref.Name, edgeType, rank, keyVid, other); ok {
-			out[i] = pv
-			continue
-		}
-		if sv == nil {
-			var err error
-			if sv, err = r.Edge(edgeType); err != nil {
-				return nil, err
-			}
-			if err := r.row.Reset(row, sv.Versions.Source()); err != nil {
-				return nil, fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
-			}
-		}
-		v, typ, err := getProp(&r.row, sv, ref.Name)
-		if err != nil {
-			return nil, fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
-		}
-		out[i] = schema.ValueToProto(v, typ)
+	if ref.SchemaId != abs {
+		return schema.NullValue(), nil, 0, nil
 	}
-	return out, nil
+	if pv, ok := edgeKeyProp(ref.Name, e.edgeType, e.rank, e.keyVid, e.other); ok {
+		return pv, nil, 0, nil
+	}
+	if e.sv == nil {
+		if e.sv, err = r.Edge(e.edgeType); err != nil {
+			return nil, nil, 0, err
+		}
+		if err := r.row.Reset(e.row, e.sv.Versions.Source()); err != nil {
+			return nil, nil, 0, fmt.Errorf("edge %x->%x type %d: %w", e.keyVid, e.other, e.edgeType, err)
+		}
+	}
+	v, typ, err = getProp(&r.row, e.sv, ref.Name)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("edge %x->%x type %d: %w", e.keyVid, e.other, e.edgeType, err)
+	}
+	return nil, v, typ, nil
 }
 
 // edgeKeyProp answers the reserved edge properties from the key. For an

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/novagraph/novagraph/graphd/exec"
 	"github.com/novagraph/novagraph/internal/schema"
 	"github.com/novagraph/novagraph/partition"
@@ -95,6 +97,68 @@ func TestNeighborsOptions(t *testing.T) {
 	vns = get(&storagepb.GetNeighborsReq{EdgeTypes: []int32{e}, SamplePerVertex: 2})
 	if len(vns[0].Edges) != 2 || len(vns[1].Edges) != 1 {
 		t.Errorf("sample: %v", vns)
+	}
+}
+
+// TestPackedEdges: an answer in columns (packed_edges) holds, edge for
+// edge, what the answer with a NeighborEdge per edge holds, out-edges and
+// in-edges, with key fields, a stored property and a filter; a request
+// that cannot be packed is refused.
+func TestPackedEdges(t *testing.T) {
+	g, space, e := graph(t)
+	ctx := context.Background()
+	get := func(req *storagepb.GetNeighborsReq) ([]*storagepb.VertexNeighbors, error) {
+		req.SpaceId = space
+		return g.Storage().GetNeighbors(ctx, req, map[int32]*storagepb.VidList{1: vids("a", "b", "c")})
+	}
+	props := []*storagepb.PropRef{{SchemaId: e, Name: "w"}, {SchemaId: e, Name: "_dst"}, {SchemaId: e, Name: "_rank"}, {SchemaId: e, Name: "_src"}, {SchemaId: e + 1, Name: "x"}}
+	for _, tc := range []struct {
+		name   string
+		et     int32
+		filter string
+	}{{"out", e, ""}, {"in", -e, ""}, {"out, filtered", e, "e.w > 1"}} {
+		rows, err := get(&storagepb.GetNeighborsReq{EdgeTypes: []int32{tc.et}, EdgeProps: props, Filter: tc.filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		packed, err := get(&storagepb.GetNeighborsReq{EdgeTypes: []int32{tc.et}, EdgeProps: props, Filter: tc.filter, PackedEdges: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges := 0
+		for v, vn := range rows {
+			pv := packed[v]
+			if len(pv.Edges) != 0 || len(pv.PackedRanks) != len(vn.Edges) || len(pv.PackedDsts) != 2*len(vn.Edges) {
+				t.Fatalf("%s: vertex %d: %d edges in rows, packed %v", tc.name, v, len(vn.Edges), pv)
+			}
+			if len(vn.Edges) > 0 && len(pv.EdgeColumns) != len(props) {
+				t.Fatalf("%s: vertex %d: %d edge columns for %d props", tc.name, v, len(pv.EdgeColumns), len(props))
+			}
+			for i, ne := range vn.Edges {
+				edges++
+				if string(pv.PackedDsts[2*i:2*i+2]) != string(ne.Dst) || pv.PackedRanks[i] != ne.Rank {
+					t.Errorf("%s: vertex %d edge %d: packed %x@%d, rows %x@%d", tc.name, v, i, pv.PackedDsts[2*i:2*i+2], pv.PackedRanks[i], ne.Dst, ne.Rank)
+				}
+				for j := range props {
+					if got, want := pv.EdgeColumns[j].Cell(i), ne.Props[j]; !proto.Equal(got, want) {
+						t.Errorf("%s: vertex %d edge %d %s: packed %v, rows %v", tc.name, v, i, props[j].Name, got, want)
+					}
+				}
+			}
+		}
+		if edges == 0 {
+			t.Fatalf("%s: no edges", tc.name)
+		}
+	}
+	for _, req := range []*storagepb.GetNeighborsReq{
+		{EdgeTypes: []int32{e, -e}, PackedEdges: true},
+		{EdgeTypes: []int32{e}, PackedEdges: true, SamplePerVertex: 1},
+		{EdgeTypes: []int32{e}, PackedEdges: true, DstOnly: true},
+	} {
+		var pe *storageclient.PartError
+		if _, err := get(req); !errors.As(err, &pe) || pe.Code != commonpb.ErrorCode_E_INVALID_ARGUMENT {
+			t.Errorf("%v: got %v, want E_INVALID_ARGUMENT", req, err)
+		}
 	}
 }
 

@@ -1,0 +1,296 @@
+package commonpb
+
+import (
+	"slices"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// NullAt reports whether cell i of the column is NULL. A COL_ANY column
+// says so in its Value; a typed one in its NULL bitmap (empty when no cell
+// is NULL).
+func (c *Column) NullAt(i int) bool {
+	if c.GetKind() == ColumnKind_COL_ANY {
+		v := c.Values[i]
+		switch v.GetV().(type) {
+		case nil, *Value_Null:
+			return true
+		}
+		return false
+	}
+	return len(c.Nulls) > 0 && c.Nulls[i/8]&(1<<(i%8)) != 0
+}
+
+// Cell is cell i of the column as a wire value: a COL_ANY column's own
+// Value, else one made from the typed array (an explicit NULL for a NULL
+// cell). The caller checked the column's arrays against DataSet.num_rows.
+func (c *Column) Cell(i int) *Value {
+	if c.GetKind() == ColumnKind_COL_ANY {
+		return c.Values[i]
+	}
+	if c.NullAt(i) {
+		return &Value{V: &Value_Null{Null: true}}
+	}
+	switch c.GetKind() {
+	case ColumnKind_COL_INT:
+		return &Value{V: &Value_IntVal{IntVal: c.Ints[i]}}
+	case ColumnKind_COL_FLOAT:
+		return &Value{V: &Value_FloatVal{FloatVal: c.Floats[i]}}
+	case ColumnKind_COL_STR:
+		return &Value{V: &Value_StrVal{StrVal: c.Strs[i]}}
+	default: // COL_BOOL
+		return &Value{V: &Value_BoolVal{BoolVal: c.Bools[i] != 0}}
+	}
+}
+
+// ColumnBuilder builds one Column a cell at a time: typed while
+// every non-NULL cell is of one scalar kind (int, float, string, bool), and
+// COL_ANY, a Value per cell, from the first cell of another kind on. A
+// column whose cells are all NULL is COL_ANY too, as its rows read. The
+// typed array grows with the cells, so a column never exists twice.
+type ColumnBuilder struct {
+	c     colArrays // c.Kind stays COL_ANY until the first non-NULL cell
+	typed bool      // a non-NULL cell fixed c.Kind
+	any   bool      // the cells differ in kind: c.Values holds them all
+	n     int       // cells so far
+	hint  int       // cells expected in all (reserve), 0 if unknown
+	// varBytes is the memory of the string and Value cells (the arrays'
+	// elements aside), kept as they are added so that Bytes is cheap.
+	varBytes int64
+	// ValueSize, if set, estimates the memory of a COL_ANY cell for Bytes
+	// (graphd charges it to the query's budget); else the Value's wire
+	// size plus 64.
+	ValueSize func(*Value) int64
+}
+
+// colArrays are a Column's fields while it is built (a message
+// itself must not be copied).
+type colArrays struct {
+	Kind   ColumnKind
+	Nulls  []byte
+	Ints   []int64
+	Floats []float64
+	Strs   [][]byte
+	Bools  []byte
+	Values []*Value
+}
+
+// Reserve makes room for n cells of kind in the typed array; when the
+// kind is not known ahead (COL_ANY), the first non-NULL cell's kind gets
+// the room.
+func (b *ColumnBuilder) Reserve(n int, kind ColumnKind) {
+	b.hint = n
+	switch kind {
+	case ColumnKind_COL_INT:
+		b.c.Ints = slices.Grow(b.c.Ints, n)
+	case ColumnKind_COL_FLOAT:
+		b.c.Floats = slices.Grow(b.c.Floats, n)
+	case ColumnKind_COL_STR:
+		b.c.Strs = slices.Grow(b.c.Strs, n)
+	case ColumnKind_COL_BOOL:
+		b.c.Bools = slices.Grow(b.c.Bools, n)
+	}
+}
+
+// fix reports whether the next cell, of kind k, goes into the typed array:
+// the first non-NULL cell fixes the column's kind (the NULL cells before
+// it take a zero), and a cell of another kind turns the column into
+// COL_ANY.
+func (b *ColumnBuilder) fix(k ColumnKind) bool {
+	switch {
+	case b.any:
+		return false
+	case b.typed:
+		if b.c.Kind == k {
+			return true
+		}
+		b.toAny()
+		return false
+	}
+	b.typed, b.c.Kind = true, k
+	if len(b.c.Ints)+len(b.c.Floats)+len(b.c.Strs)+len(b.c.Bools) == 0 {
+		b.Reserve(max(b.hint, b.n+1), k)
+	}
+	switch k {
+	case ColumnKind_COL_INT:
+		b.c.Ints = append(b.c.Ints, make([]int64, b.n)...)
+	case ColumnKind_COL_FLOAT:
+		b.c.Floats = append(b.c.Floats, make([]float64, b.n)...)
+	case ColumnKind_COL_STR:
+		b.c.Strs = append(b.c.Strs, make([][]byte, b.n)...)
+	case ColumnKind_COL_BOOL:
+		b.c.Bools = append(b.c.Bools, make([]byte, b.n)...)
+	}
+	return true
+}
+
+// toAny turns the cells so far into a Value each.
+func (b *ColumnBuilder) toAny() {
+	vals := make([]*Value, b.n)
+	for i := range vals {
+		vals[i] = b.cell(i)
+	}
+	b.c = colArrays{Kind: ColumnKind_COL_ANY, Values: vals}
+	b.any, b.varBytes = true, b.valuesSize(vals)
+}
+
+// cell is cell i of a column not yet COL_ANY, as a Value.
+func (b *ColumnBuilder) cell(i int) *Value {
+	if !b.typed || (i/8 < len(b.c.Nulls) && b.c.Nulls[i/8]&(1<<(i%8)) != 0) {
+		return nullValue()
+	}
+	switch b.c.Kind {
+	case ColumnKind_COL_INT:
+		return &Value{V: &Value_IntVal{IntVal: b.c.Ints[i]}}
+	case ColumnKind_COL_FLOAT:
+		return &Value{V: &Value_FloatVal{FloatVal: b.c.Floats[i]}}
+	case ColumnKind_COL_STR:
+		return &Value{V: &Value_StrVal{StrVal: b.c.Strs[i]}}
+	default:
+		return &Value{V: &Value_BoolVal{BoolVal: b.c.Bools[i] != 0}}
+	}
+}
+
+func (b *ColumnBuilder) AddNull() {
+	if b.any {
+		b.appendAny(nullValue())
+		return
+	}
+	for len(b.c.Nulls) <= b.n/8 {
+		b.c.Nulls = append(b.c.Nulls, 0)
+	}
+	b.c.Nulls[b.n/8] |= 1 << (b.n % 8)
+	if b.typed {
+		switch b.c.Kind {
+		case ColumnKind_COL_INT:
+			b.c.Ints = append(b.c.Ints, 0)
+		case ColumnKind_COL_FLOAT:
+			b.c.Floats = append(b.c.Floats, 0)
+		case ColumnKind_COL_STR:
+			b.c.Strs = append(b.c.Strs, nil)
+		case ColumnKind_COL_BOOL:
+			b.c.Bools = append(b.c.Bools, 0)
+		}
+	}
+	b.n++
+}
+
+func (b *ColumnBuilder) AddInt(x int64) {
+	if b.fix(ColumnKind_COL_INT) {
+		b.c.Ints = append(b.c.Ints, x)
+	} else {
+		b.appendAny(&Value{V: &Value_IntVal{IntVal: x}})
+		return
+	}
+	b.n++
+}
+
+func (b *ColumnBuilder) AddFloat(x float64) {
+	if b.fix(ColumnKind_COL_FLOAT) {
+		b.c.Floats = append(b.c.Floats, x)
+	} else {
+		b.appendAny(&Value{V: &Value_FloatVal{FloatVal: x}})
+		return
+	}
+	b.n++
+}
+
+// AddStr adds a string cell; the column keeps s (it is not copied).
+func (b *ColumnBuilder) AddStr(s []byte) {
+	if b.fix(ColumnKind_COL_STR) {
+		b.c.Strs = append(b.c.Strs, s)
+		b.varBytes += stringHeaderBytes + int64(len(s))
+	} else {
+		b.appendAny(&Value{V: &Value_StrVal{StrVal: s}})
+		return
+	}
+	b.n++
+}
+
+func (b *ColumnBuilder) AddBool(x bool) {
+	if b.fix(ColumnKind_COL_BOOL) {
+		var v byte
+		if x {
+			v = 1
+		}
+		b.c.Bools = append(b.c.Bools, v)
+	} else {
+		b.appendAny(&Value{V: &Value_BoolVal{BoolVal: x}})
+		return
+	}
+	b.n++
+}
+
+// addOther adds a cell of no typed kind (a list, a date, a vertex…).
+func (b *ColumnBuilder) addOther(v *Value) {
+	if !b.any {
+		b.toAny()
+	}
+	b.appendAny(v)
+}
+
+// appendAny adds a cell to a COL_ANY column.
+func (b *ColumnBuilder) appendAny(v *Value) {
+	b.c.Values = append(b.c.Values, v)
+	b.varBytes += b.valuesSize([]*Value{v})
+	b.n++
+}
+
+// AddValue adds a wire value: typed when it is an int, float, string or
+// bool (a string cell aliases v's bytes), NULL when it is NULL, and v
+// itself in a COL_ANY column otherwise.
+func (b *ColumnBuilder) AddValue(v *Value) {
+	switch x := v.GetV().(type) {
+	case nil, *Value_Null:
+		b.AddNull()
+	case *Value_IntVal:
+		b.AddInt(x.IntVal)
+	case *Value_FloatVal:
+		b.AddFloat(x.FloatVal)
+	case *Value_StrVal:
+		b.AddStr(x.StrVal)
+	case *Value_BoolVal:
+		b.AddBool(x.BoolVal)
+	default:
+		b.addOther(v)
+	}
+}
+
+// Finish returns the column; the builder is done with it.
+func (b *ColumnBuilder) Finish() *Column {
+	if !b.typed && !b.any {
+		b.toAny() // all NULL, or no cells
+	}
+	if len(b.c.Nulls) > 0 && !b.any {
+		b.c.Nulls = append(b.c.Nulls, make([]byte, (b.n+7)/8-len(b.c.Nulls))...)
+	}
+	c := b.c
+	return &Column{Kind: c.Kind, Nulls: c.Nulls, Ints: c.Ints, Floats: c.Floats, Strs: c.Strs, Bools: c.Bools, Values: c.Values}
+}
+
+// Bytes estimates the column's memory so far: its arrays, its strings
+// and (ValueSize) its Value cells.
+func (b *ColumnBuilder) Bytes() int64 {
+	c := &b.c
+	return int64(columnStructBytes+len(c.Nulls)+8*len(c.Ints)+8*len(c.Floats)+len(c.Bools)) + b.varBytes
+}
+
+// The memory estimates of Bytes.
+const (
+	stringHeaderBytes = 24 // a []byte header in Strs
+	columnStructBytes = 64 // the Column message without its arrays
+)
+
+func nullValue() *Value { return &Value{V: &Value_Null{Null: true}} }
+
+func (b *ColumnBuilder) valuesSize(vs []*Value) int64 {
+	var n int64
+	for _, v := range vs {
+		if b.ValueSize != nil {
+			n += b.ValueSize(v)
+		} else {
+			n += 64 + int64(proto.Size(v))
+		}
+	}
+	return n
+}
