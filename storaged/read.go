@@ -163,7 +163,7 @@ func (ns *neighborScan) edges(vid []byte, et int32) error {
 
 // getProps answers GetProps on one partition (rowread.Reader.GetProps),
 // reading tag rows from adj when it is not nil (adjacency.go).
-func getProps(db *grocksdb.DB, adj *adjacency, r *rowread.Reader, space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq) ([]*storagepb.PropRow, error) {
+func getProps(db *grocksdb.DB, adj *adjacency, r *rowread.Reader, space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq) ([]*storagepb.PropRow, *storagepb.PropColumns, error) {
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
 	get := func(key []byte) ([]byte, error) {
@@ -174,5 +174,10 @@ func getProps(db *grocksdb.DB, adj *adjacency, r *rowread.Reader, space *metapb.
 		}
 		return db.GetBytes(ro, key)
 	}
-	return r.GetProps(get, space, part, req, req.VertexParts[part].GetVids(), req.EdgeParts[part].GetKeys())
+	if req.Columns {
+		block, err := r.GetPropColumns(get, space, part, req, req.VertexParts[part].GetVids())
+		return nil, block, err
+	}
+	rows, err := r.GetProps(get, space, part, req, req.VertexParts[part].GetVids(), req.EdgeParts[part].GetKeys())
+	return rows, nil, err
 }

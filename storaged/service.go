@@ -174,6 +174,10 @@ func (s *service) GetProps(ctx context.Context, req *storagepb.GetPropsReq) (*st
 		return &storagepb.GetPropsResp{FailedParts: allFailed(snap, s, parts, err)}, nil
 	}
 	resp := &storagepb.GetPropsResp{}
+	if req.Columns && len(req.EdgeParts) > 0 {
+		return &storagepb.GetPropsResp{FailedParts: allFailed(snap, s, parts,
+			rowread.Invalid("columns answers vertex properties only, and the request has edges"))}, nil
+	}
 	var mu sync.Mutex
 	resp.FailedParts = s.forEachPart(snap, parts, func(part int32) error {
 		g := raftgroup.GroupID{Space: req.SpaceId, Part: part}
@@ -185,12 +189,15 @@ func (s *service) GetProps(ctx context.Context, req *storagepb.GetPropsReq) (*st
 			return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
 		}
 		adj := s.srv.adjacency.lookup(g, db, int(space.GetVidLen()))
-		rows, err := getProps(db, adj, rowread.NewReader(snap, req.SpaceId, time.Now().Unix()), space, part, req)
+		rows, block, err := getProps(db, adj, rowread.NewReader(snap, req.SpaceId, time.Now().Unix()), space, part, req)
 		if err != nil {
 			return err
 		}
 		mu.Lock()
 		resp.Rows = append(resp.Rows, rows...)
+		if block != nil {
+			resp.Blocks = append(resp.Blocks, block)
+		}
 		mu.Unlock()
 		return nil
 	})

@@ -76,6 +76,11 @@ type Storage interface {
 	// GetNeighborsStream.
 	GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
 		edgeParts map[int32]*storagepb.EdgeKeyList, onResp func(rows []*storagepb.PropRow) error) ([]*storagepb.PropRow, error)
+	// GetPropColumns reads properties of vertices in columns: a block per
+	// partition that found any (PropColumns), shown to onBlocks as they
+	// arrive, as GetNeighborsStream.
+	GetPropColumns(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
+		onBlocks func(blocks []*storagepb.PropColumns) error) ([]*storagepb.PropColumns, error)
 	// LookupIndex scans an index on every partition of req.
 	LookupIndex(ctx context.Context, req *storagepb.LookupIndexReq) ([]*storagepb.PropRow, error)
 

@@ -351,13 +351,13 @@ func (p *goPlan) stream(ctx context.Context, out rowSink) error {
 	if err != nil {
 		return err
 	}
-	var dstVals map[string][]*commonpb.Value
+	var dstVals *dstProps
 	if len(p.dstProps) > 0 && len(runs) > 0 {
 		start := time.Now()
 		if dstVals, err = p.fetchDst(ctx, runs); err != nil {
 			return err
 		}
-		p.record("GetDstProps", "", len(dstVals), start)
+		p.record("GetDstProps", "", dstVals.len(), start)
 	}
 	return p.emit(ctx, out, set, runs, dstVals)
 }
@@ -538,7 +538,7 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 // YIELD over each traversed edge, once per input row the edge's path
 // started from when rows join back to input rows, drops repeated rows for
 // YIELD DISTINCT, and passes the rows to out in batches.
-func (p *goPlan) emit(ctx context.Context, out rowSink, set *startSet, runs []goRun, dstVals map[string][]*commonpb.Value) error {
+func (p *goPlan) emit(ctx context.Context, out rowSink, set *startSet, runs []goRun, dstVals *dstProps) error {
 	start := time.Now()
 	mem := BudgetOf(ctx)
 	e := &emitter{sink: out}
@@ -680,7 +680,7 @@ func (p *goPlan) project(rc *goRowContext) (row []value.Value, ok bool, err erro
 // grow (a GO whose rows reach half a million distinct vertices holds tens
 // of MB in them), and storaged's answer per host as it arrives, so that the
 // limit stops the fetch on the way instead of after every host answered.
-func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (map[string][]*commonpb.Value, error) {
+func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (*dstProps, error) {
 	mem := BudgetOf(ctx)
 	const what = "fetching $$ properties for GO"
 	parts := map[int32]*storagepb.VidList{}
@@ -715,25 +715,21 @@ func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (map[string][]*comm
 		return nil, err
 	}
 	req := &storagepb.GetPropsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, Props: p.dstProps}
-	var onResp func([]*storagepb.PropRow) error
+	var onBlocks func([]*storagepb.PropColumns) error
 	if mem != nil {
-		onResp = func(res []*storagepb.PropRow) error {
-			// The response, and the map entry each row will take.
-			return mem.Grow(propRowsSize(res)+int64(len(res))*(mapEntryBytes+stringBytes+sliceBytes), what)
+		onBlocks = func(blocks []*storagepb.PropColumns) error {
+			// The answer, and the index entry each vertex will take.
+			return mem.Grow(propColumnsSize(blocks)+int64(dstCount(blocks, vidLen))*(mapEntryBytes+16), what)
 		}
 	}
-	res, err := p.r.x.storage.GetPropsStream(ctx, req, parts, nil, onResp)
+	blocks, err := p.r.x.storage.GetPropColumns(ctx, req, parts, onBlocks)
 	if err != nil {
 		if e, ok := isLimitError(err); ok {
 			return nil, e
 		}
 		return nil, storageError("GO fetching $$ properties", err)
 	}
-	out := make(map[string][]*commonpb.Value, len(res))
-	for _, row := range res {
-		out[string(row.Vid)] = row.Values
-	}
-	return out, nil
+	return newDstProps(blocks, vidLen), nil
 }
 
 // goRowContext answers the expressions of one GO result row.
@@ -741,10 +737,10 @@ type goRowContext struct {
 	rowContext
 	p   *goPlan
 	row *goRow
-	dst map[string][]*commonpb.Value // the $$ properties by destination
-	// dstVals are dst's entry for the row's destination once dstKnown
-	// (go_cells.go: dstValues); at resets them for each row.
-	dstVals  []*commonpb.Value
+	dst *dstProps // the $$ properties by destination; nil if none were read
+	// dstAt is dst's entry for the row's destination once dstKnown
+	// (go_dst.go: dstEntry); at resets it for each row.
+	dstAt    dstEntry
 	dstKnown bool
 }
 

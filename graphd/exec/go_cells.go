@@ -168,11 +168,11 @@ func (c *goRowContext) cell(r *goRef) (goCell, error) {
 			if r.index < 0 {
 				return goCell{}, fmt.Errorf("$$.%s.%s was not fetched", r.name, r.prop)
 			}
-			vals := c.dstValues()
-			if r.index >= len(vals) {
+			e := c.dstEntry()
+			if e.block == nil || r.index >= len(e.block.Columns) {
 				return goCell{}, nil // the destination has no vertex data
 			}
-			return goCell{kind: cellStored, stored: vals[r.index]}, nil
+			return columnCell(e.block.Columns[r.index], e.i), nil
 		}
 	}
 	switch r.field {
@@ -216,15 +216,6 @@ func columnCell(c *commonpb.Column, i int) goCell {
 		return goCell{kind: cellBool, i: b}
 	}
 	return goCell{kind: cellStored, stored: c.Values[i]}
-}
-
-// dstValues are the fetched $$ properties of the row's destination, looked
-// up once per row; nil when it has no vertex data.
-func (c *goRowContext) dstValues() []*commonpb.Value {
-	if !c.dstKnown {
-		c.dstVals, c.dstKnown = c.dst[string(c.row.dst)], true
-	}
-	return c.dstVals
 }
 
 // value is the cell as expressions see it.

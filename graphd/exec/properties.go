@@ -227,7 +227,7 @@ func (c *goRowContext) AllProps(scope eval.Scope) (value.Value, error) {
 	case eval.ScopeSrc:
 		return vertexPropsMap(w.tags, c.p.srcIndex, c.row.fromProps), nil
 	case eval.ScopeDst:
-		return vertexPropsMap(w.tags, c.p.dstIndex, c.dst[string(c.row.dst)]), nil
+		return vertexPropsMap(w.tags, c.p.dstIndex, c.dstValueList()), nil
 	}
 	return value.Null(), fmt.Errorf("properties(%s) is not available in GO", scope)
 }
@@ -257,7 +257,7 @@ func (c *goRowContext) VertexOf(scope eval.Scope) (value.Value, error) {
 	case eval.ScopeSrc:
 		return vertexValue(c.p.vids.decode(c.row.from), w.tags, c.p.srcIndex, c.row.fromProps), nil
 	case eval.ScopeDst:
-		return vertexValue(c.p.vids.decode(c.row.dst), w.tags, c.p.dstIndex, c.dst[string(c.row.dst)]), nil
+		return vertexValue(c.p.vids.decode(c.row.dst), w.tags, c.p.dstIndex, c.dstValueList()), nil
 	}
 	return value.Null(), fmt.Errorf("%s is not available in GO", scope)
 }

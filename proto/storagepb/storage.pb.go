@@ -2835,9 +2835,12 @@ type GetPropsReq struct {
 	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
 	CatalogVersion int64                  `protobuf:"varint,2,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
 	// Exactly one of vertex_parts and edge_parts is set.
-	VertexParts   map[int32]*VidList     `protobuf:"bytes,3,rep,name=vertex_parts,json=vertexParts,proto3" json:"vertex_parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	EdgeParts     map[int32]*EdgeKeyList `protobuf:"bytes,4,rep,name=edge_parts,json=edgeParts,proto3" json:"edge_parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Props         []*PropRef             `protobuf:"bytes,5,rep,name=props,proto3" json:"props,omitempty"`
+	VertexParts map[int32]*VidList     `protobuf:"bytes,3,rep,name=vertex_parts,json=vertexParts,proto3" json:"vertex_parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	EdgeParts   map[int32]*EdgeKeyList `protobuf:"bytes,4,rep,name=edge_parts,json=edgeParts,proto3" json:"edge_parts,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Props       []*PropRef             `protobuf:"bytes,5,rep,name=props,proto3" json:"props,omitempty"`
+	// columns: the vertices' rows in columns (GetPropsResp.blocks) instead
+	// of a PropRow with a Value per property each. vertex_parts only.
+	Columns       bool `protobuf:"varint,6,opt,name=columns,proto3" json:"columns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2907,6 +2910,68 @@ func (x *GetPropsReq) GetProps() []*PropRef {
 	return nil
 }
 
+func (x *GetPropsReq) GetColumns() bool {
+	if x != nil {
+		return x.Columns
+	}
+	return false
+}
+
+// PropColumns is one partition's vertex rows in columns (GetPropsReq
+// columns): the vertices found, and one column per requested property,
+// parallel to them.
+type PropColumns struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PackedVids    []byte                 `protobuf:"bytes,1,opt,name=packed_vids,json=packedVids,proto3" json:"packed_vids,omitempty"` // vid_len bytes each
+	Columns       []*commonpb.Column     `protobuf:"bytes,2,rep,name=columns,proto3" json:"columns,omitempty"`                         // parallel to props
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PropColumns) Reset() {
+	*x = PropColumns{}
+	mi := &file_novagraph_storage_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PropColumns) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PropColumns) ProtoMessage() {}
+
+func (x *PropColumns) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PropColumns.ProtoReflect.Descriptor instead.
+func (*PropColumns) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *PropColumns) GetPackedVids() []byte {
+	if x != nil {
+		return x.PackedVids
+	}
+	return nil
+}
+
+func (x *PropColumns) GetColumns() []*commonpb.Column {
+	if x != nil {
+		return x.Columns
+	}
+	return nil
+}
+
 type PropRow struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Vid           []byte                 `protobuf:"bytes,1,opt,name=vid,proto3" json:"vid,omitempty"`       // vertex rows
@@ -2918,7 +2983,7 @@ type PropRow struct {
 
 func (x *PropRow) Reset() {
 	*x = PropRow{}
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2930,7 +2995,7 @@ func (x *PropRow) String() string {
 func (*PropRow) ProtoMessage() {}
 
 func (x *PropRow) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2943,7 +3008,7 @@ func (x *PropRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRow.ProtoReflect.Descriptor instead.
 func (*PropRow) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *PropRow) GetVid() []byte {
@@ -2972,14 +3037,15 @@ type GetPropsResp struct {
 	FailedParts []*PartResult          `protobuf:"bytes,1,rep,name=failed_parts,json=failedParts,proto3" json:"failed_parts,omitempty"`
 	// Only vertices that have at least one of the requested tags, and edges
 	// that exist.
-	Rows          []*PropRow `protobuf:"bytes,2,rep,name=rows,proto3" json:"rows,omitempty"`
+	Rows          []*PropRow     `protobuf:"bytes,2,rep,name=rows,proto3" json:"rows,omitempty"`
+	Blocks        []*PropColumns `protobuf:"bytes,3,rep,name=blocks,proto3" json:"blocks,omitempty"` // columns: one per partition that found any
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetPropsResp) Reset() {
 	*x = GetPropsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2991,7 +3057,7 @@ func (x *GetPropsResp) String() string {
 func (*GetPropsResp) ProtoMessage() {}
 
 func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3004,7 +3070,7 @@ func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsResp.ProtoReflect.Descriptor instead.
 func (*GetPropsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetPropsResp) GetFailedParts() []*PartResult {
@@ -3017,6 +3083,13 @@ func (x *GetPropsResp) GetFailedParts() []*PartResult {
 func (x *GetPropsResp) GetRows() []*PropRow {
 	if x != nil {
 		return x.Rows
+	}
+	return nil
+}
+
+func (x *GetPropsResp) GetBlocks() []*PropColumns {
+	if x != nil {
+		return x.Blocks
 	}
 	return nil
 }
@@ -3040,7 +3113,7 @@ type ScanReq struct {
 
 func (x *ScanReq) Reset() {
 	*x = ScanReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[42]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3052,7 +3125,7 @@ func (x *ScanReq) String() string {
 func (*ScanReq) ProtoMessage() {}
 
 func (x *ScanReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[42]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3065,7 +3138,7 @@ func (x *ScanReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanReq.ProtoReflect.Descriptor instead.
 func (*ScanReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ScanReq) GetSpaceId() int32 {
@@ -3128,7 +3201,7 @@ type ScanResp struct {
 
 func (x *ScanResp) Reset() {
 	*x = ScanResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3140,7 +3213,7 @@ func (x *ScanResp) String() string {
 func (*ScanResp) ProtoMessage() {}
 
 func (x *ScanResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3153,7 +3226,7 @@ func (x *ScanResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResp.ProtoReflect.Descriptor instead.
 func (*ScanResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ScanResp) GetResult() *PartResult {
@@ -3194,7 +3267,7 @@ type IndexColumnHint struct {
 
 func (x *IndexColumnHint) Reset() {
 	*x = IndexColumnHint{}
-	mi := &file_novagraph_storage_proto_msgTypes[44]
+	mi := &file_novagraph_storage_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3206,7 +3279,7 @@ func (x *IndexColumnHint) String() string {
 func (*IndexColumnHint) ProtoMessage() {}
 
 func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[44]
+	mi := &file_novagraph_storage_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3219,7 +3292,7 @@ func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexColumnHint.ProtoReflect.Descriptor instead.
 func (*IndexColumnHint) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *IndexColumnHint) GetColumn() string {
@@ -3280,7 +3353,7 @@ type LookupIndexReq struct {
 
 func (x *LookupIndexReq) Reset() {
 	*x = LookupIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[45]
+	mi := &file_novagraph_storage_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3292,7 +3365,7 @@ func (x *LookupIndexReq) String() string {
 func (*LookupIndexReq) ProtoMessage() {}
 
 func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[45]
+	mi := &file_novagraph_storage_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3305,7 +3378,7 @@ func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexReq.ProtoReflect.Descriptor instead.
 func (*LookupIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{45}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *LookupIndexReq) GetSpaceId() int32 {
@@ -3368,13 +3441,14 @@ type LookupIndexResp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	FailedParts   []*PartResult          `protobuf:"bytes,1,rep,name=failed_parts,json=failedParts,proto3" json:"failed_parts,omitempty"`
 	Rows          []*PropRow             `protobuf:"bytes,2,rep,name=rows,proto3" json:"rows,omitempty"`
+	Blocks        []*PropColumns         `protobuf:"bytes,3,rep,name=blocks,proto3" json:"blocks,omitempty"` // columns: one per partition that found any
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LookupIndexResp) Reset() {
 	*x = LookupIndexResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[46]
+	mi := &file_novagraph_storage_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3386,7 +3460,7 @@ func (x *LookupIndexResp) String() string {
 func (*LookupIndexResp) ProtoMessage() {}
 
 func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[46]
+	mi := &file_novagraph_storage_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3399,7 +3473,7 @@ func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexResp.ProtoReflect.Descriptor instead.
 func (*LookupIndexResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{46}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *LookupIndexResp) GetFailedParts() []*PartResult {
@@ -3416,6 +3490,13 @@ func (x *LookupIndexResp) GetRows() []*PropRow {
 	return nil
 }
 
+func (x *LookupIndexResp) GetBlocks() []*PropColumns {
+	if x != nil {
+		return x.Blocks
+	}
+	return nil
+}
+
 // PartPeerReq names one partition and one store for an admin operation.
 type PartPeerReq struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3428,7 +3509,7 @@ type PartPeerReq struct {
 
 func (x *PartPeerReq) Reset() {
 	*x = PartPeerReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[47]
+	mi := &file_novagraph_storage_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3440,7 +3521,7 @@ func (x *PartPeerReq) String() string {
 func (*PartPeerReq) ProtoMessage() {}
 
 func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[47]
+	mi := &file_novagraph_storage_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3453,7 +3534,7 @@ func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartPeerReq.ProtoReflect.Descriptor instead.
 func (*PartPeerReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{47}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *PartPeerReq) GetSpaceId() int32 {
@@ -3490,7 +3571,7 @@ type PartMoveReq struct {
 
 func (x *PartMoveReq) Reset() {
 	*x = PartMoveReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[48]
+	mi := &file_novagraph_storage_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3502,7 +3583,7 @@ func (x *PartMoveReq) String() string {
 func (*PartMoveReq) ProtoMessage() {}
 
 func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[48]
+	mi := &file_novagraph_storage_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3515,7 +3596,7 @@ func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartMoveReq.ProtoReflect.Descriptor instead.
 func (*PartMoveReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{48}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *PartMoveReq) GetSpaceId() int32 {
@@ -3555,7 +3636,7 @@ type AdminResp struct {
 
 func (x *AdminResp) Reset() {
 	*x = AdminResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[49]
+	mi := &file_novagraph_storage_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3567,7 +3648,7 @@ func (x *AdminResp) String() string {
 func (*AdminResp) ProtoMessage() {}
 
 func (x *AdminResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[49]
+	mi := &file_novagraph_storage_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3580,7 +3661,7 @@ func (x *AdminResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdminResp.ProtoReflect.Descriptor instead.
 func (*AdminResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{49}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *AdminResp) GetFailedParts() []*PartResult {
@@ -3599,7 +3680,7 @@ type CompactReq struct {
 
 func (x *CompactReq) Reset() {
 	*x = CompactReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[50]
+	mi := &file_novagraph_storage_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3611,7 +3692,7 @@ func (x *CompactReq) String() string {
 func (*CompactReq) ProtoMessage() {}
 
 func (x *CompactReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[50]
+	mi := &file_novagraph_storage_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3624,7 +3705,7 @@ func (x *CompactReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactReq.ProtoReflect.Descriptor instead.
 func (*CompactReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{50}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *CompactReq) GetSpaceId() int32 {
@@ -3646,7 +3727,7 @@ type RebuildIndexReq struct {
 
 func (x *RebuildIndexReq) Reset() {
 	*x = RebuildIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[51]
+	mi := &file_novagraph_storage_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3658,7 +3739,7 @@ func (x *RebuildIndexReq) String() string {
 func (*RebuildIndexReq) ProtoMessage() {}
 
 func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[51]
+	mi := &file_novagraph_storage_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3671,7 +3752,7 @@ func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexReq.ProtoReflect.Descriptor instead.
 func (*RebuildIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{51}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *RebuildIndexReq) GetSpaceId() int32 {
@@ -3943,27 +4024,33 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x04rank\x18\x03 \x01(\x03R\x04rank\x12\x10\n" +
 	"\x03dst\x18\x04 \x01(\fR\x03dst\"=\n" +
 	"\vEdgeKeyList\x12.\n" +
-	"\x04keys\x18\x01 \x03(\v2\x1a.novagraph.storage.EdgeKeyR\x04keys\"\xdf\x03\n" +
+	"\x04keys\x18\x01 \x03(\v2\x1a.novagraph.storage.EdgeKeyR\x04keys\"\xf9\x03\n" +
 	"\vGetPropsReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
 	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12R\n" +
 	"\fvertex_parts\x18\x03 \x03(\v2/.novagraph.storage.GetPropsReq.VertexPartsEntryR\vvertexParts\x12L\n" +
 	"\n" +
 	"edge_parts\x18\x04 \x03(\v2-.novagraph.storage.GetPropsReq.EdgePartsEntryR\tedgeParts\x120\n" +
-	"\x05props\x18\x05 \x03(\v2\x1a.novagraph.storage.PropRefR\x05props\x1aZ\n" +
+	"\x05props\x18\x05 \x03(\v2\x1a.novagraph.storage.PropRefR\x05props\x12\x18\n" +
+	"\acolumns\x18\x06 \x01(\bR\acolumns\x1aZ\n" +
 	"\x10VertexPartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x120\n" +
 	"\x05value\x18\x02 \x01(\v2\x1a.novagraph.storage.VidListR\x05value:\x028\x01\x1a\\\n" +
 	"\x0eEdgePartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x124\n" +
-	"\x05value\x18\x02 \x01(\v2\x1e.novagraph.storage.EdgeKeyListR\x05value:\x028\x01\"|\n" +
+	"\x05value\x18\x02 \x01(\v2\x1e.novagraph.storage.EdgeKeyListR\x05value:\x028\x01\"b\n" +
+	"\vPropColumns\x12\x1f\n" +
+	"\vpacked_vids\x18\x01 \x01(\fR\n" +
+	"packedVids\x122\n" +
+	"\acolumns\x18\x02 \x03(\v2\x18.novagraph.common.ColumnR\acolumns\"|\n" +
 	"\aPropRow\x12\x10\n" +
 	"\x03vid\x18\x01 \x01(\fR\x03vid\x12.\n" +
 	"\x04edge\x18\x02 \x01(\v2\x1a.novagraph.storage.EdgeKeyR\x04edge\x12/\n" +
-	"\x06values\x18\x03 \x03(\v2\x17.novagraph.common.ValueR\x06values\"\x80\x01\n" +
+	"\x06values\x18\x03 \x03(\v2\x17.novagraph.common.ValueR\x06values\"\xb8\x01\n" +
 	"\fGetPropsResp\x12@\n" +
 	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\x12.\n" +
-	"\x04rows\x18\x02 \x03(\v2\x1a.novagraph.storage.PropRowR\x04rows\"\xe5\x01\n" +
+	"\x04rows\x18\x02 \x03(\v2\x1a.novagraph.storage.PropRowR\x04rows\x126\n" +
+	"\x06blocks\x18\x03 \x03(\v2\x1e.novagraph.storage.PropColumnsR\x06blocks\"\xe5\x01\n" +
 	"\aScanReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
 	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12\x17\n" +
@@ -3994,10 +4081,11 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x05hints\x18\x05 \x03(\v2\".novagraph.storage.IndexColumnHintR\x05hints\x120\n" +
 	"\x05props\x18\x06 \x03(\v2\x1a.novagraph.storage.PropRefR\x05props\x12\x16\n" +
 	"\x06filter\x18\a \x01(\tR\x06filter\x12\x14\n" +
-	"\x05limit\x18\b \x01(\x03R\x05limit\"\x83\x01\n" +
+	"\x05limit\x18\b \x01(\x03R\x05limit\"\xbb\x01\n" +
 	"\x0fLookupIndexResp\x12@\n" +
 	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\x12.\n" +
-	"\x04rows\x18\x02 \x03(\v2\x1a.novagraph.storage.PropRowR\x04rows\"\\\n" +
+	"\x04rows\x18\x02 \x03(\v2\x1a.novagraph.storage.PropRowR\x04rows\x126\n" +
+	"\x06blocks\x18\x03 \x03(\v2\x1e.novagraph.storage.PropColumnsR\x06blocks\"\\\n" +
 	"\vPartPeerReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
@@ -4059,7 +4147,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),           // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),               // 1: novagraph.storage.NewTag
@@ -4101,58 +4189,59 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*EdgeKey)(nil),              // 37: novagraph.storage.EdgeKey
 	(*EdgeKeyList)(nil),          // 38: novagraph.storage.EdgeKeyList
 	(*GetPropsReq)(nil),          // 39: novagraph.storage.GetPropsReq
-	(*PropRow)(nil),              // 40: novagraph.storage.PropRow
-	(*GetPropsResp)(nil),         // 41: novagraph.storage.GetPropsResp
-	(*ScanReq)(nil),              // 42: novagraph.storage.ScanReq
-	(*ScanResp)(nil),             // 43: novagraph.storage.ScanResp
-	(*IndexColumnHint)(nil),      // 44: novagraph.storage.IndexColumnHint
-	(*LookupIndexReq)(nil),       // 45: novagraph.storage.LookupIndexReq
-	(*LookupIndexResp)(nil),      // 46: novagraph.storage.LookupIndexResp
-	(*PartPeerReq)(nil),          // 47: novagraph.storage.PartPeerReq
-	(*PartMoveReq)(nil),          // 48: novagraph.storage.PartMoveReq
-	(*AdminResp)(nil),            // 49: novagraph.storage.AdminResp
-	(*CompactReq)(nil),           // 50: novagraph.storage.CompactReq
-	(*RebuildIndexReq)(nil),      // 51: novagraph.storage.RebuildIndexReq
-	nil,                          // 52: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                          // 53: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                          // 54: novagraph.storage.DeleteVerticesReq.PartsEntry
-	nil,                          // 55: novagraph.storage.DeleteTagsReq.PartsEntry
-	nil,                          // 56: novagraph.storage.DeleteEdgesReq.PartsEntry
-	nil,                          // 57: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                          // 58: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                          // 59: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),      // 60: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil),    // 61: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),       // 62: novagraph.common.Value
-	(*metapb.TagDesc)(nil),       // 63: novagraph.meta.TagDesc
-	(*metapb.EdgeDesc)(nil),      // 64: novagraph.meta.EdgeDesc
-	(*metapb.IndexDesc)(nil),     // 65: novagraph.meta.IndexDesc
-	(*metapb.SpaceDesc)(nil),     // 66: novagraph.meta.SpaceDesc
-	(*commonpb.Column)(nil),      // 67: novagraph.common.Column
+	(*PropColumns)(nil),          // 40: novagraph.storage.PropColumns
+	(*PropRow)(nil),              // 41: novagraph.storage.PropRow
+	(*GetPropsResp)(nil),         // 42: novagraph.storage.GetPropsResp
+	(*ScanReq)(nil),              // 43: novagraph.storage.ScanReq
+	(*ScanResp)(nil),             // 44: novagraph.storage.ScanResp
+	(*IndexColumnHint)(nil),      // 45: novagraph.storage.IndexColumnHint
+	(*LookupIndexReq)(nil),       // 46: novagraph.storage.LookupIndexReq
+	(*LookupIndexResp)(nil),      // 47: novagraph.storage.LookupIndexResp
+	(*PartPeerReq)(nil),          // 48: novagraph.storage.PartPeerReq
+	(*PartMoveReq)(nil),          // 49: novagraph.storage.PartMoveReq
+	(*AdminResp)(nil),            // 50: novagraph.storage.AdminResp
+	(*CompactReq)(nil),           // 51: novagraph.storage.CompactReq
+	(*RebuildIndexReq)(nil),      // 52: novagraph.storage.RebuildIndexReq
+	nil,                          // 53: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                          // 54: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                          // 55: novagraph.storage.DeleteVerticesReq.PartsEntry
+	nil,                          // 56: novagraph.storage.DeleteTagsReq.PartsEntry
+	nil,                          // 57: novagraph.storage.DeleteEdgesReq.PartsEntry
+	nil,                          // 58: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                          // 59: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                          // 60: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),      // 61: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil),    // 62: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),       // 63: novagraph.common.Value
+	(*metapb.TagDesc)(nil),       // 64: novagraph.meta.TagDesc
+	(*metapb.EdgeDesc)(nil),      // 65: novagraph.meta.EdgeDesc
+	(*metapb.IndexDesc)(nil),     // 66: novagraph.meta.IndexDesc
+	(*metapb.SpaceDesc)(nil),     // 67: novagraph.meta.SpaceDesc
+	(*commonpb.Column)(nil),      // 68: novagraph.common.Column
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	60, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	61, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	61, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	62, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,  // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,  // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,  // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	52, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	53, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
-	54, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
-	55, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
-	56, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
+	53, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	54, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	55, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
+	56, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
+	57, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
 	14, // 10: novagraph.storage.IngestSSTReq.files:type_name -> novagraph.storage.SSTFile
 	0,  // 11: novagraph.storage.IngestSSTResp.result:type_name -> novagraph.storage.PartResult
 	37, // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
 	18, // 13: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
 	0,  // 14: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
-	62, // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
+	63, // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
 	0,  // 16: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	63, // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
-	64, // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
-	65, // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
+	64, // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
+	65, // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
+	66, // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
 	23, // 20: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
-	66, // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
+	67, // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
 	2,  // 22: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
 	26, // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
 	3,  // 24: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
@@ -4168,91 +4257,94 @@ var file_novagraph_storage_proto_depIdxs = []int32{
 	27, // 34: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
 	37, // 35: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
 	27, // 36: novagraph.storage.Intent.mirrors:type_name -> novagraph.storage.MirrorEdge
-	57, // 37: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	58, // 37: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
 	32, // 38: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
 	32, // 39: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	62, // 40: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	62, // 41: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	63, // 40: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	63, // 41: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
 	34, // 42: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
-	67, // 43: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
+	68, // 43: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
 	0,  // 44: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
 	35, // 45: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
 	37, // 46: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	58, // 47: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	59, // 48: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	59, // 47: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	60, // 48: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
 	32, // 49: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	37, // 50: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	62, // 51: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
-	0,  // 52: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	40, // 53: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	32, // 54: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 55: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
-	40, // 56: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	62, // 57: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	62, // 58: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	62, // 59: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
-	44, // 60: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
-	32, // 61: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 62: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
-	40, // 63: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
-	0,  // 64: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
-	4,  // 65: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
-	5,  // 66: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	31, // 67: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31, // 68: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	38, // 69: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	31, // 70: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31, // 71: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	38, // 72: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	6,  // 73: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
-	7,  // 74: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
-	8,  // 75: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
-	9,  // 76: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
-	10, // 77: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
-	19, // 78: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
-	33, // 79: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	39, // 80: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	42, // 81: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
-	42, // 82: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
-	45, // 83: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
-	29, // 84: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
-	11, // 85: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
-	12, // 86: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
-	15, // 87: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
-	17, // 88: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
-	47, // 89: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	47, // 90: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	47, // 91: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	48, // 92: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	51, // 93: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	50, // 94: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
-	21, // 95: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	21, // 96: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	21, // 97: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	21, // 98: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	21, // 99: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	20, // 100: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	36, // 101: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	41, // 102: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	43, // 103: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	43, // 104: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	46, // 105: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	21, // 106: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	21, // 107: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
-	13, // 108: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
-	16, // 109: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
-	12, // 110: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
-	49, // 111: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	49, // 112: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	49, // 113: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	49, // 114: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	49, // 115: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	49, // 116: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
-	95, // [95:117] is the sub-list for method output_type
-	73, // [73:95] is the sub-list for method input_type
-	73, // [73:73] is the sub-list for extension type_name
-	73, // [73:73] is the sub-list for extension extendee
-	0,  // [0:73] is the sub-list for field type_name
+	68, // 50: novagraph.storage.PropColumns.columns:type_name -> novagraph.common.Column
+	37, // 51: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
+	63, // 52: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	0,  // 53: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	41, // 54: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
+	40, // 55: novagraph.storage.GetPropsResp.blocks:type_name -> novagraph.storage.PropColumns
+	32, // 56: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 57: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
+	41, // 58: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
+	63, // 59: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	63, // 60: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	63, // 61: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	45, // 62: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
+	32, // 63: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
+	0,  // 64: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
+	41, // 65: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
+	40, // 66: novagraph.storage.LookupIndexResp.blocks:type_name -> novagraph.storage.PropColumns
+	0,  // 67: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
+	4,  // 68: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
+	5,  // 69: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
+	31, // 70: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31, // 71: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	38, // 72: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	31, // 73: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31, // 74: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	38, // 75: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	6,  // 76: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
+	7,  // 77: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
+	8,  // 78: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
+	9,  // 79: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
+	10, // 80: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
+	19, // 81: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	33, // 82: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	39, // 83: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	43, // 84: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	43, // 85: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	46, // 86: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	29, // 87: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	11, // 88: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
+	12, // 89: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
+	15, // 90: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
+	17, // 91: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
+	48, // 92: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	48, // 93: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	48, // 94: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	49, // 95: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	52, // 96: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	51, // 97: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
+	21, // 98: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	21, // 99: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	21, // 100: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	21, // 101: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	21, // 102: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	20, // 103: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	36, // 104: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	42, // 105: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	44, // 106: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	44, // 107: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	47, // 108: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	21, // 109: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	21, // 110: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	13, // 111: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
+	16, // 112: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
+	12, // 113: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
+	50, // 114: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	50, // 115: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	50, // 116: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	50, // 117: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	50, // 118: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	50, // 119: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
+	98, // [98:120] is the sub-list for method output_type
+	76, // [76:98] is the sub-list for method input_type
+	76, // [76:76] is the sub-list for extension type_name
+	76, // [76:76] is the sub-list for extension extendee
+	0,  // [0:76] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_storage_proto_init() }
@@ -4279,7 +4371,7 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   60,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

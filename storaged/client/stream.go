@@ -98,16 +98,63 @@ func (c *Client) GetNeighborsStream(ctx context.Context, tmpl *storagepb.GetNeig
 // then overcounts, never undercounts). Calls to onResp are serialised.
 func (c *Client) GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
 	edgeParts map[int32]*storagepb.EdgeKeyList, onResp func(rows []*storagepb.PropRow) error) ([]*storagepb.PropRow, error) {
+	var out []*storagepb.PropRow
+	var stopErr error // onResp's
+	err := c.getProps(ctx, tmpl, vertexParts, edgeParts, func(resp *storagepb.GetPropsResp) error {
+		if onResp != nil && len(resp.Rows) > 0 {
+			if err := onResp(resp.Rows); err != nil {
+				stopErr = err
+				return err
+			}
+		}
+		out = append(out, resp.Rows...)
+		return nil
+	})
+	if stopErr != nil {
+		return nil, stopErr
+	}
+	return out, err
+}
+
+// GetPropColumns reads properties of vertices in columns (GetPropsReq
+// columns is set here): one block per partition that found any of them,
+// in no particular order. onBlocks, if set, sees each host's blocks as
+// GetPropsStream's onResp sees its rows, with the same guarantees.
+func (c *Client) GetPropColumns(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
+	onBlocks func(blocks []*storagepb.PropColumns) error) ([]*storagepb.PropColumns, error) {
+	req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: true}
+	var out []*storagepb.PropColumns
+	var stopErr error // onBlocks'
+	err := c.getProps(ctx, req, vertexParts, nil, func(resp *storagepb.GetPropsResp) error {
+		if onBlocks != nil && len(resp.Blocks) > 0 {
+			if err := onBlocks(resp.Blocks); err != nil {
+				stopErr = err
+				return err
+			}
+		}
+		out = append(out, resp.Blocks...)
+		return nil
+	})
+	if stopErr != nil {
+		return nil, stopErr
+	}
+	return out, err
+}
+
+// getProps sends tmpl's GetProps to every host of the parts and hands
+// each host's answer to take (serialised); an error from take cancels the
+// call, which returns it as it is.
+func (c *Client) getProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
+	edgeParts map[int32]*storagepb.EdgeKeyList, take func(resp *storagepb.GetPropsResp) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var mu sync.Mutex // guards out and stopped, serialises onResp
-	var out []*storagepb.PropRow
+	var mu sync.Mutex // guards stopped, serialises take
 	var stopped error
 	all := keys(vertexParts)
 	all = append(all, keys(edgeParts)...)
 	err := c.fanOut(ctx, tmpl.SpaceId, all, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
 		cli := storagepb.NewStorageServiceClient(conn)
-		req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props}
+		req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: tmpl.Columns}
 		for _, p := range ps {
 			if vl, ok := vertexParts[p]; ok {
 				if req.VertexParts == nil {
@@ -128,8 +175,8 @@ func (c *Client) GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsReq
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if stopped == nil && onResp != nil && len(resp.Rows) > 0 {
-			if err := onResp(resp.Rows); err != nil {
+		if stopped == nil {
+			if err := take(resp); err != nil {
 				stopped = err
 				cancel(err)
 			}
@@ -137,13 +184,12 @@ func (c *Client) GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsReq
 		if stopped != nil {
 			return nil, stopped
 		}
-		out = append(out, resp.Rows...)
 		return resp.FailedParts, nil
 	})
 	mu.Lock()
 	defer mu.Unlock()
 	if stopped != nil {
-		return nil, stopped
+		return stopped
 	}
-	return out, err
+	return err
 }

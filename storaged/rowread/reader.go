@@ -158,25 +158,93 @@ func (r *Reader) TagProps(rows VertexRows, refs []*storagepb.PropRef) ([]*common
 	found := false
 	out := make([]*commonpb.Value, len(refs))
 	for i, ref := range refs {
-		row, ok := rows[ref.SchemaId]
-		if !ok {
-			out[i] = schema.NullValue()
-			continue
-		}
-		found = true
-		if ref.Name == "_tag" {
-			out[i] = &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: int64(ref.SchemaId)}}
-			continue
-		}
-		sv, err := r.Tag(ref.SchemaId)
+		pv, v, typ, ok, err := r.tagProp(rows, ref)
 		if err != nil {
 			return nil, false, err
 		}
-		if out[i], err = r.prop(row, sv, ref.Name); err != nil {
-			return nil, false, fmt.Errorf("tag %d: %w", ref.SchemaId, err)
+		found = found || ok
+		if pv == nil {
+			pv = schema.ValueToProto(v, typ)
 		}
+		out[i] = pv
 	}
 	return out, found, nil
+}
+
+// TagPropColumns is TagProps for an answer in columns: it appends the
+// vertex's refs to cols, one builder per ref, when the vertex has any of
+// the refs' tags (found), and appends nothing otherwise.
+func (r *Reader) TagPropColumns(cols []commonpb.ColumnBuilder, rows VertexRows, refs []*storagepb.PropRef) (found bool, err error) {
+	for _, ref := range refs {
+		if _, ok := rows[ref.SchemaId]; ok {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return false, nil
+	}
+	for i, ref := range refs {
+		pv, v, typ, _, err := r.tagProp(rows, ref)
+		if err != nil {
+			return false, err
+		}
+		appendColumn(&cols[i], pv, v, typ)
+	}
+	return true, nil
+}
+
+// tagProp reads one property of a vertex from its tag rows: pv when it is
+// a wire value already (NULL for a tag the vertex lacks, the tag id for
+// _tag), else the stored value v (nil: NULL) of type typ; found says the
+// vertex has the tag.
+func (r *Reader) tagProp(rows VertexRows, ref *storagepb.PropRef) (pv *commonpb.Value, v any, typ partition.PropType, found bool, err error) {
+	row, ok := rows[ref.SchemaId]
+	if !ok {
+		return schema.NullValue(), nil, 0, false, nil
+	}
+	if ref.Name == "_tag" {
+		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: int64(ref.SchemaId)}}, nil, 0, true, nil
+	}
+	sv, err := r.Tag(ref.SchemaId)
+	if err != nil {
+		return nil, nil, 0, false, err
+	}
+	if err := r.row.Reset(row, sv.Versions.Source()); err != nil {
+		return nil, nil, 0, false, fmt.Errorf("tag %d: %w", ref.SchemaId, err)
+	}
+	if v, typ, err = getProp(&r.row, sv, ref.Name); err != nil {
+		return nil, nil, 0, false, fmt.Errorf("tag %d: %w", ref.SchemaId, err)
+	}
+	return nil, v, typ, true, nil
+}
+
+// appendColumn adds a property read as tagProp or edgeProp return it to a
+// column: an int, float, string or bool typed, anything else (a
+// timestamp, a date…) as its wire Value.
+func appendColumn(b *commonpb.ColumnBuilder, pv *commonpb.Value, v any, typ partition.PropType) {
+	if pv != nil {
+		b.AddValue(pv)
+		return
+	}
+	switch x := v.(type) {
+	case nil:
+		b.AddNull()
+	case int64:
+		if typ == partition.PropTimestamp {
+			b.AddValue(schema.ValueToProto(v, typ))
+		} else {
+			b.AddInt(x)
+		}
+	case float64:
+		b.AddFloat(x)
+	case bool:
+		b.AddBool(x)
+	case string:
+		b.AddStr([]byte(x))
+	default:
+		b.AddValue(schema.ValueToProto(v, typ))
+	}
 }
 
 func tagIDsOf(refs []*storagepb.PropRef) []int32 {
@@ -216,29 +284,7 @@ func (r *Reader) EdgePropColumns(cols []commonpb.ColumnBuilder, refs []*storagep
 		if err != nil {
 			return err
 		}
-		b := &cols[i]
-		switch x := v.(type) {
-		case nil:
-			if pv != nil {
-				b.AddValue(pv)
-			} else {
-				b.AddNull()
-			}
-		case int64:
-			if typ == partition.PropTimestamp {
-				b.AddValue(schema.ValueToProto(v, typ))
-			} else {
-				b.AddInt(x)
-			}
-		case float64:
-			b.AddFloat(x)
-		case bool:
-			b.AddBool(x)
-		case string:
-			b.AddStr([]byte(x))
-		default:
-			b.AddValue(schema.ValueToProto(v, typ))
-		}
+		appendColumn(&cols[i], pv, v, typ)
 	}
 	return nil
 }
@@ -301,6 +347,43 @@ func edgeKeyProp(name string, edgeType int32, rank int64, keyVid, reached []byte
 		return &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: int64(edgeType)}}, true
 	}
 	return nil, false
+}
+
+// GetPropColumns is GetProps of vertices answered in columns (GetPropsReq
+// columns): the vertices of vids that have any of the requested tags, and
+// one column per ref; nil when none has.
+func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq,
+	vids [][]byte) (*storagepb.PropColumns, error) {
+	tagIDs := tagIDsOf(req.Props)
+	cols := make([]commonpb.ColumnBuilder, len(req.Props))
+	for i := range cols {
+		cols[i].Reserve(len(vids), commonpb.ColumnKind_COL_ANY)
+	}
+	out := &storagepb.PropColumns{}
+	for _, vid := range vids {
+		if err := CheckVid(space, part, vid); err != nil {
+			return nil, err
+		}
+		rows, err := r.readTags(get, part, vid, tagIDs)
+		if err != nil {
+			return nil, err
+		}
+		found, err := r.TagPropColumns(cols, rows, req.Props)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			out.PackedVids = append(out.PackedVids, vid...)
+		}
+	}
+	if len(out.PackedVids) == 0 {
+		return nil, nil
+	}
+	out.Columns = make([]*commonpb.Column, len(cols))
+	for i := range cols {
+		out.Columns[i] = cols[i].Finish()
+	}
+	return out, nil
 }
 
 // GetProps answers GetProps on one partition for its vids and edge keys,

@@ -144,6 +144,17 @@ INSERT EDGE f() VALUES "a"->"c":(), "b"->"c":(), "c"->"d":()`
 			return &storagepb.GetPropsResp{Rows: rows}, nil
 		}
 	}
+	propColumns := func(req *storagepb.GetPropsReq, vparts map[int32]*storagepb.VidList) func(graphexec.Storage) (proto.Message, error) {
+		return func(s graphexec.Storage) (proto.Message, error) {
+			req.SpaceId = sid
+			blocks, err := s.GetPropColumns(ctx, req, vparts, nil)
+			if err != nil {
+				return nil, err
+			}
+			slices.SortFunc(blocks, func(a, b *storagepb.PropColumns) int { return cmp.Compare(string(a.PackedVids), string(b.PackedVids)) })
+			return &storagepb.GetPropsResp{Blocks: blocks}, nil
+		}
+	}
 	lookup := func(req *storagepb.LookupIndexReq) func(graphexec.Storage) (proto.Message, error) {
 		return func(s graphexec.Storage) (proto.Message, error) {
 			req.SpaceId = sid
@@ -161,6 +172,10 @@ INSERT EDGE f() VALUES "a"->"c":(), "b"->"c":(), "c"->"d":()`
 	compare("out and in edges with every reserved property", neighbors(&storagepb.GetNeighborsReq{
 		EdgeTypes: []int32{e, -e, f, -f}, VertexProps: []*storagepb.PropRef{ref(p, "name"), ref(p, "age"), ref(p, "_tag")}, EdgeProps: edgeProps,
 	}, byPart(all...), nil))
+	compare("packed_edges with every reserved property and a filter", neighbors(&storagepb.GetNeighborsReq{
+		EdgeTypes: []int32{-e}, EdgeProps: edgeProps, PackedEdges: true, Filter: `e.w > 1`,
+	}, byPart(all...), nil))
+	compare("packed_edges over two edge types", neighbors(&storagepb.GetNeighborsReq{EdgeTypes: []int32{e, f}, PackedEdges: true}, byPart("a"), nil))
 	compare("dst_only", neighbors(&storagepb.GetNeighborsReq{EdgeTypes: []int32{e, -f}, DstOnly: true}, byPart(all...), nil))
 	compare("count_only", neighbors(&storagepb.GetNeighborsReq{EdgeTypes: []int32{e, -e}, CountOnly: true}, byPart(all...), nil))
 	compare("with_degree", neighbors(&storagepb.GetNeighborsReq{EdgeTypes: []int32{e, -e, f, -f}, WithDegree: true, DstOnly: true}, byPart(all...), nil))
@@ -192,6 +207,7 @@ INSERT EDGE f() VALUES "a"->"c":(), "b"->"c":(), "c"->"d":()`
 	compare("filter failing on an edge", neighbors(&storagepb.GetNeighborsReq{EdgeTypes: []int32{e}, Filter: `e.w / 0 == 1`}, byPart("a"), nil))
 
 	compare("GetProps of vertices", props(&storagepb.GetPropsReq{Props: []*storagepb.PropRef{ref(p, "name"), ref(p, "age"), ref(p, "_tag")}}, byPart(all...), nil))
+	compare("GetProps of vertices in columns", propColumns(&storagepb.GetPropsReq{Props: []*storagepb.PropRef{ref(p, "name"), ref(p, "age"), ref(p, "_tag")}}, byPart(all...)))
 	edgeKeys := func(keys ...*storagepb.EdgeKey) map[int32]*storagepb.EdgeKeyList {
 		out := map[int32]*storagepb.EdgeKeyList{}
 		for _, k := range keys {

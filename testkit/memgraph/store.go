@@ -142,6 +142,42 @@ func (s *Storage) GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsRe
 	return showBatches(batches, onResp)
 }
 
+// GetPropColumns is GetPropsStream in columns: a block per partition
+// that found any of the vertices.
+func (s *Storage) GetPropColumns(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
+	onBlocks func(blocks []*storagepb.PropColumns) error) ([]*storagepb.PropColumns, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g := s.g
+	req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: true}
+	order := sortedParts(vertexParts)
+	var batches [][]*storagepb.PropColumns
+	err := func() error {
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+		snap, space, data, err := g.spaceFor(req.SpaceId, req.CatalogVersion)
+		if err != nil {
+			return partError(firstPart(order), err)
+		}
+		r := rowread.NewReader(snap, req.SpaceId, g.now())
+		for _, part := range order {
+			block, err := r.GetPropColumns(data.read, space, part, req, vertexParts[part].GetVids())
+			if err != nil {
+				return partError(part, err)
+			}
+			if block != nil {
+				batches = append(batches, []*storagepb.PropColumns{block})
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		return nil, err
+	}
+	return showBatches(batches, onBlocks)
+}
+
 // showBatches shows each partition's non-empty answer to show (nil: none),
 // as storaged's streams arrive, and returns them all in order; an error
 // from show ends the call with it, as the real client's calls do.
