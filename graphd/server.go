@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -161,7 +162,10 @@ func (s *Server) Start() error {
 	s.executor.SetQueryAdmin(s.queries)
 	// sendTracker tells endQuery when a response has been written, so a
 	// query's result stays charged until then (queries.go).
-	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.MaxSendMsgSize(256<<20), grpc.StatsHandler(sendTracker{}))
+	// NumStreamWorkers: requests run on reused goroutines, whose stacks
+	// have grown already (see storaged's server).
+	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.MaxSendMsgSize(256<<20), grpc.StatsHandler(sendTracker{}),
+		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
 	graphpb.RegisterGraphServiceServer(s.grpc, s)
 	go func() {
 		if err := s.grpc.Serve(lis); err != nil {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -279,7 +280,11 @@ func (s *Server) Start(ctx context.Context) error {
 
 	// WaitForHandlers: Stop must not return while a handler still reads a
 	// RocksDB that Stop closes next.
-	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor), grpc.WaitForHandlers(true), raftgroup.ServerKeepalive())
+	// NumStreamWorkers: requests run on reused goroutines, whose stacks
+	// have grown already (a fresh goroutine per request grew its stack
+	// for every small read; busy workers fall back to a new goroutine).
+	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor), grpc.WaitForHandlers(true), raftgroup.ServerKeepalive(),
+		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
 	storagepb.RegisterStorageServiceServer(s.grpc, &service{srv: s})
 	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, engine, s.log))
 	// Received snapshots are staged next to the first data path's RocksDB,

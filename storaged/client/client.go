@@ -264,17 +264,29 @@ func (c *Client) fanOut(ctx context.Context, space int32, parts []int32, write b
 		var retry []int32
 		var fatal error
 		var wg sync.WaitGroup
+		host := func(store uint64, hostParts []int32) {
+			again, err := c.callHost(ctx, snap, space, store, hostParts, write, call)
+			mu.Lock()
+			defer mu.Unlock()
+			retry = append(retry, again...)
+			if err != nil && fatal == nil {
+				fatal = err
+			}
+		}
+		// One host's call runs on the caller's goroutine (a request to
+		// one host is the common case at small scale: a new goroutine
+		// would start on a fresh stack and grow it for gRPC).
+		n := 0
 		for store, hostParts := range byHost {
+			n++
+			if n == len(byHost) {
+				host(store, hostParts)
+				break
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				again, err := c.callHost(ctx, snap, space, store, hostParts, write, call)
-				mu.Lock()
-				defer mu.Unlock()
-				retry = append(retry, again...)
-				if err != nil && fatal == nil {
-					fatal = err
-				}
+				host(store, hostParts)
 			}()
 		}
 		wg.Wait()
