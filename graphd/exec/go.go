@@ -371,8 +371,9 @@ func (p *goPlan) record(name, info string, rows int, start time.Time) {
 //
 // Memory (budget.go): storage responses are charged as they stream in,
 // then rows and frontier structures as they are built. held is what lives
-// only until the next step ends: a step's frontier structures, and its
-// response when no result row points into it.
+// only until the next step ends: a step's frontier structures (whose vids
+// are copies, so a step's response that no result row points into is
+// released when the step ends).
 type goWalk struct {
 	frontier [][]byte
 	// origins maps each frontier vertex to the start vertices whose paths
@@ -469,6 +470,7 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 	building := fmt.Sprintf("building GO step %d", step)
 	resp = p.cutStep(step, resp)
 	var next [][]byte
+	var vidArena []byte // next's vids, copied in chunks
 	seen := map[string]bool{}
 	var nextOrigins map[string]originSet
 	if t.origins != nil {
@@ -506,7 +508,14 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 				dst := run.dst(i, vidLen)
 				if !seen[string(dst)] {
 					seen[string(dst)] = true
-					next = append(next, dst)
+					// The frontier keeps copies, not slices of the
+					// response, so that a response no result row points
+					// into is garbage once the step ends.
+					if cap(vidArena)-len(vidArena) < len(dst) {
+						vidArena = make([]byte, 0, max(64<<10, len(dst)))
+					}
+					vidArena = append(vidArena, dst...)
+					next = append(next, vidArena[len(vidArena)-len(dst):len(vidArena):len(vidArena)])
 					frontierBytes += mapEntryBytes + stringBytes + int64(len(dst)) + sliceBytes
 				}
 				if t.origins != nil {
@@ -524,12 +533,13 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 	}
 	p.record("GetNeighbors", fmt.Sprintf("step %d", step), edges, start)
 	t.frontier, t.origins = next, nextOrigins
-	// The previous step's frontier (and its response, unless rows point
-	// into it) is garbage now.
+	// The previous step's frontier is garbage now, and so is this step's
+	// response unless result rows point into it: the next step's
+	// request would otherwise hold two steps' answers at once.
 	mem.Release(t.held)
 	t.held = stepBytes
 	if !final {
-		t.held += respBytes
+		mem.Release(respBytes)
 	}
 	return nil
 }

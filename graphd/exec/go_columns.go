@@ -6,6 +6,7 @@ import (
 
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
+	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/query/eval"
 )
 
@@ -56,7 +57,8 @@ func (p *goPlan) keep(rc *goRowContext) (bool, error) {
 // hands the finished columns to out as the statement's table.
 //
 // Memory: the columns are charged as they grow, every 1,024 edges, so the
-// limit stops a huge result on the way.
+// limit stops a huge result on the way; the runs' storage answers are
+// released as they are read when nothing points into them.
 func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, rc *goRowContext, refs []goRef, start time.Time) error {
 	mem := BudgetOf(ctx)
 	vidLen := int(p.space.GetVidLen())
@@ -81,6 +83,17 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 		}
 		charged = total
 		return nil
+	}
+	// A run's storage answer is garbage once its edges are projected when
+	// no cell points into it (an int vid is copied; a string vid or a
+	// stored edge or $^ property would alias it): it is released run by
+	// run, so that the step's answer and the columns are not both held
+	// whole.
+	release := p.vids.isInt()
+	for _, r := range refs {
+		if r.field == fieldStored && r.scope != eval.ScopeDst {
+			release = false
+		}
 	}
 	var row goRow
 	rc.row = &row
@@ -115,6 +128,10 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 				}
 				rows++
 			}
+		}
+		if release {
+			mem.Release(neighborsSize([]*storagepb.VertexNeighbors{run.vn}))
+			run.vn = nil
 		}
 	}
 	if err := charge(); err != nil {

@@ -349,6 +349,25 @@ func edgeKeyProp(name string, edgeType int32, rank int64, keyVid, reached []byte
 	return nil, false
 }
 
+// eachVertex checks that each of vids belongs to part and hands fn its
+// rows of tagIDs, read with get.
+func (r *Reader) eachVertex(get func(key []byte) ([]byte, error), space *metapb.SpaceDesc, part int32, vids [][]byte,
+	tagIDs []int32, fn func(vid []byte, rows VertexRows) error) error {
+	for _, vid := range vids {
+		if err := CheckVid(space, part, vid); err != nil {
+			return err
+		}
+		rows, err := r.readTags(get, part, vid, tagIDs)
+		if err != nil {
+			return err
+		}
+		if err := fn(vid, rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // GetPropColumns is GetProps of vertices answered in columns (GetPropsReq
 // columns): the vertices of vids that have any of the requested tags, and
 // one column per ref; nil when none has.
@@ -360,21 +379,15 @@ func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *met
 		cols[i].Reserve(len(vids), commonpb.ColumnKind_COL_ANY)
 	}
 	out := &storagepb.PropColumns{}
-	for _, vid := range vids {
-		if err := CheckVid(space, part, vid); err != nil {
-			return nil, err
-		}
-		rows, err := r.readTags(get, part, vid, tagIDs)
-		if err != nil {
-			return nil, err
-		}
+	err := r.eachVertex(get, space, part, vids, tagIDs, func(vid []byte, rows VertexRows) error {
 		found, err := r.TagPropColumns(cols, rows, req.Props)
-		if err != nil {
-			return nil, err
-		}
 		if found {
 			out.PackedVids = append(out.PackedVids, vid...)
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out.PackedVids) == 0 {
 		return nil, nil
@@ -391,22 +404,15 @@ func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *met
 func (r *Reader) GetProps(get func(key []byte) ([]byte, error), space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq,
 	vids [][]byte, keys []*storagepb.EdgeKey) ([]*storagepb.PropRow, error) {
 	var out []*storagepb.PropRow
-	tagIDs := tagIDsOf(req.Props)
-	for _, vid := range vids {
-		if err := CheckVid(space, part, vid); err != nil {
-			return nil, err
-		}
-		rows, err := r.readTags(get, part, vid, tagIDs)
-		if err != nil {
-			return nil, err
-		}
+	err := r.eachVertex(get, space, part, vids, tagIDsOf(req.Props), func(vid []byte, rows VertexRows) error {
 		props, found, err := r.TagProps(rows, req.Props)
-		if err != nil {
-			return nil, err
-		}
 		if found {
 			out = append(out, &storagepb.PropRow{Vid: vid, Values: props})
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, ek := range keys {
 		if err := CheckVid(space, part, ek.Src); err != nil {

@@ -184,8 +184,8 @@ func TestQueryLimits(t *testing.T) {
 	})
 
 	t.Run("memory", func(t *testing.T) {
-		// Less than GO step 3's answer (TestGoStepsMemory).
-		exec(t, s1, `SET QUERY_MEMORY_LIMIT = 2MB`)
+		// Less than GO step 2's answer (TestGoStepsMemory).
+		exec(t, s1, `SET QUERY_MEMORY_LIMIT = 768KB`)
 		done := start(s1, bigGo)
 		// The other session answers while the big query runs and after.
 		var err error
@@ -199,7 +199,7 @@ func TestQueryLimits(t *testing.T) {
 			default:
 			}
 		}
-		checkQueryError(t, bigGo, err, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "2 MiB", "SET QUERY_MEMORY_LIMIT", "GO step 3")
+		checkQueryError(t, bigGo, err, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "768 KiB", "SET QUERY_MEMORY_LIMIT", "GO step 2")
 		t.Logf("%s ended with %v; the other session answered %d times meanwhile", bigGo, err, answered)
 		expectSmall(t, s2)
 		expectSmall(t, s1)
@@ -440,13 +440,15 @@ func TestGoStepsMemory(t *testing.T) {
 	waitNoQueryMemory(t, c)
 
 	// A per-query limit stops the query within one storage batch past it,
-	// while GO step 3's answer streams in...
-	// (Step 3's answer is 100,000 packed destinations, about 1 MiB with
-	// its vertices.)
-	exec(t, s, `SET QUERY_MEMORY_LIMIT = 2MB`)
-	expectError(t, s, bigGo, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "memory limit of 2 MiB", "SET QUERY_MEMORY_LIMIT", "GO step 3")
-	if p := lastPeak(t, &logs, bigGo); p > 2<<20+1<<20 {
-		t.Fatalf("with a limit of 2 MiB the query was charged %d bytes before it stopped", p)
+	// while a GO step's answer streams in...
+	// (Steps 2 and 3 answer 100,000 packed destinations each, about 1 MiB
+	// with their vertices; a step's answer is released when the step
+	// ends unless result rows point into it, so a limit below one answer
+	// stops step 2.)
+	exec(t, s, `SET QUERY_MEMORY_LIMIT = 768KB`)
+	expectError(t, s, bigGo, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "memory limit of 768 KiB", "SET QUERY_MEMORY_LIMIT", "GO step 2")
+	if p := lastPeak(t, &logs, bigGo); p > 768<<10+1<<20 {
+		t.Fatalf("with a limit of 768 KiB the query was charged %d bytes before it stopped", p)
 	}
 	// ... and while the copy of a result for the client is built, when
 	// the rows fit and their copy does not: in rows, the form the peak
@@ -476,6 +478,13 @@ func TestGoStepsMemory(t *testing.T) {
 	// total at their peaks, in the columns package client asks for.)
 	conc := int(6*total/columnsPeak) + 1
 	t.Logf("%s in columns: %d bytes accounted at the peak; %d run together", bigGo, columnsPeak, conc)
+	// In columns a row of one int is 8 bytes; GO holds about twice that
+	// at its peak (the columns, and the last step's answer until each
+	// vertex's edges are projected). 124 bytes a row when each result
+	// cell was a value.Value (issue 22).
+	if perRow := columnsPeak / int64(rows); perRow > 24 {
+		t.Errorf("%s in columns: %d bytes accounted per row at the peak, want at most 24", bigGo, perRow)
+	}
 	var sessions []*client.Session
 	for range conc {
 		ss := c.Session()
