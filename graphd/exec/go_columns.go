@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
@@ -100,34 +101,32 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 	rows, edges := 0, 0
 	for ri := range runs {
 		run := &runs[ri]
-		for i, n := 0, run.edges(vidLen); i < n; i++ {
-			if edges%1024 == 0 {
+		if p.destinationsOnly(run, refs) {
+			// Every column is the vertex each edge reaches, as an int:
+			// decoded straight from the packed destinations.
+			n := run.edges(vidLen)
+			for lo := 0; lo < n; lo += 1024 {
 				if ctx.Err() != nil {
 					return ctxError(ctx, "GO")
 				}
 				if err := charge(); err != nil {
 					return err
 				}
-			}
-			edges++
-			rc.at(run, i, vidLen)
-			if ok, err := p.keep(rc); err != nil {
-				return err
-			} else if !ok {
-				continue
-			}
-			// Without joins to input rows, each path origin gives the
-			// same row.
-			for range max(1, len(run.origins)) {
-				for j := range refs {
-					cell, err := rc.cell(&refs[j])
-					if err != nil {
-						return execErrorf("YIELD %s: %v", p.columns[j].Name(), err)
+				hi := min(lo+1024, n)
+				for j := range builders {
+					for i := lo; i < hi; i++ {
+						x, _ := partition.DecodeInt64Vid(run.vn.PackedDsts[i*vidLen : (i+1)*vidLen])
+						builders[j].AddInt(x)
 					}
-					cell.appendTo(&builders[j], p.vids)
 				}
-				rows++
 			}
+			rows, edges = rows+n, edges+n
+		} else {
+			n, err := p.projectRun(ctx, rc, run, refs, builders, &edges, charge)
+			if err != nil {
+				return err
+			}
+			rows += n
 		}
 		if release {
 			mem.Release(neighborsSize([]*storagepb.VertexNeighbors{run.vn}))
@@ -144,6 +143,69 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 	out.t.columns = ds
 	p.record("Project", "", rows, start)
 	return out.close(ctx)
+}
+
+// projectRun appends the rows of run's edges that WHERE keeps, reading
+// each cell through rc, and returns how many; edges counts the edges
+// read, and every 1,024 the context and the budget (charge) are checked.
+func (p *goPlan) projectRun(ctx context.Context, rc *goRowContext, run *goRun, refs []goRef, builders []commonpb.ColumnBuilder,
+	edges *int, charge func() error) (rows int, err error) {
+	vidLen := int(p.space.GetVidLen())
+	for i, n := 0, run.edges(vidLen); i < n; i++ {
+		if *edges%1024 == 0 {
+			if ctx.Err() != nil {
+				return rows, ctxError(ctx, "GO")
+			}
+			if err := charge(); err != nil {
+				return rows, err
+			}
+		}
+		*edges++
+		rc.at(run, i, vidLen)
+		if ok, err := p.keep(rc); err != nil {
+			return rows, err
+		} else if !ok {
+			continue
+		}
+		// Without joins to input rows, each path origin gives the same
+		// row.
+		for range max(1, len(run.origins)) {
+			for j := range refs {
+				cell, err := rc.cell(&refs[j])
+				if err != nil {
+					return rows, execErrorf("YIELD %s: %v", p.columns[j].Name(), err)
+				}
+				cell.appendTo(&builders[j], p.vids)
+			}
+			rows++
+		}
+	}
+	return rows, nil
+}
+
+// destinationsOnly reports whether every column of run's rows is the int
+// vid each edge reaches (dst(edge) of an out-edge, edge._dst, id($$)) and
+// every edge makes one row: no WHERE left to evaluate, at most one path
+// origin, destinations packed. What rc.cell would read for them is then
+// the packed destination itself.
+func (p *goPlan) destinationsOnly(run *goRun, refs []goRef) bool {
+	if !p.vids.isInt() || !run.packed || len(run.origins) > 1 || (!run.filtered && p.stmt.Where != nil) {
+		return false
+	}
+	abs := run.edgeType
+	if abs < 0 {
+		abs = -abs
+	}
+	for _, r := range refs {
+		switch {
+		case r.scope == eval.ScopeDst && r.field == fieldTo:
+		case r.scope == eval.ScopeEdge && (r.name == eval.AnyEdge || r.name == p.edgeNames[abs]) &&
+			(r.field == fieldTo || (r.field == fieldStoredDst && run.edgeType > 0)):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // expectedKind is the column kind r's cells will most likely have, to
