@@ -72,10 +72,6 @@ type Storage interface {
 	// maps set) of edges.
 	GetProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
 		edgeParts map[int32]*storagepb.EdgeKeyList) ([]*storagepb.PropRow, error)
-	// GetPropsStream is GetProps with the rows shown as they arrive, as
-	// GetNeighborsStream.
-	GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
-		edgeParts map[int32]*storagepb.EdgeKeyList, onResp func(rows []*storagepb.PropRow) error) ([]*storagepb.PropRow, error)
 	// GetPropColumns reads properties of vertices in columns: a block per
 	// partition that found any (PropColumns), shown to onBlocks as they
 	// arrive, as GetNeighborsStream.

@@ -85,6 +85,19 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 		charged = total
 		return nil
 	}
+	// check looks at the context and charges the columns once every
+	// 1,024 edges read (edges: how many so far).
+	nextCheck := 0
+	check := func(edges int) error {
+		if edges < nextCheck {
+			return nil
+		}
+		nextCheck = edges + 1024
+		if ctx.Err() != nil {
+			return ctxError(ctx, "GO")
+		}
+		return charge()
+	}
 	// A run's storage answer is garbage once its edges are projected when
 	// no cell points into it (an int vid is copied; a string vid or a
 	// stored edge or $^ property would alias it): it is released run by
@@ -106,10 +119,7 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 			// decoded straight from the packed destinations.
 			n := run.edges(vidLen)
 			for lo := 0; lo < n; lo += 1024 {
-				if ctx.Err() != nil {
-					return ctxError(ctx, "GO")
-				}
-				if err := charge(); err != nil {
+				if err := check(edges + lo); err != nil {
 					return err
 				}
 				hi := min(lo+1024, n)
@@ -122,7 +132,7 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 			}
 			rows, edges = rows+n, edges+n
 		} else {
-			n, err := p.projectRun(ctx, rc, run, refs, builders, &edges, charge)
+			n, err := p.projectRun(rc, run, refs, builders, &edges, check)
 			if err != nil {
 				return err
 			}
@@ -146,19 +156,14 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 }
 
 // projectRun appends the rows of run's edges that WHERE keeps, reading
-// each cell through rc, and returns how many; edges counts the edges
-// read, and every 1,024 the context and the budget (charge) are checked.
-func (p *goPlan) projectRun(ctx context.Context, rc *goRowContext, run *goRun, refs []goRef, builders []commonpb.ColumnBuilder,
-	edges *int, charge func() error) (rows int, err error) {
+// each cell through rc, and returns how many; edges counts the edges read,
+// and check sees the count before each.
+func (p *goPlan) projectRun(rc *goRowContext, run *goRun, refs []goRef, builders []commonpb.ColumnBuilder,
+	edges *int, check func(edges int) error) (rows int, err error) {
 	vidLen := int(p.space.GetVidLen())
 	for i, n := 0, run.edges(vidLen); i < n; i++ {
-		if *edges%1024 == 0 {
-			if ctx.Err() != nil {
-				return rows, ctxError(ctx, "GO")
-			}
-			if err := charge(); err != nil {
-				return rows, err
-			}
+		if err := check(*edges); err != nil {
+			return rows, err
 		}
 		*edges++
 		rc.at(run, i, vidLen)

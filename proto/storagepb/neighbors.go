@@ -3,8 +3,8 @@ package storagepb
 // Hand-written helpers beside the generated code of storage.proto.
 
 // DstList returns the destinations of the vertex's edges, whichever form
-// they came in: packed (dst_only, vidLen bytes each) or one NeighborEdge
-// per edge. Packed vids alias the message.
+// they came in: packed (dst_only or packed_edges, vidLen bytes each) or
+// one NeighborEdge per edge. Packed vids alias the message.
 func (vn *VertexNeighbors) DstList(vidLen int) [][]byte {
 	if len(vn.PackedDsts) > 0 && vidLen > 0 {
 		out := make([][]byte, 0, len(vn.PackedDsts)/vidLen)

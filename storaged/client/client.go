@@ -379,7 +379,7 @@ func (c *Client) GetNeighbors(ctx context.Context, tmpl *storagepb.GetNeighborsR
 
 // GetProps reads properties of vertices or edges (tmpl without the parts).
 func (c *Client) GetProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList, edgeParts map[int32]*storagepb.EdgeKeyList) ([]*storagepb.PropRow, error) {
-	return c.GetPropsStream(ctx, tmpl, vertexParts, edgeParts, nil)
+	return collectProps(ctx, c, tmpl, vertexParts, edgeParts, func(r *storagepb.GetPropsResp) []*storagepb.PropRow { return r.Rows }, nil)
 }
 
 // notSent reports whether a call failed before its request could reach the

@@ -89,50 +89,38 @@ func (c *Client) GetNeighborsStream(ctx context.Context, tmpl *storagepb.GetNeig
 	return out, err
 }
 
-// GetPropsStream is GetProps that shows each host's response to onResp as
-// it arrives, before the other hosts have answered, so that a caller can
-// account for the memory of a large answer and stop the call early: when
-// onResp returns an error, every request of the call is cancelled and the
-// call returns that error as it is (no retry). As with GetNeighborsStream,
-// rows of a host whose answer is retried may be shown twice (an account
-// then overcounts, never undercounts). Calls to onResp are serialised.
-func (c *Client) GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
-	edgeParts map[int32]*storagepb.EdgeKeyList, onResp func(rows []*storagepb.PropRow) error) ([]*storagepb.PropRow, error) {
-	var out []*storagepb.PropRow
-	var stopErr error // onResp's
-	err := c.getProps(ctx, tmpl, vertexParts, edgeParts, func(resp *storagepb.GetPropsResp) error {
-		if onResp != nil && len(resp.Rows) > 0 {
-			if err := onResp(resp.Rows); err != nil {
-				stopErr = err
-				return err
-			}
-		}
-		out = append(out, resp.Rows...)
-		return nil
-	})
-	if stopErr != nil {
-		return nil, stopErr
-	}
-	return out, err
-}
-
 // GetPropColumns reads properties of vertices in columns (GetPropsReq
 // columns is set here): one block per partition that found any of them,
 // in no particular order. onBlocks, if set, sees each host's blocks as
-// GetPropsStream's onResp sees its rows, with the same guarantees.
+// they arrive, before the other hosts have answered, so that a caller can
+// account for the memory of a large answer and stop the call early: when
+// onBlocks returns an error, every request of the call is cancelled and
+// the call returns that error as it is (no retry). As with
+// GetNeighborsStream, blocks of a host whose answer is retried may be
+// shown twice (an account then overcounts, never undercounts). Calls to
+// onBlocks are serialised.
 func (c *Client) GetPropColumns(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
 	onBlocks func(blocks []*storagepb.PropColumns) error) ([]*storagepb.PropColumns, error) {
 	req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: true}
-	var out []*storagepb.PropColumns
-	var stopErr error // onBlocks'
-	err := c.getProps(ctx, req, vertexParts, nil, func(resp *storagepb.GetPropsResp) error {
-		if onBlocks != nil && len(resp.Blocks) > 0 {
-			if err := onBlocks(resp.Blocks); err != nil {
+	return collectProps(ctx, c, req, vertexParts, nil, func(r *storagepb.GetPropsResp) []*storagepb.PropColumns { return r.Blocks }, onBlocks)
+}
+
+// collectProps runs req through getProps and gathers what pick takes of
+// each host's answer, shown first to show (if set); an error from show
+// ends the call with that error, as it is.
+func collectProps[T any](ctx context.Context, c *Client, req *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
+	edgeParts map[int32]*storagepb.EdgeKeyList, pick func(*storagepb.GetPropsResp) []T, show func([]T) error) ([]T, error) {
+	var out []T
+	var stopErr error // show's
+	err := c.getProps(ctx, req, vertexParts, edgeParts, func(resp *storagepb.GetPropsResp) error {
+		got := pick(resp)
+		if show != nil && len(got) > 0 {
+			if err := show(got); err != nil {
 				stopErr = err
 				return err
 			}
 		}
-		out = append(out, resp.Blocks...)
+		out = append(out, got...)
 		return nil
 	})
 	if stopErr != nil {

@@ -106,76 +106,62 @@ func (s *Storage) GetNeighborsStream(ctx context.Context, tmpl *storagepb.GetNei
 // GetProps reads properties of vertices or of edges.
 func (s *Storage) GetProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
 	edgeParts map[int32]*storagepb.EdgeKeyList) ([]*storagepb.PropRow, error) {
-	return s.GetPropsStream(ctx, tmpl, vertexParts, edgeParts, nil)
-}
-
-// GetPropsStream is GetProps showing each partition's rows to onResp.
-func (s *Storage) GetPropsStream(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
-	edgeParts map[int32]*storagepb.EdgeKeyList, onResp func(rows []*storagepb.PropRow) error) ([]*storagepb.PropRow, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	g := s.g
 	// Exactly one of the maps is set (GetPropsReq).
 	order := slices.Concat(sortedParts(vertexParts), sortedParts(edgeParts))
-	var batches [][]*storagepb.PropRow
-	err := func() error {
-		g.mu.RLock()
-		defer g.mu.RUnlock()
-		snap, space, data, err := g.spaceFor(tmpl.SpaceId, tmpl.CatalogVersion)
-		if err != nil {
-			return partError(firstPart(order), err)
-		}
-		r := rowread.NewReader(snap, tmpl.SpaceId, g.now())
-		for _, part := range order {
-			rows, err := r.GetProps(data.read, space, part, tmpl, vertexParts[part].GetVids(), edgeParts[part].GetKeys())
-			if err != nil {
-				return partError(part, err)
-			}
-			batches = append(batches, rows)
-		}
-		return nil
-	}()
+	var out []*storagepb.PropRow
+	err := s.readParts(ctx, tmpl, order, func(r *rowread.Reader, space *metapb.SpaceDesc, read func([]byte) ([]byte, error), part int32) error {
+		rows, err := r.GetProps(read, space, part, tmpl, vertexParts[part].GetVids(), edgeParts[part].GetKeys())
+		out = append(out, rows...)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	return showBatches(batches, onResp)
+	return out, nil
 }
 
-// GetPropColumns is GetPropsStream in columns: a block per partition
-// that found any of the vertices.
+// GetPropColumns is GetProps of vertices in columns: a block per
+// partition that found any of them, shown to onBlocks as storaged's hosts
+// would show them.
 func (s *Storage) GetPropColumns(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
 	onBlocks func(blocks []*storagepb.PropColumns) error) ([]*storagepb.PropColumns, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	g := s.g
 	req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: true}
-	order := sortedParts(vertexParts)
 	var batches [][]*storagepb.PropColumns
-	err := func() error {
-		g.mu.RLock()
-		defer g.mu.RUnlock()
-		snap, space, data, err := g.spaceFor(req.SpaceId, req.CatalogVersion)
-		if err != nil {
-			return partError(firstPart(order), err)
+	err := s.readParts(ctx, req, sortedParts(vertexParts), func(r *rowread.Reader, space *metapb.SpaceDesc, read func([]byte) ([]byte, error), part int32) error {
+		block, err := r.GetPropColumns(read, space, part, req, vertexParts[part].GetVids())
+		if block != nil {
+			batches = append(batches, []*storagepb.PropColumns{block})
 		}
-		r := rowread.NewReader(snap, req.SpaceId, g.now())
-		for _, part := range order {
-			block, err := r.GetPropColumns(data.read, space, part, req, vertexParts[part].GetVids())
-			if err != nil {
-				return partError(part, err)
-			}
-			if block != nil {
-				batches = append(batches, []*storagepb.PropColumns{block})
-			}
-		}
-		return nil
-	}()
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	return showBatches(batches, onBlocks)
+}
+
+// readParts runs read for each partition of order in turn, under the
+// graph's read lock, with a reader of req's space; a failure is that
+// partition's, as storaged reports it.
+func (s *Storage) readParts(ctx context.Context, req *storagepb.GetPropsReq, order []int32,
+	read func(r *rowread.Reader, space *metapb.SpaceDesc, get func([]byte) ([]byte, error), part int32) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	g := s.g
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	snap, space, data, err := g.spaceFor(req.SpaceId, req.CatalogVersion)
+	if err != nil {
+		return partError(firstPart(order), err)
+	}
+	r := rowread.NewReader(snap, req.SpaceId, g.now())
+	for _, part := range order {
+		if err := read(r, space, data.read, part); err != nil {
+			return partError(part, err)
+		}
+	}
+	return nil
 }
 
 // showBatches shows each partition's non-empty answer to show (nil: none),
