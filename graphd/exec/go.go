@@ -264,6 +264,10 @@ type goRun struct {
 	// origins are the start vids the paths to vn began at; nil unless
 	// rows join back to input rows.
 	origins []string
+	// dstOrds are the ordinals in the fetched $$ properties (dstProps) of
+	// the vertices the edges reach, edge by edge; nil when no $$ property
+	// was fetched.
+	dstOrds []int32
 }
 
 // edges is how many edges the run holds.
@@ -684,80 +688,22 @@ func (p *goPlan) project(rc *goRowContext) (row []value.Value, ok bool, err erro
 	return row, true, nil
 }
 
-// fetchDst reads the $$ properties of every distinct destination.
-//
-// Memory: the dedup set and the per-partition vid lists are charged as they
-// grow (a GO whose rows reach half a million distinct vertices holds tens
-// of MB in them), and storaged's answer per host as it arrives, so that the
-// limit stops the fetch on the way instead of after every host answered.
-func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (*dstProps, error) {
-	mem := BudgetOf(ctx)
-	const what = "fetching $$ properties for GO"
-	parts := map[int32]*storagepb.VidList{}
-	seen := map[string]bool{}
-	var listed int64 // bytes of seen and parts charged and not yet checked
-	vidLen := int(p.space.GetVidLen())
-	for ri := range runs {
-		if listed > 64<<10 {
-			if err := mem.Grow(listed, what); err != nil {
-				return nil, err
-			}
-			listed = 0
-		}
-		for i, n := 0, runs[ri].edges(vidLen); i < n; i++ {
-			d := runs[ri].dst(i, vidLen)
-			if seen[string(d)] {
-				continue
-			}
-			seen[string(d)] = true
-			pt := p.vids.part(d)
-			if parts[pt] == nil {
-				parts[pt] = &storagepb.VidList{}
-			}
-			parts[pt].Vids = append(parts[pt].Vids, d)
-			// A map entry with its key, and a slice header in the list
-			// (the vid itself aliases the storage response, charged
-			// already).
-			listed += mapEntryBytes + stringBytes + int64(len(d)) + sliceBytes
-		}
-	}
-	if err := mem.Grow(listed, what); err != nil {
-		return nil, err
-	}
-	req := &storagepb.GetPropsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, Props: p.dstProps}
-	var onBlocks func([]*storagepb.PropColumns) error
-	if mem != nil {
-		onBlocks = func(blocks []*storagepb.PropColumns) error {
-			// The answer, and the index entry each vertex will take.
-			return mem.Grow(propColumnsSize(blocks)+int64(dstCount(blocks, vidLen))*(mapEntryBytes+16), what)
-		}
-	}
-	blocks, err := p.r.x.storage.GetPropColumns(ctx, req, parts, onBlocks)
-	if err != nil {
-		if e, ok := isLimitError(err); ok {
-			return nil, e
-		}
-		return nil, storageError("GO fetching $$ properties", err)
-	}
-	return newDstProps(blocks, vidLen), nil
-}
-
 // goRowContext answers the expressions of one GO result row.
 type goRowContext struct {
 	rowContext
 	p   *goPlan
 	row *goRow
 	dst *dstProps // the $$ properties by destination; nil if none were read
-	// dstAt is dst's entry for the row's destination once dstKnown
-	// (go_dst.go: dstEntry); at resets it for each row.
-	dstAt    dstEntry
-	dstKnown bool
+	// run and edge are where at put the row: the row's destination's
+	// entry in dst is run.dstOrds[edge] (go_dst.go: dstEntry).
+	run  *goRun
+	edge int
 }
 
 // at moves the context to edge i of run.
 func (c *goRowContext) at(run *goRun, i, vidLen int) {
 	run.row(i, vidLen, c.row)
-	c.dstKnown = false
+	c.run, c.edge = run, i
 }
 
 func (c *goRowContext) bindSource(set *startSet, srcRow int) {

@@ -168,11 +168,8 @@ func (c *goRowContext) cell(r *goRef) (goCell, error) {
 			if r.index < 0 {
 				return goCell{}, fmt.Errorf("$$.%s.%s was not fetched", r.name, r.prop)
 			}
-			e := c.dstEntry()
-			if e.block == nil || r.index >= len(e.block.Columns) {
-				return goCell{}, nil // the destination has no vertex data
-			}
-			return columnCell(e.block.Columns[r.index], e.i), nil
+			// NULL when the destination has no vertex data.
+			return c.dst.cell(c, r.index), nil
 		}
 	}
 	switch r.field {

@@ -1,22 +1,40 @@
 package exec
 
 import (
+	"context"
 	"encoding/binary"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 )
 
-// dstProps are the $$ properties a GO fetched for its destinations, as
-// storage answered them in columns (GetPropColumns: a block per
-// partition), indexed by vid. An 8-byte vid (INT64, FIXED_STRING(8)) is
-// looked up as a uint64, which hashes and compares faster than a string:
-// the lookup is once per result row, 75,000 times in a GO 3 + props.
+// GO's $$ properties: each distinct vertex the result edges reach is read
+// once (GetPropColumns, one block of columns per partition), and each
+// result row finds its destination's cells by an ordinal the edge was
+// given when the destinations were deduplicated (goRun.dstOrds), so the
+// projection does no lookup by vid: a GO 3 + props on soc-Slashdot0902
+// has 75,000 rows but about a third as many distinct destinations, and
+// the per-row map lookup was a quarter of the projection's time
+// (docs/benchmarks.md, issue 22).
+
+// dstProps are the $$ properties a GO fetched for its destinations.
 type dstProps struct {
-	blocks []*storagepb.PropColumns
 	vidLen int
-	by8    map[uint64]dstEntry // vidLen 8
-	byStr  map[string]dstEntry // any other vid length
+	// ord8 (8-byte vids: INT64, FIXED_STRING(8)) or ordStr (any other
+	// length) number the distinct destinations in the order first seen;
+	// an 8-byte vid is a uint64 key, which hashes and compares faster
+	// than a string.
+	ord8   map[uint64]int32
+	ordStr map[string]int32
+	// entries are where each ordinal's properties are in the answer.
+	entries []dstEntry
+	found   int // destinations with vertex data
+	// cols are the properties gathered by ordinal, one column per $$
+	// property the plan fetched (goPlan.dstProps): cell o of column j is
+	// property j of destination o, NULL when it has no vertex data. A row
+	// reads its cell from one typed array instead of following its entry
+	// into a block's column: two dependent cache misses become one.
+	cols []*commonpb.Column
 }
 
 // dstEntry is where a destination's properties are: cell i of each of
@@ -26,36 +44,94 @@ type dstEntry struct {
 	i     int
 }
 
-func newDstProps(blocks []*storagepb.PropColumns, vidLen int) *dstProps {
-	d := &dstProps{blocks: blocks, vidLen: vidLen}
-	n := dstCount(blocks, vidLen)
+func newDstProps(vidLen int) *dstProps {
+	d := &dstProps{vidLen: vidLen}
 	if vidLen == 8 {
-		d.by8 = make(map[uint64]dstEntry, n)
+		d.ord8 = map[uint64]int32{}
 	} else {
-		d.byStr = make(map[string]dstEntry, n)
-	}
-	for _, b := range blocks {
-		for i := 0; (i+1)*vidLen <= len(b.PackedVids); i++ {
-			vid := b.PackedVids[i*vidLen : (i+1)*vidLen]
-			if d.by8 != nil {
-				d.by8[binary.BigEndian.Uint64(vid)] = dstEntry{b, i}
-			} else {
-				d.byStr[string(vid)] = dstEntry{b, i}
-			}
-		}
+		d.ordStr = map[string]int32{}
 	}
 	return d
 }
 
-// find returns vid's entry; a zero entry when it has no data.
-func (d *dstProps) find(vid []byte) dstEntry {
-	if d == nil || len(vid) != d.vidLen {
-		return dstEntry{}
+// ordinal numbers vid, the next ordinal if it is new (added).
+func (d *dstProps) ordinal(vid []byte) (ord int32, added bool) {
+	next := int32(len(d.entries))
+	if d.ord8 != nil {
+		k := binary.BigEndian.Uint64(vid)
+		if o, ok := d.ord8[k]; ok {
+			return o, false
+		}
+		d.ord8[k] = next
+	} else {
+		if o, ok := d.ordStr[string(vid)]; ok {
+			return o, false
+		}
+		d.ordStr[string(vid)] = next
 	}
-	if d.by8 != nil {
-		return d.by8[binary.BigEndian.Uint64(vid)]
+	d.entries = append(d.entries, dstEntry{})
+	return next, true
+}
+
+// lookup is vid's ordinal, or -1 for a vid that was not numbered.
+func (d *dstProps) lookup(vid []byte) int32 {
+	if len(vid) != d.vidLen {
+		return -1
 	}
-	return d.byStr[string(vid)]
+	var o int32
+	var ok bool
+	if d.ord8 != nil {
+		o, ok = d.ord8[binary.BigEndian.Uint64(vid)]
+	} else {
+		o, ok = d.ordStr[string(vid)]
+	}
+	if !ok {
+		return -1
+	}
+	return o
+}
+
+// place records the answer: each block's vertices at their ordinals. A
+// vertex the request did not ask for is an error of storaged's, ignored.
+func (d *dstProps) place(blocks []*storagepb.PropColumns) {
+	for _, b := range blocks {
+		for i := 0; (i+1)*d.vidLen <= len(b.PackedVids); i++ {
+			if o := d.lookup(b.PackedVids[i*d.vidLen : (i+1)*d.vidLen]); o >= 0 {
+				d.entries[o] = dstEntry{b, i}
+				d.found++
+			}
+		}
+	}
+}
+
+// gather builds cols from the entries, n columns, and returns their
+// memory. A string cell aliases the answer's block.
+func (d *dstProps) gather(n int, vids vidCodec) int64 {
+	d.cols = make([]*commonpb.Column, n)
+	var size int64
+	for j := range n {
+		var b commonpb.ColumnBuilder
+		b.Reserve(len(d.entries), commonpb.ColumnKind_COL_ANY)
+		for _, e := range d.entries {
+			if e.block == nil || j >= len(e.block.Columns) {
+				b.AddNull()
+				continue
+			}
+			columnCell(e.block.Columns[j], e.i).appendTo(&b, vids)
+		}
+		size += b.Bytes()
+		d.cols[j] = b.Finish()
+	}
+	return size
+}
+
+// cell is property j of the destination of the row rc is on, as goRowContext.cell
+// reads it.
+func (d *dstProps) cell(rc *goRowContext, j int) goCell {
+	if d == nil || rc.run == nil || rc.edge >= len(rc.run.dstOrds) || j >= len(d.cols) {
+		return goCell{}
+	}
+	return columnCell(d.cols[j], int(rc.run.dstOrds[rc.edge]))
 }
 
 // len is how many destinations have data.
@@ -63,17 +139,79 @@ func (d *dstProps) len() int {
 	if d == nil {
 		return 0
 	}
-	return len(d.by8) + len(d.byStr)
+	return d.found
 }
 
-// dstCount is how many vertices the blocks hold.
-func dstCount(blocks []*storagepb.PropColumns, vidLen int) int {
-	n := 0
-	for _, b := range blocks {
-		n += len(b.PackedVids) / max(vidLen, 1)
+// fetchDst reads the $$ properties of every distinct destination and gives
+// each run's edges their destinations' ordinals (goRun.dstOrds).
+//
+// Memory: the ordinals, the dedup map and the per-partition vid lists are
+// charged as they grow (a GO whose rows reach half a million distinct
+// vertices holds tens of MB in them), and storaged's answer per host as it
+// arrives, so that the limit stops the fetch on the way instead of after
+// every host answered.
+func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (*dstProps, error) {
+	mem := BudgetOf(ctx)
+	const what = "fetching $$ properties for GO"
+	vidLen := int(p.space.GetVidLen())
+	d := newDstProps(vidLen)
+	parts := map[int32]*storagepb.VidList{}
+	var listed int64 // bytes of the ordinals, map and lists charged and not yet checked
+	for ri := range runs {
+		if listed > 64<<10 {
+			if err := mem.Grow(listed, what); err != nil {
+				return nil, err
+			}
+			listed = 0
+		}
+		run := &runs[ri]
+		n := run.edges(vidLen)
+		run.dstOrds = make([]int32, n)
+		listed += sliceBytes + 4*int64(n)
+		for i := range n {
+			v := run.dst(i, vidLen)
+			ord, added := d.ordinal(v)
+			run.dstOrds[i] = ord
+			if !added {
+				continue
+			}
+			pt := p.vids.part(v)
+			if parts[pt] == nil {
+				parts[pt] = &storagepb.VidList{}
+			}
+			parts[pt].Vids = append(parts[pt].Vids, v)
+			// A map entry with its key, an entry, and a slice header in
+			// the list (the vid itself aliases the storage response,
+			// charged already).
+			listed += mapEntryBytes + stringBytes + int64(len(v)) + dstEntryBytes + sliceBytes
+		}
 	}
-	return n
+	if err := mem.Grow(listed, what); err != nil {
+		return nil, err
+	}
+	req := &storagepb.GetPropsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, Props: p.dstProps}
+	var onBlocks func([]*storagepb.PropColumns) error
+	if mem != nil {
+		onBlocks = func(blocks []*storagepb.PropColumns) error {
+			return mem.Grow(propColumnsSize(blocks), what)
+		}
+	}
+	blocks, err := p.r.x.storage.GetPropColumns(ctx, req, parts, onBlocks)
+	if err != nil {
+		if e, ok := isLimitError(err); ok {
+			return nil, e
+		}
+		return nil, storageError("GO fetching $$ properties", err)
+	}
+	d.place(blocks)
+	if err := mem.Grow(d.gather(len(p.dstProps), p.vids), what); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
+
+// dstEntryBytes is the memory of one dstEntry.
+const dstEntryBytes = pointerBytes + 8
 
 // propColumnsSize estimates the memory of decoded GetPropColumns blocks.
 func propColumnsSize(blocks []*storagepb.PropColumns) int64 {
@@ -87,13 +225,12 @@ func propColumnsSize(blocks []*storagepb.PropColumns) int64 {
 	return n
 }
 
-// dstEntry is the fetched $$ properties' entry of the row's destination,
-// looked up once per row.
+// dstEntry is the fetched $$ properties' entry of the row's destination.
 func (c *goRowContext) dstEntry() dstEntry {
-	if !c.dstKnown {
-		c.dstAt, c.dstKnown = c.dst.find(c.row.dst), true
+	if c.dst == nil || c.run == nil || c.edge >= len(c.run.dstOrds) {
+		return dstEntry{}
 	}
-	return c.dstAt
+	return c.dst.entries[c.run.dstOrds[c.edge]]
 }
 
 // dstValueList is the row's destination's $$ properties as wire values,
