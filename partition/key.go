@@ -92,7 +92,13 @@ func DataRange(space, part int32) (start, end []byte) {
 // The vid precedes the tag id so that all tags of a vertex are adjacent
 // (TagPrefix) and a FETCH of several tags of one vertex is one short scan.
 func TagKey(space, part int32, vid []byte, tagID int32) []byte {
-	b := newKey(space, part, KindTag, len(vid)+4)
+	return AppendTagKey(make([]byte, 0, KeyPrefixLen+len(vid)+4), space, part, vid, tagID)
+}
+
+// AppendTagKey appends TagKey(space, part, vid, tagID) to b, for a loop
+// that builds one key after another in one buffer.
+func AppendTagKey(b []byte, space, part int32, vid []byte, tagID int32) []byte {
+	b = appendPrefix(b, space, part, KindTag)
 	b = append(b, vid...)
 	return appendInt32(b, tagID)
 }

@@ -573,6 +573,83 @@ func (r *RowReader) GetIndex(i int) (any, error) {
 	panic("unreachable: checkLayout accepted an unknown type") // checkLayout ran in Reset
 }
 
+// Scalar is one column of a row read without boxing (RowReader.Scalar):
+// Null, or by Type the int (INT64, TIMESTAMP), the float (DOUBLE), the
+// bool (I is 0 or 1) or the bytes (STRING, FIXED_STRING, its padding cut).
+// Bytes aliases the row.
+type Scalar struct {
+	Type  PropType
+	Null  bool
+	I     int64
+	F     float64
+	Bytes []byte
+}
+
+// Scalar reads column i as GetIndex does, without allocating, when it is
+// of a scalar type; ok is false for the other types (dates, times,
+// durations…), which the caller reads with GetIndex. The bytes of a string
+// alias the row, unlike GetIndex's values: the caller keeps the row alive
+// and unchanged while it uses them.
+func (r *RowReader) Scalar(i int) (s Scalar, ok bool, err error) {
+	if r.schema == nil {
+		return s, false, fmt.Errorf("reading column %d: row reader is not initialized: %w", i, ErrInvalidValue)
+	}
+	cols := r.schema.Columns
+	if i < 0 || i >= len(cols) {
+		return s, false, fmt.Errorf("column index %d out of range: schema version %d has %d columns: %w", i, r.schema.Version, len(cols), ErrInvalidValue)
+	}
+	c := &cols[i]
+	s.Type = c.Type
+	switch c.Type {
+	case PropInt64, PropTimestamp, PropDouble, PropBool, PropFixedString, PropString:
+	default:
+		return s, false, nil
+	}
+	if r.row[r.bitmapOff+i/8]&(1<<(i%8)) != 0 {
+		if !c.Nullable {
+			return s, false, fmt.Errorf("row of schema version %d: column %q is not nullable but marked NULL: %w", r.schema.Version, c.Name, ErrMalformedRow)
+		}
+		s.Null = true
+		return s, true, nil
+	}
+	off := r.fixedOff
+	for j := 0; j < i; j++ {
+		off += fixedWidth(&cols[j])
+	}
+	slot := r.row[off : off+fixedWidth(c)]
+	switch c.Type {
+	case PropInt64, PropTimestamp:
+		s.I = int64(binary.LittleEndian.Uint64(slot))
+	case PropDouble:
+		s.F = math.Float64frombits(binary.LittleEndian.Uint64(slot))
+	case PropBool:
+		switch slot[0] {
+		case 0:
+		case 1:
+			s.I = 1
+		default:
+			return s, false, fmt.Errorf("row of schema version %d: column %q: bool byte 0x%02x, want 0x00 or 0x01: %w",
+				r.schema.Version, c.Name, slot[0], ErrMalformedRow)
+		}
+	case PropFixedString:
+		end := len(slot)
+		for end > 0 && slot[end-1] == 0 {
+			end--
+		}
+		s.Bytes = slot[:end:end]
+	case PropString:
+		o := uint64(binary.LittleEndian.Uint32(slot))
+		n := uint64(binary.LittleEndian.Uint32(slot[4:]))
+		if avail := uint64(len(r.row) - r.varOff); o+n > avail {
+			return s, false, fmt.Errorf("row of schema version %d: column %q: string [%d, %d) exceeds the %d-byte variable-length section: %w",
+				r.schema.Version, c.Name, o, o+n, avail, ErrMalformedRow)
+		}
+		start := uint64(r.varOff) + o
+		s.Bytes = r.row[start : start+n : start+n]
+	}
+	return s, true, nil
+}
+
 // ReadWithSchema decodes row and returns its values laid out as the columns of
 // target, matched by name. It is how a row written before an ALTER is read with
 // the current schema:

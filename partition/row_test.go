@@ -153,6 +153,9 @@ func TestRowRoundTrip(t *testing.T) {
 				t.Fatalf("Get(%q) of %s = %#v, %v, %v; want %#v", s.Columns[i].Name, s.Columns[i].Type, got, ok, err, want[i])
 			}
 		}
+		for i := range s.Columns {
+			checkScalar(t, r, i, want[i])
+		}
 		if got, ok, err := r.Get("absent"); got != nil || ok || err != nil {
 			t.Fatalf("Get(absent) = %v, %v, %v", got, ok, err)
 		}
@@ -165,6 +168,43 @@ func TestRowRoundTrip(t *testing.T) {
 		if err != nil || string(again) != string(row) {
 			t.Fatalf("re-encoding %#v gave %x, %v; want %x", all, again, err, row)
 		}
+	}
+}
+
+// checkScalar checks that Scalar reads column i of r as GetIndex does
+// (want), or declines a type it does not read.
+func checkScalar(t *testing.T, r *RowReader, i int, want any) {
+	t.Helper()
+	c := r.Schema().Columns[i]
+	s, ok, err := r.Scalar(i)
+	if err != nil {
+		t.Fatalf("Scalar(%d) of %s: %v", i, c.Type, err)
+	}
+	switch c.Type {
+	case PropInt64, PropTimestamp, PropDouble, PropBool, PropString, PropFixedString:
+	default:
+		if ok {
+			t.Fatalf("Scalar(%d) of %s = %+v, want it declined", i, c.Type, s)
+		}
+		return
+	}
+	var got any
+	switch {
+	case !ok:
+		t.Fatalf("Scalar(%d) of %s declined", i, c.Type)
+	case s.Null:
+		got = nil
+	case c.Type == PropDouble:
+		got = s.F
+	case c.Type == PropBool:
+		got = s.I == 1
+	case c.Type == PropString || c.Type == PropFixedString:
+		got = string(s.Bytes)
+	default:
+		got = s.I
+	}
+	if s.Type != c.Type || !valueEqual(got, want) {
+		t.Fatalf("Scalar(%d) of %s = %+v (%#v); want %#v", i, c.Type, s, got, want)
 	}
 }
 
@@ -465,6 +505,9 @@ func TestRowReaderErrors(t *testing.T) {
 				continue
 			}
 			_, _, err = r.Get(tc.col)
+			if _, _, serr := r.Scalar(r.Schema().Index(tc.col)); !errors.Is(serr, ErrMalformedRow) {
+				t.Errorf("%s: Scalar error = %v, want ErrMalformedRow as Get's", tc.name, serr)
+			}
 		}
 		if !errors.Is(err, ErrMalformedRow) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error = %v, want ErrMalformedRow containing %q", tc.name, err, tc.want)

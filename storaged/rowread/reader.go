@@ -1,7 +1,9 @@
 package rowread
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/novagraph/novagraph/internal/schema"
 	"github.com/novagraph/novagraph/metad/catalog"
@@ -171,29 +173,6 @@ func (r *Reader) TagProps(rows VertexRows, refs []*storagepb.PropRef) ([]*common
 	return out, found, nil
 }
 
-// TagPropColumns is TagProps for an answer in columns: it appends the
-// vertex's refs to cols, one builder per ref, when the vertex has any of
-// the refs' tags (found), and appends nothing otherwise.
-func (r *Reader) TagPropColumns(cols []commonpb.ColumnBuilder, rows VertexRows, refs []*storagepb.PropRef) (found bool, err error) {
-	for _, ref := range refs {
-		if _, ok := rows[ref.SchemaId]; ok {
-			found = true
-			break
-		}
-	}
-	if !found {
-		return false, nil
-	}
-	for i, ref := range refs {
-		pv, v, typ, _, err := r.tagProp(rows, ref)
-		if err != nil {
-			return false, err
-		}
-		appendColumn(&cols[i], pv, v, typ)
-	}
-	return true, nil
-}
-
 // tagProp reads one property of a vertex from its tag rows: pv when it is
 // a wire value already (NULL for a tag the vertex lacks, the tag id for
 // _tag), else the stored value v (nil: NULL) of type typ; found says the
@@ -277,14 +256,35 @@ func (r *Reader) EdgeProps(refs []*storagepb.PropRef, row []byte, edgeType int32
 // EdgePropColumns is EdgeProps for an answer in columns (packed_edges):
 // it appends the edge's refs to cols, one builder per ref, without a wire
 // Value for the ints, floats, strings and bools.
+//
+// The row may be the scan's buffer: strings are copied.
 func (r *Reader) EdgePropColumns(cols []commonpb.ColumnBuilder, refs []*storagepb.PropRef, row []byte, edgeType int32, rank int64, keyVid, other []byte) error {
-	e := edgeRow{row: row, edgeType: edgeType, rank: rank, keyVid: keyVid, other: other}
+	abs := edgeType
+	if abs < 0 {
+		abs = -abs
+	}
+	var sv *Schema // set, and the row decoded, on the first stored property
 	for i, ref := range refs {
-		pv, v, typ, err := r.edgeProp(&e, ref)
-		if err != nil {
-			return err
+		if ref.SchemaId != abs {
+			cols[i].AddNull() // a property of another edge type
+			continue
 		}
-		appendColumn(&cols[i], pv, v, typ)
+		if pv, ok := edgeKeyProp(ref.Name, edgeType, rank, keyVid, other); ok {
+			cols[i].AddValue(pv)
+			continue
+		}
+		if sv == nil {
+			var err error
+			if sv, err = r.Edge(edgeType); err != nil {
+				return err
+			}
+			if err := r.row.Reset(row, sv.Versions.Source()); err != nil {
+				return fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
+			}
+		}
+		if err := appendStored(&cols[i], &r.row, sv, ref.Name, true); err != nil {
+			return fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
+		}
 	}
 	return nil
 }
@@ -370,24 +370,89 @@ func (r *Reader) eachVertex(get func(key []byte) ([]byte, error), space *metapb.
 
 // GetPropColumns is GetProps of vertices answered in columns (GetPropsReq
 // columns): the vertices of vids that have any of the requested tags, and
-// one column per ref; nil when none has.
+// one column per ref; nil when none has. The strings in the columns alias
+// the rows get returns, which must stay unchanged until the answer is sent
+// (storaged's adjacency cache shares its rows; a RocksDB Get copies).
+//
+// It is GetProps's loop made for the $$ fetch of a big GO (tens of
+// thousands of vertices a request): each vertex's row of a tag is decoded
+// once for all the tag's properties, its key built in one buffer, and the
+// scalars appended without boxing (docs/benchmarks.md, issue 22).
 func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq,
 	vids [][]byte) (*storagepb.PropColumns, error) {
-	tagIDs := tagIDsOf(req.Props)
 	cols := make([]commonpb.ColumnBuilder, len(req.Props))
 	for i := range cols {
 		cols[i].Reserve(len(vids), commonpb.ColumnKind_COL_ANY)
 	}
-	out := &storagepb.PropColumns{}
-	err := r.eachVertex(get, space, part, vids, tagIDs, func(vid []byte, rows VertexRows) error {
-		found, err := r.TagPropColumns(cols, rows, req.Props)
-		if found {
-			out.PackedVids = append(out.PackedVids, vid...)
+	// The refs by tag, tags in the order the refs first name them.
+	type tagRefs struct {
+		id   int32
+		sv   *Schema
+		refs []int // indexes into req.Props
+		row  []byte
+	}
+	var tags []tagRefs
+	for i, ref := range req.Props {
+		j := slices.IndexFunc(tags, func(t tagRefs) bool { return t.id == ref.SchemaId })
+		if j < 0 {
+			sv, err := r.Tag(ref.SchemaId)
+			if err != nil {
+				return nil, err
+			}
+			tags = append(tags, tagRefs{id: ref.SchemaId, sv: sv})
+			j = len(tags) - 1
 		}
-		return err
-	})
-	if err != nil {
-		return nil, err
+		tags[j].refs = append(tags[j].refs, i)
+	}
+	out := &storagepb.PropColumns{}
+	var key []byte
+	for _, vid := range vids {
+		if err := CheckVid(space, part, vid); err != nil {
+			return nil, err
+		}
+		found := false
+		for j := range tags {
+			t := &tags[j]
+			key = partition.AppendTagKey(key[:0], r.spaceID, part, vid, t.id)
+			row, err := get(key)
+			if err != nil {
+				return nil, fmt.Errorf("reading vertex %x tag %d: %w", vid, t.id, err)
+			}
+			if row != nil {
+				if exp, err := r.Expired(row, t.sv); err != nil {
+					return nil, fmt.Errorf("vertex %x tag %d: %w", vid, t.id, err)
+				} else if exp {
+					row = nil
+				}
+			}
+			t.row = row
+			found = found || row != nil
+		}
+		if !found {
+			continue
+		}
+		out.PackedVids = append(out.PackedVids, vid...)
+		for j := range tags {
+			t := &tags[j]
+			if t.row == nil {
+				for _, i := range t.refs {
+					cols[i].AddNull()
+				}
+				continue
+			}
+			if err := r.row.Reset(t.row, t.sv.Versions.Source()); err != nil {
+				return nil, fmt.Errorf("vertex %x tag %d: %w", vid, t.id, err)
+			}
+			for _, i := range t.refs {
+				if req.Props[i].Name == "_tag" {
+					cols[i].AddInt(int64(t.id))
+					continue
+				}
+				if err := appendStored(&cols[i], &r.row, t.sv, req.Props[i].Name, false); err != nil {
+					return nil, fmt.Errorf("vertex %x tag %d: %w", vid, t.id, err)
+				}
+			}
+		}
 	}
 	if len(out.PackedVids) == 0 {
 		return nil, nil
@@ -397,6 +462,41 @@ func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *met
 		out.Columns[i] = cols[i].Finish()
 	}
 	return out, nil
+}
+
+// appendStored appends the property called name of the row rr reads (a
+// row of sv) to b, as appendColumn of getProp's value would, without
+// boxing the scalars. A string aliases the row unless copyBytes.
+func appendStored(b *commonpb.ColumnBuilder, rr *partition.RowReader, sv *Schema, name string, copyBytes bool) error {
+	if i := rr.Schema().Index(name); i >= 0 {
+		s, ok, err := rr.Scalar(i)
+		if err != nil {
+			return err
+		}
+		if ok && s.Type != partition.PropTimestamp {
+			switch {
+			case s.Null:
+				b.AddNull()
+			case s.Type == partition.PropInt64:
+				b.AddInt(s.I)
+			case s.Type == partition.PropDouble:
+				b.AddFloat(s.F)
+			case s.Type == partition.PropBool:
+				b.AddBool(s.I == 1)
+			case copyBytes:
+				b.AddStr(bytes.Clone(s.Bytes))
+			default:
+				b.AddStr(s.Bytes)
+			}
+			return nil
+		}
+	}
+	v, typ, err := getProp(rr, sv, name)
+	if err != nil {
+		return err
+	}
+	appendColumn(b, nil, v, typ)
+	return nil
 }
 
 // GetProps answers GetProps on one partition for its vids and edge keys,
