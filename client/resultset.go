@@ -53,24 +53,8 @@ func checkColumns(data *graphpb.DataSet) error {
 		return fmt.Errorf("graphd sent %d columns for %d column names", len(data.GetColumns()), len(data.GetColumnNames()))
 	}
 	for j, c := range data.GetColumns() {
-		var have int
-		switch c.GetKind() {
-		case commonpb.ColumnKind_COL_INT:
-			have = len(c.GetInts())
-		case commonpb.ColumnKind_COL_FLOAT:
-			have = len(c.GetFloats())
-		case commonpb.ColumnKind_COL_STR:
-			have = len(c.GetStrs())
-		case commonpb.ColumnKind_COL_BOOL:
-			have = len(c.GetBools())
-		case commonpb.ColumnKind_COL_ANY:
-			have = len(c.GetValues())
-		default:
-			return fmt.Errorf("graphd sent column %d of unknown kind %d", j, c.GetKind())
-		}
-		if int64(have) != n || (len(c.GetNulls()) != 0 && int64(len(c.GetNulls())) != (n+7)/8) {
-			return fmt.Errorf("graphd sent column %d (%s) with %d cells and %d bytes of NULL bits for %d rows",
-				j, c.GetKind(), have, len(c.GetNulls()), n)
+		if err := c.Check(int(n)); err != nil {
+			return fmt.Errorf("graphd sent column %d: %w", j, err)
 		}
 	}
 	return nil
@@ -192,7 +176,7 @@ func (r Row) Bool(j int) (bool, error) {
 // String returns cell j, a string, unquoted.
 func (r Row) String(j int) (string, error) {
 	if r.cols != nil && r.cols[j].GetKind() == commonpb.ColumnKind_COL_STR && !r.cols[j].NullAt(r.i) {
-		return string(r.cols[j].Strs[r.i]), nil
+		return string(r.cols[j].Str(r.i)), nil
 	}
 	if v, ok := r.cell(j).GetV().(*commonpb.Value_StrVal); ok {
 		return string(v.StrVal), nil

@@ -202,11 +202,13 @@ func TestMalformedColumnsAreRefused(t *testing.T) {
 			Columns: []*commonpb.Column{{Kind: commonpb.ColumnKind_COL_BOOL, Bools: []byte{1}}}},
 		"unknown kind": {ColumnNames: []string{"a"}, NumRows: 1,
 			Columns: []*commonpb.Column{{Kind: 99, Ints: []int64{1}}}},
+		"strings past their data": {ColumnNames: []string{"a"}, NumRows: 2,
+			Columns: []*commonpb.Column{{Kind: commonpb.ColumnKind_COL_STR, StrData: []byte("ab"), StrEnds: []uint32{1, 5}}}},
 	} {
 		graphd.Script(stmt, &graphpb.ExecuteResp{Data: data})
 	}
 	sess := newSession(t, graphd)
-	for _, stmt := range []string{"short ints", "short nulls", "missing column", "unknown kind"} {
+	for _, stmt := range []string{"short ints", "short nulls", "missing column", "unknown kind", "strings past their data"} {
 		_, err := sess.Execute(testContext(t), stmt)
 		var te *client.TransportError
 		if !errors.As(err, &te) || !strings.Contains(err.Error(), "column") {

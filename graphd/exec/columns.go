@@ -81,7 +81,7 @@ func protoValueSize(v *commonpb.Value) int64 {
 
 // columnSize estimates the memory of a column as sent to the client.
 func columnSize(c *commonpb.Column) int64 {
-	n := int64(protoStruct) + int64(len(c.Nulls)+8*len(c.Ints)+8*len(c.Floats)+len(c.Bools))
+	n := int64(protoStruct) + int64(len(c.Nulls)+8*len(c.Ints)+8*len(c.Floats)+len(c.Bools)+len(c.StrData)+4*len(c.StrEnds))
 	for _, s := range c.Strs {
 		n += sliceBytes + int64(len(s))
 	}

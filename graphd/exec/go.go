@@ -492,6 +492,11 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 	for _, vn := range resp {
 		var grown int64
 		run := goRun{vn: vn, edgeType: req.EdgeTypes[0], packed: req.DstOnly || req.PackedEdges, filtered: req.Filter != ""}
+		if run.packed {
+			if err := checkPacked(vn, req, vidLen); err != nil {
+				return storageError(fmt.Sprintf("GO step %d", step), err)
+			}
+		}
 		n := run.edges(vidLen)
 		if final {
 			if t.origins != nil {

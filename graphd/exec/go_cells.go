@@ -204,7 +204,7 @@ func columnCell(c *commonpb.Column, i int) goCell {
 	case commonpb.ColumnKind_COL_FLOAT:
 		return goCell{kind: cellFloat, f: c.Floats[i]}
 	case commonpb.ColumnKind_COL_STR:
-		return goCell{kind: cellBytes, vid: c.Strs[i]}
+		return goCell{kind: cellBytes, vid: c.Str(i)}
 	case commonpb.ColumnKind_COL_BOOL:
 		var b int64
 		if c.Bools[i] != 0 {
@@ -237,7 +237,7 @@ func (c goCell) value(vids vidCodec) value.Value {
 }
 
 // appendTo adds the cell to a result column, as value(vids) would read;
-// a string aliases the storage answer it came from.
+// a string is copied, a stored Value that is not a scalar is kept.
 func (c goCell) appendTo(b *commonpb.ColumnBuilder, vids vidCodec) {
 	switch c.kind {
 	case cellVid:

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/novagraph/novagraph/partition"
@@ -99,11 +100,11 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 		return charge()
 	}
 	// A run's storage answer is garbage once its edges are projected when
-	// no cell points into it (an int vid is copied; a string vid or a
-	// stored edge or $^ property would alias it): it is released run by
-	// run, so that the step's answer and the columns are not both held
-	// whole.
-	release := p.vids.isInt()
+	// no cell points into it (vids and strings are copied into the
+	// columns; a stored edge or $^ property that is not a scalar is a
+	// Value of the answer's): it is released run by run, so that the
+	// step's answer and the columns are not both held whole.
+	release := true
 	for _, r := range refs {
 		if r.field == fieldStored && r.scope != eval.ScopeDst {
 			release = false
@@ -229,4 +230,27 @@ func (p *goPlan) expectedKind(r goRef) commonpb.ColumnKind {
 		return commonpb.ColumnKind_COL_STR
 	}
 	return commonpb.ColumnKind_COL_ANY
+}
+
+// checkPacked checks that a packed GetNeighbors answer (dst_only,
+// packed_edges) holds what it says, so that a faulty storaged cannot make
+// the projection index past an array.
+func checkPacked(vn *storagepb.VertexNeighbors, req *storagepb.GetNeighborsReq, vidLen int) error {
+	if len(vn.PackedDsts)%vidLen != 0 {
+		return fmt.Errorf("vertex %x: %d bytes of packed destinations, not a multiple of the %d-byte vid", vn.Vid, len(vn.PackedDsts), vidLen)
+	}
+	n := len(vn.PackedDsts) / vidLen
+	if !req.PackedEdges || n == 0 {
+		return nil
+	}
+	if len(vn.PackedRanks) != n || len(vn.EdgeColumns) != len(req.EdgeProps) {
+		return fmt.Errorf("vertex %x: %d edges with %d ranks and %d property columns, want %d columns",
+			vn.Vid, n, len(vn.PackedRanks), len(vn.EdgeColumns), len(req.EdgeProps))
+	}
+	for j, c := range vn.EdgeColumns {
+		if err := c.Check(n); err != nil {
+			return fmt.Errorf("vertex %x: edge property column %d: %w", vn.Vid, j, err)
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
@@ -91,9 +92,22 @@ func (d *dstProps) lookup(vid []byte) int32 {
 	return o
 }
 
-// place records the answer: each block's vertices at their ordinals. A
-// vertex the request did not ask for is an error of storaged's, ignored.
-func (d *dstProps) place(blocks []*storagepb.PropColumns) {
+// place records the answer: each block's vertices at their ordinals,
+// once the block is checked to hold a column of n cells for each of the
+// n properties asked. A vertex the request did not ask for is an error of
+// storaged's, ignored.
+func (d *dstProps) place(blocks []*storagepb.PropColumns, props int) error {
+	for bi, b := range blocks {
+		if len(b.PackedVids)%d.vidLen != 0 || len(b.Columns) != props {
+			return fmt.Errorf("$$ property block %d: %d bytes of vids (%d-byte vids) and %d columns for %d properties",
+				bi, len(b.PackedVids), d.vidLen, len(b.Columns), props)
+		}
+		for j, c := range b.Columns {
+			if err := c.Check(len(b.PackedVids) / d.vidLen); err != nil {
+				return fmt.Errorf("$$ property block %d, column %d: %w", bi, j, err)
+			}
+		}
+	}
 	for _, b := range blocks {
 		for i := 0; (i+1)*d.vidLen <= len(b.PackedVids); i++ {
 			if o := d.lookup(b.PackedVids[i*d.vidLen : (i+1)*d.vidLen]); o >= 0 {
@@ -102,6 +116,7 @@ func (d *dstProps) place(blocks []*storagepb.PropColumns) {
 			}
 		}
 	}
+	return nil
 }
 
 // gather builds cols from the entries, n columns, and returns their
@@ -203,7 +218,9 @@ func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (*dstProps, error) 
 		}
 		return nil, storageError("GO fetching $$ properties", err)
 	}
-	d.place(blocks)
+	if err := d.place(blocks, len(p.dstProps)); err != nil {
+		return nil, storageError("GO fetching $$ properties", err)
+	}
 	if err := mem.Grow(d.gather(len(p.dstProps), p.vids), what); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package commonpb
 
 import (
+	"fmt"
+	"math"
 	"slices"
 
 	"google.golang.org/protobuf/proto"
@@ -21,9 +23,67 @@ func (c *Column) NullAt(i int) bool {
 	return len(c.Nulls) > 0 && c.Nulls[i/8]&(1<<(i%8)) != 0
 }
 
+// Str is string i of a COL_STR column: from strs when an older writer sent
+// one entry per row, else the packed str_data. It aliases the column.
+func (c *Column) Str(i int) []byte {
+	if len(c.Strs) > 0 {
+		return c.Strs[i]
+	}
+	start := uint32(0)
+	if i > 0 {
+		start = c.StrEnds[i-1]
+	}
+	end := c.StrEnds[i]
+	return c.StrData[start:end:end]
+}
+
+// Len is how many cells the array of the column's kind holds: what Check
+// compares with the rows the column should have.
+func (c *Column) Len() int {
+	switch c.GetKind() {
+	case ColumnKind_COL_INT:
+		return len(c.Ints)
+	case ColumnKind_COL_FLOAT:
+		return len(c.Floats)
+	case ColumnKind_COL_STR:
+		if len(c.Strs) > 0 {
+			return len(c.Strs)
+		}
+		return len(c.StrEnds)
+	case ColumnKind_COL_BOOL:
+		return len(c.Bools)
+	}
+	return len(c.Values)
+}
+
+// Check reports whether the column holds n cells that its accessors can
+// read: the array of its kind n long, the NULL bits for n rows or none,
+// the packed strings' ends in order and within str_data. A column from
+// another process (a faulty or hostile peer) is checked before it is read.
+func (c *Column) Check(n int) error {
+	switch c.GetKind() {
+	case ColumnKind_COL_ANY, ColumnKind_COL_INT, ColumnKind_COL_FLOAT, ColumnKind_COL_STR, ColumnKind_COL_BOOL:
+	default:
+		return fmt.Errorf("column of unknown kind %d", c.GetKind())
+	}
+	if have := c.Len(); have != n || (len(c.Nulls) != 0 && len(c.Nulls) != (n+7)/8) {
+		return fmt.Errorf("%s column with %d cells and %d bytes of NULL bits for %d rows", c.GetKind(), have, len(c.Nulls), n)
+	}
+	if c.GetKind() == ColumnKind_COL_STR && len(c.Strs) == 0 {
+		prev := uint32(0)
+		for i, end := range c.StrEnds {
+			if end < prev || int64(end) > int64(len(c.StrData)) {
+				return fmt.Errorf("COL_STR column: string %d ends at %d, after %d, in %d bytes of strings", i, end, prev, len(c.StrData))
+			}
+			prev = end
+		}
+	}
+	return nil
+}
+
 // Cell is cell i of the column as a wire value: a COL_ANY column's own
 // Value, else one made from the typed array (an explicit NULL for a NULL
-// cell). The caller checked the column's arrays against DataSet.num_rows.
+// cell). The caller checked the column (Check).
 func (c *Column) Cell(i int) *Value {
 	if c.GetKind() == ColumnKind_COL_ANY {
 		return c.Values[i]
@@ -37,7 +97,7 @@ func (c *Column) Cell(i int) *Value {
 	case ColumnKind_COL_FLOAT:
 		return &Value{V: &Value_FloatVal{FloatVal: c.Floats[i]}}
 	case ColumnKind_COL_STR:
-		return &Value{V: &Value_StrVal{StrVal: c.Strs[i]}}
+		return &Value{V: &Value_StrVal{StrVal: c.Str(i)}}
 	default: // COL_BOOL
 		return &Value{V: &Value_BoolVal{BoolVal: c.Bools[i] != 0}}
 	}
@@ -54,8 +114,8 @@ type ColumnBuilder struct {
 	any   bool      // the cells differ in kind: c.Values holds them all
 	n     int       // cells so far
 	hint  int       // cells expected in all (reserve), 0 if unknown
-	// varBytes is the memory of the string and Value cells (the arrays'
-	// elements aside), kept as they are added so that Bytes is cheap.
+	// varBytes is the memory of the Value cells (the arrays' elements
+	// aside), kept as they are added so that Bytes is cheap.
 	varBytes int64
 	// ValueSize, if set, estimates the memory of a COL_ANY cell for Bytes
 	// (graphd charges it to the query's budget); else the Value's wire
@@ -64,15 +124,16 @@ type ColumnBuilder struct {
 }
 
 // colArrays are a Column's fields while it is built (a message
-// itself must not be copied).
+// itself must not be copied). Strings are packed (StrData, StrEnds).
 type colArrays struct {
-	Kind   ColumnKind
-	Nulls  []byte
-	Ints   []int64
-	Floats []float64
-	Strs   [][]byte
-	Bools  []byte
-	Values []*Value
+	Kind    ColumnKind
+	Nulls   []byte
+	Ints    []int64
+	Floats  []float64
+	StrData []byte
+	StrEnds []uint32
+	Bools   []byte
+	Values  []*Value
 }
 
 // Reserve makes room for n cells of kind in the typed array; when the
@@ -86,7 +147,7 @@ func (b *ColumnBuilder) Reserve(n int, kind ColumnKind) {
 	case ColumnKind_COL_FLOAT:
 		b.c.Floats = slices.Grow(b.c.Floats, n)
 	case ColumnKind_COL_STR:
-		b.c.Strs = slices.Grow(b.c.Strs, n)
+		b.c.StrEnds = slices.Grow(b.c.StrEnds, n)
 	case ColumnKind_COL_BOOL:
 		b.c.Bools = slices.Grow(b.c.Bools, n)
 	}
@@ -108,7 +169,7 @@ func (b *ColumnBuilder) fix(k ColumnKind) bool {
 		return false
 	}
 	b.typed, b.c.Kind = true, k
-	if len(b.c.Ints)+len(b.c.Floats)+len(b.c.Strs)+len(b.c.Bools) == 0 {
+	if len(b.c.Ints)+len(b.c.Floats)+len(b.c.StrEnds)+len(b.c.Bools) == 0 {
 		b.Reserve(max(b.hint, b.n+1), k)
 	}
 	switch k {
@@ -117,7 +178,7 @@ func (b *ColumnBuilder) fix(k ColumnKind) bool {
 	case ColumnKind_COL_FLOAT:
 		b.c.Floats = append(b.c.Floats, make([]float64, b.n)...)
 	case ColumnKind_COL_STR:
-		b.c.Strs = append(b.c.Strs, make([][]byte, b.n)...)
+		b.c.StrEnds = append(b.c.StrEnds, make([]uint32, b.n)...) // empty strings
 	case ColumnKind_COL_BOOL:
 		b.c.Bools = append(b.c.Bools, make([]byte, b.n)...)
 	}
@@ -145,7 +206,11 @@ func (b *ColumnBuilder) cell(i int) *Value {
 	case ColumnKind_COL_FLOAT:
 		return &Value{V: &Value_FloatVal{FloatVal: b.c.Floats[i]}}
 	case ColumnKind_COL_STR:
-		return &Value{V: &Value_StrVal{StrVal: b.c.Strs[i]}}
+		start := uint32(0)
+		if i > 0 {
+			start = b.c.StrEnds[i-1]
+		}
+		return &Value{V: &Value_StrVal{StrVal: b.c.StrData[start:b.c.StrEnds[i]:b.c.StrEnds[i]]}}
 	default:
 		return &Value{V: &Value_BoolVal{BoolVal: b.c.Bools[i] != 0}}
 	}
@@ -167,7 +232,7 @@ func (b *ColumnBuilder) AddNull() {
 		case ColumnKind_COL_FLOAT:
 			b.c.Floats = append(b.c.Floats, 0)
 		case ColumnKind_COL_STR:
-			b.c.Strs = append(b.c.Strs, nil)
+			b.c.StrEnds = append(b.c.StrEnds, uint32(len(b.c.StrData)))
 		case ColumnKind_COL_BOOL:
 			b.c.Bools = append(b.c.Bools, 0)
 		}
@@ -195,11 +260,16 @@ func (b *ColumnBuilder) AddFloat(x float64) {
 	b.n++
 }
 
-// AddStr adds a string cell; the column keeps s (it is not copied).
+// AddStr adds a string cell, copied into the column's packed strings. A
+// column whose strings would pass 4 GiB (the ends are uint32) takes the
+// rest as COL_ANY.
 func (b *ColumnBuilder) AddStr(s []byte) {
+	if b.typed && !b.any && b.c.Kind == ColumnKind_COL_STR && int64(len(b.c.StrData))+int64(len(s)) > math.MaxUint32 {
+		b.toAny()
+	}
 	if b.fix(ColumnKind_COL_STR) {
-		b.c.Strs = append(b.c.Strs, s)
-		b.varBytes += stringHeaderBytes + int64(len(s))
+		b.c.StrData = append(b.c.StrData, s...)
+		b.c.StrEnds = append(b.c.StrEnds, uint32(len(b.c.StrData)))
 	} else {
 		b.appendAny(&Value{V: &Value_StrVal{StrVal: s}})
 		return
@@ -237,7 +307,7 @@ func (b *ColumnBuilder) appendAny(v *Value) {
 }
 
 // AddValue adds a wire value: typed when it is an int, float, string or
-// bool (a string cell aliases v's bytes), NULL when it is NULL, and v
+// bool (a string cell is copied), NULL when it is NULL, and v
 // itself in a COL_ANY column otherwise.
 func (b *ColumnBuilder) AddValue(v *Value) {
 	switch x := v.GetV().(type) {
@@ -265,21 +335,19 @@ func (b *ColumnBuilder) Finish() *Column {
 		b.c.Nulls = append(b.c.Nulls, make([]byte, (b.n+7)/8-len(b.c.Nulls))...)
 	}
 	c := b.c
-	return &Column{Kind: c.Kind, Nulls: c.Nulls, Ints: c.Ints, Floats: c.Floats, Strs: c.Strs, Bools: c.Bools, Values: c.Values}
+	return &Column{Kind: c.Kind, Nulls: c.Nulls, Ints: c.Ints, Floats: c.Floats, StrData: c.StrData, StrEnds: c.StrEnds, Bools: c.Bools, Values: c.Values}
 }
 
 // Bytes estimates the column's memory so far: its arrays, its strings
 // and (ValueSize) its Value cells.
 func (b *ColumnBuilder) Bytes() int64 {
 	c := &b.c
-	return int64(columnStructBytes+len(c.Nulls)+8*len(c.Ints)+8*len(c.Floats)+len(c.Bools)) + b.varBytes
+	return int64(columnStructBytes+len(c.Nulls)+8*len(c.Ints)+8*len(c.Floats)+len(c.StrData)+4*len(c.StrEnds)+len(c.Bools)) + b.varBytes
 }
 
-// The memory estimates of Bytes.
-const (
-	stringHeaderBytes = 24 // a []byte header in Strs
-	columnStructBytes = 64 // the Column message without its arrays
-)
+// columnStructBytes is the memory of the Column message without its
+// arrays, for Bytes.
+const columnStructBytes = 64
 
 func nullValue() *Value { return &Value{V: &Value_Null{Null: true}} }
 

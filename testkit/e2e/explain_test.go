@@ -185,10 +185,10 @@ func TestPipeStreamsWithinBudget(t *testing.T) {
 	}
 	exec(t, s, `SET QUERY_MEMORY_LIMIT = 20MB`)
 	// The whole result kept: in rows through a pipe, in columns (GO's
-	// columnar projection: 8 bytes per d, a string header and the note per
-	// n) with the note three times.
+	// columnar projection: 8 bytes per d, the note and a 4-byte end per
+	// n, 4.3 MB per note column) with the note five times.
 	expectError(t, s, q+` | YIELD $-.d AS d, $-.n AS n`, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED)
-	expectError(t, s, q+`, e.note AS n2, e.note AS n3`, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED)
+	expectError(t, s, q+`, e.note AS n2, e.note AS n3, e.note AS n4, e.note AS n5`, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED)
 	expectError(t, s, q+` | ORDER BY $-.d`, graphpb.QueryErrorCode_E_MEMORY_EXCEEDED)
 	for _, tc := range []struct {
 		stmt string
