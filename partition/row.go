@@ -498,54 +498,11 @@ func (r *RowReader) Get(name string) (any, bool, error) {
 // GetIndex returns the value of column i of the row's schema: nil for NULL,
 // else the codec's Go type for the column.
 func (r *RowReader) GetIndex(i int) (any, error) {
-	if r.schema == nil {
-		return nil, fmt.Errorf("reading column %d: row reader is not initialized: %w", i, ErrInvalidValue)
+	c, slot, null, err := r.slot(i)
+	if err != nil || null {
+		return nil, err
 	}
-	cols := r.schema.Columns
-	if i < 0 || i >= len(cols) {
-		return nil, fmt.Errorf("column index %d out of range: schema version %d has %d columns: %w", i, r.schema.Version, len(cols), ErrInvalidValue)
-	}
-	c := &cols[i]
-	if r.row[r.bitmapOff+i/8]&(1<<(i%8)) != 0 {
-		if !c.Nullable {
-			return nil, fmt.Errorf("row of schema version %d: column %q is not nullable but marked NULL: %w", r.schema.Version, c.Name, ErrMalformedRow)
-		}
-		return nil, nil
-	}
-	off := r.fixedOff
-	for j := 0; j < i; j++ {
-		off += fixedWidth(&cols[j])
-	}
-	slot := r.row[off : off+fixedWidth(c)]
 	switch c.Type {
-	case PropInt64, PropTimestamp:
-		return int64(binary.LittleEndian.Uint64(slot)), nil
-	case PropDouble:
-		return math.Float64frombits(binary.LittleEndian.Uint64(slot)), nil
-	case PropBool:
-		switch slot[0] {
-		case 0:
-			return false, nil
-		case 1:
-			return true, nil
-		}
-		return nil, fmt.Errorf("row of schema version %d: column %q: bool byte 0x%02x, want 0x00 or 0x01: %w",
-			r.schema.Version, c.Name, slot[0], ErrMalformedRow)
-	case PropFixedString:
-		end := len(slot)
-		for end > 0 && slot[end-1] == 0 {
-			end--
-		}
-		return string(slot[:end]), nil
-	case PropString:
-		o := uint64(binary.LittleEndian.Uint32(slot))
-		n := uint64(binary.LittleEndian.Uint32(slot[4:]))
-		if avail := uint64(len(r.row) - r.varOff); o+n > avail {
-			return nil, fmt.Errorf("row of schema version %d: column %q: string [%d, %d) exceeds the %d-byte variable-length section: %w",
-				r.schema.Version, c.Name, o, o+n, avail, ErrMalformedRow)
-		}
-		start := uint64(r.varOff) + o
-		return string(r.row[start : start+n]), nil
 	case PropDate:
 		d := temporal.Date(int32(binary.LittleEndian.Uint32(slot)))
 		if !d.Valid() {
@@ -570,6 +527,20 @@ func (r *RowReader) GetIndex(i int) (any, error) {
 			Micros: int64(binary.LittleEndian.Uint64(slot[4:])),
 		}, nil
 	}
+	sc, err := r.scalar(c, slot)
+	if err != nil {
+		return nil, err
+	}
+	switch c.Type {
+	case PropInt64, PropTimestamp:
+		return sc.I, nil
+	case PropDouble:
+		return sc.F, nil
+	case PropBool:
+		return sc.I == 1, nil
+	case PropString, PropFixedString:
+		return string(sc.Bytes), nil
+	}
 	panic("unreachable: checkLayout accepted an unknown type") // checkLayout ran in Reset
 }
 
@@ -591,32 +562,49 @@ type Scalar struct {
 // alias the row, unlike GetIndex's values: the caller keeps the row alive
 // and unchanged while it uses them.
 func (r *RowReader) Scalar(i int) (s Scalar, ok bool, err error) {
-	if r.schema == nil {
-		return s, false, fmt.Errorf("reading column %d: row reader is not initialized: %w", i, ErrInvalidValue)
+	c, slot, null, err := r.slot(i)
+	if err != nil {
+		return s, false, err
 	}
-	cols := r.schema.Columns
-	if i < 0 || i >= len(cols) {
-		return s, false, fmt.Errorf("column index %d out of range: schema version %d has %d columns: %w", i, r.schema.Version, len(cols), ErrInvalidValue)
-	}
-	c := &cols[i]
-	s.Type = c.Type
 	switch c.Type {
 	case PropInt64, PropTimestamp, PropDouble, PropBool, PropFixedString, PropString:
 	default:
-		return s, false, nil
+		return Scalar{Type: c.Type}, false, nil
 	}
+	if null {
+		return Scalar{Type: c.Type, Null: true}, true, nil
+	}
+	s, err = r.scalar(c, slot)
+	return s, err == nil, err
+}
+
+// slot locates column i of the row: its schema column and its fixed-width
+// slot, or null when the row holds NULL there.
+func (r *RowReader) slot(i int) (c *Column, slot []byte, null bool, err error) {
+	if r.schema == nil {
+		return nil, nil, false, fmt.Errorf("reading column %d: row reader is not initialized: %w", i, ErrInvalidValue)
+	}
+	cols := r.schema.Columns
+	if i < 0 || i >= len(cols) {
+		return nil, nil, false, fmt.Errorf("column index %d out of range: schema version %d has %d columns: %w", i, r.schema.Version, len(cols), ErrInvalidValue)
+	}
+	c = &cols[i]
 	if r.row[r.bitmapOff+i/8]&(1<<(i%8)) != 0 {
 		if !c.Nullable {
-			return s, false, fmt.Errorf("row of schema version %d: column %q is not nullable but marked NULL: %w", r.schema.Version, c.Name, ErrMalformedRow)
+			return nil, nil, false, fmt.Errorf("row of schema version %d: column %q is not nullable but marked NULL: %w", r.schema.Version, c.Name, ErrMalformedRow)
 		}
-		s.Null = true
-		return s, true, nil
+		return c, nil, true, nil
 	}
 	off := r.fixedOff
 	for j := 0; j < i; j++ {
 		off += fixedWidth(&cols[j])
 	}
-	slot := r.row[off : off+fixedWidth(c)]
+	return c, r.row[off : off+fixedWidth(c)], false, nil
+}
+
+// scalar decodes the slot of c, a column of a scalar type.
+func (r *RowReader) scalar(c *Column, slot []byte) (Scalar, error) {
+	s := Scalar{Type: c.Type}
 	switch c.Type {
 	case PropInt64, PropTimestamp:
 		s.I = int64(binary.LittleEndian.Uint64(slot))
@@ -628,7 +616,7 @@ func (r *RowReader) Scalar(i int) (s Scalar, ok bool, err error) {
 		case 1:
 			s.I = 1
 		default:
-			return s, false, fmt.Errorf("row of schema version %d: column %q: bool byte 0x%02x, want 0x00 or 0x01: %w",
+			return s, fmt.Errorf("row of schema version %d: column %q: bool byte 0x%02x, want 0x00 or 0x01: %w",
 				r.schema.Version, c.Name, slot[0], ErrMalformedRow)
 		}
 	case PropFixedString:
@@ -641,13 +629,13 @@ func (r *RowReader) Scalar(i int) (s Scalar, ok bool, err error) {
 		o := uint64(binary.LittleEndian.Uint32(slot))
 		n := uint64(binary.LittleEndian.Uint32(slot[4:]))
 		if avail := uint64(len(r.row) - r.varOff); o+n > avail {
-			return s, false, fmt.Errorf("row of schema version %d: column %q: string [%d, %d) exceeds the %d-byte variable-length section: %w",
+			return s, fmt.Errorf("row of schema version %d: column %q: string [%d, %d) exceeds the %d-byte variable-length section: %w",
 				r.schema.Version, c.Name, o, o+n, avail, ErrMalformedRow)
 		}
 		start := uint64(r.varOff) + o
 		s.Bytes = r.row[start : start+n : start+n]
 	}
-	return s, true, nil
+	return s, nil
 }
 
 // ReadWithSchema decodes row and returns its values laid out as the columns of
