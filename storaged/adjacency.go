@@ -97,20 +97,73 @@ type adjacency struct {
 	vidLen  int
 	// index maps src vid ‖ signed edge type (as in the key) to the range
 	// of its edges in tails and rowEnds, in edges.
-	index map[string]adjacencySpan
+	index keyMap[adjacencySpan]
 	tails []byte // EdgeTailLen bytes per edge
 	// rows holds the edges' values back to back; edge i's is
 	// rows[rowEnds[i-1]:rowEnds[i]] (from 0 for the first).
 	rows    []byte
 	rowEnds []uint32
-	// tags maps vid ‖ tag id (as in the key) to the tag's row; tagPrefix
-	// is the partition's KindTag prefix its keys start with.
-	tags      map[string][]byte
+	// tags maps vid ‖ tag id (as in the key) to the range of the tag's
+	// row in tagRows, which holds them back to back; tagPrefix is the
+	// partition's KindTag prefix its keys start with.
+	tags      keyMap[adjacencySpan]
+	tagRows   []byte
 	tagPrefix []byte
 	bytes     int64 // what it holds, as charged against the budget
 }
 
 type adjacencySpan struct{ from, to uint32 }
+
+// keyMap maps byte keys of one length to values. A key of 12 bytes (an
+// 8-byte vid and a 4-byte edge type or tag id: INT64 and FIXED_STRING(8)
+// spaces) is an array in the map's own slots, so a lookup compares it
+// there instead of following a string pointer to its bytes: one cache
+// miss less per lookup, which is per vertex a GO step reaches (issue 22).
+// Other lengths key a map of strings.
+type keyMap[V any] struct {
+	by12  map[[12]byte]V
+	byStr map[string]V
+}
+
+func newKeyMap[V any](keyLen int) keyMap[V] {
+	if keyLen == 12 {
+		return keyMap[V]{by12: map[[12]byte]V{}}
+	}
+	return keyMap[V]{byStr: map[string]V{}}
+}
+
+func (m keyMap[V]) put(k []byte, v V) {
+	if m.by12 != nil {
+		m.by12[[12]byte(k)] = v
+		return
+	}
+	m.byStr[string(k)] = v
+}
+
+// get is k's value; the zero V when k is absent or of another length.
+func (m keyMap[V]) get(k []byte) V {
+	if m.by12 != nil {
+		if len(k) != 12 {
+			var zero V
+			return zero
+		}
+		return m.by12[[12]byte(k)]
+	}
+	return m.byStr[string(k)]
+}
+
+func (m keyMap[V]) lookup(k []byte) (V, bool) {
+	if m.by12 != nil {
+		if len(k) != 12 {
+			var zero V
+			return zero, false
+		}
+		v, ok := m.by12[[12]byte(k)]
+		return v, ok
+	}
+	v, ok := m.byStr[string(k)]
+	return v, ok
+}
 
 // adjacencyIndexEntryBytes approximates the memory of one index or tag
 // entry beyond its key and row: the string header, the span or slice
@@ -287,9 +340,9 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 	defer it.Close()
 
 	vidLen := r.vidLen
-	adj := &adjacency{applied: applied, vidLen: vidLen, index: map[string]adjacencySpan{}, tags: map[string][]byte{}}
+	adj := &adjacency{applied: applied, vidLen: vidLen, index: newKeyMap[adjacencySpan](vidLen + 4), tags: newKeyMap[adjacencySpan](vidLen + 4)}
 	held := func() int64 {
-		return adj.bytes + int64(cap(adj.tails)+cap(adj.rows)+4*cap(adj.rowEnds))
+		return adj.bytes + int64(cap(adj.tails)+cap(adj.rows)+4*cap(adj.rowEnds)+cap(adj.tagRows))
 	}
 
 	// Edges, both directions, in key order.
@@ -299,7 +352,7 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 	var from uint32
 	closeSpan := func(n uint32) {
 		if cur != nil {
-			adj.index[string(cur)] = adjacencySpan{from, n}
+			adj.index.put(cur, adjacencySpan{from, n})
 			adj.bytes += int64(len(cur)) + adjacencyIndexEntryBytes
 		}
 	}
@@ -347,9 +400,10 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 	adj.tagPrefix = partition.KindPrefix(r.g.Space, r.g.Part, partition.KindTag)
 	if err == nil {
 		err = scan(partition.KindTag, tagKeyLen, "tag", func(key, value []byte) {
-			row := append([]byte{}, value...)
-			adj.tags[string(key[partition.KeyPrefixLen:])] = row
-			adj.bytes += int64(tagKeyLen-partition.KeyPrefixLen+len(row)) + adjacencyIndexEntryBytes
+			from := uint32(len(adj.tagRows))
+			adj.tagRows = append(adj.tagRows, value...)
+			adj.tags.put(key[partition.KeyPrefixLen:], adjacencySpan{from, uint32(len(adj.tagRows))})
+			adj.bytes += int64(tagKeyLen-partition.KeyPrefixLen) + adjacencyIndexEntryBytes
 		})
 	}
 	switch {
@@ -363,7 +417,8 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 	adj.tails = append([]byte(nil), adj.tails...)
 	adj.rows = append([]byte(nil), adj.rows...)
 	adj.rowEnds = append([]uint32(nil), adj.rowEnds...)
-	adj.bytes += int64(len(adj.tails) + len(adj.rows) + 4*len(adj.rowEnds))
+	adj.tagRows = append([]byte(nil), adj.tagRows...)
+	adj.bytes += int64(len(adj.tails) + len(adj.rows) + 4*len(adj.rowEnds) + len(adj.tagRows))
 	if adj.bytes > room {
 		return nil, errOverBudget
 	}
@@ -374,7 +429,7 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 // partition prefix (partition.EdgePrefix(...)[9:]), in key order: empty
 // when there are none.
 func (a *adjacency) span(srcType []byte) adjacencySpan {
-	return a.index[string(srcType)]
+	return a.index.get(srcType)
 }
 
 // tail is edge i's partition.EdgeKeyTail.
@@ -399,5 +454,9 @@ func (a *adjacency) tagRow(key []byte) (row []byte, ok bool) {
 	if len(key) != partition.KeyPrefixLen+a.vidLen+4 || !bytes.HasPrefix(key, a.tagPrefix) {
 		return nil, false
 	}
-	return a.tags[string(key[partition.KeyPrefixLen:])], true
+	sp, found := a.tags.lookup(key[partition.KeyPrefixLen:])
+	if !found {
+		return nil, true
+	}
+	return a.tagRows[sp.from:sp.to:sp.to], true
 }

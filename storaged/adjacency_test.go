@@ -348,3 +348,31 @@ func BenchmarkAdjacencyBuild(b *testing.B) {
 	}
 	b.ReportMetric(float64(edges), "edges")
 }
+
+// TestKeyMap: keys of 12 bytes (8-byte vids) and of other lengths map the
+// same way; an absent key or one of another length reads as absent.
+func TestKeyMap(t *testing.T) {
+	for _, keyLen := range []int{12, 36} {
+		m := newKeyMap[adjacencySpan](keyLen)
+		key := func(b byte) []byte {
+			k := make([]byte, keyLen)
+			k[0], k[keyLen-1] = b, b
+			return k
+		}
+		for b := range byte(50) {
+			m.put(key(b), adjacencySpan{uint32(b), uint32(b) + 1})
+		}
+		for b := range byte(60) {
+			v, ok := m.lookup(key(b))
+			if got := m.get(key(b)); got != v || ok != (b < 50) || ok && v != (adjacencySpan{uint32(b), uint32(b) + 1}) {
+				t.Fatalf("key length %d, key %d: get %v, lookup %v %v", keyLen, b, got, v, ok)
+			}
+		}
+		if _, ok := m.lookup(key(1)[:keyLen-1]); ok {
+			t.Fatalf("key length %d: a shorter key was found", keyLen)
+		}
+		if v := m.get(append(key(1), 0)); v != (adjacencySpan{}) {
+			t.Fatalf("key length %d: a longer key read %v", keyLen, v)
+		}
+	}
+}

@@ -23,6 +23,10 @@ type neighborScan struct {
 	part    int32
 	vidLen  int
 	db      *grocksdb.DB
+	// ro and it are made on first use (readOptions, iterator): a request
+	// the adjacency cache answers makes no cgo call for them, where
+	// creating an iterator alone pins a RocksDB superversion and merges
+	// every level (a GO 1 STEP is one vertex of one partition).
 	ro      *grocksdb.ReadOptions
 	it      *grocksdb.Iterator
 	keys    *keyScanner // it, read many keys to a cgo call; made on first use
@@ -51,13 +55,9 @@ func scanNeighbors(ctx context.Context, db *grocksdb.DB, adj *adjacency, snap *c
 	if err != nil || len(vids) == 0 {
 		return err
 	}
-	ro := grocksdb.NewDefaultReadOptions()
-	defer ro.Destroy()
-	rocksopts.SetEdgeScan(ro, partition.EdgePrefixLen(int(space.GetVidLen()))) // it only reads one EdgePrefix per Seek
-	it := db.NewIterator(ro)
-	defer it.Close()
-	ns := &neighborScan{nb: nb, req: req, part: part, vidLen: int(space.GetVidLen()), db: db, ro: ro, it: it, adj: adj,
+	ns := &neighborScan{nb: nb, req: req, part: part, vidLen: int(space.GetVidLen()), db: db, adj: adj,
 		tailLen: partition.EdgeTailLen(int(space.GetVidLen()))}
+	defer ns.close()
 	for _, vid := range vids {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -75,18 +75,45 @@ func scanNeighbors(ctx context.Context, db *grocksdb.DB, adj *adjacency, snap *c
 	return nil
 }
 
+// readOptions are the scan's read options, made on first use.
+func (ns *neighborScan) readOptions() *grocksdb.ReadOptions {
+	if ns.ro == nil {
+		ns.ro = grocksdb.NewDefaultReadOptions()
+		rocksopts.SetEdgeScan(ns.ro, partition.EdgePrefixLen(ns.vidLen)) // it only reads one EdgePrefix per Seek
+	}
+	return ns.ro
+}
+
+// iterator is the scan's iterator, made on first use.
+func (ns *neighborScan) iterator() *grocksdb.Iterator {
+	if ns.it == nil {
+		ns.it = ns.db.NewIterator(ns.readOptions())
+	}
+	return ns.it
+}
+
+// close frees what readOptions and iterator made, the iterator first.
+func (ns *neighborScan) close() {
+	if ns.it != nil {
+		ns.it.Close()
+	}
+	if ns.ro != nil {
+		ns.ro.Destroy()
+	}
+}
+
 func (ns *neighborScan) get(key []byte) ([]byte, error) {
 	if ns.adj != nil {
 		if row, ok := ns.adj.tagRow(key); ok {
 			return row, nil
 		}
 	}
-	return ns.db.GetBytes(ns.ro, key)
+	return ns.db.GetBytes(ns.readOptions(), key)
 }
 
 // degree reads the stored degree of vid for a signed edge type.
 func (ns *neighborScan) degree(vid []byte, et int32) (int64, error) {
-	d, err := ns.db.GetBytes(ns.ro, partition.DegreeKey(ns.req.SpaceId, ns.part, vid, et))
+	d, err := ns.db.GetBytes(ns.readOptions(), partition.DegreeKey(ns.req.SpaceId, ns.part, vid, et))
 	if err != nil {
 		return 0, fmt.Errorf("reading degree of %x: %w", vid, err)
 	}
@@ -105,6 +132,7 @@ func (ns *neighborScan) edges(vid []byte, et int32) error {
 	if adj := ns.adj; adj != nil {
 		// The same edges, in the same order, from memory.
 		span := adj.span(prefix[partition.KeyPrefixLen:])
+		nb.Expect(int(span.to - span.from))
 		if nb.NeedRow() {
 			for i := span.from; i < span.to && !nb.Full(); i++ {
 				if err := nb.AddTailRow(adj.tail(i), adj.row(i)); err != nil {
@@ -121,7 +149,7 @@ func (ns *neighborScan) edges(vid []byte, et int32) error {
 		}
 		return nil
 	}
-	it := ns.it
+	it := ns.iterator()
 	if !nb.NeedRow() {
 		// Keys only: read them in batches in C (keyscan.go); the limit
 		// bounds each batch so that no more keys are read than it can
@@ -164,13 +192,20 @@ func (ns *neighborScan) edges(vid []byte, et int32) error {
 // getProps answers GetProps on one partition (rowread.Reader.GetProps),
 // reading tag rows from adj when it is not nil (adjacency.go).
 func getProps(db *grocksdb.DB, adj *adjacency, r *rowread.Reader, space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq) ([]*storagepb.PropRow, *storagepb.PropColumns, error) {
-	ro := grocksdb.NewDefaultReadOptions()
-	defer ro.Destroy()
+	var ro *grocksdb.ReadOptions // made on the first read the adjacency cache does not answer
+	defer func() {
+		if ro != nil {
+			ro.Destroy()
+		}
+	}()
 	get := func(key []byte) ([]byte, error) {
 		if adj != nil {
 			if row, ok := adj.tagRow(key); ok {
 				return row, nil
 			}
+		}
+		if ro == nil {
+			ro = grocksdb.NewDefaultReadOptions()
 		}
 		return db.GetBytes(ro, key)
 	}

@@ -3,6 +3,7 @@ package rowread
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/partition"
@@ -168,6 +169,22 @@ func (n *Neighbors) NeedRow() bool { return n.needRow }
 // Full says whether the edges being scanned reached limit_per_vertex:
 // the scan stops.
 func (n *Neighbors) Full() bool { return n.limited && n.kept >= n.req.LimitPerVertex }
+
+// Expect says that up to edges more edges of the open vertex and type are
+// coming (storaged's adjacency cache knows how many it holds), so that
+// the packed arrays of the answer grow once, not by doubling; a limit
+// bounds what is reserved.
+func (n *Neighbors) Expect(edges int) {
+	req := n.req
+	if n.vn == nil || req.CountOnly || !(req.PackedEdges || req.DstOnly && req.SamplePerVertex <= 0) {
+		return
+	}
+	edges = n.Want(edges)
+	n.vn.PackedDsts = slices.Grow(n.vn.PackedDsts, edges*n.vidLen)
+	if req.PackedEdges {
+		n.vn.PackedRanks = slices.Grow(n.vn.PackedRanks, edges)
+	}
+}
 
 // Want bounds a batch of up to max keys to what the limit can still keep.
 func (n *Neighbors) Want(max int) int {
