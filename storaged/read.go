@@ -18,11 +18,11 @@ import (
 // neighborScan runs GetNeighbors on one partition: rowread.Neighbors
 // answers it from what the scan reads.
 type neighborScan struct {
-	nb      *rowread.Neighbors
-	req     *storagepb.GetNeighborsReq
-	part    int32
-	vidLen  int
-	db      *grocksdb.DB
+	nb     *rowread.Neighbors
+	req    *storagepb.GetNeighborsReq
+	part   int32
+	vidLen int
+	db     *grocksdb.DB
 	// ro and it are made on first use (readOptions, iterator): a request
 	// the adjacency cache answers makes no cgo call for them, where
 	// creating an iterator alone pins a RocksDB superversion and merges
