@@ -44,7 +44,7 @@ func (s *Session) SpaceName() string {
 // a call that got no answer returns a *TransportError. ctx's deadline
 // bounds the whole call.
 func (s *Session) Execute(ctx context.Context, stmt string) (*ResultSet, error) {
-	return s.execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt, Columnar: true})
+	return s.execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt, Columnar: true, PackedStrings: true})
 }
 
 // ExecuteWithParams is Execute with query parameters, which the statement
@@ -63,7 +63,7 @@ func (s *Session) ExecuteWithParams(ctx context.Context, stmt string, params map
 	if err != nil {
 		return nil, err
 	}
-	return s.execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt, Params: values, Columnar: true})
+	return s.execute(ctx, &graphpb.ExecuteReq{SessionId: s.id, Stmt: stmt, Params: values, Columnar: true, PackedStrings: true})
 }
 
 func (s *Session) execute(ctx context.Context, req *graphpb.ExecuteReq) (*ResultSet, error) {

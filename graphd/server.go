@@ -381,6 +381,11 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 		data, err = s.execute(ctx, sess, req.Stmt, ps)
 	}
 	data, err = s.endQuery(ctx, q, data, err)
+	if !req.GetPackedStrings() {
+		for _, c := range data.GetColumns() {
+			c.UnpackStrings() // a client from before the packing
+		}
+	}
 	resp := &graphpb.ExecuteResp{Data: data, SpaceName: sess.state.SpaceName}
 	if err != nil {
 		resp.Code, resp.Error = exec.ErrorCode(err), err.Error()

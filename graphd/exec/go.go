@@ -420,7 +420,7 @@ func (p *goPlan) traverse(ctx context.Context, set *startSet) ([]goRun, error) {
 
 // stepRequest is step's GetNeighbors request, less its vertices.
 func (p *goPlan) stepRequest(step int) *storagepb.GetNeighborsReq {
-	req := &storagepb.GetNeighborsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, EdgeTypes: p.edgeTypes}
+	req := &storagepb.GetNeighborsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, EdgeTypes: p.edgeTypes, PackedStrings: true}
 	p.pushStepLimit(req, step)
 	if step < p.stmt.Steps.Min {
 		req.DstOnly = true
@@ -492,10 +492,8 @@ func (p *goPlan) step(ctx context.Context, t *goWalk, step int) error {
 	for _, vn := range resp {
 		var grown int64
 		run := goRun{vn: vn, edgeType: req.EdgeTypes[0], packed: req.DstOnly || req.PackedEdges, filtered: req.Filter != ""}
-		if run.packed {
-			if err := checkPacked(vn, req, vidLen); err != nil {
-				return storageError(fmt.Sprintf("GO step %d", step), err)
-			}
+		if err := checkNeighbors(vn, req, vidLen); err != nil {
+			return storageError(fmt.Sprintf("GO step %d", step), err)
 		}
 		n := run.edges(vidLen)
 		if final {

@@ -28,8 +28,10 @@ func TestPackedAnswersAreChecked(t *testing.T) {
 		{"short ranks", &storagepb.VertexNeighbors{PackedDsts: make([]byte, 16), PackedRanks: make([]int64, 1), EdgeColumns: []*commonpb.Column{ints(2)}}, packedReq, "2 edges with 1 ranks"},
 		{"missing column", &storagepb.VertexNeighbors{PackedDsts: make([]byte, 16), PackedRanks: make([]int64, 2)}, packedReq, "0 property columns, want 1"},
 		{"short column", &storagepb.VertexNeighbors{PackedDsts: make([]byte, 16), PackedRanks: make([]int64, 2), EdgeColumns: []*commonpb.Column{ints(1)}}, packedReq, "edge property column 0"},
+		{"edges", &storagepb.VertexNeighbors{Edges: []*storagepb.NeighborEdge{{Dst: make([]byte, 8)}}}, &storagepb.GetNeighborsReq{}, ""},
+		{"short edge vid", &storagepb.VertexNeighbors{Edges: []*storagepb.NeighborEdge{{Dst: make([]byte, 8)}, {Dst: make([]byte, 3)}}}, &storagepb.GetNeighborsReq{}, "edge 1 reaches a 3-byte vid"},
 	} {
-		err := checkPacked(tc.vn, tc.req, 8)
+		err := checkNeighbors(tc.vn, tc.req, 8)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}

@@ -303,10 +303,20 @@ func (p *goPlan) expectedKind(r goRef) commonpb.ColumnKind {
 	return commonpb.ColumnKind_COL_ANY
 }
 
-// checkPacked checks that a packed GetNeighbors answer (dst_only,
-// packed_edges) holds what it says, so that a faulty storaged cannot make
-// the projection index past an array.
-func checkPacked(vn *storagepb.VertexNeighbors, req *storagepb.GetNeighborsReq, vidLen int) error {
+// checkNeighbors checks that a GetNeighbors answer holds what it says, so
+// that a faulty storaged cannot make the projection index past an array
+// or the destination dedup read a vid of the wrong length: every edge's
+// destination of the space's vid length, and a packed answer's (dst_only,
+// packed_edges) arrays of one length.
+func checkNeighbors(vn *storagepb.VertexNeighbors, req *storagepb.GetNeighborsReq, vidLen int) error {
+	if !req.DstOnly && !req.PackedEdges {
+		for i, e := range vn.Edges {
+			if len(e.Dst) != vidLen {
+				return fmt.Errorf("vertex %x: edge %d reaches a %d-byte vid %x, want %d bytes", vn.Vid, i, len(e.Dst), e.Dst, vidLen)
+			}
+		}
+		return nil
+	}
 	if len(vn.PackedDsts)%vidLen != 0 {
 		return fmt.Errorf("vertex %x: %d bytes of packed destinations, not a multiple of the %d-byte vid", vn.Vid, len(vn.PackedDsts), vidLen)
 	}

@@ -120,7 +120,7 @@ func (d *dstProps) place(blocks []*storagepb.PropColumns, props int) error {
 }
 
 // gather builds cols from the entries, n columns, and returns their
-// memory. A string cell aliases the answer's block.
+// memory (strings are copied in, from the answer's blocks).
 func (d *dstProps) gather(n int, vids vidCodec) int64 {
 	d.cols = make([]*commonpb.Column, n)
 	var size int64
@@ -204,7 +204,7 @@ func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (*dstProps, error) 
 	if err := mem.Grow(listed, what); err != nil {
 		return nil, err
 	}
-	req := &storagepb.GetPropsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, Props: p.dstProps}
+	req := &storagepb.GetPropsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, Props: p.dstProps, PackedStrings: true}
 	var onBlocks func([]*storagepb.PropColumns) error
 	if mem != nil {
 		onBlocks = func(blocks []*storagepb.PropColumns) error {

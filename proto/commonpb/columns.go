@@ -1,6 +1,7 @@
 package commonpb
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -35,6 +36,21 @@ func (c *Column) Str(i int) []byte {
 	}
 	end := c.StrEnds[i]
 	return c.StrData[start:end:end]
+}
+
+// UnpackStrings turns a packed COL_STR column into the per-row form
+// (strs) readers before the packing take: each entry slices str_data, no
+// string is copied. Writers call it for a reader that did not ask for
+// packed strings (packed_strings in the requests).
+func (c *Column) UnpackStrings() {
+	if c.GetKind() != ColumnKind_COL_STR || len(c.Strs) > 0 || len(c.StrEnds) == 0 {
+		return
+	}
+	strs := make([][]byte, len(c.StrEnds))
+	for i := range c.StrEnds {
+		strs[i] = c.Str(i) // from the packed form: Strs is still empty
+	}
+	c.Strs, c.StrData, c.StrEnds = strs, nil, nil
 }
 
 // Len is how many cells the array of the column's kind holds: what Check
@@ -260,9 +276,10 @@ func (b *ColumnBuilder) AddFloat(x float64) {
 	b.n++
 }
 
-// AddStr adds a string cell, copied into the column's packed strings. A
-// column whose strings would pass 4 GiB (the ends are uint32) takes the
-// rest as COL_ANY.
+// AddStr adds a string cell, copied (into the column's packed strings,
+// or a Value's own bytes once the column is COL_ANY), so that s may be a
+// buffer the caller reuses. A column whose strings would pass 4 GiB (the
+// ends are uint32) takes the rest as COL_ANY.
 func (b *ColumnBuilder) AddStr(s []byte) {
 	if b.typed && !b.any && b.c.Kind == ColumnKind_COL_STR && int64(len(b.c.StrData))+int64(len(s)) > math.MaxUint32 {
 		b.toAny()
@@ -271,7 +288,7 @@ func (b *ColumnBuilder) AddStr(s []byte) {
 		b.c.StrData = append(b.c.StrData, s...)
 		b.c.StrEnds = append(b.c.StrEnds, uint32(len(b.c.StrData)))
 	} else {
-		b.appendAny(&Value{V: &Value_StrVal{StrVal: s}})
+		b.appendAny(&Value{V: &Value_StrVal{StrVal: bytes.Clone(s)}})
 		return
 	}
 	b.n++
@@ -342,7 +359,8 @@ func (b *ColumnBuilder) Finish() *Column {
 // and (ValueSize) its Value cells.
 func (b *ColumnBuilder) Bytes() int64 {
 	c := &b.c
-	return int64(columnStructBytes+len(c.Nulls)+8*len(c.Ints)+8*len(c.Floats)+len(c.StrData)+4*len(c.StrEnds)+len(c.Bools)) + b.varBytes
+	// The strings' buffer by its capacity: it grows by doubling.
+	return int64(columnStructBytes+len(c.Nulls)+8*len(c.Ints)+8*len(c.Floats)+cap(c.StrData)+4*len(c.StrEnds)+len(c.Bools)) + b.varBytes
 }
 
 // columnStructBytes is the memory of the Column message without its

@@ -3,6 +3,8 @@ package commonpb
 import (
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
 )
 
 // TestStringColumns builds a string column with NULLs and empty strings,
@@ -28,7 +30,12 @@ func TestStringColumns(t *testing.T) {
 			older.Strs[i] = []byte(*s)
 		}
 	}
-	for name, c := range map[string]*Column{"packed": packed, "strs": older} {
+	unpacked := proto.Clone(packed).(*Column)
+	unpacked.UnpackStrings()
+	if len(unpacked.Strs) != len(cells) || len(unpacked.StrEnds)+len(unpacked.StrData) != 0 {
+		t.Fatalf("unpacked: %d strs, %d ends, %d bytes; want %d strs only", len(unpacked.Strs), len(unpacked.StrEnds), len(unpacked.StrData), len(cells))
+	}
+	for name, c := range map[string]*Column{"packed": packed, "strs": older, "unpacked": unpacked} {
 		if err := c.Check(len(cells)); err != nil {
 			t.Fatalf("%s: Check: %v", name, err)
 		}

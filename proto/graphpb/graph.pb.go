@@ -217,7 +217,11 @@ type ExecuteReq struct {
 	// columnar asks for the result as typed columns (DataSet.columns)
 	// instead of rows of cells: a client that reads both sets it. A graphd
 	// answers a request without it with rows, so older clients keep working.
-	Columnar      bool `protobuf:"varint,4,opt,name=columnar,proto3" json:"columnar,omitempty"`
+	Columnar bool `protobuf:"varint,4,opt,name=columnar,proto3" json:"columnar,omitempty"`
+	// packed_strings: the client reads COL_STR columns packed (str_data,
+	// str_ends); without it graphd sends strs, one entry per row, which
+	// clients before the packing read.
+	PackedStrings bool `protobuf:"varint,5,opt,name=packed_strings,json=packedStrings,proto3" json:"packed_strings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -276,6 +280,13 @@ func (x *ExecuteReq) GetParams() map[string]*commonpb.Value {
 func (x *ExecuteReq) GetColumnar() bool {
 	if x != nil {
 		return x.Columnar
+	}
+	return false
+}
+
+func (x *ExecuteReq) GetPackedStrings() bool {
+	if x != nil {
+		return x.PackedStrings
 	}
 	return false
 }
@@ -564,14 +575,15 @@ const file_novagraph_graph_proto_rawDesc = "" +
 	"\x04code\x18\x01 \x01(\x0e2\x1b.novagraph.common.ErrorCodeR\x04code\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x03 \x01(\x03R\tsessionId\"\xf0\x01\n" +
+	"session_id\x18\x03 \x01(\x03R\tsessionId\"\x97\x02\n" +
 	"\n" +
 	"ExecuteReq\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x03R\tsessionId\x12\x12\n" +
 	"\x04stmt\x18\x02 \x01(\tR\x04stmt\x12?\n" +
 	"\x06params\x18\x03 \x03(\v2'.novagraph.graph.ExecuteReq.ParamsEntryR\x06params\x12\x1a\n" +
-	"\bcolumnar\x18\x04 \x01(\bR\bcolumnar\x1aR\n" +
+	"\bcolumnar\x18\x04 \x01(\bR\bcolumnar\x12%\n" +
+	"\x0epacked_strings\x18\x05 \x01(\bR\rpackedStrings\x1aR\n" +
 	"\vParamsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
 	"\x05value\x18\x02 \x01(\v2\x17.novagraph.common.ValueR\x05value:\x028\x01\"6\n" +

@@ -2353,7 +2353,12 @@ type GetNeighborsReq struct {
 	// edge_props entry (edge_columns). Needs exactly one edge type (so that
 	// each edge's type is known) and neither dst_only, count_only nor
 	// sample_per_vertex.
-	PackedEdges   bool `protobuf:"varint,15,opt,name=packed_edges,json=packedEdges,proto3" json:"packed_edges,omitempty"`
+	PackedEdges bool `protobuf:"varint,15,opt,name=packed_edges,json=packedEdges,proto3" json:"packed_edges,omitempty"`
+	// packed_strings: the reader takes COL_STR columns packed (str_data,
+	// str_ends); without it they come as strs, one entry per row, as
+	// storaged before the packing sent them, so that an older graphd keeps
+	// reading a newer storaged during a rolling upgrade.
+	PackedStrings bool `protobuf:"varint,16,opt,name=packed_strings,json=packedStrings,proto3" json:"packed_strings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2489,6 +2494,13 @@ func (x *GetNeighborsReq) GetMaxEdgesPerBatch() int32 {
 func (x *GetNeighborsReq) GetPackedEdges() bool {
 	if x != nil {
 		return x.PackedEdges
+	}
+	return false
+}
+
+func (x *GetNeighborsReq) GetPackedStrings() bool {
+	if x != nil {
+		return x.PackedStrings
 	}
 	return false
 }
@@ -2841,6 +2853,7 @@ type GetPropsReq struct {
 	// columns: the vertices' rows in columns (GetPropsResp.blocks) instead
 	// of a PropRow with a Value per property each. vertex_parts only.
 	Columns       bool `protobuf:"varint,6,opt,name=columns,proto3" json:"columns,omitempty"`
+	PackedStrings bool `protobuf:"varint,7,opt,name=packed_strings,json=packedStrings,proto3" json:"packed_strings,omitempty"` // as GetNeighborsReq.packed_strings
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2913,6 +2926,13 @@ func (x *GetPropsReq) GetProps() []*PropRef {
 func (x *GetPropsReq) GetColumns() bool {
 	if x != nil {
 		return x.Columns
+	}
+	return false
+}
+
+func (x *GetPropsReq) GetPackedStrings() bool {
+	if x != nil {
+		return x.PackedStrings
 	}
 	return false
 }
@@ -3974,7 +3994,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x04vids\x18\x01 \x03(\fR\x04vids\":\n" +
 	"\aPropRef\x12\x1b\n" +
 	"\tschema_id\x18\x01 \x01(\x05R\bschemaId\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\xc1\x05\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xe8\x05\n" +
 	"\x0fGetNeighborsReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
 	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12C\n" +
@@ -3995,7 +4015,8 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\vwith_degree\x18\r \x01(\bR\n" +
 	"withDegree\x12-\n" +
 	"\x13max_edges_per_batch\x18\x0e \x01(\x05R\x10maxEdgesPerBatch\x12!\n" +
-	"\fpacked_edges\x18\x0f \x01(\bR\vpackedEdges\x1aT\n" +
+	"\fpacked_edges\x18\x0f \x01(\bR\vpackedEdges\x12%\n" +
+	"\x0epacked_strings\x18\x10 \x01(\bR\rpackedStrings\x1aT\n" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x120\n" +
@@ -4024,7 +4045,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x04rank\x18\x03 \x01(\x03R\x04rank\x12\x10\n" +
 	"\x03dst\x18\x04 \x01(\fR\x03dst\"=\n" +
 	"\vEdgeKeyList\x12.\n" +
-	"\x04keys\x18\x01 \x03(\v2\x1a.novagraph.storage.EdgeKeyR\x04keys\"\xf9\x03\n" +
+	"\x04keys\x18\x01 \x03(\v2\x1a.novagraph.storage.EdgeKeyR\x04keys\"\xa0\x04\n" +
 	"\vGetPropsReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12'\n" +
 	"\x0fcatalog_version\x18\x02 \x01(\x03R\x0ecatalogVersion\x12R\n" +
@@ -4032,7 +4053,8 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\n" +
 	"edge_parts\x18\x04 \x03(\v2-.novagraph.storage.GetPropsReq.EdgePartsEntryR\tedgeParts\x120\n" +
 	"\x05props\x18\x05 \x03(\v2\x1a.novagraph.storage.PropRefR\x05props\x12\x18\n" +
-	"\acolumns\x18\x06 \x01(\bR\acolumns\x1aZ\n" +
+	"\acolumns\x18\x06 \x01(\bR\acolumns\x12%\n" +
+	"\x0epacked_strings\x18\a \x01(\bR\rpackedStrings\x1aZ\n" +
 	"\x10VertexPartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x120\n" +
 	"\x05value\x18\x02 \x01(\v2\x1a.novagraph.storage.VidListR\x05value:\x028\x01\x1a\\\n" +

@@ -101,7 +101,7 @@ func (c *Client) GetNeighborsStream(ctx context.Context, tmpl *storagepb.GetNeig
 // onBlocks are serialised.
 func (c *Client) GetPropColumns(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
 	onBlocks func(blocks []*storagepb.PropColumns) error) ([]*storagepb.PropColumns, error) {
-	req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: true}
+	req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: true, PackedStrings: tmpl.PackedStrings}
 	return collectProps(ctx, c, req, vertexParts, nil, func(r *storagepb.GetPropsResp) []*storagepb.PropColumns { return r.Blocks }, onBlocks)
 }
 
@@ -142,7 +142,7 @@ func (c *Client) getProps(ctx context.Context, tmpl *storagepb.GetPropsReq, vert
 	all = append(all, keys(edgeParts)...)
 	err := c.fanOut(ctx, tmpl.SpaceId, all, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
 		cli := storagepb.NewStorageServiceClient(conn)
-		req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: tmpl.Columns}
+		req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: tmpl.Columns, PackedStrings: tmpl.PackedStrings}
 		for _, p := range ps {
 			if vl, ok := vertexParts[p]; ok {
 				if req.VertexParts == nil {

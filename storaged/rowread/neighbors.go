@@ -138,6 +138,9 @@ func (n *Neighbors) Vertex(vid []byte, get func(key []byte) ([]byte, error),
 		vn.EdgeColumns = make([]*commonpb.Column, len(n.cols))
 		for i := range n.cols {
 			vn.EdgeColumns[i] = n.cols[i].Finish()
+			if !req.PackedStrings {
+				vn.EdgeColumns[i].UnpackStrings() // a reader from before the packing
+			}
 		}
 	}
 	return vn, nil
@@ -170,16 +173,20 @@ func (n *Neighbors) NeedRow() bool { return n.needRow }
 // the scan stops.
 func (n *Neighbors) Full() bool { return n.limited && n.kept >= n.req.LimitPerVertex }
 
+// maxExpectedEdges bounds what Expect reserves for one vertex and type.
+const maxExpectedEdges = 1 << 16
+
 // Expect says that up to edges more edges of the open vertex and type are
 // coming (storaged's adjacency cache knows how many it holds), so that
 // the packed arrays of the answer grow once, not by doubling; a limit
 // bounds what is reserved.
 func (n *Neighbors) Expect(edges int) {
 	req := n.req
-	if n.vn == nil || req.CountOnly || !(req.PackedEdges || req.DstOnly && req.SamplePerVertex <= 0) {
-		return
+	if n.vn == nil || req.CountOnly || !(req.PackedEdges || req.DstOnly && req.SamplePerVertex <= 0) ||
+		n.fr != nil || n.seen != nil {
+		return // a filter or dedup may keep few of them
 	}
-	edges = n.Want(edges)
+	edges = min(n.Want(edges), maxExpectedEdges)
 	n.vn.PackedDsts = slices.Grow(n.vn.PackedDsts, edges*n.vidLen)
 	if req.PackedEdges {
 		n.vn.PackedRanks = slices.Grow(n.vn.PackedRanks, edges)

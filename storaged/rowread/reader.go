@@ -1,7 +1,6 @@
 package rowread
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 
@@ -256,8 +255,6 @@ func (r *Reader) EdgeProps(refs []*storagepb.PropRef, row []byte, edgeType int32
 // EdgePropColumns is EdgeProps for an answer in columns (packed_edges):
 // it appends the edge's refs to cols, one builder per ref, without a wire
 // Value for the ints, floats, strings and bools.
-//
-// The row may be the scan's buffer: strings are copied.
 func (r *Reader) EdgePropColumns(cols []commonpb.ColumnBuilder, refs []*storagepb.PropRef, row []byte, edgeType int32, rank int64, keyVid, other []byte) error {
 	abs := edgeType
 	if abs < 0 {
@@ -282,7 +279,7 @@ func (r *Reader) EdgePropColumns(cols []commonpb.ColumnBuilder, refs []*storagep
 				return fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
 			}
 		}
-		if err := appendStored(&cols[i], &r.row, sv, ref.Name, true); err != nil {
+		if err := appendStored(&cols[i], &r.row, sv, ref.Name); err != nil {
 			return fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
 		}
 	}
@@ -370,9 +367,8 @@ func (r *Reader) eachVertex(get func(key []byte) ([]byte, error), space *metapb.
 
 // GetPropColumns is GetProps of vertices answered in columns (GetPropsReq
 // columns): the vertices of vids that have any of the requested tags, and
-// one column per ref; nil when none has. The strings in the columns alias
-// the rows get returns, which must stay unchanged until the answer is sent
-// (storaged's adjacency cache shares its rows; a RocksDB Get copies).
+// one column per ref; nil when none has. Strings come packed when the
+// request asks for it (packed_strings), one entry per row otherwise.
 //
 // It is GetProps's loop made for the $$ fetch of a big GO (tens of
 // thousands of vertices a request): each vertex's row of a tag is decoded
@@ -395,11 +391,10 @@ func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *met
 	for i, ref := range req.Props {
 		j := slices.IndexFunc(tags, func(t tagRefs) bool { return t.id == ref.SchemaId })
 		if j < 0 {
-			sv, err := r.Tag(ref.SchemaId)
-			if err != nil {
-				return nil, err
-			}
-			tags = append(tags, tagRefs{id: ref.SchemaId, sv: sv})
+			// The schema is looked up on the tag's first row, as the
+			// row path does: a tag dropped since graphd planned reads
+			// as NULL where no vertex has it.
+			tags = append(tags, tagRefs{id: ref.SchemaId})
 			j = len(tags) - 1
 		}
 		tags[j].refs = append(tags[j].refs, i)
@@ -417,6 +412,11 @@ func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *met
 			row, err := get(key)
 			if err != nil {
 				return nil, fmt.Errorf("reading vertex %x tag %d: %w", vid, t.id, err)
+			}
+			if row != nil && t.sv == nil {
+				if t.sv, err = r.Tag(t.id); err != nil {
+					return nil, err
+				}
 			}
 			if row != nil {
 				if exp, err := r.Expired(row, t.sv); err != nil {
@@ -448,7 +448,7 @@ func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *met
 					cols[i].AddInt(int64(t.id))
 					continue
 				}
-				if err := appendStored(&cols[i], &r.row, t.sv, req.Props[i].Name, false); err != nil {
+				if err := appendStored(&cols[i], &r.row, t.sv, req.Props[i].Name); err != nil {
 					return nil, fmt.Errorf("vertex %x tag %d: %w", vid, t.id, err)
 				}
 			}
@@ -460,14 +460,17 @@ func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *met
 	out.Columns = make([]*commonpb.Column, len(cols))
 	for i := range cols {
 		out.Columns[i] = cols[i].Finish()
+		if !req.PackedStrings {
+			out.Columns[i].UnpackStrings()
+		}
 	}
 	return out, nil
 }
 
 // appendStored appends the property called name of the row rr reads (a
 // row of sv) to b, as appendColumn of getProp's value would, without
-// boxing the scalars. A string aliases the row unless copyBytes.
-func appendStored(b *commonpb.ColumnBuilder, rr *partition.RowReader, sv *Schema, name string, copyBytes bool) error {
+// boxing the scalars (the builder copies a string out of the row).
+func appendStored(b *commonpb.ColumnBuilder, rr *partition.RowReader, sv *Schema, name string) error {
 	if i := rr.Schema().Index(name); i >= 0 {
 		s, ok, err := rr.Scalar(i)
 		if err != nil {
@@ -483,8 +486,6 @@ func appendStored(b *commonpb.ColumnBuilder, rr *partition.RowReader, sv *Schema
 				b.AddFloat(s.F)
 			case s.Type == partition.PropBool:
 				b.AddBool(s.I == 1)
-			case copyBytes:
-				b.AddStr(bytes.Clone(s.Bytes))
 			default:
 				b.AddStr(s.Bytes)
 			}

@@ -125,7 +125,7 @@ func (s *Storage) GetProps(ctx context.Context, tmpl *storagepb.GetPropsReq, ver
 // would show them.
 func (s *Storage) GetPropColumns(ctx context.Context, tmpl *storagepb.GetPropsReq, vertexParts map[int32]*storagepb.VidList,
 	onBlocks func(blocks []*storagepb.PropColumns) error) ([]*storagepb.PropColumns, error) {
-	req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: true}
+	req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: true, PackedStrings: tmpl.PackedStrings}
 	var batches [][]*storagepb.PropColumns
 	err := s.readParts(ctx, req, sortedParts(vertexParts), func(r *rowread.Reader, space *metapb.SpaceDesc, read func([]byte) ([]byte, error), part int32) error {
 		block, err := r.GetPropColumns(read, space, part, req, vertexParts[part].GetVids())
