@@ -3,6 +3,7 @@ package testcluster
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"path/filepath"
 	"strings"
@@ -103,8 +104,14 @@ func (c *Cluster) startMeta(ctx context.Context, i int) error {
 	return nil
 }
 
-// freeAddrs returns n distinct loopback addresses nothing listens on now.
+// freeAddrs returns n distinct loopback addresses nothing listens on now,
+// on ports below the kernel's ephemeral range (32768 and up on Linux): a
+// daemon restarts on its old address, and a port from the ephemeral range
+// can meanwhile be taken as the local end of some outgoing connection
+// (this cluster's own gRPC dials), which made a restart fail with
+// "address already in use".
 func freeAddrs(n int) ([]string, error) {
+	const lowPort, highPort = 20000, 32768
 	var out []string
 	var lns []net.Listener
 	defer func() {
@@ -112,10 +119,13 @@ func freeAddrs(n int) ([]string, error) {
 			ln.Close()
 		}
 	}()
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(out) < n; tries++ {
+		if tries > 1000*n {
+			return nil, fmt.Errorf("no free loopback port in [%d, %d) after %d tries", lowPort, highPort, tries)
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", lowPort+rand.IntN(highPort-lowPort)))
 		if err != nil {
-			return nil, err
+			continue // taken: another
 		}
 		lns = append(lns, ln)
 		out = append(out, ln.Addr().String())

@@ -15,7 +15,11 @@ func (c *Cluster) AddStore() int {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	i := len(c.Stores)
-	c.Stores = append(c.Stores, &Store{dataDir: filepath.Join(c.dir, fmt.Sprintf("storage%d", i+1)), addr: "127.0.0.1:0"})
+	addrs, err := freeAddrs(1)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.Stores = append(c.Stores, &Store{dataDir: filepath.Join(c.dir, fmt.Sprintf("storage%d", i+1)), addr: addrs[0]})
 	if err := c.startStore(ctx, i, c.tick); err != nil {
 		c.t.Fatal(err)
 	}

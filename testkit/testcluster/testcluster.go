@@ -104,8 +104,12 @@ func Start(t testing.TB, opts Options) *Cluster {
 	if err := c.startMetas(ctx); err != nil {
 		t.Fatalf("starting metad: %v", err)
 	}
+	storeAddrs, err := freeAddrs(opts.Stores)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < opts.Stores; i++ {
-		s := &Store{dataDir: filepath.Join(dir, fmt.Sprintf("storage%d", i+1)), addr: "127.0.0.1:0"}
+		s := &Store{dataDir: filepath.Join(dir, fmt.Sprintf("storage%d", i+1)), addr: storeAddrs[i]}
 		c.Stores = append(c.Stores, s)
 		if err := c.startStore(ctx, i, opts.RaftTick); err != nil {
 			t.Fatal(err)
