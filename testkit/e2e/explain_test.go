@@ -157,10 +157,10 @@ func TestPipeStreamsWithinBudget(t *testing.T) {
 	exec(t, s, `CREATE EDGE e(note string)`)
 	// 1 → 2000 vertices, each with 20 out-edges: 40,000 two-step rows with
 	// a 100-byte string each. Under a 20 MB budget GO's own step state
-	// (storage answers and edge rows, about 12 MB) fits, the whole result
-	// kept on top of it does not (probed: the two kept results below fail
-	// at 20 and 24 MB, the first passes at 28 MB; the streamed pipes pass
-	// at 16 MB).
+	// (storage answers and edge rows) fits, the whole result kept on top
+	// of it does not: rows through a pipe, or five 4.3 MB note columns
+	// (probed in the thirteenth session, before strings were packed: the
+	// streamed pipes pass at 16 MB).
 	note := strings.Repeat("x", 100)
 	var es []string
 	flush := func() {
