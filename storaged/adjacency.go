@@ -142,16 +142,11 @@ func (m keyMap[V]) put(k []byte, v V) {
 
 // get is k's value; the zero V when k is absent or of another length.
 func (m keyMap[V]) get(k []byte) V {
-	if m.by12 != nil {
-		if len(k) != 12 {
-			var zero V
-			return zero
-		}
-		return m.by12[[12]byte(k)]
-	}
-	return m.byStr[string(k)]
+	v, _ := m.lookup(k)
+	return v
 }
 
+// lookup is k's value and whether k is in the map.
 func (m keyMap[V]) lookup(k []byte) (V, bool) {
 	if m.by12 != nil {
 		if len(k) != 12 {

@@ -290,10 +290,9 @@ func (n *Neighbors) add(rank int64, dstKey, row []byte) error {
 		vn.PackedDsts = append(vn.PackedDsts, dstKey...)
 		vn.PackedRanks = append(vn.PackedRanks, rank)
 		if len(n.cols) > 0 {
-			// _dst/_src cells alias the answer's copy of the vid, not
-			// the scan's buffer.
-			dst := vn.PackedDsts[len(vn.PackedDsts)-len(dstKey):]
-			return n.r.EdgePropColumns(n.cols, req.EdgeProps, row, n.et, rank, n.vid, dst)
+			// The columns copy what they take (_dst/_src cells too), so
+			// the scan's buffer may be passed.
+			return n.r.EdgePropColumns(n.cols, req.EdgeProps, row, n.et, rank, n.vid, dstKey)
 		}
 		return nil
 	}

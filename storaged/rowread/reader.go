@@ -256,30 +256,15 @@ func (r *Reader) EdgeProps(refs []*storagepb.PropRef, row []byte, edgeType int32
 // it appends the edge's refs to cols, one builder per ref, without a wire
 // Value for the ints, floats, strings and bools.
 func (r *Reader) EdgePropColumns(cols []commonpb.ColumnBuilder, refs []*storagepb.PropRef, row []byte, edgeType int32, rank int64, keyVid, other []byte) error {
-	abs := edgeType
-	if abs < 0 {
-		abs = -abs
-	}
-	var sv *Schema // set, and the row decoded, on the first stored property
+	e := edgeRow{row: row, edgeType: edgeType, rank: rank, keyVid: keyVid, other: other}
 	for i, ref := range refs {
-		if ref.SchemaId != abs {
-			cols[i].AddNull() // a property of another edge type
-			continue
+		pv, err := r.edgeRef(&e, ref)
+		if err != nil {
+			return err
 		}
-		if pv, ok := edgeKeyProp(ref.Name, edgeType, rank, keyVid, other); ok {
+		if pv != nil {
 			cols[i].AddValue(pv)
-			continue
-		}
-		if sv == nil {
-			var err error
-			if sv, err = r.Edge(edgeType); err != nil {
-				return err
-			}
-			if err := r.row.Reset(row, sv.Versions.Source()); err != nil {
-				return fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
-			}
-		}
-		if err := appendStored(&cols[i], &r.row, sv, ref.Name); err != nil {
+		} else if err := appendStored(&cols[i], &r.row, e.sv, ref.Name); err != nil {
 			return fmt.Errorf("edge %x->%x type %d: %w", keyVid, other, edgeType, err)
 		}
 	}
@@ -300,29 +285,42 @@ type edgeRow struct {
 // key field, or NULL for a property of another edge type), else the
 // stored value v (nil: NULL) of type typ.
 func (r *Reader) edgeProp(e *edgeRow, ref *storagepb.PropRef) (pv *commonpb.Value, v any, typ partition.PropType, err error) {
-	abs := e.edgeType
-	if abs < 0 {
-		abs = -abs
-	}
-	if ref.SchemaId != abs {
-		return schema.NullValue(), nil, 0, nil
-	}
-	if pv, ok := edgeKeyProp(ref.Name, e.edgeType, e.rank, e.keyVid, e.other); ok {
-		return pv, nil, 0, nil
-	}
-	if e.sv == nil {
-		if e.sv, err = r.Edge(e.edgeType); err != nil {
-			return nil, nil, 0, err
-		}
-		if err := r.row.Reset(e.row, e.sv.Versions.Source()); err != nil {
-			return nil, nil, 0, fmt.Errorf("edge %x->%x type %d: %w", e.keyVid, e.other, e.edgeType, err)
-		}
+	if pv, err = r.edgeRef(e, ref); pv != nil || err != nil {
+		return pv, nil, 0, err
 	}
 	v, typ, err = getProp(&r.row, e.sv, ref.Name)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("edge %x->%x type %d: %w", e.keyVid, e.other, e.edgeType, err)
 	}
 	return nil, v, typ, nil
+}
+
+// edgeRef answers ref for e when the key does (a key field, or NULL for a
+// property of another edge type); otherwise it returns nil with the
+// Reader's row reset to e's stored row (e.sv set), for the caller to read
+// ref.Name from: EdgeProps boxed (getProp), EdgePropColumns typed
+// (appendStored).
+func (r *Reader) edgeRef(e *edgeRow, ref *storagepb.PropRef) (pv *commonpb.Value, err error) {
+	abs := e.edgeType
+	if abs < 0 {
+		abs = -abs
+	}
+	if ref.SchemaId != abs {
+		return schema.NullValue(), nil
+	}
+	if pv, ok := edgeKeyProp(ref.Name, e.edgeType, e.rank, e.keyVid, e.other); ok {
+		return pv, nil
+	}
+	if e.sv == nil {
+		if e.sv, err = r.Edge(e.edgeType); err != nil {
+			return nil, err
+		}
+		if err := r.row.Reset(e.row, e.sv.Versions.Source()); err != nil {
+			e.sv = nil
+			return nil, fmt.Errorf("edge %x->%x type %d: %w", e.keyVid, e.other, e.edgeType, err)
+		}
+	}
+	return nil, nil
 }
 
 // edgeKeyProp answers the reserved edge properties from the key. For an

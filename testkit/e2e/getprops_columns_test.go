@@ -2,14 +2,12 @@ package e2e
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/testkit/testcluster"
@@ -30,22 +28,11 @@ func TestGetPropsColumnsRefusesEdges(t *testing.T) {
 	exec(t, s, `USE gpc`)
 	exec(t, s, `CREATE EDGE e(w int)`)
 	exec(t, s, `INSERT EDGE e(w) VALUES 1->2:(7)`)
-	meta := metaclient.New(c.MetaAddrs(), slog.New(slog.DiscardHandler))
-	defer meta.Close()
+	_, _, snap := storageClients(t, c, "gpc", "e")
+	space, _ := snap.SpaceByName("gpc")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := meta.WaitVersion(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	space, ok := meta.Catalog().SpaceByName("gpc")
-	if !ok {
-		t.Fatal("no space gpc")
-	}
-	conn, err := grpc.NewClient(c.Stores[0].Server.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := rawConn(t, c.Stores[0].Server.Addr())
 	resp, err := storagepb.NewStorageServiceClient(conn).GetProps(ctx, &storagepb.GetPropsReq{
 		SpaceId: space.GetSpaceId(), Columns: true,
 		EdgeParts: map[int32]*storagepb.EdgeKeyList{1: {Keys: []*storagepb.EdgeKey{{Src: []byte{0, 0, 0, 0, 0, 0, 0, 1}, EdgeType: 1, Dst: []byte{0, 0, 0, 0, 0, 0, 0, 2}}}}},
@@ -57,4 +44,16 @@ func TestGetPropsColumnsRefusesEdges(t *testing.T) {
 		t.Fatalf("got %v, want partition 1 refused with E_INVALID_ARGUMENT and nothing answered", resp)
 	}
 	t.Logf("refused: %s", resp.FailedParts[0].GetMessage())
+}
+
+// rawConn dials a daemon's gRPC port for a test that sends requests as a
+// peer would, below the clients; it closes with the test.
+func rawConn(t *testing.T, addr string) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }

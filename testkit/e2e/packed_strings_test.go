@@ -2,18 +2,12 @@ package e2e
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
-	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
-	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/testkit/testcluster"
 )
@@ -36,30 +30,15 @@ func TestStringColumnsForOlderReaders(t *testing.T) {
 	exec(t, s, `CREATE EDGE e(note string)`)
 	exec(t, s, `INSERT VERTEX t(name) VALUES 2:("two"), 3:("three")`)
 	exec(t, s, `INSERT EDGE e(note) VALUES 1->2:("a"), 1->3:("bc")`)
+	_, _, snap := storageClients(t, c, "pstr", "e")
+	space, _ := snap.SpaceByName("pstr")
+	tag, _ := snap.TagByName(space.GetSpaceId(), "t") // created before e
+	edge, _ := snap.EdgeByName(space.GetSpaceId(), "e")
+	if tag == nil {
+		t.Fatal("the catalog shows edge e but not tag t")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	meta := metaclient.New(c.MetaAddrs(), slog.New(slog.DiscardHandler))
-	defer meta.Close()
-	// The client's catalog catches up with the schema just created.
-	var space *metapb.SpaceDesc
-	var tag *metapb.TagDesc
-	var edge *metapb.EdgeDesc
-	for {
-		snap := meta.Catalog()
-		sp, ok1 := snap.SpaceByName("pstr")
-		if ok1 {
-			tg, ok2 := snap.TagByName(sp.GetSpaceId(), "t")
-			ed, ok3 := snap.EdgeByName(sp.GetSpaceId(), "e")
-			if ok2 && ok3 {
-				space, tag, edge = sp, tg, ed
-				break
-			}
-		}
-		if ctx.Err() != nil {
-			t.Fatal("the catalog never showed space pstr with tag t and edge e")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	// form reports how a string column came, and its strings.
 	form := func(what string, col *commonpb.Column) (packed bool, strs []string) {
 		t.Helper()
@@ -86,17 +65,8 @@ func TestStringColumnsForOlderReaders(t *testing.T) {
 		}
 	}
 
-	graphConn, err := grpc.NewClient(c.Graph.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer graphConn.Close()
-	storeConn, err := grpc.NewClient(c.Stores[0].Server.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer storeConn.Close()
-	graph, store := graphpb.NewGraphServiceClient(graphConn), storagepb.NewStorageServiceClient(storeConn)
+	graph := graphpb.NewGraphServiceClient(rawConn(t, c.Graph.Addr()))
+	store := storagepb.NewStorageServiceClient(rawConn(t, c.Stores[0].Server.Addr()))
 	one, two, three := partition.EncodeInt64Vid(1), partition.EncodeInt64Vid(2), partition.EncodeInt64Vid(3)
 	for _, asked := range []bool{false, true} {
 		resp, err := graph.Execute(ctx, &graphpb.ExecuteReq{SessionId: s.ID(), Columnar: true, PackedStrings: asked,
