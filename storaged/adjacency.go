@@ -331,6 +331,10 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
 	ro.SetFillCache(false) // one pass over everything: keep the block cache for the reads
+	// The scan crosses vertex prefixes: without total order, files and
+	// memtables whose prefix bloom lacks the first key's vertex are left
+	// out, and the adjacency misses their keys (storaged/rocksdb.go).
+	ro.SetTotalOrderSeek(true)
 	it := r.db.NewIterator(ro)
 	defer it.Close()
 

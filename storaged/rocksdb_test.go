@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -254,6 +255,54 @@ func TestCrossPrefixScansSeeEveryKey(t *testing.T) {
 		}
 	})
 
+}
+
+// TestReseekAcrossPrefixesLosesKeys is how a compose chaos run lost
+// acknowledged vertices (2026-12-03): a register's tag row overwritten
+// many times in the memtable, then vertices of the same partition in an
+// L0 file. Passing more than max_sequential_skip_in_iterations (8)
+// versions of one key, an iterator re-seeks to that key; in prefix mode
+// the re-seek consults the prefix blooms with that vertex's prefix, the
+// file's bloom lacks it, and the file's keys after it are skipped. A
+// scan of the whole partition in prefix mode lost them; the adjacency
+// cache's build, which scans that way, then answered FETCH with "no such
+// vertex" for rows every replica held. The control checks that the
+// fixture still shows the skipping; the build must see every row.
+func TestReseekAcrossPrefixesLosesKeys(t *testing.T) {
+	db := openProductionDB(t, t.TempDir(), rocksopts.Options{})
+	const part = 8
+	all := map[string][]byte{}
+	inFile := map[string][]byte{}
+	for v := int64(100); v < 110; v++ {
+		inFile[string(partition.TagKey(bloomSpace, part, partition.EncodeInt64Vid(v), bloomTagB))] = []byte{byte(v)}
+	}
+	putAll(t, db, inFile)
+	flushDB(t, db)
+	maps.Copy(all, inFile)
+	register := string(partition.TagKey(bloomSpace, part, partition.EncodeInt64Vid(50), bloomTagA))
+	for i := range 20 { // one write each: 20 versions in the memtable
+		putAll(t, db, map[string][]byte{register: {byte(i)}})
+	}
+	all[register] = []byte{19}
+
+	prefix := partition.KindPrefix(bloomSpace, part, partition.KindTag)
+	want := sortedKeys(all, prefix, partition.PrefixEnd(prefix))
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	if got := scanFrom(t, db, ro, prefix, partition.PrefixEnd(prefix)); len(got) >= len(want) {
+		t.Fatalf("a prefix-mode scan returned all %d keys: the fixture no longer shows the re-seek skipping files", len(got))
+	}
+
+	c := &adjacencyCache{applied: func(raftgroup.GroupID) (uint64, bool) { return 1, true }}
+	adj, err := c.read(context.Background(), buildRequest{g: raftgroup.GroupID{Space: bloomSpace, Part: part}, db: db, vidLen: 8}, 1<<30)
+	if err != nil || adj == nil {
+		t.Fatalf("build: %v, %v", adj, err)
+	}
+	for k, v := range all {
+		if row, ok := adj.tagRow([]byte(k)); !ok || string(row) != string(v) {
+			t.Errorf("tag key %x: the adjacency has %x, %v; RocksDB %x", k, row, ok, v)
+		}
+	}
 }
 
 // TestEdgeScanUsesPrefixBloom checks rocksopts.SetEdgeScan, GetNeighbors' iterator

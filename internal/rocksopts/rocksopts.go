@@ -196,8 +196,13 @@ func New(o Options, cache *grocksdb.Cache) (*grocksdb.Options, *grocksdb.BlockBa
 	// With a prefix extractor, an iterator whose ReadOptions leave
 	// total_order_seek off is only defined within the prefix of the key it
 	// was positioned with: files whose bloom lacks that prefix are skipped.
-	// Every iterator that crosses vertex prefixes must set SetTotalOrderSeek
-	// (SetEdgeScan is the one that does not).
+	// Seeking a short key (a kind prefix) does not make a scan safe: after
+	// stepping over more than 8 versions of one key the iterator re-seeks
+	// to that key, whose vertex prefix the blooms then judge, and files
+	// after it drop out (storaged TestReseekAcrossPrefixesLosesKeys; the
+	// adjacency cache lost tag rows so). Every iterator that crosses
+	// vertex prefixes must set SetTotalOrderSeek (SetEdgeScan, within one
+	// vertex's prefix, is the one that does not).
 	//
 	// The extractor is set through an option string, not SetPrefixExtractor:
 	// grocksdb's Options.Destroy frees a transform given to
