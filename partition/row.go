@@ -427,6 +427,77 @@ type RowReader struct {
 	bitmapOff int
 	fixedOff  int
 	varOff    int
+	// slots is each column's offset in the fixed-width section when the
+	// reader was reset from a RowLayout; nil, slot adds the widths up.
+	slots []int
+}
+
+// RowLayout is one schema version checked, with its columns' slot offsets
+// worked out, once for the many rows read with it (ResetLayout): Reset
+// checks the schema on every row, and reading column i adds up the widths
+// of the i columns before it. A GO step's edge properties read one layout
+// for tens of thousands of rows (issue 22). Immutable, so shared freely.
+type RowLayout struct {
+	schema *Schema
+	slots  []int // offset of column i's slot in the fixed-width section
+	fixed  int   // width of the fixed-width section
+}
+
+// NewRowLayout checks s as Reset does and works out its layout.
+func NewRowLayout(s *Schema) (*RowLayout, error) {
+	fixed, err := checkLayout(s)
+	if err != nil {
+		return nil, err
+	}
+	l := &RowLayout{schema: s, slots: make([]int, len(s.Columns)), fixed: fixed}
+	off := 0
+	for i := range s.Columns {
+		l.slots[i] = off
+		off += fixedWidth(&s.Columns[i])
+	}
+	return l, nil
+}
+
+// Schema is the schema version the layout is of.
+func (l *RowLayout) Schema() *Schema { return l.schema }
+
+// LayoutSource finds the layout of the schema version a row was written
+// with. Its error for a version it does not know wraps ErrMalformedRow
+// (UnknownVersion), as Reset's does.
+type LayoutSource interface {
+	Layout(version int32) (*RowLayout, error)
+}
+
+// UnknownVersion is the error of a row whose schema version the schema
+// source does not know.
+func UnknownVersion(version int32) error {
+	return fmt.Errorf("row has schema version %d, which the schema source does not know: %w", version, ErrMalformedRow)
+}
+
+// ResetLayout makes r read row as Reset does, with the schema versions'
+// layouts worked out beforehand.
+func (r *RowReader) ResetLayout(row []byte, layouts LayoutSource) error {
+	var ver int32
+	var hdr int
+	if len(row) >= 2 && row[0] == rowFormatV1 && row[1] < 0x80 {
+		ver, hdr = int32(row[1]), 2 // a one-byte uvarint: always minimal
+	} else {
+		var err error
+		if ver, hdr, err = readHeader(row); err != nil {
+			*r = RowReader{}
+			return err
+		}
+	}
+	l, err := layouts.Layout(ver)
+	if err != nil {
+		*r = RowReader{}
+		return err
+	}
+	if err := r.resetTo(row, l.schema, ver, hdr, l.fixed); err != nil {
+		return err
+	}
+	r.slots = l.slots
+	return nil
 }
 
 // NewRowReader parses the header of row, looks up the schema version it was
@@ -453,14 +524,22 @@ func (r *RowReader) Reset(row []byte, schemas SchemaSource) error {
 	}
 	s, ok := schemas(ver)
 	if !ok || s == nil {
-		return fmt.Errorf("row has schema version %d, which the schema source does not know: %w", ver, ErrMalformedRow)
-	}
-	if s.Version != ver {
-		return fmt.Errorf("schema source returned schema version %d for version %d: %w", s.Version, ver, ErrInvalidValue)
+		return UnknownVersion(ver)
 	}
 	fixed, err := checkLayout(s)
 	if err != nil {
 		return err
+	}
+	return r.resetTo(row, s, ver, hdr, fixed)
+}
+
+// resetTo makes r read row, of schema version ver with a header of hdr
+// bytes, with s, whose fixed-width section is fixed bytes wide: the checks
+// of the row against its schema that Reset and ResetLayout share.
+func (r *RowReader) resetTo(row []byte, s *Schema, ver int32, hdr, fixed int) error {
+	*r = RowReader{}
+	if s.Version != ver {
+		return fmt.Errorf("schema source returned schema version %d for version %d: %w", s.Version, ver, ErrInvalidValue)
 	}
 	n := len(s.Columns)
 	fixedOff := hdr + (n+7)/8
@@ -596,8 +675,12 @@ func (r *RowReader) slot(i int) (c *Column, slot []byte, null bool, err error) {
 		return c, nil, true, nil
 	}
 	off := r.fixedOff
-	for j := 0; j < i; j++ {
-		off += fixedWidth(&cols[j])
+	if r.slots != nil {
+		off += r.slots[i]
+	} else {
+		for j := 0; j < i; j++ {
+			off += fixedWidth(&cols[j])
+		}
 	}
 	return c, r.row[off : off+fixedWidth(c)], false, nil
 }

@@ -499,6 +499,7 @@ func TestRowReaderErrors(t *testing.T) {
 		{"string truncated", row[:len(row)-1], "s", "exceeds the 4-byte"},
 	} {
 		r, err := NewRowReader(tc.row, sources(s))
+		sameAsLayout(t, tc.row, sources(s), r, err)
 		if tc.col != "" {
 			if err != nil {
 				t.Errorf("%s: NewRowReader: %v", tc.name, err)
@@ -565,6 +566,7 @@ func TestRowTruncationAndGarbage(t *testing.T) {
 func readAll(t *testing.T, row []byte, src SchemaSource) {
 	t.Helper()
 	r, err := NewRowReader(row, src)
+	sameAsLayout(t, row, src, r, err)
 	if err != nil {
 		if !errors.Is(err, ErrMalformedRow) {
 			t.Fatalf("NewRowReader(%x) error %v does not wrap ErrMalformedRow", row, err)
@@ -613,4 +615,97 @@ func readAll(t *testing.T, row []byte, src SchemaSource) {
 	if err != nil || !valuesEqual(back, vals) {
 		t.Fatalf("re-encoded %#v reads back as %#v, %v", vals, back, err)
 	}
+}
+
+// layoutsOf is the LayoutSource of the versions src knows.
+type layoutsOf SchemaSource
+
+func (src layoutsOf) Layout(version int32) (*RowLayout, error) {
+	s, ok := src(version)
+	if !ok {
+		return nil, UnknownVersion(version)
+	}
+	return NewRowLayout(s)
+}
+
+// sameAsLayout checks that ResetLayout reads row as Reset did (r, err):
+// the same error, or the same schema and the same value or error from
+// every column, by GetIndex and by Scalar.
+func sameAsLayout(t *testing.T, row []byte, src SchemaSource, r *RowReader, err error) {
+	t.Helper()
+	var l RowReader
+	lerr := l.ResetLayout(row, layoutsOf(src))
+	if err != nil || lerr != nil {
+		if err == nil || lerr == nil || err.Error() != lerr.Error() {
+			t.Fatalf("row %x: Reset error %v, ResetLayout error %v", row, err, lerr)
+		}
+		return
+	}
+	if l.Schema() != r.Schema() {
+		t.Fatalf("row %x: ResetLayout chose schema version %d, Reset %d", row, l.Schema().Version, r.Schema().Version)
+	}
+	for i := range r.Schema().Columns {
+		v, err := r.GetIndex(i)
+		lv, lerr := l.GetIndex(i)
+		if (err == nil) != (lerr == nil) || !valueEqual(v, lv) {
+			t.Fatalf("row %x column %d: GetIndex %#v, %v after Reset, %#v, %v after ResetLayout", row, i, v, err, lv, lerr)
+		}
+		s, ok, err := r.Scalar(i)
+		ls, lok, lerr := l.Scalar(i)
+		if (err == nil) != (lerr == nil) || ok != lok || s.Type != ls.Type || s.Null != ls.Null || s.I != ls.I ||
+			!valueEqual(s.F, ls.F) || string(s.Bytes) != string(ls.Bytes) {
+			t.Fatalf("row %x column %d: Scalar %+v, %v, %v after Reset, %+v, %v, %v after ResetLayout", row, i, s, ok, err, ls, lok, lerr)
+		}
+	}
+}
+
+// BenchmarkRowRead reads one int64 property of a three-column row the way
+// a GO step's edge properties are read, row after row: Reset looks the
+// version up and checks the schema per row, ResetLayout reuses a checked
+// layout.
+func BenchmarkRowRead(b *testing.B) {
+	s := &Schema{Version: 0, Columns: []Column{
+		{Name: "name", Type: PropString}, {Name: "since", Type: PropTimestamp}, {Name: "weight", Type: PropInt64}}}
+	row, err := EncodeRow(s, []any{"x", int64(1), int64(42)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := sources(s)
+	l, err := NewRowLayout(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	layouts := oneLayout{l}
+	var r RowReader
+	read := func(b *testing.B) {
+		if v, ok, err := r.Scalar(2); err != nil || !ok || v.I != 42 {
+			b.Fatalf("Scalar = %+v, %v, %v", v, ok, err)
+		}
+	}
+	b.Run("Reset", func(b *testing.B) {
+		for b.Loop() {
+			if err := r.Reset(row, src); err != nil {
+				b.Fatal(err)
+			}
+			read(b)
+		}
+	})
+	b.Run("ResetLayout", func(b *testing.B) {
+		for b.Loop() {
+			if err := r.ResetLayout(row, layouts); err != nil {
+				b.Fatal(err)
+			}
+			read(b)
+		}
+	})
+}
+
+// oneLayout is the LayoutSource of one schema version.
+type oneLayout struct{ l *RowLayout }
+
+func (o oneLayout) Layout(version int32) (*RowLayout, error) {
+	if version != o.l.Schema().Version {
+		return nil, UnknownVersion(version)
+	}
+	return o.l, nil
 }

@@ -36,19 +36,45 @@ func FromProto(s *metapb.Schema) *partition.Schema {
 type Versions struct {
 	byVersion map[int32]*partition.Schema
 	latest    *partition.Schema
+	// layouts are the versions' row layouts (partition.RowLayout), or
+	// why a version has none (a schema the codec refuses), by version;
+	// latestLayout is the latest's, which most rows are written with.
+	layouts      map[int32]layoutOrErr
+	latestLayout layoutOrErr
+}
+
+type layoutOrErr struct {
+	layout *partition.RowLayout
+	err    error
 }
 
 // NewVersions converts the versions of a tag or edge type (oldest first).
 func NewVersions(versions []*metapb.Schema) *Versions {
-	v := &Versions{byVersion: make(map[int32]*partition.Schema, len(versions))}
+	v := &Versions{byVersion: make(map[int32]*partition.Schema, len(versions)), layouts: make(map[int32]layoutOrErr, len(versions))}
 	for _, s := range versions {
 		ps := FromProto(s)
 		v.byVersion[ps.Version] = ps
+		var l layoutOrErr
+		l.layout, l.err = partition.NewRowLayout(ps)
+		v.layouts[ps.Version] = l
 		if v.latest == nil || ps.Version > v.latest.Version {
-			v.latest = ps
+			v.latest, v.latestLayout = ps, l
 		}
 	}
 	return v
+}
+
+// Layout is the row layout of one version, for
+// partition.RowReader.ResetLayout.
+func (v *Versions) Layout(version int32) (*partition.RowLayout, error) {
+	l := v.latestLayout
+	if v.latest == nil || version != v.latest.Version {
+		var ok bool
+		if l, ok = v.layouts[version]; !ok {
+			return nil, partition.UnknownVersion(version)
+		}
+	}
+	return l.layout, l.err
 }
 
 // Latest is the newest version, the one new rows are written with.

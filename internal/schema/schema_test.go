@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -65,5 +67,35 @@ func TestFromProtoTemporalColumns(t *testing.T) {
 	}
 	if s.Columns[0].Default != temporal.Date(19724) || s.Columns[3].Default != (temporal.Duration{Months: 1}) {
 		t.Errorf("defaults = %#v, %#v", s.Columns[0].Default, s.Columns[3].Default)
+	}
+}
+
+// TestVersionsLayout: a row of each version is read with that version's
+// layout, the latest's or an older one's, and a version the catalog does
+// not list is an error naming it.
+func TestVersionsLayout(t *testing.T) {
+	v0 := &metapb.Schema{Version: 0, Columns: []*metapb.ColumnDef{{Name: "a", Type: metapb.PropType_INT64}}}
+	v1 := &metapb.Schema{Version: 1, Columns: []*metapb.ColumnDef{
+		{Name: "s", Type: metapb.PropType_STRING}, {Name: "a", Type: metapb.PropType_INT64}}}
+	vs := NewVersions([]*metapb.Schema{v0, v1})
+	for _, tc := range []struct {
+		schema *metapb.Schema
+		vals   []any
+	}{{v0, []any{int64(7)}}, {v1, []any{"x", int64(9)}}} {
+		row, err := partition.EncodeRow(FromProto(tc.schema), tc.vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r partition.RowReader
+		if err := r.ResetLayout(row, vs); err != nil {
+			t.Fatalf("version %d: %v", tc.schema.Version, err)
+		}
+		got, ok, err := r.Get("a")
+		if r.Schema().Version != tc.schema.Version || !ok || err != nil || got != tc.vals[len(tc.vals)-1] {
+			t.Fatalf("version %d: read a = %v, %v, %v with version %d", tc.schema.Version, got, ok, err, r.Schema().Version)
+		}
+	}
+	if _, err := vs.Layout(5); !errors.Is(err, partition.ErrMalformedRow) || !strings.Contains(err.Error(), "schema version 5") {
+		t.Fatalf("Layout(5) = %v, want an unknown version error", err)
 	}
 }

@@ -115,7 +115,7 @@ func (f *filterRow) EdgeProp(edge, prop string) (value.Value, error) {
 		return value.Value{}, err
 	}
 	if !f.edgeLoaded {
-		if err := f.edgeRow.Reset(f.row, sv.Versions.Source()); err != nil {
+		if err := f.edgeRow.ResetLayout(f.row, sv.Versions); err != nil {
 			return value.Value{}, err
 		}
 		f.edgeLoaded = true

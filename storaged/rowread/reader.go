@@ -66,7 +66,7 @@ func (r *Reader) Edge(edgeType int32) (*Schema, error) {
 // prop decodes one property of a row: a property the row's schema version
 // lacks reads as the latest version's default, else NULL.
 func (r *Reader) prop(row []byte, sv *Schema, name string) (*commonpb.Value, error) {
-	if err := r.row.Reset(row, sv.Versions.Source()); err != nil {
+	if err := r.row.ResetLayout(row, sv.Versions); err != nil {
 		return nil, err
 	}
 	v, typ, err := getProp(&r.row, sv, name)
@@ -110,7 +110,7 @@ func (r *Reader) Expired(row []byte, sv *Schema) (bool, error) {
 	if sv.ttlCol == "" {
 		return false, nil
 	}
-	if err := r.row.Reset(row, sv.Versions.Source()); err != nil {
+	if err := r.row.ResetLayout(row, sv.Versions); err != nil {
 		return false, err
 	}
 	v, ok, err := r.row.Get(sv.ttlCol)
@@ -188,7 +188,7 @@ func (r *Reader) tagProp(rows VertexRows, ref *storagepb.PropRef) (pv *commonpb.
 	if err != nil {
 		return nil, nil, 0, false, err
 	}
-	if err := r.row.Reset(row, sv.Versions.Source()); err != nil {
+	if err := r.row.ResetLayout(row, sv.Versions); err != nil {
 		return nil, nil, 0, false, fmt.Errorf("tag %d: %w", ref.SchemaId, err)
 	}
 	if v, typ, err = getProp(&r.row, sv, ref.Name); err != nil {
@@ -315,7 +315,7 @@ func (r *Reader) edgeRef(e *edgeRow, ref *storagepb.PropRef) (pv *commonpb.Value
 		if e.sv, err = r.Edge(e.edgeType); err != nil {
 			return nil, err
 		}
-		if err := r.row.Reset(e.row, e.sv.Versions.Source()); err != nil {
+		if err := r.row.ResetLayout(e.row, e.sv.Versions); err != nil {
 			e.sv = nil
 			return nil, fmt.Errorf("edge %x->%x type %d: %w", e.keyVid, e.other, e.edgeType, err)
 		}
@@ -438,7 +438,7 @@ func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *met
 				}
 				continue
 			}
-			if err := r.row.Reset(t.row, t.sv.Versions.Source()); err != nil {
+			if err := r.row.ResetLayout(t.row, t.sv.Versions); err != nil {
 				return nil, fmt.Errorf("vertex %x tag %d: %w", vid, t.id, err)
 			}
 			for _, i := range t.refs {
