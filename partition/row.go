@@ -488,7 +488,14 @@ func (r *RowReader) ResetLayout(row []byte, layouts LayoutSource) error {
 			return err
 		}
 	}
+	if layouts == nil {
+		*r = RowReader{}
+		return fmt.Errorf("row of schema version %d: nil layout source: %w", ver, ErrInvalidValue)
+	}
 	l, err := layouts.Layout(ver)
+	if err == nil && l == nil {
+		err = UnknownVersion(ver)
+	}
 	if err != nil {
 		*r = RowReader{}
 		return err

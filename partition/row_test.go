@@ -521,6 +521,9 @@ func TestRowReaderErrors(t *testing.T) {
 	if _, err := NewRowReader(row, nil); !errors.Is(err, ErrInvalidValue) {
 		t.Errorf("nil schema source: error = %v", err)
 	}
+	if err := new(RowReader).ResetLayout(row, nil); !errors.Is(err, ErrInvalidValue) {
+		t.Errorf("nil layout source: error = %v", err)
+	}
 	lying := func(int32) (*Schema, bool) { return &Schema{Version: 7}, true }
 	if _, err := NewRowReader(row, lying); err == nil || !strings.Contains(err.Error(), "returned schema version 7 for version 1") {
 		t.Errorf("schema source returning the wrong version: error = %v", err)

@@ -57,7 +57,7 @@ func NewVersions(versions []*metapb.Schema) *Versions {
 		var l layoutOrErr
 		l.layout, l.err = partition.NewRowLayout(ps)
 		v.layouts[ps.Version] = l
-		if v.latest == nil || ps.Version > v.latest.Version {
+		if v.latest == nil || ps.Version >= v.latest.Version { // the last of a version listed twice, as byVersion
 			v.latest, v.latestLayout = ps, l
 		}
 	}
