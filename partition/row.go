@@ -391,6 +391,9 @@ func RowVersion(row []byte) (int32, error) {
 // readHeader parses the format version and schema version and returns the
 // schema version and the header length (the offset of the null bitmap).
 func readHeader(row []byte) (int32, int, error) {
+	if len(row) >= 2 && row[0] == rowFormatV1 && row[1] < 0x80 {
+		return int32(row[1]), 2, nil // a one-byte uvarint, always minimal: most rows
+	}
 	if len(row) == 0 {
 		return 0, 0, fmt.Errorf("empty row: %w", ErrMalformedRow)
 	}
@@ -477,16 +480,10 @@ func UnknownVersion(version int32) error {
 // ResetLayout makes r read row as Reset does, with the schema versions'
 // layouts worked out beforehand.
 func (r *RowReader) ResetLayout(row []byte, layouts LayoutSource) error {
-	var ver int32
-	var hdr int
-	if len(row) >= 2 && row[0] == rowFormatV1 && row[1] < 0x80 {
-		ver, hdr = int32(row[1]), 2 // a one-byte uvarint: always minimal
-	} else {
-		var err error
-		if ver, hdr, err = readHeader(row); err != nil {
-			*r = RowReader{}
-			return err
-		}
+	ver, hdr, err := readHeader(row)
+	if err != nil {
+		*r = RowReader{}
+		return err
 	}
 	if layouts == nil {
 		*r = RowReader{}
