@@ -2,10 +2,12 @@ package storaged
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,7 +15,9 @@ import (
 	"github.com/linxGnu/grocksdb"
 
 	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/raftgroup"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
 // The adjacency cache holds the graph data of partitions that are read and
@@ -32,7 +36,10 @@ import (
 // of a prefix in RocksDB and the tails and values of that prefix here hand
 // rowread.Neighbors the same edges in the same order, and a tag read gets
 // the same bytes, or the same absence, as a RocksDB Get. Degrees and index
-// entries are not held: with_degree and LOOKUP read RocksDB.
+// entries are not held: with_degree and LOOKUP read RocksDB. Edge
+// properties asked for in packed columns are decoded on first use into one
+// column per property over all the partition's edges (edgeColumn), so a
+// vertex's cells are a run copied from it, not rows decoded again.
 //
 // Why it is consistent. An adjacency is tagged with the raft applied index
 // its build read before it opened its iterator. RocksDB holds the group's
@@ -71,6 +78,7 @@ type adjacencyCache struct {
 
 	// Counters, for metrics and tests.
 	hits, misses, builds, abandoned atomic.Uint64
+	columns                         atomic.Uint64 // edge-property columns decoded and kept
 }
 
 // adjacencyPart is one partition's entry; mu guards it.
@@ -109,7 +117,34 @@ type adjacency struct {
 	tags      keyMap[adjacencySpan]
 	tagRows   []byte
 	tagPrefix []byte
-	bytes     int64 // what it holds, as charged against the budget
+	bytes     int64 // what it holds, as charged against the budget; after the build, under the cache's mu
+
+	// Decoded edge-property columns (edgeColumn), made on first use: the
+	// one part of an adjacency that changes after its build, under colMu,
+	// and charged to cache's budget while the adjacency is g's.
+	group raftgroup.GroupID
+	cache *adjacencyCache
+	colMu sync.Mutex
+	cols  map[edgeColumnKey]edgeColumn
+}
+
+// edgeColumnKey names a decoded edge-property column: the edge type (an
+// out-edge's, positive) and the property.
+type edgeColumnKey struct {
+	edgeType int32
+	name     string
+}
+
+// edgeColumn is one decoded column, as of the edge type's latest schema
+// version when it was decoded (a new version may give a property a
+// default or a type another column; versions never change once made).
+// col nil: there is none to give, and the edges are read one at a time:
+// a row did not decode, the cells are of no one typed kind, or the budget
+// had no room.
+type edgeColumn struct {
+	version int32
+	col     *commonpb.Column
+	bytes   int64
 }
 
 type adjacencySpan struct{ from, to uint32 }
@@ -138,6 +173,17 @@ func (m keyMap[V]) put(k []byte, v V) {
 		return
 	}
 	m.byStr[string(k)] = v
+}
+
+// each calls fn with every key and value, in no order; the key is only
+// valid during the call.
+func (m keyMap[V]) each(fn func(k []byte, v V)) {
+	for k, v := range m.by12 {
+		fn(k[:], v)
+	}
+	for k, v := range m.byStr {
+		fn([]byte(k), v)
+	}
 }
 
 // get is k's value; the zero V when k is absent or of another length.
@@ -339,7 +385,7 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 	defer it.Close()
 
 	vidLen := r.vidLen
-	adj := &adjacency{applied: applied, vidLen: vidLen, index: newKeyMap[adjacencySpan](vidLen + 4), tags: newKeyMap[adjacencySpan](vidLen + 4)}
+	adj := &adjacency{group: r.g, cache: c, applied: applied, vidLen: vidLen, index: newKeyMap[adjacencySpan](vidLen + 4), tags: newKeyMap[adjacencySpan](vidLen + 4)}
 	held := func() int64 {
 		return adj.bytes + int64(cap(adj.tails)+cap(adj.rows)+4*cap(adj.rowEnds)+cap(adj.tagRows))
 	}
@@ -458,4 +504,86 @@ func (a *adjacency) tagRow(key []byte) (row []byte, ok bool) {
 		return nil, true
 	}
 	return a.tagRows[sp.from:sp.to:sp.to], true
+}
+
+// edgeColumn is the decoded column of the stored property name of the
+// out-edges of sv's edge type, over the adjacency's edges (cell i is edge
+// i's; NULL for edges of other types and in-edges), for
+// rowread.Neighbors.AddColumnSpan; ok false when there is none to give.
+// The first request of a column decodes it, once per partition and
+// schema version, and charges it to the cache's budget; requests wait
+// for a column another is decoding rather than decode it twice.
+func (a *adjacency) edgeColumn(sv *rowread.Schema, name string) (*commonpb.Column, bool) {
+	version := sv.Versions.Latest().Version
+	key := edgeColumnKey{edgeType: sv.ID, name: name}
+	a.colMu.Lock()
+	defer a.colMu.Unlock()
+	old, had := a.cols[key]
+	if had && old.version == version {
+		return old.col, old.col != nil
+	}
+	entry := edgeColumn{version: version}
+	if col, err := a.decodeEdgeColumn(sv, name); err != nil {
+		a.cache.log.Debug("adjacency cache: edge property read edge by edge", "group", a.group, "edge_type", sv.ID, "property", name, "err", err)
+	} else if col.Kind != commonpb.ColumnKind_COL_ANY {
+		entry.col, entry.bytes = col, columnBytes(col)
+	}
+	if had {
+		a.cache.charge(a, -old.bytes)
+	}
+	if entry.col != nil && !a.cache.charge(a, entry.bytes) {
+		entry.col, entry.bytes = nil, 0 // over the budget, or no longer the partition's adjacency
+	}
+	if a.cols == nil {
+		a.cols = map[edgeColumnKey]edgeColumn{}
+	}
+	a.cols[key] = entry
+	if entry.col != nil {
+		a.cache.columns.Add(1)
+	}
+	return entry.col, entry.col != nil
+}
+
+// decodeEdgeColumn decodes the column edgeColumn gives: the spans of the
+// index whose key ends in sv's (positive) type, in edge order.
+func (a *adjacency) decodeEdgeColumn(sv *rowread.Schema, name string) (*commonpb.Column, error) {
+	typeBytes := partition.EdgePrefix(0, 0, nil, sv.ID)[partition.KeyPrefixLen:]
+	var spans []adjacencySpan
+	a.index.each(func(srcType []byte, sp adjacencySpan) {
+		if bytes.HasSuffix(srcType, typeBytes) && sp.from < sp.to {
+			spans = append(spans, sp)
+		}
+	})
+	slices.SortFunc(spans, func(x, y adjacencySpan) int { return cmp.Compare(x.from, y.from) })
+	k := 0
+	return rowread.DecodeEdgeColumn(sv, name, len(a.rowEnds), func(i int) ([]byte, bool) {
+		for k < len(spans) && int(spans[k].to) <= i {
+			k++
+		}
+		if k < len(spans) && int(spans[k].from) <= i {
+			return a.row(uint32(i)), true
+		}
+		return nil, false
+	})
+}
+
+// columnBytes is the memory of a typed column's arrays.
+func columnBytes(c *commonpb.Column) int64 {
+	return int64(len(c.Nulls) + 8*len(c.Ints) + 8*len(c.Floats) + len(c.StrData) + 4*len(c.StrEnds) + len(c.Bools))
+}
+
+// charge adds bytes (negative: frees them) to what a holds and the cache
+// uses, if a is still its group's adjacency and, for bytes > 0, the
+// budget has room; it reports whether it did. An adjacency no longer
+// installed was subtracted whole when it left.
+func (c *adjacencyCache) charge(a *adjacency, bytes int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.parts[a.group]
+	if p == nil || p.adj != a || (bytes > 0 && c.used+bytes > c.budget) {
+		return false
+	}
+	c.used += bytes
+	a.bytes += bytes
+	return true
 }

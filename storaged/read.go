@@ -133,7 +133,13 @@ func (ns *neighborScan) edges(vid []byte, et int32) error {
 		// The same edges, in the same order, from memory.
 		span := adj.span(prefix[partition.KeyPrefixLen:])
 		nb.Expect(int(span.to - span.from))
+		tails := adj.tails[int(span.from)*ns.tailLen : int(span.to)*ns.tailLen]
 		if nb.NeedRow() {
+			// Edge properties from columns decoded once for the
+			// partition, when the request lets the edges be taken whole.
+			if nb.AddColumnSpan(tails, int(span.from), adj.edgeColumn) {
+				return nil
+			}
 			for i := span.from; i < span.to && !nb.Full(); i++ {
 				if err := nb.AddTailRow(adj.tail(i), adj.row(i)); err != nil {
 					return err
@@ -141,7 +147,7 @@ func (ns *neighborScan) edges(vid []byte, et int32) error {
 			}
 			return nil
 		}
-		tails, tailLen := adj.tails[int(span.from)*ns.tailLen:int(span.to)*ns.tailLen], ns.tailLen
+		tailLen := ns.tailLen
 		for off := 0; off < len(tails) && !nb.Full(); off += tailLen {
 			if err := nb.AddTail(tails[off : off+tailLen : off+tailLen]); err != nil {
 				return err

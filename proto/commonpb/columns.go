@@ -343,6 +343,67 @@ func (b *ColumnBuilder) AddValue(v *Value) {
 	}
 }
 
+// AppendRange adds cells from to to-1 of c, a column Check accepted, as
+// adding them one at a time with AddValue would, so that the column
+// built is the same. A run of non-NULL cells of a typed column, added to
+// a builder of its kind (or one that has only NULLs so far), is copied
+// in one append per array: storaged's adjacency cache hands a vertex's
+// edges their property cells this way, from a column decoded once for
+// the partition.
+func (b *ColumnBuilder) AppendRange(c *Column, from, to int) {
+	kind := c.GetKind()
+	bulk := from < to && kind != ColumnKind_COL_ANY && len(c.Strs) == 0 && !c.nullIn(from, to) && !b.any &&
+		(!b.typed || b.c.Kind == kind)
+	if bulk && kind == ColumnKind_COL_STR {
+		start := uint32(0)
+		if from > 0 {
+			start = c.StrEnds[from-1]
+		}
+		// Past 4 GiB of strings the builder turns COL_ANY (AddStr).
+		bulk = int64(len(b.c.StrData))+int64(c.StrEnds[to-1]-start) <= math.MaxUint32
+	}
+	if !bulk {
+		for i := from; i < to; i++ {
+			b.AddValue(c.Cell(i))
+		}
+		return
+	}
+	b.fix(kind)
+	switch kind {
+	case ColumnKind_COL_INT:
+		b.c.Ints = append(b.c.Ints, c.Ints[from:to]...)
+	case ColumnKind_COL_FLOAT:
+		b.c.Floats = append(b.c.Floats, c.Floats[from:to]...)
+	case ColumnKind_COL_BOOL:
+		b.c.Bools = append(b.c.Bools, c.Bools[from:to]...)
+	case ColumnKind_COL_STR:
+		start := uint32(0)
+		if from > 0 {
+			start = c.StrEnds[from-1]
+		}
+		base := uint32(len(b.c.StrData))
+		b.c.StrData = append(b.c.StrData, c.StrData[start:c.StrEnds[to-1]]...)
+		for _, end := range c.StrEnds[from:to] {
+			b.c.StrEnds = append(b.c.StrEnds, base+end-start)
+		}
+	}
+	b.n += to - from
+}
+
+// nullIn reports whether any of cells from to to-1 of a typed column is
+// NULL.
+func (c *Column) nullIn(from, to int) bool {
+	if len(c.Nulls) == 0 {
+		return false
+	}
+	for i := from; i < to; i++ {
+		if c.Nulls[i/8]&(1<<(i%8)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Finish returns the column; the builder is done with it.
 func (b *ColumnBuilder) Finish() *Column {
 	if !b.typed && !b.any {

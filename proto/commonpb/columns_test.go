@@ -78,3 +78,58 @@ func TestColumnCheck(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestAppendRange: a range of cells appended at once builds the same
+// column as the cells added one at a time, whatever the source column's
+// kind and NULLs and whatever the builder holds before (nothing, NULLs,
+// cells of the same kind, of another kind), for every range.
+func TestAppendRange(t *testing.T) {
+	str := func(s string) *Value { return &Value{V: &Value_StrVal{StrVal: []byte(s)}} }
+	i64 := func(x int64) *Value { return &Value{V: &Value_IntVal{IntVal: x}} }
+	null := &Value{V: &Value_Null{Null: true}}
+	build := func(cells ...*Value) *Column {
+		var b ColumnBuilder
+		for _, v := range cells {
+			b.AddValue(v)
+		}
+		return b.Finish()
+	}
+	sources := map[string]*Column{
+		"ints":        build(i64(1), i64(2), i64(3), i64(4), i64(5), i64(6), i64(7), i64(8), i64(9), i64(10)),
+		"ints, nulls": build(i64(1), null, i64(3), i64(4), i64(5), i64(6), i64(7), i64(8), null, i64(10)),
+		"floats":      build(&Value{V: &Value_FloatVal{FloatVal: 1.5}}, &Value{V: &Value_FloatVal{FloatVal: -2}}, null),
+		"bools":       build(&Value{V: &Value_BoolVal{BoolVal: true}}, &Value{V: &Value_BoolVal{BoolVal: false}}),
+		"strings":     build(str("a"), str(""), str("bcd"), null, str("é"), str("long string")),
+		"mixed":       build(i64(1), str("x"), null),
+		"all null":    build(null, null, null),
+	}
+	prefixes := map[string][]*Value{
+		"empty":      nil,
+		"nulls":      {null, null},
+		"ints":       {i64(-1), null},
+		"strings":    {str("p"), null, str("")},
+		"other kind": {&Value{V: &Value_BoolVal{BoolVal: true}}},
+	}
+	for sname, src := range sources {
+		n := src.Len()
+		for pname, prefix := range prefixes {
+			for from := 0; from <= n; from++ {
+				for to := from; to <= n; to++ {
+					var one, bulk ColumnBuilder
+					for _, v := range prefix {
+						one.AddValue(v)
+						bulk.AddValue(v)
+					}
+					for i := from; i < to; i++ {
+						one.AddValue(src.Cell(i))
+					}
+					bulk.AppendRange(src, from, to)
+					want, got := one.Finish(), bulk.Finish()
+					if !proto.Equal(want, got) {
+						t.Fatalf("%s after %s, cells %d..%d: AppendRange built %v, one at a time %v", sname, pname, from, to, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -45,6 +45,12 @@ type Neighbors struct {
 	kept    int64
 	sample  []*storagepb.NeighborEdge
 	cols    []commonpb.ColumnBuilder // packed_edges: the vertex's edge_columns
+
+	// AddColumnSpan's columns of req.EdgeProps (nil: a NULL cell), looked
+	// up on its first call; spanOK false: the edges are read one at a
+	// time.
+	spanCols []*commonpb.Column
+	spanOK   bool
 }
 
 // NewNeighbors checks req for the vids it sends to part, as storaged

@@ -1,0 +1,175 @@
+package storaged
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/novagraph/novagraph/internal/schema"
+	"github.com/novagraph/novagraph/metad/catalog"
+	"github.com/novagraph/novagraph/partition"
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/metapb"
+	"github.com/novagraph/novagraph/proto/storagepb"
+)
+
+// Schemas of the edge-column fixture: a (weight INT NULL, name STRING
+// NULL), then a version 1 that adds level INT DEFAULT 7; b (score
+// DOUBLE).
+var (
+	colSchemaA0 = &metapb.Schema{Version: 0, Columns: []*metapb.ColumnDef{
+		{Name: "weight", Type: metapb.PropType_INT64, Nullable: true},
+		{Name: "name", Type: metapb.PropType_STRING, Nullable: true},
+	}}
+	colSchemaA1 = &metapb.Schema{Version: 1, Columns: append(append([]*metapb.ColumnDef(nil), colSchemaA0.Columns...),
+		&metapb.ColumnDef{Name: "level", Type: metapb.PropType_INT64, DefaultValue: &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: 7}}})}
+	colSchemaB0 = &metapb.Schema{Version: 0, Columns: []*metapb.ColumnDef{{Name: "score", Type: metapb.PropType_DOUBLE}}}
+)
+
+// columnSnapshot is the fixture's catalog with a at the given versions.
+func columnSnapshot(f *adjFixture, version int64, a ...*metapb.Schema) *catalog.Snapshot {
+	return catalog.NewSnapshot(&metapb.Catalog{Version: version, Spaces: []*metapb.SpaceDesc{f.space},
+		Edges: []*metapb.EdgeDesc{
+			{SpaceId: adjSpace, EdgeType: adjTypeA, Name: "a", Versions: a},
+			{SpaceId: adjSpace, EdgeType: adjTypeB, Name: "b", Versions: []*metapb.Schema{colSchemaB0}},
+		}})
+}
+
+// writeRows puts n random edges of both types with rows encoded under
+// aVersion for a (NULL weights and names now and then), with their in-edge
+// mirrors, and publishes a new applied index.
+func (f *adjFixture) writeRows(n int, aVersion *metapb.Schema) {
+	f.t.Helper()
+	wb := grocksdb.NewWriteBatch()
+	defer wb.Destroy()
+	for range n {
+		src, dst := f.srcs[f.rng.IntN(len(f.srcs))], f.srcs[f.rng.IntN(len(f.srcs))]
+		et := int32(adjTypeA + f.rng.IntN(2))
+		var row []byte
+		var err error
+		if et == adjTypeA {
+			vals := []any{f.rng.Int64N(1000) - 500, string(rune('a' + f.rng.IntN(26)))}
+			if f.rng.IntN(8) == 0 {
+				vals[0] = nil
+			}
+			if f.rng.IntN(8) == 0 {
+				vals[1] = nil
+			}
+			if aVersion.Version == 1 {
+				vals = append(vals, f.rng.Int64N(100))
+			}
+			row, err = partition.EncodeRow(schema.FromProto(aVersion), vals)
+		} else {
+			row, err = partition.EncodeRow(schema.FromProto(colSchemaB0), []any{f.rng.Float64()})
+		}
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		rank := int64(f.rng.IntN(3))
+		wb.Put(partition.EdgeKey(adjSpace, adjPart, src, et, rank, dst), row)
+		version := partition.InEdgeVersion{Index: f.applied.Load(), Seq: uint32(f.rng.IntN(100))}
+		wb.Put(partition.EdgeKey(adjSpace, adjPart, dst, -et, rank, src), partition.EncodeInEdge(version, row))
+	}
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	if err := f.db.Write(wo, wb); err != nil {
+		f.t.Fatal(err)
+	}
+	f.applied.Add(1)
+}
+
+// TestAdjacencyEdgeColumns: GetNeighbors with edge properties in packed
+// columns answers from columns decoded once per partition and schema
+// version exactly as from RocksDB edge by edge: typed and string
+// properties with NULLs, a property of another edge type (NULL), a
+// property a newer version added (its default for older rows), and the
+// shapes that must read edge by edge (a key property, a limit, a filter,
+// in-edges). Without budget for the columns the answers stay the same.
+func TestAdjacencyEdgeColumns(t *testing.T) {
+	ref := func(et int32, name string) *storagepb.PropRef { return &storagepb.PropRef{SchemaId: et, Name: name} }
+	reqs := map[string]*storagepb.GetNeighborsReq{
+		"a props":   {EdgeTypes: []int32{adjTypeA}, EdgeProps: []*storagepb.PropRef{ref(adjTypeA, "weight"), ref(adjTypeA, "name"), ref(adjTypeB, "score")}},
+		"b props":   {EdgeTypes: []int32{adjTypeB}, EdgeProps: []*storagepb.PropRef{ref(adjTypeB, "score")}},
+		"key prop":  {EdgeTypes: []int32{adjTypeA}, EdgeProps: []*storagepb.PropRef{ref(adjTypeA, "weight"), ref(adjTypeA, "_rank")}},
+		"limit":     {EdgeTypes: []int32{adjTypeA}, EdgeProps: []*storagepb.PropRef{ref(adjTypeA, "name")}, LimitPerVertex: 2},
+		"filter":    {EdgeTypes: []int32{adjTypeA}, EdgeProps: []*storagepb.PropRef{ref(adjTypeA, "weight")}, Filter: "a.weight > 0"},
+		"in-edges":  {EdgeTypes: []int32{-adjTypeA}, EdgeProps: []*storagepb.PropRef{ref(adjTypeA, "weight")}},
+		"not there": {EdgeTypes: []int32{adjTypeA}, EdgeProps: []*storagepb.PropRef{ref(adjTypeA, "level")}},
+	}
+	vids := append([][]byte{partition.EncodeInt64Vid(1000)}, nil...)
+	compare := func(t *testing.T, f *adjFixture, adj *adjacency, what string) {
+		t.Helper()
+		for name, r := range reqs {
+			r.SpaceId, r.PackedEdges, r.PackedStrings = adjSpace, true, true
+			r.Parts = map[int32]*storagepb.VidList{adjPart: {Vids: append(vids, f.srcs...)}}
+			want, got := f.scan(r, nil), f.scan(r, adj)
+			if len(want) != len(got) {
+				t.Fatalf("%s, %s: %d vertices from the adjacency, %d from RocksDB", what, name, len(got), len(want))
+			}
+			for i := range want {
+				if !proto.Equal(want[i], got[i]) {
+					t.Fatalf("%s, %s: vertex %x:\nadjacency %v\nRocksDB   %v", what, name, want[i].Vid, got[i], want[i])
+				}
+			}
+		}
+	}
+
+	f := newAdjFixture(t, 11)
+	f.snap = columnSnapshot(f, 1, colSchemaA0)
+	c := newAdjacencyCache(f.appliedIndex, 1<<30, time.Nanosecond, slog.New(slog.DiscardHandler))
+	defer c.close()
+	f.writeRows(600, colSchemaA0)
+	adj := waitBuilt(t, c, f)
+	compare(t, f, adj, "version 0")
+	// weight, name and score: "not there" is no property of version 0,
+	// which reads NULL edge by edge and as a column alike.
+	if n := c.columns.Load(); n < 3 {
+		t.Fatalf("%d columns decoded; the edges were read one at a time", n)
+	}
+	before := c.columns.Load()
+	compare(t, f, adj, "version 0 again")
+	if n := c.columns.Load(); n != before {
+		t.Fatalf("%d columns decoded again for the same schema version", n-before)
+	}
+	if b, _ := c.stats(); b != adj.bytes || b <= int64(len(adj.rows)) {
+		t.Fatalf("the cache holds %d bytes, the adjacency with its columns %d", b, adj.bytes)
+	}
+
+	// ALTER EDGE a ADD level DEFAULT 7, then rows of both versions: the
+	// columns of a are decoded again under version 1.
+	f.snap = columnSnapshot(f, 2, colSchemaA0, colSchemaA1)
+	compare(t, f, adj, "version 1, rows of version 0")
+	if n := c.columns.Load(); n == before {
+		t.Fatal("no column decoded again after the schema changed")
+	}
+	f.writeRows(200, colSchemaA1)
+	adj = waitBuilt(t, c, f)
+	compare(t, f, adj, "version 1, rows of both")
+
+	// A budget with no room for the columns: the same answers, edge by
+	// edge, and nothing charged beyond the adjacency.
+	tight := newAdjacencyCache(f.appliedIndex, adj.bytes-columnsOf(adj)+64, time.Nanosecond, slog.New(slog.DiscardHandler))
+	defer tight.close()
+	small := waitBuilt(t, tight, f)
+	compare(t, f, small, "no room for columns")
+	if n := tight.columns.Load(); n != 0 {
+		t.Fatalf("%d columns kept over the budget", n)
+	}
+	if b, _ := tight.stats(); b != small.bytes || b > tight.budget {
+		t.Fatalf("the cache holds %d bytes over a budget of %d", b, tight.budget)
+	}
+}
+
+// columnsOf is what adj's decoded columns hold.
+func columnsOf(adj *adjacency) int64 {
+	adj.colMu.Lock()
+	defer adj.colMu.Unlock()
+	var n int64
+	for _, c := range adj.cols {
+		n += c.bytes
+	}
+	return n
+}
