@@ -49,9 +49,47 @@ func TestPackedAnswersAreChecked(t *testing.T) {
 	} {
 		d := newDstProps(8)
 		d.ordinal(make([]byte, 8))
-		err := d.place([]*storagepb.PropColumns{tc.block}, 1)
+		part := func([]byte) int32 { return 1 }
+		err := d.place([]*storagepb.PropColumns{tc.block}, 1, part, nil, nil)
 		if tc.want == "" && (err != nil || d.found != 1) || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("$$ %s: %v (found %d), want %q", tc.name, err, d.found, tc.want)
 		}
+	}
+}
+
+// TestDstPlace: a $$ block's vertices are matched to its partition's list
+// by walking both in order, vertices without data skipped; a vertex out of
+// the list's order is found by its vid all the same, and one never asked
+// for is ignored.
+func TestDstPlace(t *testing.T) {
+	vid := func(b byte) []byte { return []byte{0, 0, 0, 0, 0, 0, 0, b} }
+	d := newDstProps(8)
+	for b := byte(1); b <= 6; b++ {
+		if o, added := d.ordinal(vid(b)); !added || o != int32(b-1) {
+			t.Fatalf("vid %d: ordinal %d, added %v", b, o, added)
+		}
+	}
+	if o, added := d.ordinal(vid(3)); added || o != 2 {
+		t.Fatalf("vid 3 again: ordinal %d, added %v", o, added)
+	}
+	part := func(v []byte) int32 { return int32(v[7]%2) + 1 } // even vids in 1, odd in 2
+	lists := []*storagepb.VidList{nil, {Vids: [][]byte{vid(2), vid(4), vid(6)}}, {Vids: [][]byte{vid(1), vid(3), vid(5)}}}
+	ords := [][]int32{nil, {1, 3, 5}, {0, 2, 4}}
+	ints := func(n int) []*commonpb.Column {
+		return []*commonpb.Column{{Kind: commonpb.ColumnKind_COL_INT, Ints: make([]int64, n)}}
+	}
+	even := &storagepb.PropColumns{PackedVids: append(vid(2), vid(6)...), Columns: ints(2)}                   // 4 has no data
+	odd := &storagepb.PropColumns{PackedVids: append(append(vid(5), vid(1)...), vid(9)...), Columns: ints(3)} // out of order, and 9 was not asked
+	if err := d.place([]*storagepb.PropColumns{even, odd}, 1, part, lists, ords); err != nil {
+		t.Fatal(err)
+	}
+	want := []dstEntry{{odd, 1}, {even, 0}, {}, {}, {odd, 0}, {even, 1}}
+	for o, w := range want {
+		if d.entries[o] != w {
+			t.Errorf("ordinal %d (vid %d): block %p cell %d, want block %p cell %d", o, o+1, d.entries[o].block, d.entries[o].i, w.block, w.i)
+		}
+	}
+	if d.found != 4 {
+		t.Errorf("found %d destinations with data, want 4", d.found)
 	}
 }

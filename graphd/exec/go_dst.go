@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -45,6 +46,10 @@ type dstEntry struct {
 	i     int
 }
 
+// newDstProps numbers destinations of vidLen bytes. The map grows as it
+// fills: sized ahead for every edge's destination (a GO 3 has about three
+// edges per distinct destination), its lookups were slower, in a table
+// three times the size, than the growth they saved.
 func newDstProps(vidLen int) *dstProps {
 	d := &dstProps{vidLen: vidLen}
 	if vidLen == 8 {
@@ -96,7 +101,13 @@ func (d *dstProps) lookup(vid []byte) int32 {
 // once the block is checked to hold a column of n cells for each of the
 // n properties asked. A vertex the request did not ask for is an error of
 // storaged's, ignored.
-func (d *dstProps) place(blocks []*storagepb.PropColumns, props int) error {
+//
+// A block answers one partition's list of vids, in the list's order and
+// without the vertices that have no data, so its vids are matched to the
+// list (lists[part], whose ordinals are ords[part]) by walking both: no
+// map lookup per vertex. A vid out of that order (an answer of another
+// shape) is looked up by map.
+func (d *dstProps) place(blocks []*storagepb.PropColumns, props int, part func([]byte) int32, lists []*storagepb.VidList, ords [][]int32) error {
 	for bi, b := range blocks {
 		if len(b.PackedVids)%d.vidLen != 0 || len(b.Columns) != props {
 			return fmt.Errorf("$$ property block %d: %d bytes of vids (%d-byte vids) and %d columns for %d properties",
@@ -109,8 +120,29 @@ func (d *dstProps) place(blocks []*storagepb.PropColumns, props int) error {
 		}
 	}
 	for _, b := range blocks {
-		for i := 0; (i+1)*d.vidLen <= len(b.PackedVids); i++ {
-			if o := d.lookup(b.PackedVids[i*d.vidLen : (i+1)*d.vidLen]); o >= 0 {
+		n := len(b.PackedVids) / d.vidLen
+		if n == 0 {
+			continue
+		}
+		var list [][]byte
+		var listOrds []int32
+		if pt := part(b.PackedVids[:d.vidLen]); pt >= 0 && int(pt) < len(lists) && lists[pt] != nil {
+			list, listOrds = lists[pt].Vids, ords[pt]
+		}
+		k := 0 // the list's next vid
+		for i := range n {
+			vid := b.PackedVids[i*d.vidLen : (i+1)*d.vidLen]
+			for k < len(list) && !bytes.Equal(list[k], vid) {
+				k++
+			}
+			o := int32(-1)
+			if k < len(list) {
+				o = listOrds[k]
+				k++
+			} else {
+				o = d.lookup(vid)
+			}
+			if o >= 0 {
 				d.entries[o] = dstEntry{b, i}
 				d.found++
 			}
@@ -170,7 +202,10 @@ func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (*dstProps, error) 
 	const what = "fetching $$ properties for GO"
 	vidLen := int(p.space.GetVidLen())
 	d := newDstProps(vidLen)
-	parts := map[int32]*storagepb.VidList{}
+	// Each partition's vids and their ordinals, by partition id (1 to
+	// partition_num).
+	lists := make([]*storagepb.VidList, p.space.GetPartitionNum()+1)
+	ords := make([][]int32, len(lists))
 	var listed int64 // bytes of the ordinals, map and lists charged and not yet checked
 	for ri := range runs {
 		if listed > 64<<10 {
@@ -191,18 +226,25 @@ func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (*dstProps, error) 
 				continue
 			}
 			pt := p.vids.part(v)
-			if parts[pt] == nil {
-				parts[pt] = &storagepb.VidList{}
+			if lists[pt] == nil {
+				lists[pt] = &storagepb.VidList{}
 			}
-			parts[pt].Vids = append(parts[pt].Vids, v)
-			// A map entry with its key, an entry, and a slice header in
-			// the list (the vid itself aliases the storage response,
-			// charged already).
-			listed += mapEntryBytes + stringBytes + int64(len(v)) + dstEntryBytes + sliceBytes
+			lists[pt].Vids = append(lists[pt].Vids, v)
+			ords[pt] = append(ords[pt], ord)
+			// A map entry with its key, an entry, an ordinal and a slice
+			// header in the list (the vid itself aliases the storage
+			// response, charged already).
+			listed += mapEntryBytes + stringBytes + int64(len(v)) + dstEntryBytes + 4 + sliceBytes
 		}
 	}
 	if err := mem.Grow(listed, what); err != nil {
 		return nil, err
+	}
+	parts := map[int32]*storagepb.VidList{}
+	for pt, l := range lists {
+		if l != nil {
+			parts[int32(pt)] = l
+		}
 	}
 	req := &storagepb.GetPropsReq{SpaceId: p.space.GetSpaceId(), CatalogVersion: p.version, Props: p.dstProps, PackedStrings: true}
 	var onBlocks func([]*storagepb.PropColumns) error
@@ -218,7 +260,7 @@ func (p *goPlan) fetchDst(ctx context.Context, runs []goRun) (*dstProps, error) 
 		}
 		return nil, storageError("GO fetching $$ properties", err)
 	}
-	if err := d.place(blocks, len(p.dstProps)); err != nil {
+	if err := d.place(blocks, len(p.dstProps), p.vids.part, lists, ords); err != nil {
 		return nil, storageError("GO fetching $$ properties", err)
 	}
 	if err := mem.Grow(d.gather(len(p.dstProps), p.vids), what); err != nil {
