@@ -115,6 +115,7 @@ func TestPrepareAndBind(t *testing.T) {
 		"go3":           "GO 3 STEPS FROM $id OVER knows YIELD dst(edge)",
 		"go2_date":      "GO 2 STEPS FROM $id OVER knows YIELD knows.creationDate",
 		"go1_props":     "GO 1 STEP FROM $id OVER knows YIELD $$.Person.firstName, $$.Person.lastName",
+		"yield":         "YIELD $id",
 		"fetch_vertex":  "FETCH PROP ON Person $id YIELD properties(vertex)",
 		"fetch_edge":    "FETCH PROP ON knows $src->$dst YIELD properties(edge)",
 		"insert_vertex": `INSERT VERTEX Person(firstName, lastName, gender, birthday, creationDate, locationIP, browserUsed, language, email) VALUES $id:("Bench", "Driver", "female", 628646400000, $ts, "127.0.0.1", "Firefox", "en", "bench@example.com")`,

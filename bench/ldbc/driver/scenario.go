@@ -112,6 +112,7 @@ var Scenarios = []Scenario{
 	{Name: "go1_props", Input: InputVertex, Template: `GO 1 STEP FROM $id OVER {{.Edge}} YIELD {{dstprops}}`, Doc: "1-hop, yielding two properties of each destination vertex ($$)"},
 	{Name: "go2_props", Input: InputVertex, Template: `GO 2 STEPS FROM $id OVER {{.Edge}} YIELD {{dstprops}}`, Doc: "2-hop, yielding two properties of each destination vertex"},
 	{Name: "go3_props", Input: InputVertex, Template: `GO 3 STEPS FROM $id OVER {{.Edge}} YIELD {{dstprops}}`, Doc: "3-hop, yielding two properties of each destination vertex"},
+	{Name: "yield", Input: InputVertex, Template: `YIELD $id`, Doc: "no storage read: one client-to-graphd round trip, the floor under every statement's latency"},
 	{Name: "fetch_vertex", Input: InputVertex, Template: `FETCH PROP ON {{.Tag}} $id YIELD properties(vertex)`, Doc: "one vertex's properties"},
 	{Name: "fetch_edge", Input: InputEdge, Literal: true, Template: `FETCH PROP ON {{.Edge}} $src->$dst YIELD properties(edge)`, Doc: "one existing edge's properties (keys spliced as literals: edge keys cannot be parameters)"},
 	{Name: "insert_vertex", Input: InputNewVertex, Template: `INSERT VERTEX {{.Tag}}({{join .NewVertexProps}}) VALUES $id:({{.NewVertexValues}})`, Doc: "one new vertex with every property"},
