@@ -99,7 +99,8 @@ type buildRequest struct {
 }
 
 // adjacency is one partition's edges and tag rows as of one applied index.
-// Immutable once built.
+// Immutable once built, but for its decoded edge-property columns (cols,
+// under colMu) and what it is charged (bytes, under the cache's mu).
 type adjacency struct {
 	applied uint64
 	vidLen  int
@@ -138,12 +139,14 @@ type edgeColumnKey struct {
 // edgeColumn is one decoded column, as of the edge type's latest schema
 // version when it was decoded (a new version may give a property a
 // default or a type another column; versions never change once made).
-// col nil: there is none to give, and the edges are read one at a time:
-// a row did not decode, the cells are of no one typed kind, or the budget
-// had no room.
+// col nil: allNull, every cell is NULL; or else there is none to give and
+// the edges are read one at a time: a row did not decode, the cells are of
+// no one typed kind, or the budget had no room (then until retryAt).
 type edgeColumn struct {
 	version int32
 	col     *commonpb.Column
+	allNull bool
+	retryAt time.Time
 	bytes   int64
 }
 
@@ -509,30 +512,44 @@ func (a *adjacency) tagRow(key []byte) (row []byte, ok bool) {
 // edgeColumn is the decoded column of the stored property name of the
 // out-edges of sv's edge type, over the adjacency's edges (cell i is edge
 // i's; NULL for edges of other types and in-edges), for
-// rowread.Neighbors.AddColumnSpan; ok false when there is none to give.
-// The first request of a column decodes it, once per partition and
-// schema version, and charges it to the cache's budget; requests wait
-// for a column another is decoding rather than decode it twice.
+// rowread.Neighbors.AddColumnSpan: nil with ok true when every cell is
+// NULL, ok false when there is none to give. The first request of a
+// column decodes it, once per partition and schema version, and charges
+// it to the cache's budget; requests wait for a column another is
+// decoding rather than decode it twice. A request under an older schema
+// version than the column's reads edge by edge, and leaves the column.
 func (a *adjacency) edgeColumn(sv *rowread.Schema, name string) (*commonpb.Column, bool) {
 	version := sv.Versions.Latest().Version
 	key := edgeColumnKey{edgeType: sv.ID, name: name}
 	a.colMu.Lock()
 	defer a.colMu.Unlock()
+	now := time.Now()
 	old, had := a.cols[key]
-	if had && old.version == version {
-		return old.col, old.col != nil
+	switch {
+	case had && old.version > version:
+		return nil, false
+	case had && old.version == version && (old.col != nil || old.allNull || now.Before(old.retryAt)):
+		return old.col, old.col != nil || old.allNull
 	}
 	entry := edgeColumn{version: version}
-	if col, err := a.decodeEdgeColumn(sv, name); err != nil {
+	col, err := a.decodeEdgeColumn(sv, name)
+	switch {
+	case err != nil:
+		// A row that does not decode: the edge-by-edge read reports it
+		// where it is; no column for this version.
 		a.cache.log.Debug("adjacency cache: edge property read edge by edge", "group", a.group, "edge_type", sv.ID, "property", name, "err", err)
-	} else if col.Kind != commonpb.ColumnKind_COL_ANY {
+	case allNull(col):
+		entry.allNull = true
+	case col.Kind != commonpb.ColumnKind_COL_ANY:
 		entry.col, entry.bytes = col, columnBytes(col)
 	}
 	if had {
 		a.cache.charge(a, -old.bytes)
 	}
 	if entry.col != nil && !a.cache.charge(a, entry.bytes) {
-		entry.col, entry.bytes = nil, 0 // over the budget, or no longer the partition's adjacency
+		// Over the budget (or no longer the partition's adjacency):
+		// edge by edge, and another try once adjacencies may have left.
+		entry.col, entry.bytes, entry.retryAt = nil, 0, now.Add(adjacencyRetry)
 	}
 	if a.cols == nil {
 		a.cols = map[edgeColumnKey]edgeColumn{}
@@ -541,7 +558,21 @@ func (a *adjacency) edgeColumn(sv *rowread.Schema, name string) (*commonpb.Colum
 	if entry.col != nil {
 		a.cache.columns.Add(1)
 	}
-	return entry.col, entry.col != nil
+	return entry.col, entry.col != nil || entry.allNull
+}
+
+// allNull reports whether every cell of a decoded column is NULL (which
+// ColumnBuilder builds as COL_ANY).
+func allNull(c *commonpb.Column) bool {
+	if c.GetKind() != commonpb.ColumnKind_COL_ANY {
+		return false
+	}
+	for i := range c.Values {
+		if !c.NullAt(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeEdgeColumn decodes the column edgeColumn gives: the spans of the
@@ -567,9 +598,10 @@ func (a *adjacency) decodeEdgeColumn(sv *rowread.Schema, name string) (*commonpb
 	})
 }
 
-// columnBytes is the memory of a typed column's arrays.
+// columnBytes is the memory of a typed column: its arrays by capacity
+// (they grew by appending), the message and its map entry.
 func columnBytes(c *commonpb.Column) int64 {
-	return int64(len(c.Nulls) + 8*len(c.Ints) + 8*len(c.Floats) + len(c.StrData) + 4*len(c.StrEnds) + len(c.Bools))
+	return int64(cap(c.Nulls)+8*cap(c.Ints)+8*cap(c.Floats)+cap(c.StrData)+4*cap(c.StrEnds)+cap(c.Bools)) + adjacencyIndexEntryBytes + 128
 }
 
 // charge adds bytes (negative: frees them) to what a holds and the cache

@@ -27,7 +27,13 @@ var (
 	colSchemaA1 = &metapb.Schema{Version: 1, Columns: append(append([]*metapb.ColumnDef(nil), colSchemaA0.Columns...),
 		&metapb.ColumnDef{Name: "level", Type: metapb.PropType_INT64, DefaultValue: &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: 7}}})}
 	colSchemaB0 = &metapb.Schema{Version: 0, Columns: []*metapb.ColumnDef{{Name: "score", Type: metapb.PropType_DOUBLE}}}
+	// c (ts TIMESTAMP, w INT) with a TTL of 100 s on ts.
+	colSchemaC0 = &metapb.Schema{Version: 0, TtlCol: "ts", TtlDuration: 100, Columns: []*metapb.ColumnDef{
+		{Name: "ts", Type: metapb.PropType_TIMESTAMP}, {Name: "w", Type: metapb.PropType_INT64}}}
 )
+
+// adjTypeC is the fixture's edge type with a TTL.
+const adjTypeC = 5
 
 // columnSnapshot is the fixture's catalog with a at the given versions.
 func columnSnapshot(f *adjFixture, version int64, a ...*metapb.Schema) *catalog.Snapshot {
@@ -35,22 +41,25 @@ func columnSnapshot(f *adjFixture, version int64, a ...*metapb.Schema) *catalog.
 		Edges: []*metapb.EdgeDesc{
 			{SpaceId: adjSpace, EdgeType: adjTypeA, Name: "a", Versions: a},
 			{SpaceId: adjSpace, EdgeType: adjTypeB, Name: "b", Versions: []*metapb.Schema{colSchemaB0}},
+			{SpaceId: adjSpace, EdgeType: adjTypeC, Name: "c", Versions: []*metapb.Schema{colSchemaC0}},
 		}})
 }
 
-// writeRows puts n random edges of both types with rows encoded under
-// aVersion for a (NULL weights and names now and then), with their in-edge
-// mirrors, and publishes a new applied index.
+// writeRows puts n random edges of the three types with rows encoded
+// under aVersion for a (NULL weights and names now and then) and half of
+// c's expired, with their in-edge mirrors, and publishes a new applied
+// index.
 func (f *adjFixture) writeRows(n int, aVersion *metapb.Schema) {
 	f.t.Helper()
 	wb := grocksdb.NewWriteBatch()
 	defer wb.Destroy()
 	for range n {
 		src, dst := f.srcs[f.rng.IntN(len(f.srcs))], f.srcs[f.rng.IntN(len(f.srcs))]
-		et := int32(adjTypeA + f.rng.IntN(2))
+		et := int32(adjTypeA + f.rng.IntN(3))
 		var row []byte
 		var err error
-		if et == adjTypeA {
+		switch et {
+		case adjTypeA:
 			vals := []any{f.rng.Int64N(1000) - 500, string(rune('a' + f.rng.IntN(26)))}
 			if f.rng.IntN(8) == 0 {
 				vals[0] = nil
@@ -62,8 +71,14 @@ func (f *adjFixture) writeRows(n int, aVersion *metapb.Schema) {
 				vals = append(vals, f.rng.Int64N(100))
 			}
 			row, err = partition.EncodeRow(schema.FromProto(aVersion), vals)
-		} else {
+		case adjTypeB:
 			row, err = partition.EncodeRow(schema.FromProto(colSchemaB0), []any{f.rng.Float64()})
+		default:
+			ts := time.Now().Unix() + 1000
+			if f.rng.IntN(2) == 0 {
+				ts -= 2000 // expired
+			}
+			row, err = partition.EncodeRow(schema.FromProto(colSchemaC0), []any{ts, f.rng.Int64N(10)})
 		}
 		if err != nil {
 			f.t.Fatal(err)
@@ -98,6 +113,9 @@ func TestAdjacencyEdgeColumns(t *testing.T) {
 		"filter":    {EdgeTypes: []int32{adjTypeA}, EdgeProps: []*storagepb.PropRef{ref(adjTypeA, "weight")}, Filter: "a.weight > 0"},
 		"in-edges":  {EdgeTypes: []int32{-adjTypeA}, EdgeProps: []*storagepb.PropRef{ref(adjTypeA, "weight")}},
 		"not there": {EdgeTypes: []int32{adjTypeA}, EdgeProps: []*storagepb.PropRef{ref(adjTypeA, "level")}},
+		"dedup":     {EdgeTypes: []int32{adjTypeA}, EdgeProps: []*storagepb.PropRef{ref(adjTypeA, "weight")}, DedupDst: true},
+		"ttl":       {EdgeTypes: []int32{adjTypeC}, EdgeProps: []*storagepb.PropRef{ref(adjTypeC, "w")}},
+		"timestamp": {EdgeTypes: []int32{adjTypeC}, EdgeProps: []*storagepb.PropRef{ref(adjTypeC, "ts")}},
 	}
 	vids := append([][]byte{partition.EncodeInt64Vid(1000)}, nil...)
 	compare := func(t *testing.T, f *adjFixture, adj *adjacency, what string) {
@@ -125,9 +143,17 @@ func TestAdjacencyEdgeColumns(t *testing.T) {
 	adj := waitBuilt(t, c, f)
 	compare(t, f, adj, "version 0")
 	// weight, name and score: "not there" is no property of version 0,
-	// which reads NULL edge by edge and as a column alike.
+	// which reads NULL edge by edge and as a column of NULLs alike.
 	if n := c.columns.Load(); n < 3 {
 		t.Fatalf("%d columns decoded; the edges were read one at a time", n)
+	}
+	if e := adj.cols[edgeColumnKey{adjTypeA, "level"}]; !e.allNull {
+		t.Fatalf("a property no row of the version has: %+v, want a column of NULLs", e)
+	}
+	for _, k := range []edgeColumnKey{{adjTypeC, "w"}, {adjTypeC, "ts"}} {
+		if _, asked := adj.cols[k]; asked {
+			t.Fatalf("a column of c.%s was asked for: c has a TTL, its edges are read one at a time", k.name)
+		}
 	}
 	before := c.columns.Load()
 	compare(t, f, adj, "version 0 again")

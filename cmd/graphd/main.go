@@ -41,7 +41,7 @@ func run(args []string) error {
 	fs.Var(&queryMemoryTotal, "query-memory-limit-total", "memory all running queries together may use; the query that goes over it stops; 0: none")
 	var goMemory goMemoryFlag
 	fs.Var(&goMemory, "go-memory-limit", "Go soft memory limit graphd sets (runtime/debug.SetMemoryLimit), a size as for --query-memory-limit; it wins over GOMEMLIMIT. Default: 1.5 × --query-memory-limit-total + 256 MiB, unless GOMEMLIMIT is set; 0 or off: graphd sets none")
-	goGC := fs.Int("go-gc-percent", defaultGoGCPercent, "Go collector target graphd sets (runtime/debug.SetGCPercent) while a Go memory limit is in effect, so that a query's garbage is reused rather than collected and handed back to the OS on every query; GOGC wins unless this is given; negative: graphd sets none")
+	goGC := fs.Int("go-gc-percent", defaultGoGCPercent, "Go collector target graphd sets (runtime/debug.SetGCPercent), so that a query's garbage is reused rather than collected and handed back to the OS on every query. Default: 400 while a Go memory limit is in effect, none without one or when GOGC is set; given, it applies as it is; negative: graphd sets none")
 	slowQuery := fs.Duration("slow-query-threshold", graphd.DefaultSlowQueryThreshold, "log queries running longer at WARN, with duration, rows and memory; 0: off")
 	sessionIdle := fs.Duration("session-idle-timeout", 8*time.Hour, "close sessions idle for longer")
 	log, err := daemon.ParseFlags(fs, args, "graphd")
@@ -171,7 +171,7 @@ func setGoMemoryLimit(log *slog.Logger, f goMemoryFlag, derived, queryMemoryTota
 // scavenger handed the freed pages back to the OS, to be faulted in again
 // by the next query: at c=1, 300,000 page faults in 20 s of GO 3 with
 // properties. At 400 the pages stay in the heap: graphd's CPU per query
-// fell by a third and the QPS rose 21.6 → 27.5 (800 bought nothing more;
+// fell by a quarter and the QPS rose 20.9 → 27.5 (800 bought nothing more;
 // docs/benchmarks.md, "Issue 22, seventeenth session"). The memory limit,
 // not this target, bounds the heap under load.
 const defaultGoGCPercent = 400

@@ -58,8 +58,8 @@ func columnKindOf(t partition.PropType) commonpb.ColumnKind {
 
 // EdgeColumns gives Neighbors.AddColumnSpan the decoded column of the
 // stored property name of sv's out-edges, over the caller's numbering of
-// edges (DecodeEdgeColumn), or ok false when it has none to give (the
-// edges are then read one at a time).
+// edges (DecodeEdgeColumn): nil with ok true when every cell is NULL, ok
+// false when it has none to give (the edges are then read one at a time).
 type EdgeColumns func(sv *Schema, name string) (col *commonpb.Column, ok bool)
 
 // AddColumnSpan takes the open vertex's edges of the open type at once,
