@@ -73,6 +73,14 @@ func (p *goPlan) emitColumns(ctx context.Context, out *tableSink, runs []goRun, 
 	for j, r := range refs {
 		builders[j].ValueSize = protoValueSize
 		builders[j].Reserve(expect, p.expectedKind(r))
+		// A $$ string column's bytes, estimated from the destinations'
+		// strings, so that its string array grows once, not by
+		// doubling (a copy of everything so far each time).
+		if r.scope == eval.ScopeDst && r.field == fieldStored && rc.dst != nil && r.index >= 0 && r.index < len(rc.dst.cols) {
+			if c := rc.dst.cols[r.index]; c.GetKind() == commonpb.ColumnKind_COL_STR && len(c.StrEnds) > 0 {
+				builders[j].ReserveStrBytes(expect * (len(c.StrData)/len(c.StrEnds) + 1))
+			}
+		}
 	}
 	var charged int64
 	charge := func() error {
@@ -245,7 +253,8 @@ func (p *goPlan) reachedIntVid(run *goRun, r *goRef) bool {
 
 // appendCells appends cells of col to b, as columnCell(col, ·).appendTo
 // would: cells at[0..] when at is set (ordinals), else cells [lo, hi).
-// A typed column without NULLs is copied in a tight loop.
+// A typed column without NULLs is copied with the builder's bulk appends
+// (AppendAt, AppendRange), which grow its arrays once per call.
 func appendCells(b *commonpb.ColumnBuilder, col *commonpb.Column, at []int32, lo, hi int, vids vidCodec) {
 	idx := func(i int) int {
 		if at != nil {
@@ -253,21 +262,13 @@ func appendCells(b *commonpb.ColumnBuilder, col *commonpb.Column, at []int32, lo
 		}
 		return i
 	}
-	if len(col.Nulls) == 0 {
+	if len(col.Nulls) == 0 && len(col.Strs) == 0 {
 		switch col.GetKind() {
-		case commonpb.ColumnKind_COL_INT:
-			for i := lo; i < hi; i++ {
-				b.AddInt(col.Ints[idx(i)])
-			}
-			return
-		case commonpb.ColumnKind_COL_STR:
-			for i := lo; i < hi; i++ {
-				b.AddStr(col.Str(idx(i)))
-			}
-			return
-		case commonpb.ColumnKind_COL_FLOAT:
-			for i := lo; i < hi; i++ {
-				b.AddFloat(col.Floats[idx(i)])
+		case commonpb.ColumnKind_COL_INT, commonpb.ColumnKind_COL_STR, commonpb.ColumnKind_COL_FLOAT:
+			if at != nil {
+				b.AppendAt(col, at[:hi-lo])
+			} else {
+				b.AppendRange(col, lo, hi)
 			}
 			return
 		}

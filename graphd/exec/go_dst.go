@@ -106,7 +106,8 @@ func (d *dstProps) lookup(vid []byte) int32 {
 // without the vertices that have no data, so its vids are matched to the
 // list (lists[part], whose ordinals are ords[part]) by walking both: no
 // map lookup per vertex. A vid out of that order (an answer of another
-// shape) is looked up by map.
+// shape, or a vid never asked) ends the walk: it and the block's vids
+// after it are looked up by map.
 func (d *dstProps) place(blocks []*storagepb.PropColumns, props int, part func([]byte) int32, lists []*storagepb.VidList, ords [][]int32) error {
 	for bi, b := range blocks {
 		if len(b.PackedVids)%d.vidLen != 0 || len(b.Columns) != props {

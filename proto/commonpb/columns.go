@@ -169,6 +169,14 @@ func (b *ColumnBuilder) Reserve(n int, kind ColumnKind) {
 	}
 }
 
+// ReserveStrBytes makes room for n bytes of packed strings, for a caller
+// that can estimate a string column's size; Bytes counts the room.
+func (b *ColumnBuilder) ReserveStrBytes(n int) {
+	if n > 0 {
+		b.c.StrData = slices.Grow(b.c.StrData, n)
+	}
+}
+
 // fix reports whether the next cell, of kind k, goes into the typed array:
 // the first non-NULL cell fixes the column's kind (the NULL cells before
 // it take a zero), and a cell of another kind turns the column into
@@ -364,7 +372,7 @@ func (b *ColumnBuilder) AppendRange(c *Column, from, to int) {
 	}
 	if !bulk {
 		for i := from; i < to; i++ {
-			b.AddValue(c.Cell(i))
+			b.addCell(c, i)
 		}
 		return
 	}
@@ -388,6 +396,79 @@ func (b *ColumnBuilder) AppendRange(c *Column, from, to int) {
 		}
 	}
 	b.n += to - from
+}
+
+// AppendAt adds cells at[0], at[1], … of c, a column Check accepted, as
+// adding them one at a time with AddValue would. From a typed column with
+// no NULL cell into a builder of its kind (or one with only NULLs so far)
+// the arrays grow once and the cells are copied in a tight loop: graphd
+// gathers each result row's $$ property by its destination's ordinal
+// this way.
+func (b *ColumnBuilder) AppendAt(c *Column, at []int32) {
+	kind := c.GetKind()
+	bulk := len(at) > 0 && kind != ColumnKind_COL_ANY && len(c.Strs) == 0 && len(c.Nulls) == 0 && !b.any &&
+		(!b.typed || b.c.Kind == kind)
+	var strBytes int64
+	if bulk && kind == ColumnKind_COL_STR {
+		for _, i := range at {
+			strBytes += int64(len(c.Str(int(i))))
+		}
+		// Past 4 GiB of strings the builder turns COL_ANY (AddStr).
+		bulk = int64(len(b.c.StrData))+strBytes <= math.MaxUint32
+	}
+	if !bulk {
+		for _, i := range at {
+			b.addCell(c, int(i))
+		}
+		return
+	}
+	b.fix(kind)
+	switch kind {
+	case ColumnKind_COL_INT:
+		b.c.Ints = slices.Grow(b.c.Ints, len(at))
+		for _, i := range at {
+			b.c.Ints = append(b.c.Ints, c.Ints[i])
+		}
+	case ColumnKind_COL_FLOAT:
+		b.c.Floats = slices.Grow(b.c.Floats, len(at))
+		for _, i := range at {
+			b.c.Floats = append(b.c.Floats, c.Floats[i])
+		}
+	case ColumnKind_COL_BOOL:
+		b.c.Bools = slices.Grow(b.c.Bools, len(at))
+		for _, i := range at {
+			b.c.Bools = append(b.c.Bools, c.Bools[i])
+		}
+	case ColumnKind_COL_STR:
+		b.c.StrData = slices.Grow(b.c.StrData, int(strBytes))
+		b.c.StrEnds = slices.Grow(b.c.StrEnds, len(at))
+		for _, i := range at {
+			b.c.StrData = append(b.c.StrData, c.Str(int(i))...)
+			b.c.StrEnds = append(b.c.StrEnds, uint32(len(b.c.StrData)))
+		}
+	}
+	b.n += len(at)
+}
+
+// addCell adds cell i of c as AddValue(c.Cell(i)) would, without making
+// a Value of a typed cell.
+func (b *ColumnBuilder) addCell(c *Column, i int) {
+	if c.NullAt(i) {
+		b.AddNull()
+		return
+	}
+	switch c.GetKind() {
+	case ColumnKind_COL_INT:
+		b.AddInt(c.Ints[i])
+	case ColumnKind_COL_FLOAT:
+		b.AddFloat(c.Floats[i])
+	case ColumnKind_COL_STR:
+		b.AddStr(c.Str(i))
+	case ColumnKind_COL_BOOL:
+		b.AddBool(c.Bools[i] != 0)
+	default:
+		b.AddValue(c.Values[i])
+	}
 }
 
 // nullIn reports whether any of cells from to to-1 of a typed column is

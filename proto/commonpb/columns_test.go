@@ -79,10 +79,11 @@ func TestColumnCheck(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
-// TestAppendRange: a range of cells appended at once builds the same
-// column as the cells added one at a time, whatever the source column's
-// kind and NULLs and whatever the builder holds before (nothing, NULLs,
-// cells of the same kind, of another kind), for every range.
+// TestAppendRange: a range of cells appended at once (AppendRange), or
+// cells picked by index (AppendAt), build the same column as the cells
+// added one at a time, whatever the source column's kind and NULLs and
+// whatever the builder holds before (nothing, NULLs, cells of the same
+// kind, of another kind), for every range.
 func TestAppendRange(t *testing.T) {
 	str := func(s string) *Value { return &Value{V: &Value_StrVal{StrVal: []byte(s)}} }
 	i64 := func(x int64) *Value { return &Value{V: &Value_IntVal{IntVal: x}} }
@@ -128,8 +129,46 @@ func TestAppendRange(t *testing.T) {
 					if !proto.Equal(want, got) {
 						t.Fatalf("%s after %s, cells %d..%d: AppendRange built %v, one at a time %v", sname, pname, from, to, got, want)
 					}
+					// The same cells by index, backwards and with repeats.
+					var at []int32
+					for i := to - 1; i >= from; i-- {
+						at = append(at, int32(i), int32(from))
+					}
+					var oneAt, bulkAt ColumnBuilder
+					for _, v := range prefix {
+						oneAt.AddValue(v)
+						bulkAt.AddValue(v)
+					}
+					for _, i := range at {
+						oneAt.AddValue(src.Cell(int(i)))
+					}
+					bulkAt.AppendAt(src, at)
+					if want, got := oneAt.Finish(), bulkAt.Finish(); !proto.Equal(want, got) {
+						t.Fatalf("%s after %s, cells %v: AppendAt built %v, one at a time %v", sname, pname, at, got, want)
+					}
 				}
 			}
 		}
+	}
+}
+
+// TestReserveStrBytes: strings up to the reserved bytes land in the room
+// made ahead (no new array), and Bytes counts the room from the start.
+func TestReserveStrBytes(t *testing.T) {
+	var b ColumnBuilder
+	b.ReserveStrBytes(100)
+	if got := b.Bytes(); got < 100 {
+		t.Fatalf("Bytes %d after reserving 100 bytes of strings", got)
+	}
+	b.AddStr([]byte("0123456789"))
+	data := &b.c.StrData[0]
+	for range 9 {
+		b.AddStr([]byte("0123456789"))
+	}
+	if &b.c.StrData[0] != data || len(b.c.StrData) != 100 {
+		t.Fatalf("100 bytes of strings in a 100-byte reservation moved the array (len %d cap %d)", len(b.c.StrData), cap(b.c.StrData))
+	}
+	if c := b.Finish(); c.Kind != ColumnKind_COL_STR || string(c.Str(9)) != "0123456789" {
+		t.Fatalf("built %v", c)
 	}
 }
