@@ -376,6 +376,7 @@ func (b *ColumnBuilder) AppendRange(c *Column, from, to int) {
 		}
 		return
 	}
+	b.hint = max(b.hint, b.n+to-from) // a first typed cell reserves room for the run
 	b.fix(kind)
 	switch kind {
 	case ColumnKind_COL_INT:
@@ -477,10 +478,18 @@ func (c *Column) nullIn(from, to int) bool {
 	if len(c.Nulls) == 0 {
 		return false
 	}
-	for i := from; i < to; i++ {
+	for i := from; i < to; {
+		if i%8 == 0 && to-i >= 8 { // a whole byte of the bitmap
+			if c.Nulls[i/8] != 0 {
+				return true
+			}
+			i += 8
+			continue
+		}
 		if c.Nulls[i/8]&(1<<(i%8)) != 0 {
 			return true
 		}
+		i++
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package rowread
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -102,10 +103,24 @@ func (n *Neighbors) AddColumnSpan(tails []byte, from int, columns EdgeColumns) b
 		return false
 	}
 	vn := n.vn
-	for off := 0; off+tailLen <= len(tails); off += tailLen {
-		tail := tails[off : off+tailLen]
-		vn.PackedDsts = append(vn.PackedDsts, partition.EdgeTailDst(tail, n.vidLen)...)
-		vn.PackedRanks = append(vn.PackedRanks, partition.EdgeTailRank(tail))
+	if n.vidLen == 8 {
+		// 8-byte vids move as one word each, not by a copy call per
+		// edge (a tenth of storaged's CPU in GO 3 + props at c=8).
+		dsts := slices.Grow(vn.PackedDsts, 8*count)
+		for off := 0; off+tailLen <= len(tails); off += tailLen {
+			tail := tails[off : off+tailLen]
+			o := len(dsts)
+			dsts = dsts[:o+8] // within the room grown above
+			*(*[8]byte)(dsts[o:]) = [8]byte(partition.EdgeTailDst(tail, 8))
+			vn.PackedRanks = append(vn.PackedRanks, partition.EdgeTailRank(tail))
+		}
+		vn.PackedDsts = dsts
+	} else {
+		for off := 0; off+tailLen <= len(tails); off += tailLen {
+			tail := tails[off : off+tailLen]
+			vn.PackedDsts = append(vn.PackedDsts, partition.EdgeTailDst(tail, n.vidLen)...)
+			vn.PackedRanks = append(vn.PackedRanks, partition.EdgeTailRank(tail))
+		}
 	}
 	for i, col := range n.spanCols {
 		if col == nil {
