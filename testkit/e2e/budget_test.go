@@ -493,8 +493,18 @@ func TestGoStepsMemory(t *testing.T) {
 		sessions = append(sessions, ss)
 	}
 	stop := make(chan struct{})
-	sampled := make(chan int64)
+	sampled := make(chan int64, 1)
+	// The sampler has stopped before the test returns, a t.Fatalf
+	// included: the cluster it reads is closed by a cleanup after that.
+	var stopOnce sync.Once
+	stopSampler := func() { stopOnce.Do(func() { close(stop) }) }
+	samplerDone := make(chan struct{})
+	defer func() {
+		stopSampler()
+		<-samplerDone
+	}()
 	go func() {
+		defer close(samplerDone)
 		var most int64
 		for {
 			most = max(most, c.Graph.QueryMemory())
@@ -529,7 +539,7 @@ func TestGoStepsMemory(t *testing.T) {
 			}
 		}
 	}
-	close(stop)
+	stopSampler()
 	most := <-sampled
 	t.Logf("%d concurrent %s: %d answered, %d stopped by the total of %d bytes; at most %d bytes charged at once", conc, bigGo, answered, failed, total, most)
 	if failed == 0 {
