@@ -426,20 +426,11 @@ func (b *ColumnBuilder) AppendAt(c *Column, at []int32) {
 	b.fix(kind)
 	switch kind {
 	case ColumnKind_COL_INT:
-		b.c.Ints = slices.Grow(b.c.Ints, len(at))
-		for _, i := range at {
-			b.c.Ints = append(b.c.Ints, c.Ints[i])
-		}
+		b.c.Ints = gather(b.c.Ints, c.Ints, at)
 	case ColumnKind_COL_FLOAT:
-		b.c.Floats = slices.Grow(b.c.Floats, len(at))
-		for _, i := range at {
-			b.c.Floats = append(b.c.Floats, c.Floats[i])
-		}
+		b.c.Floats = gather(b.c.Floats, c.Floats, at)
 	case ColumnKind_COL_BOOL:
-		b.c.Bools = slices.Grow(b.c.Bools, len(at))
-		for _, i := range at {
-			b.c.Bools = append(b.c.Bools, c.Bools[i])
-		}
+		b.c.Bools = gather(b.c.Bools, c.Bools, at)
 	case ColumnKind_COL_STR:
 		b.c.StrData = slices.Grow(b.c.StrData, int(strBytes))
 		b.c.StrEnds = slices.Grow(b.c.StrEnds, len(at))
@@ -449,6 +440,15 @@ func (b *ColumnBuilder) AppendAt(c *Column, at []int32) {
 		}
 	}
 	b.n += len(at)
+}
+
+// gather appends src[at[0]], src[at[1]], … to dst, grown once.
+func gather[T any](dst, src []T, at []int32) []T {
+	dst = slices.Grow(dst, len(at))
+	for _, i := range at {
+		dst = append(dst, src[i])
+	}
+	return dst
 }
 
 // addCell adds cell i of c as AddValue(c.Cell(i)) would, without making
