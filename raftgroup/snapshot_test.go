@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,6 +21,10 @@ import (
 type memSnapshots struct {
 	net  *memNetwork
 	dirs map[uint64]string
+	// inflight counts SendSnapshot's delivery goroutines, so that a test's
+	// cleanup waits for them before its directories are removed. Nil for a
+	// memSnapshots used only through deliver.
+	inflight *sync.WaitGroup
 }
 
 var memSnapshotSeq atomic.Uint64
@@ -33,19 +38,28 @@ var memSnapshotSeq atomic.Uint64
 func startSnapshotCluster(t *testing.T, g GroupID, n int, tweak func(i int, c *Config)) (*memNetwork, memSnapshots, []*testStore) {
 	t.Helper()
 	net := newMemNetwork()
-	snaps := memSnapshots{net: net, dirs: map[uint64]string{}}
+	snaps := memSnapshots{net: net, dirs: map[uint64]string{}, inflight: &sync.WaitGroup{}}
 	stores := make([]*testStore, n)
+	dataDirs := make([]string, n)
+	for i := range stores {
+		snaps.dirs[uint64(i+1)] = t.TempDir()
+		dataDirs[i] = t.TempDir()
+	}
+	// Registered after the first t.TempDir: cleanups run last-in first-out,
+	// so the stores stop and the deliveries end before the directories are
+	// removed. (The other order let a running RocksDB write a file while
+	// RemoveAll emptied its directory: "directory not empty".)
 	t.Cleanup(func() {
 		for _, s := range stores {
 			if s != nil && s.engine != nil {
 				s.stop(net)
 			}
 		}
+		snaps.inflight.Wait()
 	})
 	for i := range stores {
 		id := uint64(i + 1)
-		snaps.dirs[id] = t.TempDir()
-		stores[i] = &testStore{id: id, dir: t.TempDir(), tweak: func(c *Config) {
+		stores[i] = &testStore{id: id, dir: dataDirs[i], tweak: func(c *Config) {
 			c.SnapshotTransport = snaps
 			if tweak != nil {
 				tweak(i, c)
@@ -65,7 +79,9 @@ func startSnapshotCluster(t *testing.T, g GroupID, n int, tweak func(i int, c *C
 func shortLogs(_ int, c *Config) { c.MaxLogEntries, c.LogCatchUpEntries = 20, 5 }
 
 func (m memSnapshots) SendSnapshot(d *SnapshotData) {
+	m.inflight.Add(1)
 	go func() {
+		defer m.inflight.Done()
 		d.Release(m.deliver(d) == nil)
 	}()
 }
