@@ -39,7 +39,10 @@ import (
 // entries are not held: with_degree and LOOKUP read RocksDB. Edge
 // properties asked for in packed columns are decoded on first use into one
 // column per property over all the partition's edges (edgeColumn), so a
-// vertex's cells are a run copied from it, not rows decoded again.
+// vertex's cells are a run copied from it, not rows decoded again; tag
+// properties asked for in columns (GO's $$ fetch) likewise into one column
+// per property over all the partition's tag rows (tagColumn), so a
+// vertex's cell is gathered by its tag row's ordinal.
 //
 // Why it is consistent. An adjacency is tagged with the raft applied index
 // its build read before it opened its iterator. RocksDB holds the group's
@@ -78,7 +81,7 @@ type adjacencyCache struct {
 
 	// Counters, for metrics and tests.
 	hits, misses, builds, abandoned atomic.Uint64
-	columns                         atomic.Uint64 // edge-property columns decoded and kept
+	columns                         atomic.Uint64 // edge and tag property columns decoded and kept
 }
 
 // adjacencyPart is one partition's entry; mu guards it.
@@ -99,7 +102,7 @@ type buildRequest struct {
 }
 
 // adjacency is one partition's edges and tag rows as of one applied index.
-// Immutable once built, but for its decoded edge-property columns (cols,
+// Immutable once built, but for its decoded property columns (cols,
 // under colMu) and what it is charged (bytes, under the cache's mu).
 type adjacency struct {
 	applied uint64
@@ -112,37 +115,42 @@ type adjacency struct {
 	// rows[rowEnds[i-1]:rowEnds[i]] (from 0 for the first).
 	rows    []byte
 	rowEnds []uint32
-	// tags maps vid ‖ tag id (as in the key) to the range of the tag's
-	// row in tagRows, which holds them back to back; tagPrefix is the
-	// partition's KindTag prefix its keys start with.
-	tags      keyMap[adjacencySpan]
-	tagRows   []byte
-	tagPrefix []byte
-	bytes     int64 // what it holds, as charged against the budget; after the build, under the cache's mu
+	// tags maps vid ‖ tag id (as in the key) to the ordinal of the tag's
+	// row, in key order; tagRows holds the rows back to back, row i being
+	// tagRows[tagRowEnds[i-1]:tagRowEnds[i]] (from 0 for the first), and
+	// decoded tag columns number their cells by the same ordinals.
+	// tagPrefix is the partition's KindTag prefix its keys start with.
+	tags       keyMap[uint32]
+	tagRows    []byte
+	tagRowEnds []uint32
+	tagPrefix  []byte
+	bytes      int64 // what it holds, as charged against the budget; after the build, under the cache's mu
 
-	// Decoded edge-property columns (edgeColumn), made on first use: the
-	// one part of an adjacency that changes after its build, under colMu,
-	// and charged to cache's budget while the adjacency is g's.
+	// Decoded property columns (edgeColumn, tagColumn), made on first
+	// use: the one part of an adjacency that changes after its build,
+	// under colMu, and charged to cache's budget while the adjacency is
+	// g's.
 	group raftgroup.GroupID
 	cache *adjacencyCache
 	colMu sync.Mutex
-	cols  map[edgeColumnKey]edgeColumn
+	cols  map[propColumnKey]propColumn
 }
 
-// edgeColumnKey names a decoded edge-property column: the edge type (an
-// out-edge's, positive) and the property.
-type edgeColumnKey struct {
-	edgeType int32
-	name     string
+// propColumnKey names a decoded property column: of a tag's rows or of an
+// edge type's out-edges (positive), and the property.
+type propColumnKey struct {
+	tag  bool
+	id   int32
+	name string
 }
 
-// edgeColumn is one decoded column, as of the edge type's latest schema
-// version when it was decoded (a new version may give a property a
-// default or a type another column; versions never change once made).
-// col nil: allNull, every cell is NULL; or else there is none to give and
-// the edges are read one at a time: a row did not decode, the cells are of
-// no one typed kind, or the budget had no room (then until retryAt).
-type edgeColumn struct {
+// propColumn is one decoded column, as of the schema's latest version
+// when it was decoded (a new version may give a property a default or a
+// type another column; versions never change once made). col nil:
+// allNull, every cell is NULL; or else there is none to give and the rows
+// are read one at a time: a row did not decode, the cells are of no one
+// typed kind, or the budget had no room (then until retryAt).
+type propColumn struct {
 	version int32
 	col     *commonpb.Column
 	allNull bool
@@ -388,9 +396,9 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 	defer it.Close()
 
 	vidLen := r.vidLen
-	adj := &adjacency{group: r.g, cache: c, applied: applied, vidLen: vidLen, index: newKeyMap[adjacencySpan](vidLen + 4), tags: newKeyMap[adjacencySpan](vidLen + 4)}
+	adj := &adjacency{group: r.g, cache: c, applied: applied, vidLen: vidLen, index: newKeyMap[adjacencySpan](vidLen + 4), tags: newKeyMap[uint32](vidLen + 4)}
 	held := func() int64 {
-		return adj.bytes + int64(cap(adj.tails)+cap(adj.rows)+4*cap(adj.rowEnds)+cap(adj.tagRows))
+		return adj.bytes + int64(cap(adj.tails)+cap(adj.rows)+4*cap(adj.rowEnds)+cap(adj.tagRows)+4*cap(adj.tagRowEnds))
 	}
 
 	// Edges, both directions, in key order.
@@ -448,9 +456,9 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 	adj.tagPrefix = partition.KindPrefix(r.g.Space, r.g.Part, partition.KindTag)
 	if err == nil {
 		err = scan(partition.KindTag, tagKeyLen, "tag", func(key, value []byte) {
-			from := uint32(len(adj.tagRows))
+			adj.tags.put(key[partition.KeyPrefixLen:], uint32(len(adj.tagRowEnds)))
 			adj.tagRows = append(adj.tagRows, value...)
-			adj.tags.put(key[partition.KeyPrefixLen:], adjacencySpan{from, uint32(len(adj.tagRows))})
+			adj.tagRowEnds = append(adj.tagRowEnds, uint32(len(adj.tagRows)))
 			adj.bytes += int64(tagKeyLen-partition.KeyPrefixLen) + adjacencyIndexEntryBytes
 		})
 	}
@@ -466,7 +474,8 @@ func (c *adjacencyCache) read(ctx context.Context, r buildRequest, room int64) (
 	adj.rows = append([]byte(nil), adj.rows...)
 	adj.rowEnds = append([]uint32(nil), adj.rowEnds...)
 	adj.tagRows = append([]byte(nil), adj.tagRows...)
-	adj.bytes += int64(len(adj.tails) + len(adj.rows) + 4*len(adj.rowEnds) + len(adj.tagRows))
+	adj.tagRowEnds = append([]uint32(nil), adj.tagRowEnds...)
+	adj.bytes += int64(len(adj.tails) + len(adj.rows) + 4*len(adj.rowEnds) + len(adj.tagRows) + 4*len(adj.tagRowEnds))
 	if adj.bytes > room {
 		return nil, errOverBudget
 	}
@@ -499,14 +508,43 @@ func (a *adjacency) row(i uint32) []byte {
 // the key does not exist. ok is false for any other key, which the caller
 // reads from RocksDB. The row is shared: read it, never change it.
 func (a *adjacency) tagRow(key []byte) (row []byte, ok bool) {
+	i, ok := a.TagOrdinal(key)
+	if !ok || i < 0 {
+		return nil, ok
+	}
+	return a.tagRowAt(uint32(i)), true
+}
+
+// TagOrdinal is the ordinal of the tag row of key, a tag key of the
+// partition, in the adjacency's numbering (tagColumn's cells): -1 if the
+// key does not exist; ok false for any other key, which the caller reads
+// from RocksDB. With TagColumn, it is rowread.TagColumns.
+func (a *adjacency) TagOrdinal(key []byte) (ord int32, ok bool) {
 	if len(key) != partition.KeyPrefixLen+a.vidLen+4 || !bytes.HasPrefix(key, a.tagPrefix) {
-		return nil, false
+		return 0, false
 	}
-	sp, found := a.tags.lookup(key[partition.KeyPrefixLen:])
+	i, found := a.tags.lookup(key[partition.KeyPrefixLen:])
 	if !found {
-		return nil, true
+		return -1, true
 	}
-	return a.tagRows[sp.from:sp.to:sp.to], true
+	return int32(i), true
+}
+
+// tagRowAt is tag row i.
+func (a *adjacency) tagRowAt(i uint32) []byte {
+	from := uint32(0)
+	if i > 0 {
+		from = a.tagRowEnds[i-1]
+	}
+	return a.tagRows[from:a.tagRowEnds[i]:a.tagRowEnds[i]]
+}
+
+// TagColumn is the decoded column of the stored property name of sv's
+// tag over the adjacency's tag rows (cell i is tag row i's; NULL for rows
+// of other tags), as edgeColumn is for edges: nil with ok true when every
+// cell is NULL, ok false when there is none to give.
+func (a *adjacency) TagColumn(sv *rowread.Schema, name string) (*commonpb.Column, bool) {
+	return a.column(propColumnKey{tag: true, id: sv.ID, name: name}, sv)
 }
 
 // edgeColumn is the decoded column of the stored property name of the
@@ -519,8 +557,12 @@ func (a *adjacency) tagRow(key []byte) (row []byte, ok bool) {
 // decoding rather than decode it twice. A request under an older schema
 // version than the column's reads edge by edge, and leaves the column.
 func (a *adjacency) edgeColumn(sv *rowread.Schema, name string) (*commonpb.Column, bool) {
+	return a.column(propColumnKey{id: sv.ID, name: name}, sv)
+}
+
+// column is edgeColumn's or TagColumn's column named key, of schema sv.
+func (a *adjacency) column(key propColumnKey, sv *rowread.Schema) (*commonpb.Column, bool) {
 	version := sv.Versions.Latest().Version
-	key := edgeColumnKey{edgeType: sv.ID, name: name}
 	a.colMu.Lock()
 	defer a.colMu.Unlock()
 	now := time.Now()
@@ -531,13 +573,17 @@ func (a *adjacency) edgeColumn(sv *rowread.Schema, name string) (*commonpb.Colum
 	case had && old.version == version && (old.col != nil || old.allNull || now.Before(old.retryAt)):
 		return old.col, old.col != nil || old.allNull
 	}
-	entry := edgeColumn{version: version}
-	col, err := a.decodeEdgeColumn(sv, name)
+	entry := propColumn{version: version}
+	decode := a.decodeEdgeColumn
+	if key.tag {
+		decode = a.decodeTagColumn
+	}
+	col, err := decode(sv, key.name)
 	switch {
 	case err != nil:
-		// A row that does not decode: the edge-by-edge read reports it
+		// A row that does not decode: the row-by-row read reports it
 		// where it is; no column for this version.
-		a.cache.log.Debug("adjacency cache: edge property read edge by edge", "group", a.group, "edge_type", sv.ID, "property", name, "err", err)
+		a.cache.log.Debug("adjacency cache: property read row by row", "group", a.group, "schema", sv.ID, "tag", key.tag, "property", key.name, "err", err)
 	case allNull(col):
 		entry.allNull = true
 	case col.Kind != commonpb.ColumnKind_COL_ANY:
@@ -547,12 +593,12 @@ func (a *adjacency) edgeColumn(sv *rowread.Schema, name string) (*commonpb.Colum
 		a.cache.charge(a, -old.bytes)
 	}
 	if entry.col != nil && !a.cache.charge(a, entry.bytes) {
-		// Over the budget (or no longer the partition's adjacency):
-		// edge by edge, and another try once adjacencies may have left.
+		// Over the budget (or no longer the partition's adjacency): row
+		// by row, and another try once adjacencies may have left.
 		entry.col, entry.bytes, entry.retryAt = nil, 0, now.Add(adjacencyRetry)
 	}
 	if a.cols == nil {
-		a.cols = map[edgeColumnKey]edgeColumn{}
+		a.cols = map[propColumnKey]propColumn{}
 	}
 	a.cols[key] = entry
 	if entry.col != nil {
@@ -587,12 +633,28 @@ func (a *adjacency) decodeEdgeColumn(sv *rowread.Schema, name string) (*commonpb
 	})
 	slices.SortFunc(spans, func(x, y adjacencySpan) int { return cmp.Compare(x.from, y.from) })
 	k := 0
-	return rowread.DecodeEdgeColumn(sv, name, len(a.rowEnds), func(i int) ([]byte, bool) {
+	return rowread.DecodeColumn(sv, name, len(a.rowEnds), func(i int) ([]byte, bool) {
 		for k < len(spans) && int(spans[k].to) <= i {
 			k++
 		}
 		if k < len(spans) && int(spans[k].from) <= i {
 			return a.row(uint32(i)), true
+		}
+		return nil, false
+	})
+}
+
+// decodeTagColumn decodes the column TagColumn gives: the tag rows whose
+// key ends in sv's tag id, by ordinal.
+func (a *adjacency) decodeTagColumn(sv *rowread.Schema, name string) (*commonpb.Column, error) {
+	idBytes := partition.TagKey(0, 0, nil, sv.ID)[partition.KeyPrefixLen:]
+	ofTag := make([]bool, len(a.tagRowEnds))
+	a.tags.each(func(vidTag []byte, i uint32) {
+		ofTag[i] = bytes.HasSuffix(vidTag, idBytes)
+	})
+	return rowread.DecodeColumn(sv, name, len(a.tagRowEnds), func(i int) ([]byte, bool) {
+		if ofTag[i] {
+			return a.tagRowAt(uint32(i)), true
 		}
 		return nil, false
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
+	"github.com/novagraph/novagraph/storaged/rowread"
 )
 
 // Schemas of the edge-column fixture: a (weight INT NULL, name STRING
@@ -147,10 +148,10 @@ func TestAdjacencyEdgeColumns(t *testing.T) {
 	if n := c.columns.Load(); n < 3 {
 		t.Fatalf("%d columns decoded; the edges were read one at a time", n)
 	}
-	if e := adj.cols[edgeColumnKey{adjTypeA, "level"}]; !e.allNull {
+	if e := adj.cols[propColumnKey{id: adjTypeA, name: "level"}]; !e.allNull {
 		t.Fatalf("a property no row of the version has: %+v, want a column of NULLs", e)
 	}
-	for _, k := range []edgeColumnKey{{adjTypeC, "w"}, {adjTypeC, "ts"}} {
+	for _, k := range []propColumnKey{{id: adjTypeC, name: "w"}, {id: adjTypeC, name: "ts"}} {
 		if _, asked := adj.cols[k]; asked {
 			t.Fatalf("a column of c.%s was asked for: c has a TTL, its edges are read one at a time", k.name)
 		}
@@ -198,4 +199,162 @@ func columnsOf(adj *adjacency) int64 {
 		n += c.bytes
 	}
 	return n
+}
+
+// Tags of the tag-column fixture: person (name STRING NULL, age INT), then
+// a version 1 that adds level INT DEFAULT 7; city (pop INT); visit (ts
+// TIMESTAMP, n INT) with a TTL of 100 s on ts.
+const (
+	tagPerson = 1
+	tagCity   = 2
+	tagVisit  = 3
+)
+
+var (
+	personV0 = &metapb.Schema{Version: 0, Columns: []*metapb.ColumnDef{
+		{Name: "name", Type: metapb.PropType_STRING, Nullable: true},
+		{Name: "age", Type: metapb.PropType_INT64},
+	}}
+	personV1 = &metapb.Schema{Version: 1, Columns: append(append([]*metapb.ColumnDef(nil), personV0.Columns...),
+		&metapb.ColumnDef{Name: "level", Type: metapb.PropType_INT64, DefaultValue: &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: 7}}})}
+	cityV0  = &metapb.Schema{Version: 0, Columns: []*metapb.ColumnDef{{Name: "pop", Type: metapb.PropType_INT64}}}
+	visitV0 = &metapb.Schema{Version: 0, TtlCol: "ts", TtlDuration: 100, Columns: []*metapb.ColumnDef{
+		{Name: "ts", Type: metapb.PropType_TIMESTAMP}, {Name: "n", Type: metapb.PropType_INT64}}}
+)
+
+// tagSnapshot is the tag fixture's catalog with person at the given
+// versions.
+func tagSnapshot(f *adjFixture, version int64, person ...*metapb.Schema) *catalog.Snapshot {
+	return catalog.NewSnapshot(&metapb.Catalog{Version: version, Spaces: []*metapb.SpaceDesc{f.space},
+		Tags: []*metapb.TagDesc{
+			{SpaceId: adjSpace, TagId: tagPerson, Name: "person", Versions: person},
+			{SpaceId: adjSpace, TagId: tagCity, Name: "city", Versions: []*metapb.Schema{cityV0}},
+			{SpaceId: adjSpace, TagId: tagVisit, Name: "visit", Versions: []*metapb.Schema{visitV0}},
+		}})
+}
+
+// writeTags gives each of the fixture's vertices, at random, a person row
+// encoded under personVersion (NULL names now and then), a city row and a
+// visit row (half of them expired), and publishes a new applied index.
+func (f *adjFixture) writeTags(personVersion *metapb.Schema) {
+	f.t.Helper()
+	wb := grocksdb.NewWriteBatch()
+	defer wb.Destroy()
+	put := func(vid []byte, tag int32, s *metapb.Schema, vals []any) {
+		row, err := partition.EncodeRow(schema.FromProto(s), vals)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		wb.Put(partition.TagKey(adjSpace, adjPart, vid, tag), row)
+	}
+	for _, vid := range f.srcs {
+		if f.rng.IntN(4) != 0 {
+			vals := []any{string(rune('a' + f.rng.IntN(26))), f.rng.Int64N(100)}
+			if f.rng.IntN(6) == 0 {
+				vals[0] = nil
+			}
+			if personVersion.Version == 1 {
+				vals = append(vals, f.rng.Int64N(10))
+			}
+			put(vid, tagPerson, personVersion, vals)
+		}
+		if f.rng.IntN(2) == 0 {
+			put(vid, tagCity, cityV0, []any{f.rng.Int64N(1e6)})
+		}
+		if f.rng.IntN(2) == 0 {
+			ts := time.Now().Unix() + 1000
+			if f.rng.IntN(2) == 0 {
+				ts -= 2000 // expired
+			}
+			put(vid, tagVisit, visitV0, []any{ts, f.rng.Int64N(10)})
+		}
+	}
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	if err := f.db.Write(wo, wb); err != nil {
+		f.t.Fatal(err)
+	}
+	f.applied.Add(1)
+}
+
+// TestAdjacencyTagColumns: GetPropColumns (GO's $$ fetch) answers from tag
+// columns decoded once per partition and schema version exactly as from
+// RocksDB row by row: strings with NULLs, two tags of which a vertex may
+// have one (the other's cells NULL), _tag, a property a newer version
+// added (its default for older rows), a vertex with no tags, and a tag
+// with a TTL, which is read row by row. Without budget for the columns
+// the answers stay the same.
+func TestAdjacencyTagColumns(t *testing.T) {
+	ref := func(tag int32, name string) *storagepb.PropRef { return &storagepb.PropRef{SchemaId: tag, Name: name} }
+	reqs := map[string][]*storagepb.PropRef{
+		"person":     {ref(tagPerson, "name"), ref(tagPerson, "age")},
+		"two tags":   {ref(tagPerson, "age"), ref(tagCity, "pop"), ref(tagCity, "_tag"), ref(tagPerson, "name")},
+		"not there":  {ref(tagPerson, "level")},
+		"ttl":        {ref(tagVisit, "n"), ref(tagPerson, "age")},
+		"tag of one": {ref(tagCity, "pop")},
+	}
+	get := func(f *adjFixture, adj *adjacency, props []*storagepb.PropRef, packed bool) *storagepb.PropColumns {
+		t.Helper()
+		vids := append([][]byte{partition.EncodeInt64Vid(1000)}, f.srcs...) // 1000 has no tag
+		req := &storagepb.GetPropsReq{SpaceId: adjSpace, Props: props, Columns: true, PackedStrings: packed,
+			VertexParts: map[int32]*storagepb.VidList{adjPart: {Vids: vids}}}
+		_, block, err := getProps(f.db, adj, rowread.NewReader(f.snap, adjSpace, time.Now().Unix()), f.space, adjPart, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return block
+	}
+	compare := func(t *testing.T, f *adjFixture, adj *adjacency, what string) {
+		t.Helper()
+		for name, props := range reqs {
+			for _, packed := range []bool{true, false} {
+				want, got := get(f, nil, props, packed), get(f, adj, props, packed)
+				if want == nil || !proto.Equal(want, got) {
+					t.Fatalf("%s, %s (packed strings %v):\nadjacency %v\nRocksDB   %v", what, name, packed, got, want)
+				}
+			}
+		}
+	}
+
+	f := newAdjFixture(t, 12)
+	f.snap = tagSnapshot(f, 1, personV0)
+	c := newAdjacencyCache(f.appliedIndex, 1<<30, time.Nanosecond, slog.New(slog.DiscardHandler))
+	defer c.close()
+	f.writeTags(personV0)
+	adj := waitBuilt(t, c, f)
+	compare(t, f, adj, "version 0")
+	// person.name, person.age, city.pop; "not there" is a column of NULLs.
+	if n := c.columns.Load(); n < 3 {
+		t.Fatalf("%d columns decoded; the tags were read row by row", n)
+	}
+	if e := adj.cols[propColumnKey{tag: true, id: tagPerson, name: "level"}]; !e.allNull {
+		t.Fatalf("a property no row of the version has: %+v, want a column of NULLs", e)
+	}
+	if _, asked := adj.cols[propColumnKey{tag: true, id: tagVisit, name: "n"}]; asked {
+		t.Fatal("a column of visit.n was asked for: visit has a TTL, its rows are read one at a time")
+	}
+	before := c.columns.Load()
+	compare(t, f, adj, "version 0 again")
+	if n := c.columns.Load(); n != before {
+		t.Fatalf("%d columns decoded again for the same schema version", n-before)
+	}
+
+	// ALTER TAG person ADD level DEFAULT 7, then rows of both versions.
+	f.snap = tagSnapshot(f, 2, personV0, personV1)
+	compare(t, f, adj, "version 1, rows of version 0")
+	if n := c.columns.Load(); n == before {
+		t.Fatal("no column decoded again after the schema changed")
+	}
+	f.writeTags(personV1)
+	adj = waitBuilt(t, c, f)
+	compare(t, f, adj, "version 1, rows of both")
+
+	// No room for the columns: the same answers, row by row.
+	tight := newAdjacencyCache(f.appliedIndex, adj.bytes-columnsOf(adj)+64, time.Nanosecond, slog.New(slog.DiscardHandler))
+	defer tight.close()
+	small := waitBuilt(t, tight, f)
+	compare(t, f, small, "no room for columns")
+	if n := tight.columns.Load(); n != 0 {
+		t.Fatalf("%d columns kept over the budget", n)
+	}
 }

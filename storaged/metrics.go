@@ -108,7 +108,7 @@ func (m *metrics) registerAdjacency(reg prometheus.Registerer, cache func() *adj
 		func(c *adjacencyCache) uint64 { return c.builds.Load() })
 	counter("novagraph_storaged_adjacency_abandoned_total", "Adjacency builds given up: over the budget, or a failed scan.",
 		func(c *adjacencyCache) uint64 { return c.abandoned.Load() })
-	counter("novagraph_storaged_adjacency_columns_total", "Edge-property columns the adjacency cache decoded and kept, one per partition, edge property and schema version.",
+	counter("novagraph_storaged_adjacency_columns_total", "Property columns the adjacency cache decoded and kept, one per partition, edge or tag property and schema version.",
 		func(c *adjacencyCache) uint64 { return c.columns.Load() })
 }
 

@@ -216,7 +216,11 @@ func getProps(db *grocksdb.DB, adj *adjacency, r *rowread.Reader, space *metapb.
 		return db.GetBytes(ro, key)
 	}
 	if req.Columns {
-		block, err := r.GetPropColumns(get, space, part, req, req.VertexParts[part].GetVids())
+		var tc rowread.TagColumns
+		if adj != nil {
+			tc = adj
+		}
+		block, err := r.GetPropColumns(get, tc, space, part, req, req.VertexParts[part].GetVids())
 		return nil, block, err
 	}
 	rows, err := r.GetProps(get, space, part, req, req.VertexParts[part].GetVids(), req.EdgeParts[part].GetKeys())

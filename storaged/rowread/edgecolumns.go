@@ -8,17 +8,20 @@ import (
 	"github.com/novagraph/novagraph/proto/commonpb"
 )
 
-// DecodeEdgeColumn decodes the stored property name of the out-edges of
-// sv's edge type among n edges of a caller's numbering into one column of
-// n cells: rowOf(i), called for i from 0 to n-1 in order, is edge i's
-// stored value, or ok false for an edge of another type or direction,
-// whose cell is NULL. Each edge's cell is what EdgePropColumns appends
-// for the property, so that a run of the column taken with
-// ColumnBuilder.AppendRange (Neighbors.AddColumnSpan) answers as reading
-// the edges one at a time does. storaged's adjacency cache decodes a
-// column once per partition and edge property, where GO with edge
-// properties decoded every edge's row on every step (issue 22).
-func DecodeEdgeColumn(sv *Schema, name string, n int, rowOf func(i int) (row []byte, ok bool)) (*commonpb.Column, error) {
+// DecodeColumn decodes the stored property name of the rows of sv (an
+// edge type's out-edges, or a tag's rows) among n rows of a caller's
+// numbering into one column of n cells: rowOf(i), called for i from 0 to
+// n-1 in order, is row i's stored value, or ok false for a row of another
+// schema (or an in-edge), whose cell is NULL. Each row's cell is what
+// EdgePropColumns and GetPropColumns append for the property, so that a
+// run of the column taken with ColumnBuilder.AppendRange
+// (Neighbors.AddColumnSpan), or cells gathered with AppendAt
+// (GetPropColumns with TagColumns), answer as reading the rows one at a
+// time does. TTL is not looked at: a caller with a TTL'd schema reads row
+// by row. storaged's adjacency cache decodes a column once per partition
+// and property, where GO with properties decoded every row on every step
+// (issue 22).
+func DecodeColumn(sv *Schema, name string, n int, rowOf func(i int) (row []byte, ok bool)) (*commonpb.Column, error) {
 	var b commonpb.ColumnBuilder
 	var rr partition.RowReader
 	latest := sv.Versions.Latest()
@@ -32,10 +35,10 @@ func DecodeEdgeColumn(sv *Schema, name string, n int, rowOf func(i int) (row []b
 			continue
 		}
 		if err := rr.ResetLayout(row, sv.Versions); err != nil {
-			return nil, fmt.Errorf("edge row %d of %s: %w", i, sv.Name, err)
+			return nil, fmt.Errorf("row %d of %s: %w", i, sv.Name, err)
 		}
 		if err := appendStored(&b, &rr, sv, name); err != nil {
-			return nil, fmt.Errorf("edge row %d of %s: %w", i, sv.Name, err)
+			return nil, fmt.Errorf("row %d of %s: %w", i, sv.Name, err)
 		}
 	}
 	return b.Finish(), nil
@@ -59,7 +62,7 @@ func columnKindOf(t partition.PropType) commonpb.ColumnKind {
 
 // EdgeColumns gives Neighbors.AddColumnSpan the decoded column of the
 // stored property name of sv's out-edges, over the caller's numbering of
-// edges (DecodeEdgeColumn): nil with ok true when every cell is NULL, ok
+// edges (DecodeColumn): nil with ok true when every cell is NULL, ok
 // false when it has none to give (the edges are then read one at a time).
 type EdgeColumns func(sv *Schema, name string) (col *commonpb.Column, ok bool)
 

@@ -371,31 +371,21 @@ func (r *Reader) eachVertex(get func(key []byte) ([]byte, error), space *metapb.
 // It is GetProps's loop made for the $$ fetch of a big GO (tens of
 // thousands of vertices a request): each vertex's row of a tag is decoded
 // once for all the tag's properties, its key built in one buffer, and the
-// scalars appended without boxing (docs/benchmarks.md, issue 22).
-func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq,
+// scalars appended without boxing (docs/benchmarks.md, issue 22). With
+// tc (storaged's adjacency cache) it reads no row at all where it can: a
+// vertex's tag row is an ordinal and its cells are gathered from columns
+// decoded once for the partition (propColumnsByOrdinal).
+func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), tc TagColumns, space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq,
 	vids [][]byte) (*storagepb.PropColumns, error) {
 	cols := make([]commonpb.ColumnBuilder, len(req.Props))
 	for i := range cols {
 		cols[i].Reserve(len(vids), commonpb.ColumnKind_COL_ANY)
 	}
-	// The refs by tag, tags in the order the refs first name them.
-	type tagRefs struct {
-		id   int32
-		sv   *Schema
-		refs []int // indexes into req.Props
-		row  []byte
-	}
-	var tags []tagRefs
-	for i, ref := range req.Props {
-		j := slices.IndexFunc(tags, func(t tagRefs) bool { return t.id == ref.SchemaId })
-		if j < 0 {
-			// The schema is looked up on the tag's first row, as the
-			// row path does: a tag dropped since graphd planned reads
-			// as NULL where no vertex has it.
-			tags = append(tags, tagRefs{id: ref.SchemaId})
-			j = len(tags) - 1
+	tags := tagsOfRefs(req.Props)
+	if tc != nil {
+		if out, ok, err := r.propColumnsByOrdinal(tc, space, part, req, vids, tags, cols); ok || err != nil {
+			return out, err
 		}
-		tags[j].refs = append(tags[j].refs, i)
 	}
 	out := &storagepb.PropColumns{}
 	var key []byte
@@ -452,8 +442,14 @@ func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *met
 			}
 		}
 	}
+	return finishPropColumns(out, cols, req), nil
+}
+
+// finishPropColumns completes GetPropColumns's answer: nil when no vertex
+// had a requested tag.
+func finishPropColumns(out *storagepb.PropColumns, cols []commonpb.ColumnBuilder, req *storagepb.GetPropsReq) *storagepb.PropColumns {
 	if len(out.PackedVids) == 0 {
-		return nil, nil
+		return nil
 	}
 	out.Columns = make([]*commonpb.Column, len(cols))
 	for i := range cols {
@@ -462,7 +458,139 @@ func (r *Reader) GetPropColumns(get func(key []byte) ([]byte, error), space *met
 			out.Columns[i].UnpackStrings()
 		}
 	}
-	return out, nil
+	return out
+}
+
+// tagRefs are the refs of a GetPropsReq that name one tag.
+type tagRefs struct {
+	id   int32
+	sv   *Schema
+	refs []int // indexes into req.Props
+	row  []byte
+}
+
+// tagsOfRefs groups refs by tag, tags in the order the refs first name
+// them.
+func tagsOfRefs(props []*storagepb.PropRef) []tagRefs {
+	var tags []tagRefs
+	for i, ref := range props {
+		j := slices.IndexFunc(tags, func(t tagRefs) bool { return t.id == ref.SchemaId })
+		if j < 0 {
+			// The schema is looked up on the tag's first row, as the
+			// row path does: a tag dropped since graphd planned reads
+			// as NULL where no vertex has it.
+			tags = append(tags, tagRefs{id: ref.SchemaId})
+			j = len(tags) - 1
+		}
+		tags[j].refs = append(tags[j].refs, i)
+	}
+	return tags
+}
+
+// TagColumns gives GetPropColumns a partition's tag properties decoded
+// ahead (storaged's adjacency cache). TagOrdinal numbers the row of a tag
+// key of the partition: -1 when there is no such row, ok false when the
+// key is not held (its rows are then read with get). TagColumn is the
+// column of sv's property name over those numbers (DecodeColumn), as
+// EdgeColumns is for edges: nil with ok true when every cell is NULL, ok
+// false when it has none to give.
+type TagColumns interface {
+	TagOrdinal(key []byte) (ord int32, ok bool)
+	TagColumn(sv *Schema, name string) (col *commonpb.Column, ok bool)
+}
+
+// propColumnsByOrdinal is GetPropColumns from tc: every vertex's tag rows
+// as ordinals, then each property's cells gathered from its column with
+// ColumnBuilder.AppendAt, the answer the row-by-row loop gives. ok is
+// false, having appended nothing to cols, when tc cannot answer: a tag
+// with a TTL (each row's expiry is read from the row), a tag whose schema
+// is not known (the row path reads such a tag as NULL where no row
+// exists), a property with no column, or a key tc does not hold.
+func (r *Reader) propColumnsByOrdinal(tc TagColumns, space *metapb.SpaceDesc, part int32, req *storagepb.GetPropsReq,
+	vids [][]byte, tags []tagRefs, cols []commonpb.ColumnBuilder) (out *storagepb.PropColumns, ok bool, err error) {
+	// tagCols[j][k] is the column of tag j's k-th ref; nil for all-NULL
+	// columns and for _tag.
+	tagCols := make([][]*commonpb.Column, len(tags))
+	for j := range tags {
+		sv, err := r.Tag(tags[j].id)
+		if err != nil || sv.ttlCol != "" {
+			return nil, false, nil
+		}
+		tagCols[j] = make([]*commonpb.Column, len(tags[j].refs))
+		for k, i := range tags[j].refs {
+			if req.Props[i].Name == "_tag" {
+				continue
+			}
+			col, ok := tc.TagColumn(sv, req.Props[i].Name)
+			if !ok {
+				return nil, false, nil
+			}
+			tagCols[j][k] = col
+		}
+	}
+	// ords[j] are tag j's row ordinals of the vertices found, in order;
+	// -1 where a found vertex lacks tag j.
+	ords := make([][]int32, len(tags))
+	for j := range ords {
+		ords[j] = make([]int32, 0, len(vids))
+	}
+	gaps := make([]bool, len(tags))
+	found := make([]int32, len(tags))
+	out = &storagepb.PropColumns{}
+	var key []byte
+	for _, vid := range vids {
+		if err := CheckVid(space, part, vid); err != nil {
+			return nil, true, err
+		}
+		hasTag := false
+		for j := range tags {
+			key = partition.AppendTagKey(key[:0], r.spaceID, part, vid, tags[j].id)
+			o, held := tc.TagOrdinal(key)
+			if !held {
+				return nil, false, nil
+			}
+			found[j] = o
+			hasTag = hasTag || o >= 0
+		}
+		if !hasTag {
+			continue
+		}
+		out.PackedVids = append(out.PackedVids, vid...)
+		for j := range tags {
+			ords[j] = append(ords[j], found[j])
+			gaps[j] = gaps[j] || found[j] < 0
+		}
+	}
+	for j := range tags {
+		for k, i := range tags[j].refs {
+			b, col := &cols[i], tagCols[j][k]
+			switch {
+			case req.Props[i].Name == "_tag":
+				for _, o := range ords[j] {
+					if o < 0 {
+						b.AddNull()
+					} else {
+						b.AddInt(int64(tags[j].id))
+					}
+				}
+			case col == nil:
+				for range ords[j] {
+					b.AddNull()
+				}
+			case !gaps[j]:
+				b.AppendAt(col, ords[j])
+			default:
+				for _, o := range ords[j] {
+					if o < 0 {
+						b.AddNull()
+					} else {
+						b.AppendRange(col, int(o), int(o)+1)
+					}
+				}
+			}
+		}
+	}
+	return finishPropColumns(out, cols, req), true, nil
 }
 
 // appendStored appends the property called name of the row rr reads (a

@@ -128,7 +128,7 @@ func (s *Storage) GetPropColumns(ctx context.Context, tmpl *storagepb.GetPropsRe
 	req := &storagepb.GetPropsReq{SpaceId: tmpl.SpaceId, CatalogVersion: tmpl.CatalogVersion, Props: tmpl.Props, Columns: true, PackedStrings: tmpl.PackedStrings}
 	var batches [][]*storagepb.PropColumns
 	err := s.readParts(ctx, req, sortedParts(vertexParts), func(r *rowread.Reader, space *metapb.SpaceDesc, read func([]byte) ([]byte, error), part int32) error {
-		block, err := r.GetPropColumns(read, space, part, req, vertexParts[part].GetVids())
+		block, err := r.GetPropColumns(read, nil, space, part, req, vertexParts[part].GetVids())
 		if block != nil {
 			batches = append(batches, []*storagepb.PropColumns{block})
 		}
