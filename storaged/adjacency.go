@@ -82,6 +82,7 @@ type adjacencyCache struct {
 	// Counters, for metrics and tests.
 	hits, misses, builds, abandoned atomic.Uint64
 	columns                         atomic.Uint64 // edge and tag property columns decoded and kept
+	columnsSkipped                  atomic.Uint64 // columns not decoded: the budget could not hold them
 }
 
 // adjacencyPart is one partition's entry; mu guards it.
@@ -574,9 +575,27 @@ func (a *adjacency) column(key propColumnKey, sv *rowread.Schema) (*commonpb.Col
 		return old.col, old.col != nil || old.allNull
 	}
 	entry := propColumn{version: version}
+	if a.cols == nil {
+		a.cols = map[propColumnKey]propColumn{}
+	}
+	if had {
+		a.cache.charge(a, -old.bytes)
+	}
+	// A column the budget cannot hold is not decoded at all: the decode
+	// would be thrown away every adjacencyRetry, under colMu (on LDBC
+	// SF10 a partition has 970,000 edge halves to decode), while every
+	// request of the partition waits. Its least size is its cells' fixed
+	// part.
+	cells := len(a.rowEnds)
 	decode := a.decodeEdgeColumn
 	if key.tag {
-		decode = a.decodeTagColumn
+		cells, decode = len(a.tagRowEnds), a.decodeTagColumn
+	}
+	if least := int64(cells * rowread.ColumnCellBytes(sv, key.name)); least > 0 && !a.cache.hasRoom(least) {
+		entry.retryAt = now.Add(adjacencyRetry)
+		a.cols[key] = entry
+		a.cache.columnsSkipped.Add(1)
+		return nil, false
 	}
 	col, err := decode(sv, key.name)
 	switch {
@@ -589,16 +608,10 @@ func (a *adjacency) column(key propColumnKey, sv *rowread.Schema) (*commonpb.Col
 	case col.Kind != commonpb.ColumnKind_COL_ANY:
 		entry.col, entry.bytes = col, columnBytes(col)
 	}
-	if had {
-		a.cache.charge(a, -old.bytes)
-	}
 	if entry.col != nil && !a.cache.charge(a, entry.bytes) {
 		// Over the budget (or no longer the partition's adjacency): row
 		// by row, and another try once adjacencies may have left.
 		entry.col, entry.bytes, entry.retryAt = nil, 0, now.Add(adjacencyRetry)
-	}
-	if a.cols == nil {
-		a.cols = map[propColumnKey]propColumn{}
 	}
 	a.cols[key] = entry
 	if entry.col != nil {
@@ -664,6 +677,13 @@ func (a *adjacency) decodeTagColumn(sv *rowread.Schema, name string) (*commonpb.
 // (they grew by appending), the message and its map entry.
 func columnBytes(c *commonpb.Column) int64 {
 	return int64(cap(c.Nulls)+8*cap(c.Ints)+8*cap(c.Floats)+cap(c.StrData)+4*cap(c.StrEnds)+cap(c.Bools)) + adjacencyIndexEntryBytes + 128
+}
+
+// hasRoom reports whether the budget has room for bytes more.
+func (c *adjacencyCache) hasRoom(bytes int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used+bytes <= c.budget
 }
 
 // charge adds bytes (negative: frees them) to what a holds and the cache

@@ -185,6 +185,9 @@ func TestAdjacencyEdgeColumns(t *testing.T) {
 	if n := tight.columns.Load(); n != 0 {
 		t.Fatalf("%d columns kept over the budget", n)
 	}
+	if tight.columnsSkipped.Load() == 0 {
+		t.Fatal("columns the budget cannot hold were decoded (and thrown away)")
+	}
 	if b, _ := tight.stats(); b != small.bytes || b > tight.budget {
 		t.Fatalf("the cache holds %d bytes over a budget of %d", b, tight.budget)
 	}
@@ -356,5 +359,8 @@ func TestAdjacencyTagColumns(t *testing.T) {
 	compare(t, f, small, "no room for columns")
 	if n := tight.columns.Load(); n != 0 {
 		t.Fatalf("%d columns kept over the budget", n)
+	}
+	if tight.columnsSkipped.Load() == 0 {
+		t.Fatal("columns the budget cannot hold were decoded (and thrown away)")
 	}
 }

@@ -44,6 +44,28 @@ func DecodeColumn(sv *Schema, name string, n int, rowOf func(i int) (row []byte,
 	return b.Finish(), nil
 }
 
+// ColumnCellBytes is the least memory one cell of DecodeColumn's column of
+// sv's property name takes: 8 for a number, 4 for a string (its end
+// offset; its bytes come on top), 1 for a bool; 0 when the latest version
+// has no such property or no typed column holds it. storaged's adjacency
+// cache checks its budget with it before decoding.
+func ColumnCellBytes(sv *Schema, name string) int {
+	latest := sv.Versions.Latest()
+	col := latest.Index(name)
+	if col < 0 {
+		return 0
+	}
+	switch columnKindOf(latest.Columns[col].Type) {
+	case commonpb.ColumnKind_COL_INT, commonpb.ColumnKind_COL_FLOAT:
+		return 8
+	case commonpb.ColumnKind_COL_STR:
+		return 4
+	case commonpb.ColumnKind_COL_BOOL:
+		return 1
+	}
+	return 0
+}
+
 // columnKindOf is the typed column a property of type t fills, COL_ANY
 // for a type no typed column holds (a timestamp, a date…).
 func columnKindOf(t partition.PropType) commonpb.ColumnKind {
