@@ -89,12 +89,7 @@ func (f *adjFixture) writeRows(n int, aVersion *metapb.Schema) {
 		version := partition.InEdgeVersion{Index: f.applied.Load(), Seq: uint32(f.rng.IntN(100))}
 		wb.Put(partition.EdgeKey(adjSpace, adjPart, dst, -et, rank, src), partition.EncodeInEdge(version, row))
 	}
-	wo := grocksdb.NewDefaultWriteOptions()
-	defer wo.Destroy()
-	if err := f.db.Write(wo, wb); err != nil {
-		f.t.Fatal(err)
-	}
-	f.applied.Add(1)
+	f.commit(wb)
 }
 
 // TestAdjacencyEdgeColumns: GetNeighbors with edge properties in packed
@@ -178,8 +173,21 @@ func TestAdjacencyEdgeColumns(t *testing.T) {
 
 	// A budget with no room for the columns: the same answers, edge by
 	// edge, and nothing charged beyond the adjacency.
+	tight, small := withoutColumnRoom(t, f, adj, compare)
+	if b, _ := tight.stats(); b != small.bytes || b > tight.budget {
+		t.Fatalf("the cache holds %d bytes over a budget of %d", b, tight.budget)
+	}
+}
+
+// withoutColumnRoom builds f's partition again in a cache whose budget
+// has no room for any column beside the adjacency (adj, with its columns,
+// tells the size), runs compare on it and checks that no column was
+// decoded or kept; it returns that cache and its adjacency.
+func withoutColumnRoom(t *testing.T, f *adjFixture, adj *adjacency,
+	compare func(t *testing.T, f *adjFixture, adj *adjacency, what string)) (*adjacencyCache, *adjacency) {
+	t.Helper()
 	tight := newAdjacencyCache(f.appliedIndex, adj.bytes-columnsOf(adj)+64, time.Nanosecond, slog.New(slog.DiscardHandler))
-	defer tight.close()
+	t.Cleanup(tight.close)
 	small := waitBuilt(t, tight, f)
 	compare(t, f, small, "no room for columns")
 	if n := tight.columns.Load(); n != 0 {
@@ -188,9 +196,7 @@ func TestAdjacencyEdgeColumns(t *testing.T) {
 	if tight.columnsSkipped.Load() == 0 {
 		t.Fatal("columns the budget cannot hold were decoded (and thrown away)")
 	}
-	if b, _ := tight.stats(); b != small.bytes || b > tight.budget {
-		t.Fatalf("the cache holds %d bytes over a budget of %d", b, tight.budget)
-	}
+	return tight, small
 }
 
 // columnsOf is what adj's decoded columns hold.
@@ -272,12 +278,7 @@ func (f *adjFixture) writeTags(personVersion *metapb.Schema) {
 			put(vid, tagVisit, visitV0, []any{ts, f.rng.Int64N(10)})
 		}
 	}
-	wo := grocksdb.NewDefaultWriteOptions()
-	defer wo.Destroy()
-	if err := f.db.Write(wo, wb); err != nil {
-		f.t.Fatal(err)
-	}
-	f.applied.Add(1)
+	f.commit(wb)
 }
 
 // TestAdjacencyTagColumns: GetPropColumns (GO's $$ fetch) answers from tag
@@ -353,14 +354,5 @@ func TestAdjacencyTagColumns(t *testing.T) {
 	compare(t, f, adj, "version 1, rows of both")
 
 	// No room for the columns: the same answers, row by row.
-	tight := newAdjacencyCache(f.appliedIndex, adj.bytes-columnsOf(adj)+64, time.Nanosecond, slog.New(slog.DiscardHandler))
-	defer tight.close()
-	small := waitBuilt(t, tight, f)
-	compare(t, f, small, "no room for columns")
-	if n := tight.columns.Load(); n != 0 {
-		t.Fatalf("%d columns kept over the budget", n)
-	}
-	if tight.columnsSkipped.Load() == 0 {
-		t.Fatal("columns the budget cannot hold were decoded (and thrown away)")
-	}
+	withoutColumnRoom(t, f, adj, compare)
 }

@@ -93,6 +93,13 @@ func (f *adjFixture) write(n, del int) {
 			wb.Delete(keys[f.rng.IntN(len(keys))])
 		}
 	}
+	f.commit(wb)
+}
+
+// commit writes wb and publishes a new applied index, as an apply round
+// does.
+func (f *adjFixture) commit(wb *grocksdb.WriteBatch) {
+	f.t.Helper()
 	wo := grocksdb.NewDefaultWriteOptions()
 	defer wo.Destroy()
 	if err := f.db.Write(wo, wb); err != nil {
