@@ -49,13 +49,24 @@ func startSnapshotCluster(t *testing.T, g GroupID, n int, tweak func(i int, c *C
 	// so the stores stop and the deliveries end before the directories are
 	// removed. (The other order let a running RocksDB write a file while
 	// RemoveAll emptied its directory: "directory not empty".)
+	// A delivery in flight reads the sender's RocksDB and releases its
+	// snapshot there: the engines stop first, then the deliveries end,
+	// then the databases close.
 	t.Cleanup(func() {
+		var running []*testStore
 		for _, s := range stores {
 			if s != nil && s.engine != nil {
-				s.stop(net)
+				running = append(running, s)
+				net.mu.Lock()
+				delete(net.engines, s.id)
+				net.mu.Unlock()
+				s.engine.Stop()
 			}
 		}
 		snaps.inflight.Wait()
+		for _, s := range running {
+			s.db.Close()
+		}
 	})
 	for i := range stores {
 		id := uint64(i + 1)

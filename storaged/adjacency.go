@@ -41,7 +41,7 @@ import (
 // column per property over all the partition's edges (edgeColumn), so a
 // vertex's cells are a run copied from it, not rows decoded again; tag
 // properties asked for in columns (GO's $$ fetch) likewise into one column
-// per property over all the partition's tag rows (tagColumn), so a
+// per property over all the partition's tag rows (TagColumn), so a
 // vertex's cell is gathered by its tag row's ordinal.
 //
 // Why it is consistent. An adjacency is tagged with the raft applied index
@@ -127,7 +127,7 @@ type adjacency struct {
 	tagPrefix  []byte
 	bytes      int64 // what it holds, as charged against the budget; after the build, under the cache's mu
 
-	// Decoded property columns (edgeColumn, tagColumn), made on first
+	// Decoded property columns (edgeColumn, TagColumn), made on first
 	// use: the one part of an adjacency that changes after its build,
 	// under colMu, and charged to cache's budget while the adjacency is
 	// g's.
@@ -149,12 +149,16 @@ type propColumnKey struct {
 // when it was decoded (a new version may give a property a default or a
 // type another column; versions never change once made). col nil:
 // allNull, every cell is NULL; or else there is none to give and the rows
-// are read one at a time: a row did not decode, the cells are of no one
-// typed kind, or the budget had no room (then until retryAt).
+// are read one at a time: a row did not decode or the cells are of no one
+// typed kind (untyped, for good), or the budget had no room (then until
+// retryAt).
 type propColumn struct {
 	version int32
 	col     *commonpb.Column
 	allNull bool
+	// untyped: this version's cells are of no one typed kind, or a row
+	// does not decode; read row by row, and never decoded again.
+	untyped bool
 	retryAt time.Time
 	bytes   int64
 }
@@ -517,7 +521,7 @@ func (a *adjacency) tagRow(key []byte) (row []byte, ok bool) {
 }
 
 // TagOrdinal is the ordinal of the tag row of key, a tag key of the
-// partition, in the adjacency's numbering (tagColumn's cells): -1 if the
+// partition, in the adjacency's numbering (TagColumn's cells): -1 if the
 // key does not exist; ok false for any other key, which the caller reads
 // from RocksDB. With TagColumn, it is rowread.TagColumns.
 func (a *adjacency) TagOrdinal(key []byte) (ord int32, ok bool) {
@@ -571,7 +575,7 @@ func (a *adjacency) column(key propColumnKey, sv *rowread.Schema) (*commonpb.Col
 	switch {
 	case had && old.version > version:
 		return nil, false
-	case had && old.version == version && (old.col != nil || old.allNull || now.Before(old.retryAt)):
+	case had && old.version == version && (old.col != nil || old.allNull || old.untyped || now.Before(old.retryAt)):
 		return old.col, old.col != nil || old.allNull
 	}
 	entry := propColumn{version: version}
@@ -602,11 +606,14 @@ func (a *adjacency) column(key propColumnKey, sv *rowread.Schema) (*commonpb.Col
 	case err != nil:
 		// A row that does not decode: the row-by-row read reports it
 		// where it is; no column for this version.
+		entry.untyped = true
 		a.cache.log.Debug("adjacency cache: property read row by row", "group", a.group, "schema", sv.ID, "tag", key.tag, "property", key.name, "err", err)
 	case allNull(col):
 		entry.allNull = true
 	case col.Kind != commonpb.ColumnKind_COL_ANY:
 		entry.col, entry.bytes = col, columnBytes(col)
+	default:
+		entry.untyped = true // a timestamp, a date…: no typed column holds it
 	}
 	if entry.col != nil && !a.cache.charge(a, entry.bytes) {
 		// Over the budget (or no longer the partition's adjacency): row

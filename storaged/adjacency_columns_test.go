@@ -211,8 +211,8 @@ func columnsOf(adj *adjacency) int64 {
 }
 
 // Tags of the tag-column fixture: person (name STRING NULL, age INT), then
-// a version 1 that adds level INT DEFAULT 7; city (pop INT); visit (ts
-// TIMESTAMP, n INT) with a TTL of 100 s on ts.
+// a version 1 that adds level INT DEFAULT 7; city (pop INT, since
+// TIMESTAMP); visit (ts TIMESTAMP, n INT) with a TTL of 100 s on ts.
 const (
 	tagPerson = 1
 	tagCity   = 2
@@ -226,7 +226,8 @@ var (
 	}}
 	personV1 = &metapb.Schema{Version: 1, Columns: append(append([]*metapb.ColumnDef(nil), personV0.Columns...),
 		&metapb.ColumnDef{Name: "level", Type: metapb.PropType_INT64, DefaultValue: &commonpb.Value{V: &commonpb.Value_IntVal{IntVal: 7}}})}
-	cityV0  = &metapb.Schema{Version: 0, Columns: []*metapb.ColumnDef{{Name: "pop", Type: metapb.PropType_INT64}}}
+	cityV0 = &metapb.Schema{Version: 0, Columns: []*metapb.ColumnDef{
+		{Name: "pop", Type: metapb.PropType_INT64}, {Name: "since", Type: metapb.PropType_TIMESTAMP}}}
 	visitV0 = &metapb.Schema{Version: 0, TtlCol: "ts", TtlDuration: 100, Columns: []*metapb.ColumnDef{
 		{Name: "ts", Type: metapb.PropType_TIMESTAMP}, {Name: "n", Type: metapb.PropType_INT64}}}
 )
@@ -268,7 +269,7 @@ func (f *adjFixture) writeTags(personVersion *metapb.Schema) {
 			put(vid, tagPerson, personVersion, vals)
 		}
 		if f.rng.IntN(2) == 0 {
-			put(vid, tagCity, cityV0, []any{f.rng.Int64N(1e6)})
+			put(vid, tagCity, cityV0, []any{f.rng.Int64N(1e6), f.rng.Int64N(1e9)})
 		}
 		if f.rng.IntN(2) == 0 {
 			ts := time.Now().Unix() + 1000
@@ -296,6 +297,7 @@ func TestAdjacencyTagColumns(t *testing.T) {
 		"not there":  {ref(tagPerson, "level")},
 		"ttl":        {ref(tagVisit, "n"), ref(tagPerson, "age")},
 		"tag of one": {ref(tagCity, "pop")},
+		"timestamp":  {ref(tagCity, "since"), ref(tagPerson, "age")},
 	}
 	get := func(f *adjFixture, adj *adjacency, props []*storagepb.PropRef, packed bool) *storagepb.PropColumns {
 		t.Helper()
@@ -333,6 +335,9 @@ func TestAdjacencyTagColumns(t *testing.T) {
 	}
 	if e := adj.cols[propColumnKey{tag: true, id: tagPerson, name: "level"}]; !e.allNull {
 		t.Fatalf("a property no row of the version has: %+v, want a column of NULLs", e)
+	}
+	if e := adj.cols[propColumnKey{tag: true, id: tagCity, name: "since"}]; !e.untyped {
+		t.Fatalf("a timestamp property: %+v, want no column for good (untyped), not a decode per request", e)
 	}
 	if _, asked := adj.cols[propColumnKey{tag: true, id: tagVisit, name: "n"}]; asked {
 		t.Fatal("a column of visit.n was asked for: visit has a TTL, its rows are read one at a time")
