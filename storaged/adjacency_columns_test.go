@@ -310,6 +310,24 @@ func TestAdjacencyTagColumns(t *testing.T) {
 		}
 		return block
 	}
+	// byOrdinal checks that the requests the columns can answer read no
+	// row at all: a get that counts its calls sees none.
+	byOrdinal := func(t *testing.T, f *adjFixture, adj *adjacency, what string) {
+		t.Helper()
+		for _, name := range []string{"person", "two tags", "not there", "tag of one"} {
+			reads := 0
+			read := func([]byte) ([]byte, error) { reads++; return nil, nil }
+			vids := append([][]byte{partition.EncodeInt64Vid(1000)}, f.srcs...)
+			req := &storagepb.GetPropsReq{SpaceId: adjSpace, Props: reqs[name], Columns: true, PackedStrings: true}
+			got, err := rowread.NewReader(f.snap, adjSpace, time.Now().Unix()).GetPropColumns(read, adj, f.space, adjPart, req, vids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := get(f, nil, reqs[name], true); reads != 0 || !proto.Equal(want, got) {
+				t.Fatalf("%s, %s: %d rows read (want none, the columns answer), answers equal: %v", what, name, reads, proto.Equal(want, got))
+			}
+		}
+	}
 	compare := func(t *testing.T, f *adjFixture, adj *adjacency, what string) {
 		t.Helper()
 		for name, props := range reqs {
@@ -329,6 +347,7 @@ func TestAdjacencyTagColumns(t *testing.T) {
 	f.writeTags(personV0)
 	adj := waitBuilt(t, c, f)
 	compare(t, f, adj, "version 0")
+	byOrdinal(t, f, adj, "version 0")
 	// person.name, person.age, city.pop; "not there" is a column of NULLs.
 	if n := c.columns.Load(); n < 3 {
 		t.Fatalf("%d columns decoded; the tags were read row by row", n)
@@ -357,6 +376,7 @@ func TestAdjacencyTagColumns(t *testing.T) {
 	f.writeTags(personV1)
 	adj = waitBuilt(t, c, f)
 	compare(t, f, adj, "version 1, rows of both")
+	byOrdinal(t, f, adj, "version 1, rows of both")
 
 	// No room for the columns: the same answers, row by row.
 	withoutColumnRoom(t, f, adj, compare)
