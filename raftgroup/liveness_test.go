@@ -592,8 +592,7 @@ func (c *liveCluster) dump(t *testing.T) {
 func describeGroup(e *Engine, id GroupID) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	var out string
-	err := e.inspect(ctx, id, func(g *group) {
+	out, err := inspect(ctx, e, id, func(g *group) string {
 		st := g.rn.Status()
 		first, _ := g.store.FirstIndex()
 		last, _ := g.store.LastIndex()
@@ -616,7 +615,7 @@ func describeGroup(e *Engine, id GroupID) string {
 			fmt.Fprintf(&b, "\n    progress %d: %s match %d next %d pendingSnap %d recentActive %t paused %t",
 				id, pr.State, pr.Match, pr.Next, pr.PendingSnapshot, pr.RecentActive, pr.MsgAppFlowPaused)
 		}
-		out = b.String()
+		return b.String()
 	})
 	if err != nil {
 		return "status: " + err.Error()
@@ -909,15 +908,18 @@ func progressOf(t *testing.T, e *Engine, g GroupID, to uint64) (raft.StateType, 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	var state raft.StateType
-	var pr tracker.Progress
-	if err := e.inspect(ctx, g, func(g *group) {
+	type stateProgress struct {
+		state raft.StateType
+		pr    tracker.Progress
+	}
+	sp, err := inspect(ctx, e, g, func(g *group) stateProgress {
 		st := g.rn.Status()
-		state, pr = st.RaftState, st.Progress[to]
-	}); err != nil {
+		return stateProgress{st.RaftState, st.Progress[to]}
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return state, pr
+	return sp.state, sp.pr
 }
 
 // A snapshot report says only "to whom" and "ok or not"; raft applies it to

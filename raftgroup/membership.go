@@ -91,35 +91,38 @@ type Status struct {
 
 // Status returns the group's raft status.
 func (e *Engine) Status(ctx context.Context, id GroupID) (Status, error) {
-	var st Status
-	err := e.inspect(ctx, id, func(g *group) {
+	return inspect(ctx, e, id, func(g *group) Status {
 		s := g.rn.Status()
-		st = Status{Leader: s.Lead, Term: s.GetTerm(), Commit: s.GetCommit(), Applied: g.applied, Match: map[uint64]uint64{}}
+		st := Status{Leader: s.Lead, Term: s.GetTerm(), Commit: s.GetCommit(), Applied: g.applied, Match: map[uint64]uint64{}}
 		for id, pr := range s.Progress {
 			st.Match[id] = pr.Match
 		}
 		if h := g.halt; h != nil {
 			st.Halt = &HaltStatus{Index: h.index, Reason: h.reason, Since: h.since, Retries: h.retries}
 		}
+		return st
 	})
-	return st, err
 }
 
-// inspect runs fn on the group's worker with the group's state.
-func (e *Engine) inspect(ctx context.Context, id GroupID, fn func(*group)) error {
-	done := make(chan struct{})
+// inspect runs fn on the group's worker with the group's state and returns
+// what fn returned. The caller may give up first (ctx, engine stop) while fn
+// is still queued; fn then runs later, so it hands its result over a
+// buffered channel rather than writing to anything the caller reads.
+func inspect[T any](ctx context.Context, e *Engine, id GroupID, fn func(*group) T) (T, error) {
+	result := make(chan T, 1)
+	var zero T
 	if err := e.post(id, func(b *mailbox) {
-		b.inspections = append(b.inspections, func(g *group) { fn(g); close(done) })
+		b.inspections = append(b.inspections, func(g *group) { result <- fn(g) })
 	}); err != nil {
-		return err
+		return zero, err
 	}
 	select {
-	case <-done:
-		return nil
+	case v := <-result:
+		return v, nil
 	case <-ctx.Done():
-		return fmt.Errorf("%s: status: %w", id, ctx.Err())
+		return zero, fmt.Errorf("%s: status: %w", id, ctx.Err())
 	case <-e.done:
-		return e.stopError()
+		return zero, e.stopError()
 	}
 }
 

@@ -2,6 +2,7 @@ package raftgroup
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -165,5 +166,43 @@ func TestReplaceReplicaJoint(t *testing.T) {
 		if got := s.read(t, g, 29); got != "v29" {
 			t.Fatalf("store %d: key 29 = %q", s.id, got)
 		}
+	}
+}
+
+// TestStatusCallerGivesUpFirst: a Status call whose context ends before
+// the worker reaches the inspection returns the context's error, and the
+// inspection, run later, must not write what that caller has already
+// returned (the race detector catches it; CI's -race run once did, from
+// AddReplica's catch-up wait). Calls with a live context still answer.
+func TestStatusCallerGivesUpFirst(t *testing.T) {
+	g := GroupID{7, 1}
+	net := newMemNetwork()
+	s := &testStore{id: 1, dir: t.TempDir()}
+	s.start(t, net, []GroupID{g}, []uint64{1})
+	defer s.stop(net)
+	gaveUp, answered := 0, 0
+	for range 300 {
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
+		st, err := s.engine.Status(ended, g)
+		switch {
+		case err == nil:
+			answered++ // the worker was quicker than the select
+		case errors.Is(err, context.Canceled):
+			gaveUp++
+			if st.Match != nil {
+				t.Fatalf("a call that gave up returned a status: %+v", st)
+			}
+		default:
+			t.Fatalf("Status with an ended context: %v", err)
+		}
+	}
+	if gaveUp == 0 {
+		t.Fatalf("no Status call with an ended context gave up (%d answered): the test proves nothing", answered)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.engine.Status(ctx, g); err != nil {
+		t.Fatalf("Status after the abandoned calls: %v", err)
 	}
 }
