@@ -53,9 +53,11 @@
 // whose ConfState lists the initial voters (every replica of a partition is
 // created with the same list by the catalog), as TiKV does. A replica added
 // later starts the same way with no voters and is filled by the leader. The
-// log of each group is kept in RocksDB under the partition's raft-log keys
-// and mirrored in a raft.MemoryStorage that the raft package reads; the
-// mirror is rebuilt from RocksDB on restart. The log is truncated behind
+// log of each group is kept in RocksDB under the partition's raft-log keys;
+// the logStore that the raft package reads keeps only the log's bounds,
+// terms and entry sizes in memory, and the engine's entry cache the newest
+// entries of every group within one byte budget (Config.EntryCacheBytes):
+// anything older is read back from RocksDB. The log is truncated behind
 // the applied index (Config.MaxLogEntries); a follower behind the
 // truncation point gets a snapshot (snapshot.go).
 //

@@ -72,11 +72,14 @@ type Config struct {
 	// LogCatchUpBytes bounds the entries kept behind the applied index by
 	// size as well (default 16 MiB; < 0: by count only). Without it a
 	// truncation kept LogCatchUpEntries entries whatever their size: a bulk
-	// load's 2000 last entries of up to a megabyte each stayed on disk and,
-	// through the MemoryStorage mirror, in memory (about 1 GB of heap per
-	// storaged after an SF10 import). A follower further behind than the
-	// window gets a snapshot.
+	// load's 2000 last entries of up to a megabyte each stayed on disk. A
+	// follower further behind than the window gets a snapshot.
 	LogCatchUpBytes int64
+	// EntryCacheBytes bounds the raft log entries all groups keep in memory
+	// (default 64 MiB; < 0: none, every read goes to RocksDB). The log is
+	// in RocksDB; the cache holds each group's newest entries, which raft
+	// reads to replicate and apply them (entrycache.go).
+	EntryCacheBytes int64
 	// SeparateWrites writes each group's Ready in a batch and sync of its
 	// own instead of one per round. It exists only so benchmarks can show
 	// what the shared write buys; never set it in production.
@@ -117,6 +120,7 @@ type Engine struct {
 	writer *appendWriter
 
 	applyCache applyCacheBudget // the bound of all groups' applyCaches
+	entries    *entryCache      // the newest log entries of all groups
 }
 
 // engineStats are cumulative counters, read by Stats.
@@ -133,6 +137,8 @@ type Stats struct {
 	// HaltedGroups is how many groups are stopped at an entry they cannot
 	// apply here (ErrApplyHalted); Status says which entry and why.
 	HaltedGroups int
+	// EntryCache is the raft entry cache's size and use.
+	EntryCache EntryCacheStats
 }
 
 // Stats returns the engine's counters.
@@ -145,6 +151,7 @@ func (e *Engine) Stats() Stats {
 		GroupsReady: e.stats.groupsReady.Load(), EntriesAppended: e.stats.entriesAppended.Load(),
 		EntriesApplied: e.stats.entriesApplied.Load(), MessagesSent: e.stats.messagesSent.Load(), Groups: n,
 		HaltedGroups: int(e.stats.haltedGroups.Load()),
+		EntryCache:   e.entries.stats(),
 	}
 }
 
@@ -186,6 +193,9 @@ func NewEngine(cfg Config) *Engine {
 	if cfg.ApplyCacheEntries == 0 {
 		cfg.ApplyCacheEntries = 1 << 20
 	}
+	if cfg.EntryCacheBytes == 0 {
+		cfg.EntryCacheBytes = 64 << 20
+	}
 	e := &Engine{
 		cfg:       cfg,
 		log:       cfg.Logger.With("store", cfg.StoreID),
@@ -194,6 +204,7 @@ func NewEngine(cfg Config) *Engine {
 		groups:    map[GroupID]*group{},
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
+		entries:   newEntryCache(cfg.EntryCacheBytes),
 	}
 	e.applyCache.max = int64(cfg.ApplyCacheEntries)
 	for i := 0; i < cfg.Workers; i++ {
@@ -319,10 +330,7 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 			return fmt.Errorf("%s: writing bootstrap state: %w", id, err)
 		}
 	}
-	store, err := newLogStore(st)
-	if err != nil {
-		return fmt.Errorf("%s: %w", id, err)
-	}
+	store := newLogStore(id, db, e.entries, st)
 	rn, err := raft.NewRawNode(&raft.Config{
 		ID:                        e.cfg.StoreID,
 		ElectionTick:              e.cfg.ElectionTicks,

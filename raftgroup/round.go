@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -391,8 +390,8 @@ entries:
 }
 
 // truncation decides whether the log should be cut back now that applied
-// reached this index. Applied entries are durable and mirrored in memory,
-// so the truncation point's term is known.
+// reached this index. Applied entries are durable and in the logStore, so
+// the truncation point's term is known.
 func (e *Engine) truncation(g *group, applied uint64) *truncation {
 	byCount := e.cfg.MaxLogEntries >= 0 && applied >= g.truncIdx+uint64(e.cfg.MaxLogEntries)
 	bySize := e.cfg.MaxLogBytes >= 0 && g.logBytes >= e.cfg.MaxLogBytes
@@ -405,16 +404,7 @@ func (e *Engine) truncation(g *group, applied uint64) *truncation {
 	}
 	if e.cfg.LogCatchUpBytes >= 0 {
 		// Keep no more than LogCatchUpBytes of entries behind applied.
-		if ents, err := g.store.Entries(compactTo+1, applied+1, math.MaxUint64); err == nil {
-			kept := int64(0)
-			for i := len(ents) - 1; i >= 0; i-- {
-				kept += int64(len(ents[i].GetData()))
-				if kept > e.cfg.LogCatchUpBytes {
-					compactTo = ents[i].GetIndex()
-					break
-				}
-			}
-		}
+		compactTo = g.store.catchUpStart(compactTo, applied, e.cfg.LogCatchUpBytes)
 	}
 	if compactTo <= g.truncIdx {
 		return nil

@@ -102,7 +102,7 @@ type incomingSnapshot struct {
 
 // installSnapshot installs a snapshot carried by a MsgStorageAppend, on
 // the append writer: the durable state change with the marker, the ingest,
-// the marker's removal, the memory mirror, and a note to the engine that
+// the marker's removal, the logStore, and a note to the engine that
 // the data is now at the snapshot's index.
 func (e *Engine) installSnapshot(g *group, m *rpb.Message) error {
 	snap := m.GetSnapshot()
@@ -148,15 +148,15 @@ func (e *Engine) installSnapshot(g *group, m *rpb.Message) error {
 		return err
 	}
 	if err := g.store.ApplySnapshot(snap); err != nil && !errors.Is(err, raft.ErrSnapOutOfDate) {
-		return fmt.Errorf("%s: installing snapshot %d in memory: %w", g.id, idx, err)
+		return fmt.Errorf("%s: recording snapshot %d in the log store: %w", g.id, idx, err)
 	}
 	if len(m.GetEntries()) > 0 {
 		if err := g.store.Append(m.GetEntries()); err != nil {
-			return fmt.Errorf("%s: mirroring log after snapshot: %w", g.id, err)
+			return fmt.Errorf("%s: recording the log after snapshot: %w", g.id, err)
 		}
 	}
 	if err := g.store.SetHardState(hs); err != nil {
-		return fmt.Errorf("%s: mirroring hard state: %w", g.id, err)
+		return fmt.Errorf("%s: recording the hard state: %w", g.id, err)
 	}
 	g.writtenLast = idx
 	if n := len(m.GetEntries()); n > 0 {

@@ -182,23 +182,26 @@ func (w *appendWriter) writeRun(ops []appendOp) error {
 	for _, op := range ops {
 		g := op.g
 		if op.barrier != nil {
+			// The group was removed (round.go) and nothing more of it is
+			// queued: its cached entries go.
+			w.e.entries.drop(g.id)
 			continue
 		}
 		if op.trunc != nil {
-			// The memory mirror drops the entries only once RocksDB did.
+			// The logStore forgets the entries only once RocksDB did.
 			if err := g.store.Compact(op.trunc.to); err != nil && err != raft.ErrCompacted {
-				return fmt.Errorf("%s: truncating in-memory log: %w", g.id, err)
+				return fmt.Errorf("%s: recording the log's truncation: %w", g.id, err)
 			}
 			continue
 		}
 		if len(op.msg.GetEntries()) > 0 {
 			if err := g.store.Append(op.msg.GetEntries()); err != nil {
-				return fmt.Errorf("%s: mirroring log: %w", g.id, err)
+				return fmt.Errorf("%s: recording appended entries: %w", g.id, err)
 			}
 		}
 		if hs := hardStateOf(op.msg); hs != nil {
 			if err := g.store.SetHardState(hs); err != nil {
-				return fmt.Errorf("%s: mirroring hard state: %w", g.id, err)
+				return fmt.Errorf("%s: recording the hard state: %w", g.id, err)
 			}
 		}
 	}

@@ -49,6 +49,10 @@ type Config struct {
 	// raftgroup.Config); zero means the engine's defaults.
 	MaxLogEntries, LogCatchUpEntries int
 	MaxLogBytes                      int64
+	// RaftEntryCacheBytes bounds the raft log entries kept in memory, all
+	// partitions together (raftgroup.Config.EntryCacheBytes: 0 the default
+	// of 64 MiB; < 0 none). Older entries are read from RocksDB.
+	RaftEntryCacheBytes int64
 	// DegreeCacheEntries bounds the vertex degrees the raft apply keeps in
 	// memory, all partitions together (raftgroup.Config.ApplyCacheEntries:
 	// 0 the default of 1Mi, about 100 MB; < 0 none).
@@ -260,6 +264,7 @@ func (s *Server) Start(ctx context.Context) error {
 		MaxLogEntries:     s.cfg.MaxLogEntries,
 		LogCatchUpEntries: s.cfg.LogCatchUpEntries,
 		MaxLogBytes:       s.cfg.MaxLogBytes,
+		EntryCacheBytes:   s.cfg.RaftEntryCacheBytes,
 		Applier:           applier{store: storeID, fetchStaged: s.fetchStaged},
 		// Every edge write reads and rewrites its vertices' degrees.
 		ApplyCacheKey:     partition.IsDegreeKey,

@@ -48,6 +48,7 @@ func run(args []string) error {
 	catchUp := fs.Int("raft-log-catchup-entries", 2000, "entries kept behind the applied index when truncating, so slightly lagging followers catch up without a snapshot")
 	mirrorWait := fs.Duration("mirror-wait", 10*time.Second, "how long an edge write waits for the in-edge halves in other partitions before it is acknowledged anyway (it is durable; they follow) — docs/storage.md")
 	maxLogBytes := fs.Int64("raft-max-log-bytes", 64<<20, "also truncate once the entries applied since the last truncation reach this many bytes (-1: never)")
+	entryCache := fs.Int64("raft-entry-cache-mb", 64, "MiB of raft log entries kept in memory, all partitions together: the newest ones, which replication and apply read; older ones are read from RocksDB (0: none) — docs/storage.md")
 	degreeCache := fs.Int("degree-cache-entries", 1<<20, "vertex degrees kept in memory for edge writes, all partitions together (about 100 bytes each; 0: none) — docs/storage.md")
 	rdb := rocksopts.Default()
 	blockCache := fs.Int("rocksdb-block-cache-mb", rdb.BlockCacheMB, "RocksDB block cache in MiB, one LRU cache shared by all data paths of this storaged")
@@ -79,6 +80,10 @@ func run(args []string) error {
 		}
 		return v
 	}
+	entryCacheBytes := *entryCache << 20
+	if entryCacheBytes == 0 {
+		entryCacheBytes = -1
+	}
 	levels, err := rocksopts.ParseCompressionPerLevel(*compression)
 	if err != nil {
 		return fmt.Errorf("--rocksdb-compression-per-level: %w", err)
@@ -105,7 +110,8 @@ func run(args []string) error {
 		GossipSeeds:   daemon.SplitList(*gossipSeeds),
 		RaftTick:      *raftTick,
 		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes, MirrorWait: *mirrorWait,
-		DegreeCacheEntries: offIfZero(*degreeCache),
+		DegreeCacheEntries:  offIfZero(*degreeCache),
+		RaftEntryCacheBytes: entryCacheBytes,
 		RocksDB: rocksopts.Options{
 			BlockCacheMB: *blockCache, WriteBufferMB: *writeBuffer, MaxWriteBufferNumber: *writeBuffers,
 			CompressionPerLevel: levels, BloomBitsPerKey: offIfZero(*bloomBits), NoPrefixBloom: !*prefixBloom,

@@ -57,6 +57,9 @@ type Options struct {
 	// MaxLogEntries and LogCatchUpEntries set raft log truncation; tests
 	// set them small so restarted stores catch up by snapshot.
 	MaxLogEntries, LogCatchUpEntries int
+	// RaftEntryCacheBytes is each store's raft entry cache budget
+	// (storaged.Config; 0: the default).
+	RaftEntryCacheBytes int64
 	// WrapTransport wraps each store's raft transport (fault injection).
 	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
 	// MirrorWait is storaged's wait for edge mirrors (storaged.Config).
@@ -169,9 +172,10 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 		ListenAddr: s.addr, DataPaths: []string{s.dataDir}, MetaAddrs: c.MetaAddrs(),
 		RaftTick: tick, HeartbeatInterval: 200 * time.Millisecond, WrapTransport: c.opts.WrapTransport,
 		MaxLogEntries: c.opts.MaxLogEntries, LogCatchUpEntries: c.opts.LogCatchUpEntries,
-		MirrorWait: c.opts.MirrorWait,
-		Logger:     c.log.With("daemon", "storaged", "slot", i),
-		GossipAddr: gossipAddr, GossipSeeds: c.gossipSeeds(),
+		RaftEntryCacheBytes: c.opts.RaftEntryCacheBytes,
+		MirrorWait:          c.opts.MirrorWait,
+		Logger:              c.log.With("daemon", "storaged", "slot", i),
+		GossipAddr:          gossipAddr, GossipSeeds: c.gossipSeeds(),
 		DiskReserve: c.opts.DiskReserve, DiskPollInterval: c.opts.DiskPollInterval, DiskFree: diskFree,
 		AdjacencyCacheBytes: c.opts.AdjacencyCacheBytes, AdjacencyQuiet: c.opts.AdjacencyQuiet,
 	})
