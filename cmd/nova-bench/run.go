@@ -266,7 +266,7 @@ func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 
 // novaSweeps runs each scenario's sweep against graphd.
 func novaSweeps(ctx context.Context, cmd *cobra.Command, c *connFlags, l *loadFlags, g *driver.Graph, schema driver.Schema,
-	scenarios []driver.Scenario, literal bool, setup *client.Session, pool *client.Pool, rep *driver.Report) error {
+	scenarios []driver.Scenario, literal bool, setup *client.Session, pool *client.Pool, meter *driver.ResourceMeter, rep *driver.Report) error {
 	sampler, err := driver.NewSampler(g, l.mode)
 	if err != nil {
 		return err
@@ -295,7 +295,9 @@ func novaSweeps(ctx context.Context, cmd *cobra.Command, c *connFlags, l *loadFl
 			return fmt.Errorf("%s: %w", p.Scenario.Name, err)
 		}
 		target := &driver.NovaTarget{Pool: pool, User: c.user, Password: c.password, Space: c.space, Prepared: p, IDs: ids}
-		res, err := driver.Sweep(ctx, p.Scenario.Name, target, l.concs, l.config(inputs), progress(cmd.ErrOrStderr()))
+		cfg := l.config(inputs)
+		cfg.Meter = meter
+		res, err := driver.Sweep(ctx, p.Scenario.Name, target, l.concs, cfg, progress(cmd.ErrOrStderr()))
 		rep.Results = append(rep.Results, res...)
 		if err != nil {
 			return err
@@ -390,6 +392,7 @@ func newRunCmd() *cobra.Command {
 		scenarios string
 		literal   bool
 		withFloor bool
+		metrics   string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -439,7 +442,15 @@ QPS as a fraction of that floor.`,
 			}}
 			load.describe(rep.Config)
 			fmt.Fprintf(cmd.ErrOrStderr(), "data: %s, %d vertices, %d edges\n", g.Source, len(g.Vertices), len(g.Edges))
-			runErr := novaSweeps(ctx, cmd, &conn, &load, g, schema, scs, literal, sess, pool, rep)
+			var meter *driver.ResourceMeter
+			if daemons := splitList(metrics); len(daemons) > 0 {
+				if meter, err = driver.NewResourceMeter(daemons, 500*time.Millisecond); err != nil {
+					return fmt.Errorf("--metrics: %w", err)
+				}
+				defer meter.Close()
+				rep.Config["metrics"] = daemons
+			}
+			runErr := novaSweeps(ctx, cmd, &conn, &load, g, schema, scs, literal, sess, pool, meter, rep)
 			if runErr == nil && withFloor {
 				runErr = floorSweeps(ctx, cmd, &fl, &load, g, scs, rep)
 			}
@@ -453,6 +464,7 @@ QPS as a fraction of that floor.`,
 	cmd.Flags().StringVar(&scenarios, "scenarios", "go1,go2,go3", "comma-separated scenarios: "+strings.Join(driver.ScenarioNames(driver.Scenarios), ", "))
 	cmd.Flags().BoolVar(&literal, "literal", false, "splice inputs into the statement text instead of sending query parameters")
 	cmd.Flags().BoolVar(&withFloor, "floor", false, "also run the k-hop scenarios on the storage floor and report the ratio")
+	cmd.Flags().StringVar(&metrics, "metrics", "", "comma-separated daemons to meter over each measured period, as name=host:port of their HTTP address (e.g. graphd=127.0.0.1:19669,storaged=127.0.0.1:19779): the report adds each one's CPU and peak RSS")
 	return cmd
 }
 

@@ -64,7 +64,7 @@ creates and rebuilds first if it is missing.`,
 			}}
 			load.describe(rep.Config)
 			fmt.Fprintf(cmd.ErrOrStderr(), "data: %s, %d vertices, %d edges\n", g.Source, len(g.Vertices), len(g.Edges))
-			runErr := novaSweeps(ctx, cmd, &conn, &load, g, schema, qs, literal, sess, pool, rep)
+			runErr := novaSweeps(ctx, cmd, &conn, &load, g, schema, qs, literal, sess, pool, nil, rep)
 			return finish(cmd, rep, &load, runErr)
 		},
 	}

@@ -133,6 +133,23 @@ func (r *Report) Markdown() string {
 				FormatMS(f.Client.P50US), FormatMS(f.Client.P99US), FormatRate(f.RowsPerSec), f.Errors)
 		}
 	}
+	if metered := slices.ContainsFunc(r.Results, func(res Result) bool { return len(res.Resources) > 0 }); metered {
+		b.WriteString("\nServer resources over each measured period (CPU from /metrics; peak RSS is the largest sample, every 0.5 s):\n\n")
+		b.WriteString("| scenario | conc | daemon | CPU cores | CPU ms per query | peak RSS MB |\n|---|---:|---|---:|---:|---:|\n")
+		for _, res := range r.Results {
+			for _, d := range res.Resources {
+				if d.Error != "" {
+					fmt.Fprintf(&b, "| %s | %d | %s | - | - | - (%s) |\n", res.Scenario, res.Concurrency, d.Daemon, strings.ReplaceAll(d.Error, "|", "/"))
+					continue
+				}
+				perQuery := "-"
+				if res.Count > 0 {
+					perQuery = FormatMS(int64(d.CPUSeconds * 1e6 / float64(res.Count)))
+				}
+				fmt.Fprintf(&b, "| %s | %d | %s | %.2f | %s | %.0f |\n", res.Scenario, res.Concurrency, d.Daemon, d.CPUCores, perQuery, float64(d.PeakRSSBytes)/(1<<20))
+			}
+		}
+	}
 	var errs strings.Builder
 	for _, res := range append(append([]Result(nil), r.Results...), r.Floor...) {
 		if res.Errors == 0 {

@@ -62,6 +62,9 @@ type RunConfig struct {
 	// Observe, if set, sees every measured execution, from the worker
 	// goroutines (it must be safe for concurrent use).
 	Observe func(in Input, out Outcome)
+	// Meter, if set, measures the servers' CPU and memory over the
+	// measured period (Result.Resources).
+	Meter *ResourceMeter
 }
 
 // MaxErrorSamples is how many error messages a Result keeps.
@@ -81,6 +84,9 @@ type Result struct {
 	Server      *Latency         `json:"server,omitempty"` // graphd's own latency; nil for the floor
 	ErrorKinds  map[string]int64 `json:"error_kinds,omitempty"`
 	ErrorSample []string         `json:"error_samples,omitempty"`
+	// Resources is each metered server's CPU and peak memory over the
+	// measured period (RunConfig.Meter).
+	Resources []DaemonUse `json:"resources,omitempty"`
 
 	client, server *Hist
 }
@@ -173,6 +179,12 @@ func Run(ctx context.Context, name string, target Target, cfg RunConfig) (Result
 	if cfg.Count <= 0 {
 		deadline = measureFrom.Add(cfg.Duration)
 	}
+	// The meter's period starts when measuring does, on a timer of its own.
+	var meterTimer *time.Timer
+	meterBegun := make(chan func() []DaemonUse, 1)
+	if cfg.Meter != nil {
+		meterTimer = time.AfterFunc(cfg.Warmup, func() { meterBegun <- cfg.Meter.Begin() })
+	}
 	var wg sync.WaitGroup
 	for w := range ops {
 		st := &workerStats{client: NewHist(), server: NewHist(), kinds: map[string]int64{}}
@@ -209,11 +221,15 @@ func Run(ctx context.Context, name string, target Target, cfg RunConfig) (Result
 	}
 	wg.Wait()
 	end := time.Now()
+	var resources []DaemonUse
+	if meterTimer != nil && !meterTimer.Stop() {
+		resources = (<-meterBegun)()
+	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("%s: %w", name, err)
 	}
 
-	res := Result{Scenario: name, Concurrency: cfg.Concurrency, client: NewHist(), server: NewHist(), ErrorKinds: map[string]int64{}}
+	res := Result{Scenario: name, Concurrency: cfg.Concurrency, client: NewHist(), server: NewHist(), ErrorKinds: map[string]int64{}, Resources: resources}
 	hasServer := false
 	for _, st := range stats {
 		res.Count += st.count
