@@ -17,6 +17,9 @@
 #                      DuckDB and the RocksDB floor on soc-Slashdot0902, every
 #                      answer checked (KHOP_DATASET=sf1|sf10, KHOP_ARGS="...";
 #                      bench/khop/README.md); starts and stops its own cluster
+#   make bench-sf100   issue 23's scale run: LDBC SF100 generated, imported (SST)
+#                      into 3 storaged with rf 3, verified, load-tested with each
+#   make bench-sf1000  daemon metered; SF1000: one storaged, rf 1 (bench/scale/run.sh)
 
 GO          ?= go
 STORAGED    ?= 1
@@ -32,7 +35,7 @@ SEED        ?= 1
 KINDS       ?=
 CHAOS_SHORT_FAULTS ?= 7
 
-.PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short bench-khop
+.PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short bench-khop bench-sf100 bench-sf1000
 
 deps:
 	@if ! dpkg -s librocksdb-dev protobuf-compiler g++ >/dev/null 2>&1; then \
@@ -99,6 +102,15 @@ cluster-down:
 # machine. bench/khop is its own Go module (it links DuckDB).
 bench-khop: build
 	GO=$(GO) bench/khop/run.sh
+
+# Issue 23's scale runs (bench/scale/run.sh): generate, cluster, import,
+# verify, load test, report. SF100 on three storaged with rf 3; SF1000 on
+# one storaged with rf 1. SCALE_* variables override (see the script).
+bench-sf100: build
+	SCALE_SF=100 SCALE_STORAGED=$${SCALE_STORAGED:-3} SCALE_METAD=$${SCALE_METAD:-3} SCALE_REPLICAS=$${SCALE_REPLICAS:-3} bench/scale/run.sh
+
+bench-sf1000: build
+	SCALE_SF=1000 bench/scale/run.sh
 
 run: build
 	METAD=$(METAD) STORAGED=$(STORAGED) scripts/cluster.sh up
