@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/novagraph/novagraph/bench/ldbc/gen"
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/proto/graphpb"
 )
@@ -409,5 +410,48 @@ func TestWriteFiles(t *testing.T) {
 	}
 	if _, err := rep.WritePlots(t.TempDir(), "gif"); err == nil {
 		t.Fatal("gif: no error")
+	}
+}
+
+// TestLoadLDBCStreamsAsLDBCGraph: the streaming loader gives the graph
+// that holding every row and building it (LDBCGraph) gives, on generated
+// SF0.1 data in two shards, one gzipped, with a duplicated knows row (the
+// importer writes it once) and with a person limit.
+func TestLoadLDBCStreamsAsLDBCGraph(t *testing.T) {
+	dir := t.TempDir()
+	for shard := range 2 {
+		if _, err := gen.Generate(context.Background(), gen.Config{ScaleFactor: 0.1, Seed: 3, OutDir: dir, Shard: shard, Shards: 2, Gzip: shard == 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	knows, err := ReadLDBCKnows(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := fmt.Sprintf("Person.id|Person.id|creationDate\n%d|%d|1\n", knows[0].Src, knows[0].Dst)
+	if err := os.WriteFile(filepath.Join(dir, "person_knows_person_9_0.csv"), []byte(dup), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := countLDBCRows(dir, "person_knows_person_"); err != nil || rows < len(knows)+1 {
+		t.Fatalf("countLDBCRows = %d, %v; the files hold %d rows", rows, err, len(knows)+1)
+	}
+	for _, limit := range []int{0, 300} {
+		persons, err := ReadLDBCPersons(dir, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		knows, err := ReadLDBCKnows(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := LDBCGraph(dir, persons, knows)
+		got, err := LoadLDBC(dir, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Edges) == 0 || !slices.Equal(got.Vertices, want.Vertices) || !slices.Equal(got.Edges, want.Edges) {
+			t.Fatalf("limit %d: LoadLDBC has %d vertices and %d edges, LDBCGraph %d and %d",
+				limit, len(got.Vertices), len(got.Edges), len(want.Vertices), len(want.Edges))
+		}
 	}
 }
