@@ -1,6 +1,7 @@
 package raftgroup
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -106,17 +107,18 @@ func (c *entryCache) get(id GroupID, lo, hi, maxSize uint64) ([]*rpb.Entry, bool
 		return nil, false
 	}
 	src := run.ents[lo-run.first : hi-run.first]
-	out := make([]*rpb.Entry, 0, len(src))
-	var size uint64
-	for _, e := range src {
-		if maxSize != noLimit {
+	n := len(src)
+	if maxSize != noLimit {
+		var size uint64
+		for i, e := range src {
 			size += uint64(proto.Size(e))
-			if len(out) > 0 && size > maxSize {
+			if i > 0 && size > maxSize {
+				n = i
 				break
 			}
 		}
-		out = append(out, e)
 	}
+	out := slices.Clone(src[:n])
 	c.mu.Unlock()
 	c.hits.Add(1)
 	return out, true
@@ -162,6 +164,11 @@ func (c *entryCache) dropFront(run *cachedRun, n int) {
 	}
 	clear(run.ents[:n])
 	run.ents = run.ents[n:]
+	if cap(run.ents) > 64 && len(run.ents) < cap(run.ents)/4 {
+		// Let the old array go: an idle group would keep it until its
+		// next append (up to megabytes of pointer slots).
+		run.ents = slices.Clone(run.ents)
+	}
 }
 
 // dropBack keeps run's first n entries.

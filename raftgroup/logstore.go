@@ -35,9 +35,11 @@ const (
 // ApplySnapshot) only after the matching RocksDB write, so whatever it
 // reports is on disk; raft, on the group's worker, reads it. raft reads
 // only entries it knows are stable, and an overwrite of a conflicting
-// suffix happens only beyond what raft will read from here, so a read from
-// RocksDB without the lock sees the entries it asked for or, if a
-// truncation overtook it, a gap that is reported as ErrCompacted.
+// suffix happens only beyond what raft will read from here. A truncation
+// is decided on the worker (markTruncating) before the append writer
+// deletes the entries, and from then on reads at or below it answer
+// ErrCompacted (raft sends a snapshot instead) whether or not RocksDB has
+// dropped them yet: raft panics on any other error from Entries.
 type logStore struct {
 	id       GroupID
 	db       *grocksdb.DB
@@ -48,9 +50,12 @@ type logStore struct {
 	hardState *rpb.HardState
 	confState *rpb.ConfState // as loaded; the engine clears it once raft read it
 	truncIdx  uint64         // the last index removed from the log; its term is kept
-	lastIdx   uint64
-	terms     []termRun // ascending by first; terms[0].first == truncIdx
-	sizes     []uint32  // payload bytes of entries truncIdx+1 … lastIdx
+	// truncating is the highest truncation point decided (markTruncating)
+	// and possibly already applied to RocksDB but not yet to truncIdx.
+	truncating uint64
+	lastIdx    uint64
+	terms      []termRun // ascending by first; terms[0].first == truncIdx
+	sizes      []uint32  // payload bytes of entries truncIdx+1 … lastIdx
 }
 
 // termRun says that entries from index first on have term term, up to the
@@ -102,7 +107,7 @@ func (s *logStore) termLocked(i uint64) (uint64, error) {
 // RocksDB otherwise.
 func (s *logStore) Entries(lo, hi, maxSize uint64) ([]*rpb.Entry, error) {
 	s.mu.Lock()
-	first, last := s.truncIdx+1, s.lastIdx
+	first, last := max(s.truncIdx, s.truncating)+1, s.lastIdx
 	s.mu.Unlock()
 	if lo < first {
 		return nil, raft.ErrCompacted
@@ -167,7 +172,7 @@ func (s *logStore) readEntries(lo, hi, maxSize uint64) ([]*rpb.Entry, error) {
 // instead), or a log that really lacks it.
 func (s *logStore) gapError(lo, want, found uint64) error {
 	s.mu.Lock()
-	truncated := lo <= s.truncIdx
+	truncated := lo <= max(s.truncIdx, s.truncating)
 	s.mu.Unlock()
 	if truncated {
 		return raft.ErrCompacted
@@ -212,6 +217,15 @@ func (s *logStore) Append(ents []*rpb.Entry) error {
 	return nil
 }
 
+// markTruncating records, on the worker, that a truncation up to index to
+// has been decided: the append writer may delete those entries from
+// RocksDB before Compact records it.
+func (s *logStore) markTruncating(to uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.truncating = max(s.truncating, to)
+}
+
 // Compact records that the log was truncated up to index to (inclusive).
 func (s *logStore) Compact(to uint64) error {
 	s.mu.Lock()
@@ -234,20 +248,23 @@ func (s *logStore) Compact(to uint64) error {
 }
 
 // ApplySnapshot records that the log was replaced by a snapshot: it is
-// empty, truncated at the snapshot's index.
+// empty, truncated at the snapshot's index. installSnapshot has already
+// written exactly that to RocksDB, so the store follows even a snapshot
+// older than its truncation point (raft does not hand those over); it
+// reports one with ErrSnapOutOfDate all the same.
 func (s *logStore) ApplySnapshot(snap *rpb.Snapshot) error {
 	meta := snap.GetMetadata()
 	s.mu.Lock()
+	var err error
 	if meta.GetIndex() <= s.truncIdx {
-		s.mu.Unlock()
-		return raft.ErrSnapOutOfDate
+		err = raft.ErrSnapOutOfDate
 	}
-	s.truncIdx, s.lastIdx = meta.GetIndex(), meta.GetIndex()
+	s.truncIdx, s.lastIdx, s.truncating = meta.GetIndex(), meta.GetIndex(), 0
 	s.terms = []termRun{{first: meta.GetIndex(), term: meta.GetTerm()}}
 	s.sizes = nil
 	s.mu.Unlock()
 	s.cache.drop(s.id)
-	return nil
+	return err
 }
 
 func (s *logStore) SetHardState(hs *rpb.HardState) error {

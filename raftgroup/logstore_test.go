@@ -1,7 +1,6 @@
 package raftgroup
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -126,10 +125,12 @@ func (h *logStoreHarness) check(step string) {
 			h.t.Fatalf("%s: Term(%d) = %d, %v; reference %d, %v", step, i, got, err, want, rerr)
 		}
 	}
-	if _, err := h.store.Term(first - 2); first >= 2 && !errors.Is(err, raft.ErrCompacted) {
+	// raft compares Storage errors with ==: a wrapped ErrCompacted would
+	// make it panic.
+	if _, err := h.store.Term(first - 2); first >= 2 && err != raft.ErrCompacted {
 		h.t.Fatalf("%s: Term before the truncation point: %v, want ErrCompacted", step, err)
 	}
-	if _, err := h.store.Entries(first-1, last+1, noLimit); first > 1 && !errors.Is(err, raft.ErrCompacted) {
+	if _, err := h.store.Entries(first-1, last+1, noLimit); first > 1 && err != raft.ErrCompacted {
 		h.t.Fatalf("%s: Entries from the truncation point: %v, want ErrCompacted", step, err)
 	}
 	for _, r := range [][2]uint64{{first, last + 1}, {first, first + 1}, {(first + last) / 2, last + 1}, {last, last + 1}} {
@@ -232,5 +233,59 @@ func TestLogStoreReloads(t *testing.T) {
 	}
 	if got := h.store.catchUpStart(50, 60, 1<<20); got != 50 {
 		t.Fatalf("catchUpStart with room for all: %d, want 50", got)
+	}
+}
+
+// TestLogStoreTruncationWindow: between the worker's decision to truncate
+// and the append writer recording it, RocksDB may already lack the
+// entries; a read of them must answer exactly raft.ErrCompacted (raft
+// then sends a snapshot), never another error, on which raft panics.
+func TestLogStoreTruncationWindow(t *testing.T) {
+	for _, cacheBytes := range []int64{-1, 1 << 20} {
+		t.Run(fmt.Sprintf("cache %d", cacheBytes), func(t *testing.T) {
+			h := newLogStoreHarness(t, cacheBytes)
+			h.append(entriesOf(6, 40, 6, 50))
+			h.store.markTruncating(20)
+			h.write(func(wb *grocksdb.WriteBatch) { wb.DeleteRange(logKey(h.id, 6), logKey(h.id, 21)) })
+			for _, lo := range []uint64{6, 10, 20} {
+				if _, err := h.store.Entries(lo, 30, noLimit); err != raft.ErrCompacted {
+					t.Fatalf("Entries(%d, 30) after the decision, before Compact: %v, want ErrCompacted", lo, err)
+				}
+			}
+			if ents, err := h.store.Entries(21, 30, noLimit); err != nil || len(ents) != 9 {
+				t.Fatalf("Entries(21, 30): %d entries, %v", len(ents), err)
+			}
+			if term, err := h.store.Term(15); err != nil || term != 6 {
+				t.Fatalf("Term(15) before Compact: %d, %v (terms are kept in memory)", term, err)
+			}
+			if err := h.store.Compact(20); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.store.Entries(20, 30, noLimit); err != raft.ErrCompacted {
+				t.Fatalf("Entries(20, 30) after Compact: %v", err)
+			}
+		})
+	}
+}
+
+// TestLogStoreStaleSnapshotFollowsDisk: installSnapshot resets the log on
+// disk before the logStore hears of the snapshot; even one at or below the
+// truncation point leaves the store describing what is on disk (an empty
+// log at the snapshot), reported with ErrSnapOutOfDate.
+func TestLogStoreStaleSnapshotFollowsDisk(t *testing.T) {
+	h := newLogStoreHarness(t, 1<<20)
+	h.append(entriesOf(6, 40, 6, 50))
+	h.compact(30)
+	snap := &rpb.Snapshot{Metadata: &rpb.SnapshotMetadata{Index: new(uint64(25)), Term: new(uint64(6)), ConfState: &rpb.ConfState{}}}
+	if err := h.store.ApplySnapshot(snap); err != raft.ErrSnapOutOfDate {
+		t.Fatalf("ApplySnapshot below the truncation point: %v, want ErrSnapOutOfDate", err)
+	}
+	first, _ := h.store.FirstIndex()
+	last, _ := h.store.LastIndex()
+	if first != 26 || last != 25 {
+		t.Fatalf("after a stale snapshot at 25: log [%d, %d], want empty at 26", first, last)
+	}
+	if _, ok := h.store.cache.get(h.id, 31, 41, noLimit); ok {
+		t.Fatal("the cache still serves entries the snapshot removed")
 	}
 }

@@ -416,6 +416,9 @@ func (e *Engine) truncation(g *group, applied uint64) *truncation {
 	from := g.truncIdx
 	g.truncIdx = compactTo
 	g.logBytes = 0
+	// From here raft must not read the entries the writer is about to
+	// delete (logStore.Entries answers ErrCompacted for them).
+	g.store.markTruncating(compactTo)
 	return &truncation{from: from, to: compactTo, term: term}
 }
 

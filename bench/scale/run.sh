@@ -42,7 +42,10 @@ CONC=${SCALE_CONC:-1,8,32,64}
 DURATION=${SCALE_DURATION:-20s}
 SPACE=sf${SF}_rf${REPLICAS}
 
-for port in 9559 9669 9779 2379; do
+ports="9669"
+for i in $(seq 1 "$METAD"); do ports="$ports $((9559 + (i - 1) * 10)) $((2379 + (i - 1) * 10))"; done
+for i in $(seq 1 "$STORAGED"); do ports="$ports $((9779 + (i - 1) * 10))"; done
+for port in $ports; do
 	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
 		echo "port $port is in use: another local cluster is running (make cluster-down in its worktree)" >&2
 		exit 1
@@ -59,10 +62,14 @@ step() { echo "== $* ($(date -u +%H:%M:%S))" | tee -a "$OUT/steps.log"; }
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 data="$WORK/sf$SF"
-if [ ! -f "$data/person_knows_person_0_0.csv" ]; then
+# .generated is written only once gen succeeded: an interrupted generation
+# is done again.
+if [ ! -f "$data/.generated" ]; then
 	step "generating LDBC SF$SF into $data"
+	rm -rf "$data"
 	t0=$(date +%s.%N)
 	bin/nova-bench gen --sf "$SF" --out "$data" | tee "$OUT/gen.log"
+	touch "$data/.generated"
 	gen_s=$(seconds "$t0" "$(date +%s.%N)")
 else
 	gen_s="(files existed)"
@@ -70,8 +77,10 @@ fi
 
 rm -rf "$CLUSTER"
 step "cluster: $METAD metad, $STORAGED storaged, 1 graphd in $CLUSTER"
-STORAGED=$STORAGED METAD=$METAD DATA=$CLUSTER scripts/cluster.sh up
+# The trap comes first: an `up` that fails its readiness wait leaves
+# daemons running.
 trap 'DATA=$CLUSTER scripts/cluster.sh down' EXIT
+STORAGED=$STORAGED METAD=$METAD DATA=$CLUSTER scripts/cluster.sh up
 
 metrics=graphd=127.0.0.1:19669
 for i in $(seq 1 "$STORAGED"); do

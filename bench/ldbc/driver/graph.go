@@ -328,7 +328,7 @@ func LoadLDBC(dir string, maxPersons int) (*Graph, error) {
 		return nil, err
 	}
 	for _, path := range paths {
-		err := readPipeCSV(path, 1, func(line int, f []string) error {
+		err := readPipeCSV(path, 10, func(line int, f []string) error {
 			if maxPersons > 0 && len(ids) >= maxPersons {
 				return errStop
 			}
@@ -347,11 +347,16 @@ func LoadLDBC(dir string, maxPersons int) (*Graph, error) {
 	for _, id := range ids {
 		in[id] = struct{}{}
 	}
-	rows, err := countLDBCRows(dir, "person_knows_person_")
-	if err != nil {
-		return nil, err
+	// With every person kept, every row gives two edges: size the slice
+	// once. With a few persons, let it grow from nothing.
+	var edges []Edge
+	if maxPersons <= 0 {
+		rows, err := countLDBCRows(dir, "person_knows_person_")
+		if err != nil {
+			return nil, err
+		}
+		edges = make([]Edge, 0, 2*rows)
 	}
-	edges := make([]Edge, 0, 2*rows)
 	err = forEachLDBCKnows(dir, func(k Knows) error {
 		_, src := in[k.Src]
 		_, dst := in[k.Dst]
@@ -364,7 +369,7 @@ func LoadLDBC(dir string, maxPersons int) (*Graph, error) {
 		return nil, err
 	}
 	slices.Sort(ids)
-	return &Graph{Vertices: slices.Compact(ids), Edges: sortEdges(edges), Source: dir}, nil
+	return &Graph{Vertices: slices.Compact(ids), Edges: slices.Clip(sortEdges(edges)), Source: dir}, nil
 }
 
 // sortEdges sorts edges by (Src, Dst) in place and drops duplicates.

@@ -134,7 +134,7 @@ func (r *Report) Markdown() string {
 		}
 	}
 	if metered := slices.ContainsFunc(r.Results, func(res Result) bool { return len(res.Resources) > 0 }); metered {
-		b.WriteString("\nServer resources over each measured period (CPU from /metrics; peak RSS is the largest sample, every 0.5 s):\n\n")
+		b.WriteString("\nServer resources over each measured period (from each daemon's /metrics; peak RSS is the largest of the samples taken):\n\n")
 		b.WriteString("| scenario | conc | daemon | CPU cores | CPU ms per query | peak RSS MB |\n|---|---:|---|---:|---:|---:|\n")
 		for _, res := range r.Results {
 			for _, d := range res.Resources {

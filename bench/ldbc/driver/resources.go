@@ -127,14 +127,17 @@ func (m *ResourceMeter) sample() ([]float64, []error) {
 // Begin opens a measured period; the function it returns closes it and
 // gives each daemon's use over it.
 func (m *ResourceMeter) Begin() func() []DaemonUse {
-	w := &meterWindow{began: time.Now(), peak: make([]int64, len(m.daemons))}
+	w := &meterWindow{peak: make([]int64, len(m.daemons))}
 	m.mu.Lock()
 	m.window = w
 	m.mu.Unlock()
 	w.startCPU, w.startErr = m.sample()
+	// The period runs from the first sample's answer to the last's request,
+	// so that the scrapes' own latency does not dilute CPUCores.
+	w.began = time.Now()
 	return func() []DaemonUse {
-		endCPU, endErr := m.sample()
 		elapsed := time.Since(w.began).Seconds()
+		endCPU, endErr := m.sample()
 		m.mu.Lock()
 		if m.window == w {
 			m.window = nil

@@ -69,9 +69,9 @@ func TestResourceMeter(t *testing.T) {
 	}
 	// Nothing is scraped between periods (once a sample that was under way
 	// when the period closed has finished).
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
 	before := fd.scrapes.Load()
-	time.Sleep(30 * time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
 	if after := fd.scrapes.Load(); after != before {
 		t.Fatalf("%d scrapes outside a measured period", after-before)
 	}
