@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,11 @@ func splitList(s string) []string {
 
 // load reads the graph and returns the schema the importer created for it.
 func (d *dataFlags) load(cmd *cobra.Command) (*driver.Graph, driver.Schema, error) {
+	// Reading the files makes garbage (a string per field) beside a graph
+	// that is one pointer-free slice the collector need not scan: collecting
+	// often keeps the peak near the graph's own size instead of twice it
+	// (7.9 GB of edges at SF1000).
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	var g *driver.Graph
 	var schema driver.Schema
 	var err error
