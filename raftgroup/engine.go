@@ -98,6 +98,11 @@ type Config struct {
 	ApplyCacheEntries int
 }
 
+// DefaultEntryCacheBytes is Config.EntryCacheBytes's default: 64 MiB holds
+// the newest entries of every group of a store through an online bulk load
+// at this project's batch sizes (docs/benchmarks.md, "Issue 23").
+const DefaultEntryCacheBytes = 64 << 20
+
 // Engine drives every raft group of one store. See doc.go for the round.
 type Engine struct {
 	cfg       Config
@@ -194,7 +199,7 @@ func NewEngine(cfg Config) *Engine {
 		cfg.ApplyCacheEntries = 1 << 20
 	}
 	if cfg.EntryCacheBytes == 0 {
-		cfg.EntryCacheBytes = 64 << 20
+		cfg.EntryCacheBytes = DefaultEntryCacheBytes
 	}
 	e := &Engine{
 		cfg:       cfg,

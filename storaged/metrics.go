@@ -63,7 +63,7 @@ func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.E
 	counter("novagraph_raft_messages_sent_total", "Raft messages handed to the transport.", func(s raftgroup.Stats) uint64 { return s.MessagesSent })
 	counter("novagraph_raft_entry_cache_hits_total", "Raft log reads (replication, apply) answered from the entry cache.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Hits })
 	counter("novagraph_raft_entry_cache_misses_total", "Raft log reads that went to RocksDB: entries older than the cache holds (a lagging follower) or evicted.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Misses })
-	counter("novagraph_raft_entry_cache_evicted_total", "Raft log entries dropped from the entry cache to stay within --raft-entry-cache-mb.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Evicted })
+	counter("novagraph_raft_entry_cache_evicted_total", "Raft log entries dropped from the entry cache to stay within --raft-entry-cache-size.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Evicted })
 	gauge := func(name, help string, get func(raftgroup.Stats) float64) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
 			if e := engine(); e != nil {
@@ -74,7 +74,7 @@ func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.E
 	}
 	gauge("novagraph_raft_entry_cache_bytes", "Memory held by the raft entry cache (payloads plus an estimated 128 bytes per entry).", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.Bytes) })
 	gauge("novagraph_raft_entry_cache_high_water_bytes", "The most the raft entry cache has held since start.", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.HighWater) })
-	gauge("novagraph_raft_entry_cache_limit_bytes", "The raft entry cache's budget (--raft-entry-cache-mb).", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.Limit) })
+	gauge("novagraph_raft_entry_cache_limit_bytes", "The raft entry cache's budget (--raft-entry-cache-size).", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.Limit) })
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "novagraph_raft_groups", Help: "Raft groups (partition replicas) hosted."}, func() float64 {
 		if e := engine(); e != nil {
 			return float64(e.Stats().Groups)

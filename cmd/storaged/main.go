@@ -13,6 +13,7 @@ import (
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/daemon"
 	"github.com/novagraph/novagraph/internal/rocksopts"
+	"github.com/novagraph/novagraph/raftgroup"
 	"github.com/novagraph/novagraph/storaged"
 )
 
@@ -48,7 +49,6 @@ func run(args []string) error {
 	catchUp := fs.Int("raft-log-catchup-entries", 2000, "entries kept behind the applied index when truncating, so slightly lagging followers catch up without a snapshot")
 	mirrorWait := fs.Duration("mirror-wait", 10*time.Second, "how long an edge write waits for the in-edge halves in other partitions before it is acknowledged anyway (it is durable; they follow) — docs/storage.md")
 	maxLogBytes := fs.Int64("raft-max-log-bytes", 64<<20, "also truncate once the entries applied since the last truncation reach this many bytes (-1: never)")
-	entryCache := fs.Int64("raft-entry-cache-mb", 64, "MiB of raft log entries kept in memory, all partitions together: the newest ones, which replication and apply read; older ones are read from RocksDB (0: none) — docs/storage.md")
 	degreeCache := fs.Int("degree-cache-entries", 1<<20, "vertex degrees kept in memory for edge writes, all partitions together (about 100 bytes each; 0: none) — docs/storage.md")
 	rdb := rocksopts.Default()
 	blockCache := fs.Int("rocksdb-block-cache-mb", rdb.BlockCacheMB, "RocksDB block cache in MiB, one LRU cache shared by all data paths of this storaged")
@@ -63,6 +63,8 @@ func run(args []string) error {
 	fs.Var(&diskReserve, "disk-reserve", "free space to keep on each data path's disk, in bytes or with a unit (64MiB): storaged holds it in a file <data-path>/RESERVED and, once less than this is free, releases it, refuses writes to the partitions it leads there (E_DISK_FULL) and moves their leadership away, until twice this is free; it also waits for this much before it starts (0: no guard) — docs/deploy.md")
 	adjacencySize := sizeFlag(storaged.DefaultAdjacencyCacheBytes)
 	fs.Var(&adjacencySize, "adjacency-cache-size", "memory for the edges and tag rows of partitions that are read and not written, all partitions together, in bytes or with a unit: GetNeighbors and GetProps (GO, FETCH of vertices) read them there instead of RocksDB (0: no cache) — docs/storage.md")
+	entryCacheSize := sizeFlag(raftgroup.DefaultEntryCacheBytes)
+	fs.Var(&entryCacheSize, "raft-entry-cache-size", "memory for raft log entries, all partitions together, in bytes or with a unit: the newest ones, which replication and apply read; older ones are read from RocksDB (0: none) — docs/storage.md")
 	adjacencyQuiet := fs.Duration("adjacency-quiet", storaged.DefaultAdjacencyQuiet, "how long a partition must go unwritten before it is cached")
 	diskPoll := fs.Duration("disk-poll-interval", storaged.DefaultDiskPollInterval, "how often free space on the data paths is measured")
 	log, err := daemon.ParseFlags(fs, args, "storaged")
@@ -80,10 +82,6 @@ func run(args []string) error {
 		}
 		return v
 	}
-	entryCacheBytes := *entryCache << 20
-	if entryCacheBytes == 0 {
-		entryCacheBytes = -1
-	}
 	levels, err := rocksopts.ParseCompressionPerLevel(*compression)
 	if err != nil {
 		return fmt.Errorf("--rocksdb-compression-per-level: %w", err)
@@ -93,6 +91,9 @@ func run(args []string) error {
 	}
 	if *adjacencyQuiet <= 0 {
 		return fmt.Errorf("--adjacency-quiet must be positive, got %s", *adjacencyQuiet)
+	}
+	if entryCacheSize == 0 {
+		entryCacheSize = -1 // off; in storaged.Config 0 is the default
 	}
 	if adjacencySize == 0 {
 		adjacencySize = -1 // off; in storaged.Config 0 is the default
@@ -111,7 +112,7 @@ func run(args []string) error {
 		RaftTick:      *raftTick,
 		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes, MirrorWait: *mirrorWait,
 		DegreeCacheEntries:  offIfZero(*degreeCache),
-		RaftEntryCacheBytes: entryCacheBytes,
+		RaftEntryCacheBytes: int64(entryCacheSize),
 		RocksDB: rocksopts.Options{
 			BlockCacheMB: *blockCache, WriteBufferMB: *writeBuffer, MaxWriteBufferNumber: *writeBuffers,
 			CompressionPerLevel: levels, BloomBitsPerKey: offIfZero(*bloomBits), NoPrefixBloom: !*prefixBloom,

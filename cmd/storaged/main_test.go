@@ -13,6 +13,8 @@ func TestAdjacencyFlagsRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"--adjacency-cache-size", "-1"}, `"-1" is not a size`},
+		{[]string{"--raft-entry-cache-size", "-64MiB"}, `"-64MiB" is not a size`},
+		{[]string{"--raft-entry-cache-size", "lots"}, `"lots" is not a size`},
 		{[]string{"--adjacency-quiet", "0s"}, "--adjacency-quiet must be positive"},
 		{[]string{"--adjacency-quiet", "-1s"}, "--adjacency-quiet must be positive"},
 	} {

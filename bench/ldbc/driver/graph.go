@@ -317,10 +317,12 @@ func maybeGunzip(r io.Reader) (io.Reader, error) {
 // the knows among them.
 //
 // It streams the knows files into one slice allocated from a line count
-// and sorted in place, so its peak memory is the graph's own, 16 bytes per
-// directed edge (7.9 GB at SF1000), plus a map of the person ids; holding
-// the rows, then a copy of the edges and every endpoint (LDBCGraph's way)
-// took about 88 bytes per edge at SF100.
+// and sorted in place: what it keeps is the graph's own 16 bytes per
+// directed edge (7.9 GB at SF1000) and a map of the person ids, beside the
+// parser's garbage (nova-bench collects often while loading). Holding the
+// rows, then a copy of the edges and every endpoint (LDBCGraph's way) took
+// 4.83 GB of peak RSS for SF100's 49.7 M edges; this takes 1.68 GB, 0.91
+// GB with nova-bench's GOGC of 10 (docs/benchmarks.md, "Issue 23").
 func LoadLDBC(dir string, maxPersons int) (*Graph, error) {
 	var ids []int64
 	paths, err := ldbcFiles(dir, "person_")
