@@ -35,6 +35,9 @@ import (
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
 
+// DefaultRaftEntryCacheBytes is Config.RaftEntryCacheBytes's default.
+const DefaultRaftEntryCacheBytes = raftgroup.DefaultEntryCacheBytes
+
 // Config configures a storaged.
 type Config struct {
 	ListenAddr        string   // gRPC for storage and raft, e.g. 127.0.0.1:9779 (port 0 in tests)
@@ -51,7 +54,8 @@ type Config struct {
 	MaxLogBytes                      int64
 	// RaftEntryCacheBytes bounds the raft log entries kept in memory, all
 	// partitions together (raftgroup.Config.EntryCacheBytes: 0 the default
-	// of 64 MiB; < 0 none). Older entries are read from RocksDB.
+	// DefaultRaftEntryCacheBytes; < 0 none). Older entries are read from
+	// RocksDB.
 	RaftEntryCacheBytes int64
 	// DegreeCacheEntries bounds the vertex degrees the raft apply keeps in
 	// memory, all partitions together (raftgroup.Config.ApplyCacheEntries:

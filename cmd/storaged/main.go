@@ -13,7 +13,6 @@ import (
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/daemon"
 	"github.com/novagraph/novagraph/internal/rocksopts"
-	"github.com/novagraph/novagraph/raftgroup"
 	"github.com/novagraph/novagraph/storaged"
 )
 
@@ -63,7 +62,7 @@ func run(args []string) error {
 	fs.Var(&diskReserve, "disk-reserve", "free space to keep on each data path's disk, in bytes or with a unit (64MiB): storaged holds it in a file <data-path>/RESERVED and, once less than this is free, releases it, refuses writes to the partitions it leads there (E_DISK_FULL) and moves their leadership away, until twice this is free; it also waits for this much before it starts (0: no guard) — docs/deploy.md")
 	adjacencySize := sizeFlag(storaged.DefaultAdjacencyCacheBytes)
 	fs.Var(&adjacencySize, "adjacency-cache-size", "memory for the edges and tag rows of partitions that are read and not written, all partitions together, in bytes or with a unit: GetNeighbors and GetProps (GO, FETCH of vertices) read them there instead of RocksDB (0: no cache) — docs/storage.md")
-	entryCacheSize := sizeFlag(raftgroup.DefaultEntryCacheBytes)
+	entryCacheSize := sizeFlag(storaged.DefaultRaftEntryCacheBytes)
 	fs.Var(&entryCacheSize, "raft-entry-cache-size", "memory for raft log entries, all partitions together, in bytes or with a unit: the newest ones, which replication and apply read; older ones are read from RocksDB (0: none) — docs/storage.md")
 	adjacencyQuiet := fs.Duration("adjacency-quiet", storaged.DefaultAdjacencyQuiet, "how long a partition must go unwritten before it is cached")
 	diskPoll := fs.Duration("disk-poll-interval", storaged.DefaultDiskPollInterval, "how often free space on the data paths is measured")
