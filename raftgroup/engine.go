@@ -98,9 +98,9 @@ type Config struct {
 	ApplyCacheEntries int
 }
 
-// DefaultEntryCacheBytes is Config.EntryCacheBytes's default: 64 MiB holds
-// the newest entries of every group of a store through an online bulk load
-// at this project's batch sizes (docs/benchmarks.md, "Issue 23").
+// DefaultEntryCacheBytes is Config.EntryCacheBytes's default: with 64 MiB
+// every raft log read of an SF10 online import (10 partitions, rf 1) was
+// served from memory (docs/benchmarks.md, "Issue 23, nineteenth session").
 const DefaultEntryCacheBytes = 64 << 20
 
 // Engine drives every raft group of one store. See doc.go for the round.
