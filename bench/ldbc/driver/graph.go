@@ -143,16 +143,31 @@ func ldbcFiles(dir, prefix string) ([]string, error) {
 // id|firstName|lastName|gender|birthday|creationDate|locationIP|browserUsed|language|email.
 // limit > 0 keeps the first limit rows.
 func ReadLDBCPersons(dir string, limit int) ([]Person, error) {
-	paths, err := ldbcFiles(dir, "person_")
+	var out []Person
+	err := forEachLDBCPerson(dir, func(p Person) error {
+		if limit > 0 && len(out) >= limit {
+			return errStop
+		}
+		out = append(out, p)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var out []Person
+	return out, nil
+}
+
+// forEachLDBCPerson calls fn with every person row of dir's shards, in
+// file order, holding none of them; fn returning errStop ends the read
+// without an error.
+func forEachLDBCPerson(dir string, fn func(Person) error) error {
+	paths, err := ldbcFiles(dir, "person_")
+	if err != nil {
+		return err
+	}
+	stopped := false // readPipeCSV ends one file on errStop; this ends them all
 	for _, path := range paths {
 		err := readPipeCSV(path, 10, func(line int, f []string) error {
-			if limit > 0 && len(out) >= limit {
-				return errStop
-			}
 			p := Person{FirstName: f[1], LastName: f[2], Gender: f[3], LocationIP: f[6], BrowserUsed: f[7], Language: f[8], Email: f[9]}
 			var err error
 			if p.ID, err = strconv.ParseInt(f[0], 10, 64); err != nil {
@@ -164,14 +179,19 @@ func ReadLDBCPersons(dir string, limit int) ([]Person, error) {
 			if p.CreationDate, err = strconv.ParseInt(f[5], 10, 64); err != nil {
 				return fmt.Errorf("%s:%d: creationDate %q: %w", path, line, f[5], err)
 			}
-			out = append(out, p)
+			if err := fn(p); err == errStop {
+				stopped = true
+				return errStop
+			} else if err != nil {
+				return err
+			}
 			return nil
 		})
-		if err != nil {
-			return nil, err
+		if err != nil || stopped {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // ReadLDBCKnows reads dir/person_knows_person_0_0.csv (and the other

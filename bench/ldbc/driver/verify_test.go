@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/novagraph/novagraph/bench/ldbc/gen"
 )
 
 func nbrs(pairs ...int64) []Neighbour {
@@ -356,5 +360,76 @@ func TestVerify(t *testing.T) {
 	res, err = Verify(ctx, fs, xs, VerifyOptions{Sample: 10})
 	if err != nil || res.MismatchCount != 1 || res.Mismatches[0].String() != "vertex 3: out-edges: want 2, got 1 rows: missing 1 [4]" {
 		t.Fatalf("snap damaged: %v %+v", err, res)
+	}
+}
+
+// TestExpectLDBCSampleAsExpectLDBC: the streaming expectation holds, for
+// the vertices it samples, what the one holding every edge holds, with the
+// same totals and the sample Verify would draw, on generated SF0.1 data
+// plus a shard with a pair repeated the other way round, a self-loop
+// (twice) and an end with no person row. Verify against a space built
+// from the full expectation passes with it, and finds a damaged edge.
+func TestExpectLDBCSampleAsExpectLDBC(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.Generate(context.Background(), gen.Config{ScaleFactor: 0.1, Seed: 5, OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	knows, err := ReadLDBCKnows(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k0 := knows[0]
+	extra := fmt.Sprintf("Person.id|Person.id|creationDate\n%d|%d|7\n%d|%d|8\n%d|%d|9\n%d|%d|10\n",
+		k0.Dst, k0.Src, k0.Src, k0.Src, k0.Src, k0.Src, k0.Dst, int64(1)<<60)
+	if err := os.WriteFile(filepath.Join(dir, "person_knows_person_9_0.csv"), []byte(extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	full, err := ExpectLDBC(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sample int
+		seed   int64
+	}{{50, 1}, {300, 2}, {1 << 30, 3}} {
+		x, err := ExpectLDBCSample(dir, tc.sample, tc.seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(x.Vertices, full.Vertices) || x.TagVertices != full.TagVertices || x.OutEdges() != full.OutEdges() {
+			t.Fatalf("sample %d: %d vertices, %d tagged, %d edges; ExpectLDBC: %d, %d, %d", tc.sample,
+				len(x.Vertices), x.TagVertices, x.OutEdges(), len(full.Vertices), full.TagVertices, full.OutEdges())
+		}
+		if want := SampleDistinct(full.Vertices, tc.sample, tc.seed); !slices.Equal(x.Sampled, want) {
+			t.Fatalf("sample %d: Sampled is not SampleDistinct's", tc.sample)
+		}
+		for _, v := range x.Sampled {
+			if !slices.Equal(x.Out(v), full.Out(v)) || !slices.Equal(x.In(v), full.In(v)) {
+				t.Fatalf("vertex %d: out %v in %v, ExpectLDBC: out %v in %v", v, x.Out(v), x.In(v), full.Out(v), full.In(v))
+			}
+			if x.persons[v] != full.persons[v] {
+				t.Fatalf("vertex %d: person %+v, ExpectLDBC %+v", v, x.persons[v], full.persons[v])
+			}
+		}
+	}
+	// The self-loop counts once, the repeated pair not at all: 2 per
+	// generated row, 1 for the loop, 2 for the edge to the stranger.
+	if want := 2*int64(len(knows)) + 1 + 2; full.OutEdges() != want {
+		t.Fatalf("ExpectLDBC has %d edges, want %d", full.OutEdges(), want)
+	}
+
+	x, err := ExpectLDBCSample(dir, 200, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	space := newFakeSpace(full)
+	res, err := Verify(context.Background(), space, x, VerifyOptions{Sample: 7, Counts: true})
+	if err != nil || !res.OK() || res.Sampled != 200 {
+		t.Fatalf("verify: %v, %+v", err, res)
+	}
+	v := x.Sampled[0]
+	space.out[v] = append(space.out[v], Neighbour{ID: -1})
+	if res, err := Verify(context.Background(), space, x, VerifyOptions{Counts: true}); err != nil || res.OK() {
+		t.Fatalf("verify of a damaged space: %v, OK %v", err, res.OK())
 	}
 }
