@@ -3,8 +3,10 @@
 # embedded etcd member each, joined by --meta-peers), $STORAGED storaged
 # (default 1), one graphd, with data and logs under ./data. `up` returns
 # once graphd answers and every storaged is online; `down` stops exactly
-# the processes `up` started (by the pid files it wrote). STORAGED_FLAGS is
-# added to every storaged's command line (e.g. "--rocksdb-write-buffer-mb 16").
+# the processes `up` started (by the pid files it wrote). The storaged share
+# the adjacency cache one storaged would take (a quarter of the memory).
+# STORAGED_FLAGS is added to every storaged's command line (e.g.
+# "--rocksdb-write-buffer-mb 16").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,11 +55,15 @@ up() {
 	fi
 	# Gossip (memberlist): every daemon joins graphd's gossip port.
 	local seeds=127.0.0.1:9671
+	# storaged's adjacency cache defaults to a quarter of the host's memory;
+	# storaged on one host share that quarter (STORAGED_FLAGS may override).
+	local adjacency
+	adjacency="$(awk -v n="$STORAGED" '/MemTotal/ { printf "%dMiB", $2 / 1024 / 4 / n }' /proc/meminfo)"
 	for i in $(seq 1 "$STORAGED"); do
 		local off=$(( (i - 1) * 10 ))
 		start "storaged$i" bin/storaged --addr "127.0.0.1:$((9779 + off))" --http-addr "127.0.0.1:$((19779 + off))" \
 			--data-path "$DATA/storage$i" --meta-addrs "$metas" \
-			--gossip-addr "127.0.0.1:$((9781 + off))" --gossip-seeds "$seeds" ${STORAGED_FLAGS:-}
+			--gossip-addr "127.0.0.1:$((9781 + off))" --gossip-seeds "$seeds" --adjacency-cache-size "$adjacency" ${STORAGED_FLAGS:-}
 	done
 	start graphd bin/graphd --addr 127.0.0.1:9669 --http-addr 127.0.0.1:19669 --meta-addrs "$metas" \
 		--gossip-addr "$seeds" --gossip-seeds "127.0.0.1:9781"

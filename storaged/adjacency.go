@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/KimMachineGun/automemlimit/memlimit"
+
 	"github.com/linxGnu/grocksdb"
 
 	"github.com/novagraph/novagraph/partition"
@@ -227,11 +229,42 @@ func (m keyMap[V]) lookup(k []byte) (V, bool) {
 // header and the map's own overhead.
 const adjacencyIndexEntryBytes = 64
 
-// Defaults of Config.AdjacencyCacheBytes and Config.AdjacencyQuiet.
-const (
-	DefaultAdjacencyCacheBytes = 512 << 20
-	DefaultAdjacencyQuiet      = time.Second
-)
+// DefaultAdjacencyQuiet is Config.AdjacencyQuiet's default.
+const DefaultAdjacencyQuiet = time.Second
+
+// DefaultAdjacencyCacheBytes is Config.AdjacencyCacheBytes's default on
+// this machine: AdjacencyCacheBytesFor the memory this process may use,
+// its cgroup's limit (a container's, a systemd unit's MemoryMax) or else
+// the machine's.
+func DefaultAdjacencyCacheBytes() int64 {
+	mem, err := memlimit.ApplyFallback(memlimit.FromCgroup, memlimit.FromSystem)()
+	if err != nil {
+		mem = 0
+	}
+	return AdjacencyCacheBytesFor(mem)
+}
+
+// AdjacencyCacheBytesFor is the default adjacency cache of a storaged that
+// may use memory bytes: a quarter of it, at least minAdjacencyCacheBytes
+// (512 MiB when memory is unknown, 0).
+//
+// Why a quarter: at SF100 on three storaged each store leads 1.1-1.4 GB
+// of adjacency; a fixed 512 MiB held 12-13 of its 33 partitions, and GO 3
+// at c=8 ran at 1.8 QPS against 6.6 with 2 GiB, which held them all
+// (docs/benchmarks.md, "Issue 23"). The cache fills only with partitions
+// that are read, so where the data is smaller the bound costs nothing. The
+// other three quarters are for RocksDB's block cache (1 GiB by default),
+// memtables, the OS page cache under the SST files and the collector's
+// headroom, and for graphd when it shares the host. Several storaged on
+// one host each take a quarter: give them --adjacency-cache-size.
+func AdjacencyCacheBytesFor(memory uint64) int64 {
+	if memory == 0 {
+		return 512 << 20
+	}
+	return max(int64(memory/4), minAdjacencyCacheBytes)
+}
+
+const minAdjacencyCacheBytes = 256 << 20
 
 // maxAdjacencyBytes bounds one partition's adjacency below 4 GiB, the
 // reach of its 32-bit row offsets (rowEnds), whatever the budget; the

@@ -383,3 +383,39 @@ func TestKeyMap(t *testing.T) {
 		}
 	}
 }
+
+// TestAdjacencyCacheDefault: a quarter of the memory, with a floor, and a
+// fixed size where the memory is unknown; the Go memory limit derived from
+// the caches counts each one's default when it is 0 and nothing when it is
+// off (< 0).
+func TestAdjacencyCacheDefault(t *testing.T) {
+	for _, c := range []struct {
+		memory uint64
+		want   int64
+	}{
+		{0, 512 << 20},
+		{512 << 20, 256 << 20},
+		{2 << 30, 512 << 20},
+		{24 << 30, 6 << 30},
+	} {
+		if got := AdjacencyCacheBytesFor(c.memory); got != c.want {
+			t.Errorf("AdjacencyCacheBytesFor(%d) = %d, want %d", c.memory, got, c.want)
+		}
+	}
+	if got := DefaultAdjacencyCacheBytes(); got < minAdjacencyCacheBytes {
+		t.Errorf("DefaultAdjacencyCacheBytes() = %d, below the floor", got)
+	}
+	for _, c := range []struct {
+		cfg  Config
+		want int64
+	}{
+		{Config{AdjacencyCacheBytes: 6 << 30, RaftEntryCacheBytes: 64 << 20, DegreeCacheEntries: 1000}, 6<<30 + 64<<20 + 100_000 + 1<<30},
+		{Config{AdjacencyCacheBytes: -1, RaftEntryCacheBytes: -1, DegreeCacheEntries: -1}, 1 << 30},
+		{Config{AdjacencyCacheBytes: 1 << 30, RaftEntryCacheBytes: 0, DegreeCacheEntries: 0}, 1<<30 + DefaultRaftEntryCacheBytes + 100<<20 + 1<<30},
+		{Config{RaftEntryCacheBytes: -1, DegreeCacheEntries: -1}, DefaultAdjacencyCacheBytes() + 1<<30},
+	} {
+		if got := c.cfg.GoMemoryLimit(); got != c.want {
+			t.Errorf("%+v: GoMemoryLimit() = %d, want %d", c.cfg, got, c.want)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/novagraph/novagraph/graphd"
@@ -39,7 +38,7 @@ func run(args []string) error {
 	fs.Var(&queryMemory, "query-memory-limit", "memory one query may use (bytes, or with a unit: 512MB, 2GiB; powers of 1024); 0: none. SET QUERY_MEMORY_LIMIT overrides it per session")
 	queryMemoryTotal := sizeFlag(graphd.DefaultQueryMemoryLimitTotal)
 	fs.Var(&queryMemoryTotal, "query-memory-limit-total", "memory all running queries together may use; the query that goes over it stops; 0: none")
-	var goMemory goMemoryFlag
+	var goMemory daemon.GoMemoryFlag
 	fs.Var(&goMemory, "go-memory-limit", "Go soft memory limit graphd sets (runtime/debug.SetMemoryLimit), a size as for --query-memory-limit; it wins over GOMEMLIMIT. Default: 1.5 × --query-memory-limit-total + 256 MiB, unless GOMEMLIMIT is set; 0 or off: graphd sets none")
 	goGC := fs.Int("go-gc-percent", defaultGoGCPercent, "Go collector target graphd sets (runtime/debug.SetGCPercent), so that a query's garbage is reused rather than collected and handed back to the OS on every query. Default: 400 while a Go memory limit is in effect, none without one or when GOGC is set; given, it applies as it is; negative: graphd sets none")
 	slowQuery := fs.Duration("slow-query-threshold", graphd.DefaultSlowQueryThreshold, "log queries running longer at WARN, with duration, rows and memory; 0: off")
@@ -62,7 +61,8 @@ func run(args []string) error {
 		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),
 		QueryMemoryLimitTotal: orNone(int64(queryMemoryTotal)), SlowQueryThreshold: orNone(*slowQuery),
 	})
-	setGoMemoryLimit(log, goMemory, srv.DefaultGoMemoryLimit(), int64(queryMemoryTotal))
+	daemon.SetGoMemoryLimit(log, goMemory, srv.DefaultGoMemoryLimit(), "query_memory_limit_total",
+		"query_memory_limit_total", bytesize.Format(int64(queryMemoryTotal)))
 	setGoGCPercent(log, *goGC, flagGiven(fs, "go-gc-percent"))
 	if err := srv.Start(); err != nil {
 		return err
@@ -102,68 +102,6 @@ func (f *sizeFlag) Set(s string) error {
 	return nil
 }
 
-// goMemoryFlag is --go-memory-limit: unset (derived), off (0) or a size.
-type goMemoryFlag struct {
-	set   bool
-	bytes int64 // 0: off
-}
-
-func (f *goMemoryFlag) String() string {
-	switch {
-	case !f.set:
-		return ""
-	case f.bytes == 0:
-		return "off"
-	}
-	return bytesize.Format(f.bytes)
-}
-
-func (f *goMemoryFlag) Set(s string) error {
-	if t := strings.ToLower(strings.TrimSpace(s)); t == "off" || t == "false" {
-		// "false": YAML 1.1 readers turn an unquoted off into it.
-		*f = goMemoryFlag{set: true}
-		return nil
-	}
-	n, err := bytesize.Parse(s)
-	if err != nil {
-		return fmt.Errorf("%w, or off", err)
-	}
-	*f = goMemoryFlag{set: true, bytes: n}
-	return nil
-}
-
-// goMemoryLimit is the Go soft memory limit graphd sets, 0 for none: the
-// flag's, else the one derived from the query budgets (derived,
-// graphd.Server.DefaultGoMemoryLimit) unless GOMEMLIMIT set the
-// runtime's.
-func goMemoryLimit(f goMemoryFlag, derived int64, gomemlimitSet bool) int64 {
-	switch {
-	case f.set:
-		return f.bytes
-	case gomemlimitSet:
-		return 0
-	}
-	return derived
-}
-
-// setGoMemoryLimit sets the process's Go soft memory limit (goMemoryLimit)
-// and logs it. The graphd library leaves this process-wide setting to its
-// program.
-func setGoMemoryLimit(log *slog.Logger, f goMemoryFlag, derived, queryMemoryTotal int64) {
-	gomemlimit := os.Getenv("GOMEMLIMIT")
-	limit := goMemoryLimit(f, derived, gomemlimit != "")
-	if limit <= 0 {
-		log.Info("Go memory limit not set by graphd", "go_memory_limit", f.String(), "GOMEMLIMIT", gomemlimit)
-		return
-	}
-	debug.SetMemoryLimit(limit)
-	source := "derived from query_memory_limit_total"
-	if f.set {
-		source = "--go-memory-limit"
-	}
-	log.Info("Go memory limit set", "limit", bytesize.Format(limit), "source", source, "query_memory_limit_total", bytesize.Format(queryMemoryTotal))
-}
-
 // defaultGoGCPercent is --go-gc-percent's default. A GO 3 STEPS allocates
 // tens of megabytes that die with it (storage batches, result columns);
 // at the runtime's default of 100 the heap goal stays near twice graphd's
@@ -199,7 +137,7 @@ func goGCPercent(flagValue int, flagSet, gogcSet, limitInEffect bool) int {
 }
 
 // setGoGCPercent sets the process's Go collector target (goGCPercent) and
-// logs it; call it after setGoMemoryLimit.
+// logs it; call it after daemon.SetGoMemoryLimit.
 func setGoGCPercent(log *slog.Logger, flagValue int, flagSet bool) {
 	limit := debug.SetMemoryLimit(-1) // reads the limit in effect
 	gogc := os.Getenv("GOGC")

@@ -60,8 +60,10 @@ func run(args []string) error {
 	bgJobs := fs.Int("rocksdb-max-background-jobs", rdb.MaxBackgroundJobs, "concurrent flushes and compactions per data path")
 	diskReserve := sizeFlag(storaged.DefaultDiskReserve)
 	fs.Var(&diskReserve, "disk-reserve", "free space to keep on each data path's disk, in bytes or with a unit (64MiB): storaged holds it in a file <data-path>/RESERVED and, once less than this is free, releases it, refuses writes to the partitions it leads there (E_DISK_FULL) and moves their leadership away, until twice this is free; it also waits for this much before it starts (0: no guard) — docs/deploy.md")
-	adjacencySize := sizeFlag(storaged.DefaultAdjacencyCacheBytes)
-	fs.Var(&adjacencySize, "adjacency-cache-size", "memory for the edges and tag rows of partitions that are read and not written, all partitions together, in bytes or with a unit: GetNeighbors and GetProps (GO, FETCH of vertices) read them there instead of RocksDB (0: no cache) — docs/storage.md")
+	adjacencySize := sizeFlag(storaged.DefaultAdjacencyCacheBytes())
+	fs.Var(&adjacencySize, "adjacency-cache-size", "memory for the edges and tag rows of partitions that are read and not written, all partitions together, in bytes or with a unit: GetNeighbors and GetProps (GO, FETCH of vertices) read them there instead of RocksDB (0: no cache). Default: a quarter of the memory this storaged may use (its cgroup's limit, else the machine's); give several storaged on one host a share each — docs/storage.md")
+	var goMemory daemon.GoMemoryFlag
+	fs.Var(&goMemory, "go-memory-limit", "Go soft memory limit storaged sets (runtime/debug.SetMemoryLimit), a size, so that the collector runs before the heap passes it rather than at twice the live heap; it wins over GOMEMLIMIT. Default: the adjacency, raft entry and degree caches plus 1 GiB, unless GOMEMLIMIT is set; 0 or off: storaged sets none")
 	entryCacheSize := sizeFlag(storaged.DefaultRaftEntryCacheBytes)
 	fs.Var(&entryCacheSize, "raft-entry-cache-size", "memory for raft log entries, all partitions together, in bytes or with a unit: the newest ones, which replication and apply read; older ones are read from RocksDB (0: none) — docs/storage.md")
 	adjacencyQuiet := fs.Duration("adjacency-quiet", storaged.DefaultAdjacencyQuiet, "how long a partition must go unwritten before it is cached")
@@ -101,7 +103,7 @@ func run(args []string) error {
 	defer stop()
 
 	reg := daemon.NewRegistry()
-	srv := storaged.New(storaged.Config{
+	cfg := storaged.Config{
 		ListenAddr:    *addr,
 		DataPaths:     daemon.SplitList(*dataPaths),
 		MetaAddrs:     daemon.SplitList(*metaAddrs),
@@ -121,7 +123,11 @@ func run(args []string) error {
 		AdjacencyCacheBytes: int64(adjacencySize), AdjacencyQuiet: *adjacencyQuiet,
 		Logger:   log,
 		Registry: reg,
-	})
+	}
+	daemon.SetGoMemoryLimit(log, goMemory, cfg.GoMemoryLimit(), "the caches",
+		"adjacency_cache", bytesize.Format(max(cfg.AdjacencyCacheBytes, 0)),
+		"raft_entry_cache", bytesize.Format(max(cfg.RaftEntryCacheBytes, 0)), "degree_cache_entries", max(cfg.DegreeCacheEntries, 0))
+	srv := storaged.New(cfg)
 	// /healthz answers (503, with the reason) from the start: while
 	// storaged waits for disk space it is alive but not ready.
 	status, err := daemon.StartStatusServer(*httpAddr, reg, srv.Healthy, log)
