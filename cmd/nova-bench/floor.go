@@ -43,7 +43,7 @@ Scenarios: ` + strings.Join(driver.ScenarioNames(floor.Scenarios()), ", ") + "."
 			if fl.partitions == 0 {
 				fl.partitions = floor.DefaultPartitions
 			}
-			g, _, err := data.load(cmd)
+			g, _, err := data.load(cmd, false, 0)
 			if err != nil {
 				return err
 			}

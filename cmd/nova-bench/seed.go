@@ -41,7 +41,7 @@ creates and rebuilds first if it is missing.`,
 			if err != nil {
 				return fmt.Errorf("--queries: %w", err)
 			}
-			g, schema, err := data.load(cmd)
+			g, schema, err := data.load(cmd, false, 0)
 			if err != nil {
 				return err
 			}

@@ -455,3 +455,80 @@ func TestLoadLDBCStreamsAsLDBCGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadLDBCSummary: the summary graph has LoadLDBC's vertices, degrees
+// and edge count (a self-loop counted once), with and without a person
+// limit; its edges are a sample of LoadLDBC's, all of them when they fit,
+// else the sample's size, drawn from the whole file rather than its start.
+func TestLoadLDBCSummary(t *testing.T) {
+	dir := t.TempDir()
+	for shard := range 2 {
+		if _, err := gen.Generate(context.Background(), gen.Config{ScaleFactor: 0.1, Seed: 7, OutDir: dir, Shard: shard, Shards: 2, Gzip: shard == 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	persons, err := ReadLDBCPersons(dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop := fmt.Sprintf("Person.id|Person.id|creationDate\n%d|%d|1\n", persons[0].ID, persons[0].ID)
+	if err := os.WriteFile(filepath.Join(dir, "person_knows_person_9_0.csv"), []byte(loop), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { summaryEdgeSample = n }(summaryEdgeSample)
+	for _, c := range []struct {
+		limit, sample int
+	}{{0, 1 << 20}, {300, 1 << 20}, {0, 1000}} {
+		summaryEdgeSample = c.sample
+		full, err := LoadLDBC(dir, c.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := LoadLDBCSummary(dir, c.limit, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !g.Summary() || full.Summary() || !slices.Equal(g.Vertices, full.Vertices) ||
+			!slices.Equal(g.OutDegree(), full.OutDegree()) || g.NumEdges() != full.NumEdges() {
+			t.Fatalf("limit %d: summary of %d vertices and %d edges, LoadLDBC %d and %d (or other degrees)",
+				c.limit, len(g.Vertices), g.NumEdges(), len(full.Vertices), full.NumEdges())
+		}
+		for _, e := range g.Edges {
+			if _, ok := slices.BinarySearchFunc(full.Edges, e, func(a, b Edge) int {
+				if c := cmpInt(a.Src, b.Src); c != 0 {
+					return c
+				}
+				return cmpInt(a.Dst, b.Dst)
+			}); !ok {
+				t.Fatalf("limit %d: sampled edge %v is not an edge", c.limit, e)
+			}
+		}
+		if len(full.Edges) <= c.sample {
+			if !slices.Equal(g.Edges, full.Edges) {
+				t.Fatalf("limit %d: %d edges fit the sample, it holds %d", c.limit, len(full.Edges), len(g.Edges))
+			}
+			continue
+		}
+		if len(g.Edges) < c.sample*9/10 {
+			t.Fatalf("sample of %d holds %d edges", c.sample, len(g.Edges))
+		}
+		// A sample of the first rows would hold none of the last half's.
+		knows, err := ReadLDBCKnows(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		late := map[Edge]bool{}
+		for _, k := range knows[len(knows)/2:] {
+			late[Edge{k.Src, k.Dst}], late[Edge{k.Dst, k.Src}] = true, true
+		}
+		n := 0
+		for _, e := range g.Edges {
+			if late[e] {
+				n++
+			}
+		}
+		if n < len(g.Edges)/4 {
+			t.Fatalf("%d of %d sampled edges come from the last half of the rows", n, len(g.Edges))
+		}
+	}
+}

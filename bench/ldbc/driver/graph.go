@@ -24,14 +24,35 @@ type Edge struct{ Src, Dst int64 }
 // distinct (novagraph keys an edge by src, type, rank 0 and dst, so a
 // duplicate line of the input is the same edge) and sorted by (Src, Dst);
 // Vertices are distinct and ascending.
+//
+// A summary graph (LoadLDBCSummary) holds, for a load test that only draws
+// inputs, a uniform sample of the edges in Edges, and each vertex's degree
+// and the edge count beside them.
 type Graph struct {
 	Vertices []int64
 	Edges    []Edge
 	// Source says where the graph was read from, for reports.
 	Source string
+
+	degrees  []int64 // summary: out-degree of each of Vertices
+	numEdges int64   // summary: the directed edges of the files
 }
 
-// Out returns the out-edges of v (a sub-slice of g.Edges).
+// Summary reports whether g holds a sample of its edges only
+// (LoadLDBCSummary): Out and the floor need them all.
+func (g *Graph) Summary() bool { return g.degrees != nil }
+
+// NumEdges is the number of directed edges of the graph (of a summary
+// graph too).
+func (g *Graph) NumEdges() int64 {
+	if g.Summary() {
+		return g.numEdges
+	}
+	return int64(len(g.Edges))
+}
+
+// Out returns the out-edges of v (a sub-slice of g.Edges; of a summary
+// graph, those in its sample).
 func (g *Graph) Out(v int64) []Edge {
 	lo, _ := slices.BinarySearchFunc(g.Edges, v, func(e Edge, v int64) int { return cmpInt(e.Src, v) })
 	hi := lo
@@ -44,6 +65,9 @@ func (g *Graph) Out(v int64) []Edge {
 // OutDegree returns the number of out-edges of every vertex, parallel to
 // g.Vertices.
 func (g *Graph) OutDegree() []int64 {
+	if g.Summary() {
+		return slices.Clone(g.degrees)
+	}
 	deg := make([]int64, len(g.Vertices))
 	i := 0
 	for _, e := range g.Edges {
@@ -392,6 +416,72 @@ func LoadLDBC(dir string, maxPersons int) (*Graph, error) {
 	}
 	slices.Sort(ids)
 	return &Graph{Vertices: slices.Compact(ids), Edges: slices.Clip(sortEdges(edges)), Source: dir}, nil
+}
+
+// summaryEdgeSample is how many edges LoadLDBCSummary keeps: 16 MiB of
+// them (a variable for tests).
+var summaryEdgeSample = 1 << 20
+
+// LoadLDBCSummary is LoadLDBC for a load test that only draws inputs (a
+// run without the floor), on graphs whose edges are too many to hold: it
+// keeps the vertices, each one's degree and a uniform sample of 2^20
+// directed edges (reservoir sampling, seeded by seed),
+// 24 bytes per person instead of LoadLDBC's 16 per edge (7.9 GB at
+// SF1000). A size-biased draw of start vertices is then the same as on
+// the whole graph, and an edge drawn from the sample is an edge drawn
+// uniformly. One difference: a knows pair repeated in the files counts in
+// the degrees once per row (LoadLDBC keeps it once; LDBC and nova-bench
+// gen write none).
+func LoadLDBCSummary(dir string, maxPersons int, seed int64) (*Graph, error) {
+	var ids []int64
+	err := forEachLDBCPerson(dir, func(p Person) error {
+		if maxPersons > 0 && len(ids) >= maxPersons {
+			return errStop
+		}
+		ids = append(ids, p.ID)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	index := make(map[int64]int32, len(ids))
+	for i, id := range ids {
+		index[id] = int32(i)
+	}
+	g := &Graph{Vertices: ids, Source: dir, degrees: make([]int64, len(ids))}
+	r := NewRand(seed)
+	sample := make([]Edge, 0, summaryEdgeSample)
+	keep := func(e Edge) { // Algorithm R over the directed edges in file order
+		if len(sample) < summaryEdgeSample {
+			sample = append(sample, e)
+		} else if j := r.Int64N(g.numEdges + 1); j < int64(summaryEdgeSample) {
+			sample[j] = e
+		}
+		g.numEdges++
+	}
+	err = forEachLDBCKnows(dir, func(k Knows) error {
+		i, src := index[k.Src]
+		j, dst := index[k.Dst]
+		switch {
+		case !src || !dst:
+		case i == j: // a self-loop is one edge
+			g.degrees[i]++
+			keep(Edge{k.Src, k.Dst})
+		default:
+			g.degrees[i]++
+			g.degrees[j]++
+			keep(Edge{k.Src, k.Dst})
+			keep(Edge{k.Dst, k.Src})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	g.Edges = slices.Clip(sortEdges(sample))
+	return g, nil
 }
 
 // sortEdges sorts edges by (Src, Dst) in place and drops duplicates.

@@ -147,6 +147,9 @@ const loadBatch = 20000
 // version and row, EncodeInEdge), rank 0. Then, unless NoCompact, it
 // flushes and compacts so that reads see settled SST files.
 func (f *Floor) Load(g *driver.Graph) error {
+	if g.Summary() {
+		return fmt.Errorf("floor: %s was loaded as a summary (a sample of its edges): the floor needs every edge", g.Source)
+	}
 	sp, parts, et := f.opts.SpaceID, f.opts.Partitions, f.opts.EdgeType
 	wo := grocksdb.NewDefaultWriteOptions()
 	defer wo.Destroy()
