@@ -110,7 +110,7 @@ bench-sf100: build
 	SCALE_SF=100 SCALE_STORAGED=$${SCALE_STORAGED:-3} SCALE_METAD=$${SCALE_METAD:-3} SCALE_REPLICAS=$${SCALE_REPLICAS:-3} bench/scale/run.sh
 
 bench-sf1000: build
-	SCALE_SF=1000 bench/scale/run.sh
+	SCALE_SF=1000 SCALE_COUNTS=$${SCALE_COUNTS:-false} bench/scale/run.sh
 
 run: build
 	METAD=$(METAD) STORAGED=$(STORAGED) scripts/cluster.sh up

@@ -129,6 +129,12 @@ type Server struct {
 	groupDB map[raftgroup.GroupID]*grocksdb.DB
 	healthy error
 
+	// dbLife and dbsClosed let SpaceBytes (a metrics scrape, which may
+	// come during stop) read the RocksDB instances without racing
+	// closeDBs.
+	dbLife    sync.RWMutex
+	dbsClosed bool
+
 	// fetchCtx bounds fetches of staged SST files from peers
 	// (stagedfetch.go), which run on goroutines counted in fetchWG and
 	// start, under fetchMu, only while fetchCtx is live: stop cancels it,
@@ -183,6 +189,7 @@ func New(cfg Config) *Server {
 			defer s.mu.Unlock()
 			return s.adjacency
 		})
+		cfg.Registry.MustRegister(newSpaceBytesCollector(s))
 	}
 	return s
 }
@@ -506,10 +513,13 @@ func (s *Server) stop(closeDBs bool) {
 }
 
 func (s *Server) closeDBs() {
+	s.dbLife.Lock()
+	defer s.dbLife.Unlock()
 	for _, db := range s.dbs {
 		db.Close()
 	}
 	s.dbs = nil
+	s.dbsClosed = true
 }
 
 // openDB opens the RocksDB of one data path with the options of o

@@ -2,9 +2,12 @@ package storaged_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/novagraph/novagraph/storaged"
@@ -85,3 +88,67 @@ func TestPartsPage(t *testing.T) {
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
+
+// TestSpaceBytes: novagraph_storaged_space_bytes gives, by space name, the
+// SST bytes of a space once its writes are in SST files (COMPACT flushes
+// the memtables), about the size of what was written, and nothing for a
+// space with no data.
+func TestSpaceBytes(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{Stores: 1})
+	s := c.Session()
+	defer s.Close()
+	mustExec(t, s, "CREATE SPACE empty(partition_num=2, replica_factor=1, vid_type=INT64)")
+	mustExec(t, s, "CREATE SPACE filled(partition_num=3, replica_factor=1, vid_type=INT64)")
+	mustExec(t, s, "USE filled")
+	mustExec(t, s, "CREATE TAG t(x string)")
+	waitUntil(t, "the tag is usable", func() bool {
+		_, err := exec(s, `INSERT VERTEX t(x) VALUES 0:("")`)
+		return err == nil
+	})
+	const vertices, payload = 3000, 400
+	r := rand.New(rand.NewPCG(1, 2)) // incompressible payloads: the SST bytes are about the raw bytes
+	for lo := 0; lo < vertices; lo += 300 {
+		var b strings.Builder
+		b.WriteString("INSERT VERTEX t(x) VALUES ")
+		for v := lo; v < lo+300; v++ {
+			if v > lo {
+				b.WriteString(", ")
+			}
+			x := make([]byte, payload/2)
+			for i := range x {
+				x[i] = byte(r.Uint32())
+			}
+			fmt.Fprintf(&b, `%d:("%x")`, v, x)
+		}
+		mustExec(t, s, b.String())
+	}
+	mustExec(t, s, "SUBMIT JOB COMPACT")
+	gauge := func() map[string]float64 {
+		mfs, err := c.Stores[0].Registry.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, mf := range mfs {
+			if mf.GetName() != "novagraph_storaged_space_bytes" {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				out[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+		return out
+	}
+	var got map[string]float64
+	waitUntil(t, "the filled space's bytes are in SST files", func() bool {
+		got = gauge()
+		return got["filled"] > 0
+	})
+	t.Logf("space_bytes %v", got)
+	if got["filled"] < vertices*payload/2 || got["filled"] > 4*vertices*payload {
+		t.Fatalf("space_bytes %v: %d vertices of %d bytes were written to filled", got, vertices, payload)
+	}
+	if got["empty"] != 0 {
+		t.Fatalf("space_bytes %v: the empty space has bytes", got)
+	}
+}

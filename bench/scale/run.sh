@@ -20,6 +20,13 @@
 #   SCALE_STORAGED   1, SCALE_METAD 1, SCALE_REPLICAS 1, SCALE_PARTS 100
 #   SCALE_MODE       sst            import mode: sst or online
 #   SCALE_VERIFY     500            persons nova-bench verify samples
+#   SCALE_COUNTS     true           verify also counts every vertex and edge
+#                                   through graphd (SF100: 3 minutes; SF1000:
+#                                   about ten times that)
+#   SCALE_WARMUP     60s            GO 1 at c=8 before the load test, then a
+#                                   wait (up to 5 minutes) until no storaged's
+#                                   adjacency cache grows for 10 s: the load
+#                                   test measures a warm cache
 #   SCALE_SCENARIOS  go1,go2,go3,go1_date,go2_props,fetch_vertex,insert_edge
 #   SCALE_CONC       1,8,32,64
 #   SCALE_DURATION   20s per scenario and concurrency
@@ -37,6 +44,8 @@ REPLICAS=${SCALE_REPLICAS:-1}
 PARTS=${SCALE_PARTS:-100}
 MODE=${SCALE_MODE:-sst}
 VERIFY=${SCALE_VERIFY:-500}
+COUNTS=${SCALE_COUNTS:-true}
+WARMUP=${SCALE_WARMUP:-60s}
 SCENARIOS=${SCALE_SCENARIOS:-go1,go2,go3,go1_date,go2_props,fetch_vertex,insert_edge}
 CONC=${SCALE_CONC:-1,8,32,64}
 DURATION=${SCALE_DURATION:-20s}
@@ -113,9 +122,46 @@ importer_rss=$(awk '/Maximum resident set size/ { printf "%.0f", $NF / 1024 }' "
 head -3 "$OUT/import.log"
 peak_rss >"$OUT/rss-after-import.md"
 disk=$(du -sb "$CLUSTER"/storage* | awk '{ s += $1 } END { printf "%.2f", s / 1e9 }')
+# space_bytes sums every storaged's SST bytes of the space
+# (novagraph_storaged_space_bytes: all replicas, RocksDB's estimate).
+space_bytes() {
+	local total=0 i b
+	for i in $(seq 1 "$STORAGED"); do
+		b=$(curl -s "http://127.0.0.1:$((19779 + (i - 1) * 10))/metrics" |
+			awk -v s="$SPACE" '$1 == "novagraph_storaged_space_bytes{space=\""s"\"}" { printf "%.0f", $2 }')
+		total=$((total + ${b:-0}))
+	done
+	echo "$total"
+}
+space=$(space_bytes)
+edges=$(sed -n 's/.* edges \([0-9]*\) .*/\1/p' "$OUT/import.log" | head -1)
 
 step "verify: $VERIFY persons"
-bin/nova-bench verify --addr 127.0.0.1:9669 --space "$SPACE" --data "$data" --sample "$VERIFY" 2>&1 | tee "$OUT/verify.log"
+/usr/bin/time -v bin/nova-bench verify --addr 127.0.0.1:9669 --space "$SPACE" --data "$data" --sample "$VERIFY" \
+	--counts="$COUNTS" 2>&1 | tee "$OUT/verify.log"
+verify_rss=$(awk '/Maximum resident set size/ { printf "%.0f", $NF / 1024 }' "$OUT/verify.log")
+
+# adjacency_bytes sums every storaged's adjacency cache.
+adjacency_bytes() {
+	local total=0 i b
+	for i in $(seq 1 "$STORAGED"); do
+		b=$(curl -s "http://127.0.0.1:$((19779 + (i - 1) * 10))/metrics" |
+			awk '/^novagraph_storaged_adjacency_bytes / { printf "%.0f", $2 }')
+		total=$((total + ${b:-0}))
+	done
+	echo "$total"
+}
+step "warm-up: go1 at c=8 for $WARMUP, then until the adjacency caches stop growing"
+bin/nova-bench run --addr 127.0.0.1:9669 --space "$SPACE" --data "$data" --scenarios go1 \
+	--concurrency 8 --duration "$WARMUP" --warmup 0s --out "$OUT/warmup" >"$OUT/warmup.log" 2>&1
+prev=-1
+for _ in $(seq 1 30); do
+	cur=$(adjacency_bytes)
+	[ "$cur" = "$prev" ] && break
+	prev=$cur
+	sleep 10
+done
+echo "adjacency caches hold $(adjacency_bytes) bytes" | tee -a "$OUT/steps.log"
 
 step "load test: $SCENARIOS at $CONC, $DURATION each"
 bin/nova-bench run --addr 127.0.0.1:9669 --space "$SPACE" --data "$data" --scenarios "$SCENARIOS" \
@@ -132,8 +178,11 @@ peak_rss >"$OUT/rss-after-run.md"
 	echo "| generate | $gen_s s |"
 	echo "| import | $import_s s: $(head -1 "$OUT/import.log") |"
 	echo "| importer peak RSS | $importer_rss MB |"
-	echo "| data on disk, all replicas | $disk GB |"
-	echo "| verify | $(tail -1 "$OUT/verify.log") |"
+	echo "| data on disk, all replicas | $disk GB (du of the data paths) |"
+	echo "| space $SPACE in SST files | $(awk -v b="$space" -v r="$REPLICAS" -v e="${edges:-0}" 'BEGIN { printf "%.2f GB, %.2f GB per replica, %.1f bytes per directed edge and replica", b / 1e9, b / r / 1e9, e > 0 ? b / r / e : 0 }') |"
+	echo "| verify | $(grep '^verify ' "$OUT/verify.log" | tail -1) |"
+	echo "| verify peak RSS | $verify_rss MB |"
+	echo "| adjacency caches after warm-up | $(awk '/adjacency caches hold/ { printf "%.2f GB", $4 / 1e9 }' "$OUT/steps.log") |"
 	echo
 	echo "Peak RSS per daemon (VmHWM, MB) after the import, then after the load test:"
 	echo

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/graphd"
 	"github.com/novagraph/novagraph/metad"
@@ -42,9 +44,12 @@ type Cluster struct {
 
 // Store is one storaged slot: its data stays when it is stopped.
 type Store struct {
-	Server  *storaged.Server // nil while stopped
-	dataDir string
-	addr    string // fixed after the first start, so the store id stays
+	Server *storaged.Server // nil while stopped
+	// Registry holds the running Server's metrics (a new one per start),
+	// for tests that read what /metrics would show.
+	Registry *prometheus.Registry
+	dataDir  string
+	addr     string // fixed after the first start, so the store id stays
 }
 
 // Options tune a cluster.
@@ -168,7 +173,9 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 	if f := c.opts.DiskFree; f != nil {
 		diskFree = func(path string) (uint64, error) { return f(i, path) }
 	}
+	reg := prometheus.NewRegistry()
 	srv := storaged.New(storaged.Config{
+		Registry:   reg,
 		ListenAddr: s.addr, DataPaths: []string{s.dataDir}, MetaAddrs: c.MetaAddrs(),
 		RaftTick: tick, HeartbeatInterval: 200 * time.Millisecond, WrapTransport: c.opts.WrapTransport,
 		MaxLogEntries: c.opts.MaxLogEntries, LogCatchUpEntries: c.opts.LogCatchUpEntries,
@@ -182,7 +189,7 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 	if err := srv.Start(ctx); err != nil {
 		return fmt.Errorf("starting storaged %d: %w", i, err)
 	}
-	s.Server, s.addr = srv, srv.Addr()
+	s.Server, s.Registry, s.addr = srv, reg, srv.Addr()
 	return nil
 }
 
@@ -193,7 +200,7 @@ func (c *Cluster) DataDir(i int) string { return c.Stores[i].dataDir }
 func (c *Cluster) StopStore(i int) {
 	if s := c.Stores[i]; s.Server != nil {
 		s.Server.Stop()
-		s.Server = nil
+		s.Server, s.Registry = nil, nil
 	}
 }
 
