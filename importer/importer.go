@@ -260,9 +260,10 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 		if built, err = sst.buildAndShip(ctx, max(runtime.GOMAXPROCS(0), 1), ship, &run.stats); err == nil {
 			// Uploads overlap the writing: the last figure is only what
 			// was left to ship once every file was written.
-			phases = fmt.Sprintf("read+sort %v, write SST %v, upload+ingest after that %v; %d files, %d keys, %.1f MB",
+			phases = fmt.Sprintf("read+sort %v, write SST %v, upload+ingest after that %v; %d files, %d keys, %.1f MB; sort runs spilled: %d, %.1f MB",
 				readDone.Sub(start).Round(time.Millisecond), built.Sub(readDone).Round(time.Millisecond),
-				time.Since(built).Round(time.Millisecond), sst.stats.files.Load(), sst.stats.keys.Load(), float64(sst.stats.bytes.Load())/1e6)
+				time.Since(built).Round(time.Millisecond), sst.stats.files.Load(), sst.stats.keys.Load(), float64(sst.stats.bytes.Load())/1e6,
+				sst.stats.runs.Load(), float64(sst.stats.runBytes.Load())/1e6)
 		}
 	default:
 		err = flushMirrors(ctx, storage, meta, space.GetSpaceId())

@@ -58,8 +58,10 @@ func TestSorterEdgeKeys(t *testing.T) {
 	for _, spill := range []bool{false, true} {
 		t.Run(fmt.Sprintf("spill %v", spill), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, 7))
-			s := &sorter{dir: t.TempDir(), name: "t"}
+			stats := &sstStats{}
+			s := &sorter{dir: t.TempDir(), name: "t", stats: stats}
 			want := map[string]string{}
+			spills, raw, spilled := 0, 0, 0 // runs written; bytes of the pairs added, and of those in runs
 			// 3000 vertices with LDBC-like 45-bit ids: about 50 bits of
 			// the sort's first 16 prefix bytes vary, all but one byte
 			// of a packed key.
@@ -94,11 +96,22 @@ func TestSorterEdgeKeys(t *testing.T) {
 					}
 				}
 				want[string(k)] = v
+				raw += len(k) + len(v)
 				if spill && i%(chunkLen+1000) == 0 {
 					if err := s.spill(); err != nil {
 						t.Fatal(err)
 					}
+					spills++
+					spilled = raw
 				}
+			}
+			// The runs are compressed: sorted keys share their
+			// prefixes (space, partition, source vertex).
+			if got := stats.runs.Load(); got != int64(spills) {
+				t.Errorf("%d runs counted, %d spilled", got, spills)
+			}
+			if spill && (stats.runBytes.Load() == 0 || stats.runBytes.Load() > int64(spilled)*3/4) {
+				t.Errorf("runs of %d bytes for %d bytes of pairs: not compressed", stats.runBytes.Load(), spilled)
 			}
 			if s.bytes != 0 {
 				// Every pair here fits in its sort entry.

@@ -105,6 +105,9 @@ type indexedSchema struct {
 
 type sstStats struct {
 	keys, bytes, files atomic.Int64
+	// runs and runBytes are the sort runs spilled to the working folder
+	// (compressed), all partitions together.
+	runs, runBytes atomic.Int64
 }
 
 // newSSTBuilder prepares the working folder of the import named key (see
@@ -172,7 +175,7 @@ func (b *sstBuilder) add(ws []write) error {
 	sorterOf := func(part int32) *sorter {
 		s := b.parts[part]
 		if s == nil {
-			s = &sorter{dir: b.dir, name: fmt.Sprintf("p%d", part), scratch: &b.radix}
+			s = &sorter{dir: b.dir, name: fmt.Sprintf("p%d", part), scratch: &b.radix, stats: &b.stats}
 			b.parts[part] = s
 		}
 		return s
@@ -466,7 +469,7 @@ func (b *sstBuilder) buildPart(part int32, s *sorter) (*partFiles, error) {
 		data.destroy()
 		return nil, err
 	}
-	index := &sorter{dir: b.dir, name: fmt.Sprintf("p%d-index", part), scratch: &b.radix}
+	index := &sorter{dir: b.dir, name: fmt.Sprintf("p%d-index", part), scratch: &b.radix, stats: &b.stats}
 	defer index.release() // on an error, the merge did not
 	var degVid []byte
 	var degType int32

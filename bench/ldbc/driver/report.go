@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,6 +150,7 @@ func (r *Report) Markdown() string {
 				fmt.Fprintf(&b, "| %s | %d | %s | %.2f | %s | %.0f |\n", res.Scenario, res.Concurrency, d.Daemon, d.CPUCores, perQuery, float64(d.PeakRSSBytes)/(1<<20))
 			}
 		}
+		b.WriteString(spaceBytesTable(r.Results[len(r.Results)-1].Resources))
 	}
 	var errs strings.Builder
 	for _, res := range append(append([]Result(nil), r.Results...), r.Floor...) {
@@ -207,4 +209,31 @@ func (r *Report) WriteFiles(dir, plotExt string) ([]string, error) {
 	plots, err := r.WritePlots(dir, plotExt)
 	files = append(files, plots...)
 	return files, err
+}
+
+// spaceBytesTable is the disk each graph space takes, as the metered
+// storaged gave it at the end of the last measured period: per storaged
+// and summed (all replicas); "" when no daemon reported any.
+func spaceBytesTable(use []DaemonUse) string {
+	total := map[string]int64{}
+	for _, d := range use {
+		for space, n := range d.SpaceBytes {
+			total[space] += n
+		}
+	}
+	if len(total) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nDisk per graph space at the end of the run (SST bytes, novagraph_storaged_space_bytes):\n\n")
+	b.WriteString("| space | daemon | GB |\n|---|---|---:|\n")
+	for _, space := range slices.Sorted(maps.Keys(total)) {
+		for _, d := range use {
+			if n, ok := d.SpaceBytes[space]; ok {
+				fmt.Fprintf(&b, "| %s | %s | %.2f |\n", space, d.Daemon, float64(n)/1e9)
+			}
+		}
+		fmt.Fprintf(&b, "| %s | all | %.2f |\n", space, float64(total[space])/1e9)
+	}
+	return b.String()
 }

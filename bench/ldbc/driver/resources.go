@@ -25,6 +25,10 @@ type DaemonUse struct {
 	// is that divided by its length.
 	CPUSeconds float64 `json:"cpu_seconds"`
 	CPUCores   float64 `json:"cpu_cores"`
+	// SpaceBytes is, by graph space, what a storaged's SST files hold of
+	// it at the end of the period (novagraph_storaged_space_bytes); other
+	// daemons have none.
+	SpaceBytes map[string]int64 `json:"space_bytes,omitempty"`
 	// Error says why the daemon could not be read (then the figures are 0).
 	Error string `json:"error,omitempty"`
 }
@@ -102,26 +106,25 @@ func (m *ResourceMeter) sampleLoop() {
 }
 
 // sample reads every daemon once, raising the open window's peaks, and
-// returns the CPU seconds read (and why a daemon could not be read).
-func (m *ResourceMeter) sample() ([]float64, []error) {
-	cpu := make([]float64, len(m.daemons))
+// returns what it read (and why a daemon could not be read).
+func (m *ResourceMeter) sample() ([]processSample, []error) {
+	samples := make([]processSample, len(m.daemons))
 	errs := make([]error, len(m.daemons))
-	rss := make([]int64, len(m.daemons))
 	var wg sync.WaitGroup
 	for i, d := range m.daemons {
 		wg.Go(func() {
-			rss[i], cpu[i], errs[i] = m.read(d.url)
+			samples[i], errs[i] = m.read(d.url)
 		})
 	}
 	wg.Wait()
 	m.mu.Lock()
 	if w := m.window; w != nil {
-		for i := range rss {
-			w.peak[i] = max(w.peak[i], rss[i])
+		for i, s := range samples {
+			w.peak[i] = max(w.peak[i], s.rss)
 		}
 	}
 	m.mu.Unlock()
-	return cpu, errs
+	return samples, errs
 }
 
 // Begin opens a measured period; the function it returns closes it and
@@ -131,13 +134,18 @@ func (m *ResourceMeter) Begin() func() []DaemonUse {
 	m.mu.Lock()
 	m.window = w
 	m.mu.Unlock()
-	w.startCPU, w.startErr = m.sample()
+	var start []processSample
+	start, w.startErr = m.sample()
+	w.startCPU = make([]float64, len(start))
+	for i, s := range start {
+		w.startCPU[i] = s.cpu
+	}
 	// The period runs from the first sample's answer to the last's request,
 	// so that the scrapes' own latency does not dilute CPUCores.
 	w.began = time.Now()
 	return func() []DaemonUse {
 		elapsed := time.Since(w.began).Seconds()
-		endCPU, endErr := m.sample()
+		end, endErr := m.sample()
 		m.mu.Lock()
 		if m.window == w {
 			m.window = nil
@@ -151,7 +159,8 @@ func (m *ResourceMeter) Begin() func() []DaemonUse {
 				continue
 			}
 			out[i].PeakRSSBytes = w.peak[i]
-			out[i].CPUSeconds = endCPU[i] - w.startCPU[i]
+			out[i].CPUSeconds = end[i].cpu - w.startCPU[i]
+			out[i].SpaceBytes = end[i].spaceBytes
 			if elapsed > 0 {
 				out[i].CPUCores = out[i].CPUSeconds / elapsed
 			}
@@ -169,29 +178,39 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// read fetches one /metrics page and returns process_resident_memory_bytes
-// and process_cpu_seconds_total.
-func (m *ResourceMeter) read(url string) (rss int64, cpu float64, err error) {
+// processSample is what one scrape of a daemon's /metrics gives.
+type processSample struct {
+	rss        int64            // process_resident_memory_bytes
+	cpu        float64          // process_cpu_seconds_total
+	spaceBytes map[string]int64 // novagraph_storaged_space_bytes by space; nil when absent
+}
+
+// read fetches one /metrics page.
+func (m *ResourceMeter) read(url string) (processSample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return 0, 0, err
+		return processSample{}, err
 	}
 	resp, err := m.client.Do(req)
 	if err != nil {
-		return 0, 0, fmt.Errorf("reading %s: %w", url, err)
+		return processSample{}, fmt.Errorf("reading %s: %w", url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return 0, 0, fmt.Errorf("reading %s: %s", url, resp.Status)
+		return processSample{}, fmt.Errorf("reading %s: %s", url, resp.Status)
 	}
 	return parseProcessMetrics(resp.Body, url)
 }
 
-// parseProcessMetrics picks the two process gauges out of Prometheus' text
-// exposition format.
-func parseProcessMetrics(r io.Reader, where string) (rss int64, cpu float64, err error) {
+// spaceBytesMetric is storaged's gauge of each space's SST bytes.
+const spaceBytesMetric = "novagraph_storaged_space_bytes"
+
+// parseProcessMetrics picks the two process gauges, and a storaged's
+// space bytes, out of Prometheus' text exposition format.
+func parseProcessMetrics(r io.Reader, where string) (processSample, error) {
+	var s processSample
 	foundRSS, foundCPU := false, false
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
@@ -200,26 +219,46 @@ func parseProcessMetrics(r io.Reader, where string) (rss int64, cpu float64, err
 		if !ok {
 			continue
 		}
-		switch name {
-		case "process_resident_memory_bytes":
+		parse := func() (float64, error) {
 			v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 			if err != nil {
-				return 0, 0, fmt.Errorf("%s: process_resident_memory_bytes %q: %w", where, value, err)
+				return 0, fmt.Errorf("%s: %s %q: %w", where, name, value, err)
 			}
-			rss, foundRSS = int64(v), true
-		case "process_cpu_seconds_total":
-			v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+			return v, nil
+		}
+		switch {
+		case name == "process_resident_memory_bytes":
+			v, err := parse()
 			if err != nil {
-				return 0, 0, fmt.Errorf("%s: process_cpu_seconds_total %q: %w", where, value, err)
+				return s, err
 			}
-			cpu, foundCPU = v, true
+			s.rss, foundRSS = int64(v), true
+		case name == "process_cpu_seconds_total":
+			v, err := parse()
+			if err != nil {
+				return s, err
+			}
+			s.cpu, foundCPU = v, true
+		case strings.HasPrefix(name, spaceBytesMetric+`{space="`) && strings.HasSuffix(name, `"}`):
+			v, err := parse()
+			if err != nil {
+				return s, err
+			}
+			if s.spaceBytes == nil {
+				s.spaceBytes = map[string]int64{}
+			}
+			space := strings.TrimSuffix(strings.TrimPrefix(name, spaceBytesMetric+`{space="`), `"}`)
+			if u, err := strconv.Unquote(`"` + space + `"`); err == nil {
+				space = u // Prometheus escapes \, \" and \n in label values as Go does
+			}
+			s.spaceBytes[space] = int64(v)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return 0, 0, fmt.Errorf("%s: %w", where, err)
+		return s, fmt.Errorf("%s: %w", where, err)
 	}
 	if !foundRSS || !foundCPU {
-		return 0, 0, fmt.Errorf("%s: no process_resident_memory_bytes or process_cpu_seconds_total (not a novagraph daemon's /metrics?)", where)
+		return s, fmt.Errorf("%s: no process_resident_memory_bytes or process_cpu_seconds_total (not a novagraph daemon's /metrics?)", where)
 	}
-	return rss, cpu, nil
+	return s, nil
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // fakeDaemon serves a /metrics page whose CPU counter grows by 0.25 s and
-// resident set by 1 MiB at every scrape, from 1 GiB.
+// resident set by 1 MiB at every scrape, from 1 GiB, with the bytes of
+// two spaces (one with a quote in its name), sf1's growing by one.
 type fakeDaemon struct{ scrapes atomic.Int64 }
 
 func (f *fakeDaemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -24,6 +25,7 @@ func (f *fakeDaemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n"+
 		"# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %g\n"+
 		"process_resident_memory_bytes %v\ngo_goroutines 12\n", 0.25*float64(n), float64(1<<30+n<<20))
+	fmt.Fprintf(w, "novagraph_storaged_space_bytes{space=\"sf1\"} %v\nnovagraph_storaged_space_bytes{space=\"a\\\"b\"} 7\n", float64(2e9+n))
 }
 
 // TestResourceMeter: a run with a meter reports, for each daemon, the CPU
@@ -64,6 +66,9 @@ func TestResourceMeter(t *testing.T) {
 	if got.PeakRSSBytes < 1<<30+(scrapes-1)<<20 || got.PeakRSSBytes > 1<<30+scrapes<<20 {
 		t.Fatalf("storaged peak RSS %d, want the end's scrape: %d or %d", got.PeakRSSBytes, 1<<30+(scrapes-1)<<20, 1<<30+scrapes<<20)
 	}
+	if sf1 := got.SpaceBytes["sf1"]; len(got.SpaceBytes) != 2 || got.SpaceBytes[`a"b`] != 7 || sf1 != 2e9+scrapes-1 && sf1 != 2e9+scrapes {
+		t.Fatalf("storaged space bytes %v, want the end's scrape: sf1 %d or %d, a\"b 7", got.SpaceBytes, int64(2e9)+scrapes-1, int64(2e9)+scrapes)
+	}
 	if bad := res.Resources[1]; bad.Error == "" || bad.CPUSeconds != 0 || bad.PeakRSSBytes != 0 {
 		t.Fatalf("unreachable daemon: %+v, want an error and no figures", bad)
 	}
@@ -77,13 +82,14 @@ func TestResourceMeter(t *testing.T) {
 	}
 	rep := &Report{Tool: "run", Results: []Result{res}}
 	md := rep.Markdown()
-	if !strings.Contains(md, "| fake | 1 | storaged | ") || !strings.Contains(md, "connection refused") {
+	if !strings.Contains(md, "| fake | 1 | storaged | ") || !strings.Contains(md, "connection refused") ||
+		!strings.Contains(md, "| sf1 | all | 2.00 |") {
 		t.Fatalf("report lacks the resources table or the unreachable daemon:\n%s", md)
 	}
 	if _, err := NewResourceMeter([]string{"graphd=http://x:1/metrics"}, 0); err == nil {
 		t.Fatal("a URL instead of host:port was accepted")
 	}
-	if _, _, err := parseProcessMetrics(strings.NewReader("go_goroutines 3\n"), "x"); err == nil {
+	if _, err := parseProcessMetrics(strings.NewReader("go_goroutines 3\n"), "x"); err == nil {
 		t.Fatal("a page without the process gauges was accepted")
 	}
 }
