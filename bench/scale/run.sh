@@ -164,8 +164,9 @@ done
 echo "adjacency caches hold $(adjacency_bytes) bytes" | tee -a "$OUT/steps.log"
 
 step "load test: $SCENARIOS at $CONC, $DURATION each"
-bin/nova-bench run --addr 127.0.0.1:9669 --space "$SPACE" --data "$data" --scenarios "$SCENARIOS" \
+/usr/bin/time -v bin/nova-bench run --addr 127.0.0.1:9669 --space "$SPACE" --data "$data" --scenarios "$SCENARIOS" \
 	--concurrency "$CONC" --duration "$DURATION" --metrics "$metrics,$metas" --out "$OUT" 2>&1 | tee "$OUT/run.log"
+driver_rss=$(awk '/Maximum resident set size/ { printf "%.0f", $NF / 1024 }' "$OUT/run.log")
 peak_rss >"$OUT/rss-after-run.md"
 
 {
@@ -177,14 +178,15 @@ peak_rss >"$OUT/rss-after-run.md"
 	echo "|---|---|"
 	echo "| generate | $gen_s s |"
 	echo "| import | $import_s s: $(head -1 "$OUT/import.log") |"
-	echo "| importer peak RSS | $importer_rss MB |"
+	echo "| importer peak RSS | $importer_rss MiB |"
 	echo "| data on disk, all replicas | $disk GB (du of the data paths) |"
-	echo "| space $SPACE in SST files | $(awk -v b="$space" -v r="$REPLICAS" -v e="${edges:-0}" 'BEGIN { printf "%.2f GB, %.2f GB per replica, %.1f bytes per directed edge and replica", b / 1e9, b / r / 1e9, e > 0 ? b / r / e : 0 }') |"
+	echo "| space $SPACE in SST files | $(awk -v b="$space" -v r="$REPLICAS" -v e="${edges:-0}" 'BEGIN { printf "%.2f GB, %.2f GB per replica, %.1f bytes per directed edge and replica", b / 1e9, b / r / 1e9, (e > 0 ? b / r / e : 0) }') |"
 	echo "| verify | $(grep '^verify ' "$OUT/verify.log" | tail -1) |"
-	echo "| verify peak RSS | $verify_rss MB |"
+	echo "| verify peak RSS | $verify_rss MiB |"
+	echo "| load driver (nova-bench run) peak RSS | $driver_rss MiB |"
 	echo "| adjacency caches after warm-up | $(awk '/adjacency caches hold/ { printf "%.2f GB", $4 / 1e9 }' "$OUT/steps.log") |"
 	echo
-	echo "Peak RSS per daemon (VmHWM, MB) after the import, then after the load test:"
+	echo "Peak RSS per daemon (VmHWM, MiB) after the import, then after the load test:"
 	echo
 	echo "| daemon | after import |"
 	echo "|---|---:|"
