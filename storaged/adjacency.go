@@ -64,13 +64,16 @@ import (
 // keys.
 //
 // Memory. All adjacencies together stay within budget bytes: a build that
-// would pass it is abandoned and not tried again for a while, and nothing
-// is evicted to make room (the partitions built first keep their place).
+// would pass it is abandoned and not tried again for a while, nor until
+// the cache has more room than it had then, and nothing is evicted to
+// make room (the partitions built first keep their place). A partition
+// whose SST bytes say it cannot fit is not scanned at all.
 // What is held is in the novagraph_storaged_adjacency_* metrics.
 type adjacencyCache struct {
 	applied func(raftgroup.GroupID) (uint64, bool) // raftgroup.Engine.Applied
 	budget  int64
 	quiet   time.Duration
+	retry   time.Duration // adjacencyRetry; tests shorten it
 	log     *slog.Logger
 
 	queue  chan buildRequest
@@ -80,6 +83,9 @@ type adjacencyCache struct {
 	mu    sync.Mutex
 	parts map[raftgroup.GroupID]*adjacencyPart
 	used  int64 // bytes of every adjacency in parts
+	// bytesPerSSTByte is the fewest adjacency bytes per byte of SST
+	// (partSSTBytes) a build has made; 0 before the first.
+	bytesPerSSTByte float64
 
 	// Counters, for metrics and tests.
 	hits, misses, builds, abandoned atomic.Uint64
@@ -95,6 +101,13 @@ type adjacencyPart struct {
 	seenAt   time.Time
 	queued   bool      // a build is queued or running
 	retireAt time.Time // no build before this (one was abandoned)
+	// needs is more than the room a build over the budget had: none is
+	// tried again until the cache has this much free. Nothing is
+	// evicted, so a full cache would otherwise rescan every partition
+	// it cannot hold every adjacencyRetry, in vain: at SF1000, where six
+	// GiB hold 15 of 100 partitions, that kept storaged's two cores
+	// busy (docs/benchmarks.md, "Issue 23, twentieth session").
+	needs int64
 }
 
 // buildRequest is what the builder needs to build one partition.
@@ -272,13 +285,14 @@ const minAdjacencyCacheBytes = 256 << 20
 const maxAdjacencyBytes = 3 << 30
 
 // adjacencyRetry is how long a partition whose build was abandoned (over
-// the budget, or failed) waits before another try.
+// the budget, or failed) waits before another try; over the budget, it
+// also waits for more room than it had (adjacencyPart.needs).
 const adjacencyRetry = 30 * time.Second
 
 func newAdjacencyCache(applied func(raftgroup.GroupID) (uint64, bool), budget int64, quiet time.Duration, log *slog.Logger) *adjacencyCache {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &adjacencyCache{
-		applied: applied, budget: budget, quiet: quiet, log: log,
+		applied: applied, budget: budget, quiet: quiet, retry: adjacencyRetry, log: log,
 		queue: make(chan buildRequest, 64), cancel: cancel, done: make(chan struct{}),
 		parts: map[raftgroup.GroupID]*adjacencyPart{},
 	}
@@ -327,7 +341,7 @@ func (c *adjacencyCache) lookup(g raftgroup.GroupID, db *grocksdb.DB, vidLen int
 	if applied != p.seen {
 		p.seen, p.seenAt = applied, now
 	}
-	if !p.queued && now.Sub(p.seenAt) >= c.quiet && !now.Before(p.retireAt) {
+	if !p.queued && now.Sub(p.seenAt) >= c.quiet && !now.Before(p.retireAt) && c.budget-c.used >= p.needs {
 		select {
 		case c.queue <- buildRequest{g: g, db: db, vidLen: vidLen}:
 			p.queued = true
@@ -382,8 +396,20 @@ func (c *adjacencyCache) builder(ctx context.Context) {
 func (c *adjacencyCache) build(ctx context.Context, r buildRequest) {
 	c.mu.Lock()
 	room := c.budget - c.used
+	perSST := c.bytesPerSSTByte
 	c.mu.Unlock()
-	adj, err := c.read(ctx, r, room)
+	// The partition's SST bytes, times the fewest adjacency bytes per SST
+	// byte a build has made, is the least it would take: a partition that
+	// cannot fit even so is not scanned (a scan over the budget reads up
+	// to room bytes of it before it gives up, on the one builder).
+	sst := partSSTBytes(r.db, r.g)
+	var adj *adjacency
+	var err error
+	if estimate := int64(float64(sst) * perSST); perSST > 0 && estimate > room {
+		err = fmt.Errorf("%w (estimated %d bytes from its %d bytes of SST, %d free)", errOverBudget, estimate, sst, room)
+	} else {
+		adj, err = c.read(ctx, r, room)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.parts[r.g]
@@ -391,10 +417,19 @@ func (c *adjacencyCache) build(ctx context.Context, r buildRequest) {
 		return // dropped while building
 	}
 	p.queued = false
+	if err == nil && adj != nil && sst > 0 {
+		ratio := float64(adj.bytes) / float64(sst)
+		if c.bytesPerSSTByte == 0 || ratio < c.bytesPerSSTByte {
+			c.bytesPerSSTByte = ratio
+		}
+	}
 	if err != nil {
 		c.abandoned.Add(1)
-		p.retireAt = time.Now().Add(adjacencyRetry)
-		c.log.Info("adjacency cache: partition not cached", "group", r.g, "err", err, "retry_in", adjacencyRetry)
+		p.retireAt = time.Now().Add(c.retry)
+		if errors.Is(err, errOverBudget) {
+			p.needs = min(room, maxAdjacencyBytes) + 1
+		}
+		c.log.Info("adjacency cache: partition not cached", "group", r.g, "err", err, "retry_in", c.retry, "retry_needs_free_bytes", p.needs)
 		return
 	}
 	if adj == nil {
@@ -409,6 +444,17 @@ func (c *adjacencyCache) build(ctx context.Context, r buildRequest) {
 	p.adj = adj
 	c.used += adj.bytes
 	c.builds.Add(1)
+}
+
+// partSSTBytes is RocksDB's estimate of the SST bytes of g's partition
+// (its memtables left out); 0 if it cannot tell.
+func partSSTBytes(db *grocksdb.DB, g raftgroup.GroupID) int64 {
+	start := partition.PartPrefix(g.Space, g.Part)
+	sizes, err := db.GetApproximateSizes([]grocksdb.Range{{Start: start, Limit: partition.PrefixEnd(start)}})
+	if err != nil || len(sizes) != 1 {
+		return 0
+	}
+	return int64(sizes[0])
 }
 
 // errOverBudget abandons a build that would not fit.

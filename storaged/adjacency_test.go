@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -311,6 +312,25 @@ func TestAdjacencyBudgetAndQuiet(t *testing.T) {
 	if b, n := small.stats(); b != 0 || n != 0 {
 		t.Fatalf("after an abandoned build the cache holds %d bytes in %d partitions", b, n)
 	}
+	// Once the retry wait is over, no build is tried again while the room
+	// is what it was: it would be abandoned again, after a scan.
+	small.mu.Lock()
+	small.retry = 0
+	small.parts[f.g].retireAt = time.Time{}
+	small.mu.Unlock()
+	for range 50 {
+		small.lookup(f.g, f.db, 8)
+		time.Sleep(100 * time.Microsecond)
+	}
+	if n := small.abandoned.Load() + small.builds.Load(); n != 1 {
+		t.Fatalf("%d builds tried with no more room than the one abandoned", n)
+	}
+	// More room (here: a larger budget, as a dropped partition would free)
+	// lets it build.
+	small.mu.Lock()
+	small.budget = 1 << 30
+	small.mu.Unlock()
+	waitBuilt(t, small, f)
 
 	patient := newAdjacencyCache(f.appliedIndex, 1<<30, time.Hour, slog.New(slog.DiscardHandler))
 	defer patient.close()
@@ -419,3 +439,56 @@ func TestAdjacencyCacheDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestAdjacencyEstimateSkipsScan: once a build has shown how many
+// adjacency bytes a byte of SST makes, a partition whose SST bytes say it
+// cannot fit in the room left is given up without a scan.
+func TestAdjacencyEstimateSkipsScan(t *testing.T) {
+	f := newAdjFixture(t, 3)
+	f.write(2000, 0)
+	flushDB(t, f.db) // SST bytes for the estimate
+	var logged atomic.Value
+	logged.Store("")
+	c := newAdjacencyCache(f.appliedIndex, 1<<30, time.Nanosecond, slog.New(recordHandler{&logged}))
+	defer c.close()
+	adj := waitBuilt(t, c, f)
+	c.mu.Lock()
+	ratio := c.bytesPerSSTByte
+	// A write makes the adjacency stale (it is dropped at the next
+	// lookup); the budget is then a tenth of what the partition took.
+	c.budget = adj.bytes / 10
+	c.mu.Unlock()
+	if ratio <= 0 {
+		t.Fatalf("a build over %d SST bytes learned a ratio of %v", partSSTBytes(f.db, f.g), ratio)
+	}
+	f.write(1, 0)
+	deadline := time.Now().Add(10 * time.Second)
+	for c.abandoned.Load() == 0 {
+		if c.lookup(f.g, f.db, 8) != nil {
+			t.Fatal("an adjacency over the budget was installed")
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the build over the budget was not given up")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if msg := logged.Load().(string); !strings.Contains(msg, "estimated") {
+		t.Fatalf("given up as %q, want by the estimate, before a scan", msg)
+	}
+}
+
+// recordHandler keeps the err attribute of the last record logged.
+type recordHandler struct{ last *atomic.Value }
+
+func (h recordHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h recordHandler) Handle(_ context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "err" {
+			h.last.Store(a.Value.String())
+		}
+		return true
+	})
+	return nil
+}
+func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h recordHandler) WithGroup(string) slog.Handler      { return h }

@@ -120,7 +120,7 @@ func (m *metrics) registerAdjacency(reg prometheus.Registerer, cache func() *adj
 		func(c *adjacencyCache) uint64 { return c.misses.Load() })
 	counter("novagraph_storaged_adjacency_builds_total", "Adjacencies built and installed.",
 		func(c *adjacencyCache) uint64 { return c.builds.Load() })
-	counter("novagraph_storaged_adjacency_abandoned_total", "Adjacency builds given up: over the budget, or a failed scan.",
+	counter("novagraph_storaged_adjacency_abandoned_total", "Adjacency builds given up: over the budget (estimated from the partition's SST bytes before a scan, or found during one), or a failed scan.",
 		func(c *adjacencyCache) uint64 { return c.abandoned.Load() })
 	counter("novagraph_storaged_adjacency_columns_total", "Property columns the adjacency cache decoded and kept, one per partition, edge or tag property and schema version.",
 		func(c *adjacencyCache) uint64 { return c.columns.Load() })
