@@ -57,8 +57,12 @@ up() {
 	local seeds=127.0.0.1:9671
 	# storaged's adjacency cache defaults to a quarter of the host's memory;
 	# storaged on one host share that quarter (STORAGED_FLAGS may override).
-	local adjacency
-	adjacency="$(awk -v n="$STORAGED" '/MemTotal/ { printf "%dMiB", $2 / 1024 / 4 / n }' /proc/meminfo)"
+	# The memory is the machine's, or this cgroup's limit if it has one.
+	local adjacency mem limit
+	mem=$(awk '/MemTotal/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)
+	limit=$(cat /sys/fs/cgroup/memory.max 2>/dev/null || echo max)
+	if [ "$limit" != max ] && [ "$limit" -lt "$mem" ]; then mem=$limit; fi
+	adjacency="$(awk -v m="$mem" -v n="$STORAGED" 'BEGIN { printf "%dMiB", m / 1048576 / 4 / n }')"
 	for i in $(seq 1 "$STORAGED"); do
 		local off=$(( (i - 1) * 10 ))
 		start "storaged$i" bin/storaged --addr "127.0.0.1:$((9779 + off))" --http-addr "127.0.0.1:$((19779 + off))" \

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -67,7 +68,7 @@ import (
 // would pass it is abandoned and not tried again for a while, nor until
 // the cache has more room than it had then, and nothing is evicted to
 // make room (the partitions built first keep their place). A partition
-// whose SST bytes say it cannot fit is not scanned at all.
+// whose SST bytes say it is far too big is not scanned at all.
 // What is held is in the novagraph_storaged_adjacency_* metrics.
 type adjacencyCache struct {
 	applied func(raftgroup.GroupID) (uint64, bool) // raftgroup.Engine.Applied
@@ -84,8 +85,13 @@ type adjacencyCache struct {
 	parts map[raftgroup.GroupID]*adjacencyPart
 	used  int64 // bytes of every adjacency in parts
 	// bytesPerSSTByte is the fewest adjacency bytes per byte of SST
-	// (partSSTBytes) a build has made; 0 before the first.
+	// (partSSTBytes) a build of a partition with at least learnFromSST
+	// bytes of SST has made; 0 before the first. Smaller partitions are
+	// left out: RocksDB's estimate is coarse for them, and a recently
+	// written one has much of its data in memtables, which it does not
+	// count.
 	bytesPerSSTByte float64
+	learnFromSST    int64
 
 	// Counters, for metrics and tests.
 	hits, misses, builds, abandoned atomic.Uint64
@@ -292,7 +298,7 @@ const adjacencyRetry = 30 * time.Second
 func newAdjacencyCache(applied func(raftgroup.GroupID) (uint64, bool), budget int64, quiet time.Duration, log *slog.Logger) *adjacencyCache {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &adjacencyCache{
-		applied: applied, budget: budget, quiet: quiet, retry: adjacencyRetry, log: log,
+		applied: applied, budget: budget, quiet: quiet, retry: adjacencyRetry, learnFromSST: 16 << 20, log: log,
 		queue: make(chan buildRequest, 64), cancel: cancel, done: make(chan struct{}),
 		parts: map[raftgroup.GroupID]*adjacencyPart{},
 	}
@@ -340,6 +346,7 @@ func (c *adjacencyCache) lookup(g raftgroup.GroupID, db *grocksdb.DB, vidLen int
 	c.misses.Add(1)
 	if applied != p.seen {
 		p.seen, p.seenAt = applied, now
+		p.needs = 0 // written: its size may have changed
 	}
 	if !p.queued && now.Sub(p.seenAt) >= c.quiet && !now.Before(p.retireAt) && c.budget-c.used >= p.needs {
 		select {
@@ -398,15 +405,19 @@ func (c *adjacencyCache) build(ctx context.Context, r buildRequest) {
 	room := c.budget - c.used
 	perSST := c.bytesPerSSTByte
 	c.mu.Unlock()
-	// The partition's SST bytes, times the fewest adjacency bytes per SST
-	// byte a build has made, is the least it would take: a partition that
-	// cannot fit even so is not scanned (a scan over the budget reads up
-	// to room bytes of it before it gives up, on the one builder).
+	// The partition's SST bytes times the fewest adjacency bytes per SST
+	// byte a build of a partition of some size has made estimate what it
+	// would take: one estimated at over twice the room is not scanned (a
+	// scan over the budget reads up to room bytes of it before it gives
+	// up, on the one builder). The estimate leaves out what is still in
+	// memtables, hence the margin; it is made again at each retry.
 	sst := partSSTBytes(r.db, r.g)
 	var adj *adjacency
 	var err error
-	if estimate := int64(float64(sst) * perSST); perSST > 0 && estimate > room {
+	estimated := false
+	if estimate := int64(float64(sst) * perSST); perSST > 0 && estimate > 2*min(room, maxAdjacencyBytes) {
 		err = fmt.Errorf("%w (estimated %d bytes from its %d bytes of SST, %d free)", errOverBudget, estimate, sst, room)
+		estimated = true
 	} else {
 		adj, err = c.read(ctx, r, room)
 	}
@@ -417,7 +428,7 @@ func (c *adjacencyCache) build(ctx context.Context, r buildRequest) {
 		return // dropped while building
 	}
 	p.queued = false
-	if err == nil && adj != nil && sst > 0 {
+	if err == nil && adj != nil && sst >= c.learnFromSST && sst > 0 {
 		ratio := float64(adj.bytes) / float64(sst)
 		if c.bytesPerSSTByte == 0 || ratio < c.bytesPerSSTByte {
 			c.bytesPerSSTByte = ratio
@@ -426,8 +437,12 @@ func (c *adjacencyCache) build(ctx context.Context, r buildRequest) {
 	if err != nil {
 		c.abandoned.Add(1)
 		p.retireAt = time.Now().Add(c.retry)
-		if errors.Is(err, errOverBudget) {
-			p.needs = min(room, maxAdjacencyBytes) + 1
+		switch {
+		case estimated || !errors.Is(err, errOverBudget):
+		case room >= maxAdjacencyBytes:
+			p.needs = math.MaxInt64 // over the per-partition cap: no room is enough
+		default:
+			p.needs = room + 1
 		}
 		c.log.Info("adjacency cache: partition not cached", "group", r.g, "err", err, "retry_in", c.retry, "retry_needs_free_bytes", p.needs)
 		return

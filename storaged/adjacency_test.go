@@ -451,11 +451,15 @@ func TestAdjacencyEstimateSkipsScan(t *testing.T) {
 	logged.Store("")
 	c := newAdjacencyCache(f.appliedIndex, 1<<30, time.Nanosecond, slog.New(recordHandler{&logged}))
 	defer c.close()
+	c.mu.Lock()
+	c.learnFromSST = 0 // learn from this small partition
+	c.mu.Unlock()
 	adj := waitBuilt(t, c, f)
 	c.mu.Lock()
 	ratio := c.bytesPerSSTByte
 	// A write makes the adjacency stale (it is dropped at the next
-	// lookup); the budget is then a tenth of what the partition took.
+	// lookup); the budget is then a tenth of what the partition took,
+	// under half the estimate.
 	c.budget = adj.bytes / 10
 	c.mu.Unlock()
 	if ratio <= 0 {

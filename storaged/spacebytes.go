@@ -45,10 +45,10 @@ func (c spaceBytesCollector) Collect(ch chan<- prometheus.Metric) {
 			if d, ok := snap.SpaceByID(id); ok {
 				return d.GetName()
 			}
-			return strconv.Itoa(int(id))
+			return "id:" + strconv.Itoa(int(id)) // not a name a space could have
 		}
 	} else {
-		names = func(id int32) string { return strconv.Itoa(int(id)) }
+		names = func(id int32) string { return "id:" + strconv.Itoa(int(id)) }
 	}
 	for space, n := range bytes {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), names(space))

@@ -59,6 +59,9 @@ mismatches (vertex, what, expected vs got) and exits with status 1.`,
 				// (SF1000 holds 490 M); reading them makes a string per
 				// field beside a 2 GB slice: collecting often keeps the
 				// peak near that slice.
+				if opts.Sample <= 0 {
+					return fmt.Errorf("--sample %d: want at least one vertex", opts.Sample)
+				}
 				old := debug.SetGCPercent(10)
 				x, err = driver.ExpectLDBCSample(data, opts.Sample, opts.Seed)
 				debug.SetGCPercent(old)

@@ -426,8 +426,8 @@ var summaryEdgeSample = 1 << 20
 // run without the floor), on graphs whose edges are too many to hold: it
 // keeps the vertices, each one's degree and a uniform sample of 2^20
 // directed edges (reservoir sampling, seeded by seed),
-// 24 bytes per person instead of LoadLDBC's 16 per edge (7.9 GB at
-// SF1000). A size-biased draw of start vertices is then the same as on
+// 16 bytes per person (and, while it reads, an id index of some 40 more)
+// instead of LoadLDBC's 16 per edge (7.9 GB at SF1000). A size-biased draw of start vertices is then the same as on
 // the whole graph, and an edge drawn from the sample is an edge drawn
 // uniformly. One difference: a knows pair repeated in the files counts in
 // the degrees once per row (LoadLDBC keeps it once; LDBC and nova-bench

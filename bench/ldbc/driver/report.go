@@ -150,7 +150,12 @@ func (r *Report) Markdown() string {
 				fmt.Fprintf(&b, "| %s | %d | %s | %.2f | %s | %.0f |\n", res.Scenario, res.Concurrency, d.Daemon, d.CPUCores, perQuery, float64(d.PeakRSSBytes)/(1<<20))
 			}
 		}
-		b.WriteString(spaceBytesTable(r.Results[len(r.Results)-1].Resources))
+		for i := len(r.Results) - 1; i >= 0; i-- { // the last period a storaged answered in
+			if t := spaceBytesTable(r.Results[i].Resources); t != "" {
+				b.WriteString(t)
+				break
+			}
+		}
 	}
 	var errs strings.Builder
 	for _, res := range append(append([]Result(nil), r.Results...), r.Floor...) {

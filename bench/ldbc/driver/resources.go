@@ -215,10 +215,13 @@ func parseProcessMetrics(r io.Reader, where string) (processSample, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
+		// The value follows the last space: a label value may hold spaces.
+		line := sc.Text()
+		cut := strings.LastIndexByte(line, ' ')
+		if cut < 0 || strings.HasPrefix(line, "#") {
 			continue
 		}
+		name, value := line[:cut], line[cut+1:]
 		parse := func() (float64, error) {
 			v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 			if err != nil {

@@ -158,11 +158,12 @@ func ExpectLDBCRows(source string, persons []Person, knows []Knows) *Expectation
 
 // ExpectLDBCSample is ExpectLDBC for graphs too large to hold: it keeps
 // the edges and properties of the sample Verify checks only
-// (SampleDistinct(Vertices, sample, seed), in Sampled) and the totals, and
-// reads the knows files twice. ExpectLDBC holds 24 bytes per directed
-// edge twice over, 23 GB at SF1000's 490 M; this holds 8 bytes per knows
-// row for the count of distinct edges (2 GB at SF1000), only during the
-// first read. Both read the same answer for the vertices they hold.
+// (SampleDistinct(Vertices, sample, seed), in Sampled; sample > 0) and the
+// totals. It counts the knows files' lines, then reads them twice.
+// ExpectLDBC holds 24 bytes per directed edge twice over, 23 GB at
+// SF1000's 490 M; this holds 8 bytes per knows row for the count of
+// distinct edges (2 GB at SF1000), only during the first read. Both read
+// the same answer for the vertices they hold.
 func ExpectLDBCSample(dir string, sample int, seed int64) (*Expectation, error) {
 	x := &Expectation{Source: dir, Tag: "Person", Edge: "knows", EdgeProp: "creationDate",
 		TagProps: []string{"firstName", "lastName", "birthday"}}
