@@ -110,9 +110,10 @@ type adjacencyPart struct {
 	// needs is more than the room a build over the budget had: none is
 	// tried again until the cache has this much free. Nothing is
 	// evicted, so a full cache would otherwise rescan every partition
-	// it cannot hold every adjacencyRetry, in vain: at SF1000, where six
-	// GiB hold 15 of 100 partitions, that kept storaged's two cores
-	// busy (docs/benchmarks.md, "Issue 23, twentieth session").
+	// it cannot hold every adjacencyRetry, in vain, on its one builder:
+	// at SF1000, where six GiB hold 15 of 100 partitions, it did so all
+	// the time (it was not what limited the QPS: docs/benchmarks.md,
+	// "Issue 23, twentieth session").
 	needs int64
 }
 
@@ -461,11 +462,10 @@ func (c *adjacencyCache) build(ctx context.Context, r buildRequest) {
 	c.builds.Add(1)
 }
 
-// partSSTBytes is RocksDB's estimate of the SST bytes of g's partition
-// (its memtables left out); 0 if it cannot tell.
+// partSSTBytes is RocksDB's estimate of the SST bytes of g's partition's
+// data (dataRange; memtables left out); 0 if it cannot tell.
 func partSSTBytes(db *grocksdb.DB, g raftgroup.GroupID) int64 {
-	start := partition.PartPrefix(g.Space, g.Part)
-	sizes, err := db.GetApproximateSizes([]grocksdb.Range{{Start: start, Limit: partition.PrefixEnd(start)}})
+	sizes, err := db.GetApproximateSizes([]grocksdb.Range{dataRange(g)})
 	if err != nil || len(sizes) != 1 {
 		return 0
 	}

@@ -13,9 +13,9 @@ import (
 // Disk bytes per space (issue 23: "disk bytes per space" next to a load
 // test's QPS). RocksDB estimates, from its SST files' index blocks, the
 // bytes a key range takes on disk (GetApproximateSizes, compressed, the
-// memtables left out); a partition's data is one key range, PartPrefix
-// (space, part) to its end, whatever the kind of key. The raft log and
-// hard state live under other prefixes and are not counted.
+// memtables left out); a partition's data is one key range,
+// partition.DataRange (tags through degrees). The raft log and state,
+// under the same partition prefix, are past that range and not counted.
 
 // spaceBytesCollector is novagraph_storaged_space_bytes{space}: the SST
 // bytes of every replica of the space this storaged hosts, computed on
@@ -73,8 +73,7 @@ func (s *Server) SpaceBytes() map[int32]uint64 {
 	for db, groups := range byDB {
 		ranges := make([]grocksdb.Range, len(groups))
 		for i, g := range groups {
-			start := partition.PartPrefix(g.Space, g.Part)
-			ranges[i] = grocksdb.Range{Start: start, Limit: partition.PrefixEnd(start)}
+			ranges[i] = dataRange(g)
 		}
 		sizes, err := db.GetApproximateSizes(ranges)
 		if err != nil {
@@ -86,4 +85,11 @@ func (s *Server) SpaceBytes() map[int32]uint64 {
 		}
 	}
 	return out
+}
+
+// dataRange is g's data keys (partition.DataRange) as a range for
+// RocksDB's size estimates.
+func dataRange(g raftgroup.GroupID) grocksdb.Range {
+	start, end := partition.DataRange(g.Space, g.Part)
+	return grocksdb.Range{Start: start, Limit: end}
 }
