@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,6 +59,18 @@ func TestSSTBatchMatchesPut(t *testing.T) {
 	pf := &partFiles{}
 	if err := w.finish(pf); err != nil {
 		t.Fatal(err)
+	}
+	// The file's filter is partitioned (and so its index two-level:
+	// RocksDB partitions filters only then), as storaged writes its own
+	// (rocksopts.New): the metaindex block names the filter's kind.
+	for _, p := range pf.paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(raw, []byte("partitionedfilter.rocksdb.BuiltinBloomFilter")) {
+			t.Errorf("%s: no partitioned bloom filter in the file", p)
+		}
 	}
 
 	opts := grocksdb.NewDefaultOptions()

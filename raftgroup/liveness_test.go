@@ -233,7 +233,7 @@ func (c *liveCluster) start(s *liveStore) {
 		}
 		s.server = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), ServerKeepalive(), grpc.StreamInterceptor(c.stallSnapshots))
 		raftmsgpb.RegisterRaftServiceServer(s.server, NewServer(s.id, s.engine, logger))
-		snaps, err := NewSnapshotServer(s.id, s.engine, s.snapDir, logger)
+		snaps, err := NewSnapshotServer(s.id, s.engine, s.snapDir, nil, logger)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -132,21 +132,32 @@ func (t *GRPCTransport) streamSnapshot(d *SnapshotData) (int, error) {
 // dir and hands the file and its MsgSnap to the engine.
 type SnapshotServer struct {
 	raftmsgpb.UnimplementedRaftSnapshotServiceServer
-	storeID uint64
-	engine  *Engine
-	dir     string
-	log     *slog.Logger
-	seq     atomic.Uint64
+	storeID    uint64
+	engine     *Engine
+	dir        string
+	sstOptions SSTOptions
+	log        *slog.Logger
+	seq        atomic.Uint64
 }
+
+// SSTOptions returns the options a received snapshot's SST file is
+// written with; the caller destroys them. The store's own table options
+// (filters, index format, compression) make the ingested file like the
+// ones its compactions write.
+type SSTOptions func() (*grocksdb.Options, error)
 
 // NewSnapshotServer returns the RaftSnapshotService of a store; files go
 // under dir, which should be on the same filesystem as the data so ingest
-// moves rather than copies them.
-func NewSnapshotServer(storeID uint64, engine *Engine, dir string, log *slog.Logger) (*SnapshotServer, error) {
+// moves rather than copies them. They are written with sstOptions, or with
+// RocksDB's defaults (no filters, a whole index per file) if it is nil.
+func NewSnapshotServer(storeID uint64, engine *Engine, dir string, sstOptions SSTOptions, log *slog.Logger) (*SnapshotServer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("snapshot directory %s: %w", dir, err)
 	}
-	return &SnapshotServer{storeID: storeID, engine: engine, dir: dir, log: log.With("component", "raft-snapshot")}, nil
+	if sstOptions == nil {
+		sstOptions = func() (*grocksdb.Options, error) { return grocksdb.NewDefaultOptions(), nil }
+	}
+	return &SnapshotServer{storeID: storeID, engine: engine, dir: dir, sstOptions: sstOptions, log: log.With("component", "raft-snapshot")}, nil
 }
 
 // Snapshot implements RaftSnapshotServiceServer.
@@ -187,10 +198,13 @@ func (s *SnapshotServer) Snapshot(stream grpc.ClientStreamingServer[raftmsgpb.Sn
 // receive writes the stream's key-value pairs into an SST file at path and
 // returns how many there were (no file is left when there were none).
 func (s *SnapshotServer) receive(stream grpc.ClientStreamingServer[raftmsgpb.SnapshotChunk, raftmsgpb.BatchAck], chunk *raftmsgpb.SnapshotChunk, path string) (int, error) {
+	opts, err := s.sstOptions()
+	if err != nil {
+		return 0, fmt.Errorf("options of %s: %w", path, err)
+	}
+	defer opts.Destroy()
 	env := grocksdb.NewDefaultEnvOptions()
 	defer env.Destroy()
-	opts := grocksdb.NewDefaultOptions()
-	defer opts.Destroy()
 	w := grocksdb.NewSSTFileWriter(env, opts)
 	defer w.Destroy()
 	opened := false

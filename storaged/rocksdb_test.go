@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -790,4 +791,67 @@ func writeSSTFile(t *testing.T, path string, keys [][]byte, val func(i int) []by
 	if err := w.Finish(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestPartitionedIndexAndFilter checks what rocksopts' default table
+// options buy: an SST file written with them has a partitioned filter, and
+// its open file holds almost none of its index and filter outside the block
+// cache (RocksDB's estimate-table-readers-mem), where the same file with
+// whole blocks (WholeIndexAndFilter) holds at least its 10 bits per key of
+// filter. Every key is still found by a point read and absent keys are not.
+func TestPartitionedIndexAndFilter(t *testing.T) {
+	const keys = 100_000
+	readers := map[bool]uint64{}
+	for _, whole := range []bool{false, true} {
+		t.Run(fmt.Sprintf("whole=%v", whole), func(t *testing.T) {
+			dir := t.TempDir()
+			db := openProductionDB(t, dir, rocksopts.Options{WriteBufferMB: 64, BlockCacheMB: 16, WholeIndexAndFilter: whole})
+			kvs := map[string][]byte{}
+			for i := range keys {
+				kvs[string(partition.TagKey(bloomSpace, bloomPart, partition.EncodeInt64Vid(int64(2*i)), bloomTagA))] = []byte{byte(i)}
+			}
+			putAll(t, db, kvs)
+			flushDB(t, db)
+
+			files, err := filepath.Glob(filepath.Join(dir, "rocksdb", "*.sst"))
+			if err != nil || len(files) != 1 {
+				t.Fatalf("SST files %v (%v), want one", files, err)
+			}
+			raw, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			kind := map[bool]string{false: "partitionedfilter.", true: "fullfilter."}[whole]
+			if !bytes.Contains(raw, []byte(kind+"rocksdb.BuiltinBloomFilter")) {
+				t.Errorf("the file has no %sBuiltinBloomFilter block", kind)
+			}
+
+			ro := grocksdb.NewDefaultReadOptions()
+			defer ro.Destroy()
+			for i := range keys / 100 {
+				for _, n := range []int{2 * i * 100, 2*i*100 + 1} { // present, absent
+					v, err := db.GetBytes(ro, partition.TagKey(bloomSpace, bloomPart, partition.EncodeInt64Vid(int64(n)), bloomTagA))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if (v != nil) != (n%2 == 0) {
+						t.Fatalf("vertex %d: read %x", n, v)
+					}
+				}
+			}
+			n, ok := db.GetIntProperty("rocksdb.estimate-table-readers-mem")
+			if !ok {
+				t.Fatal("no rocksdb.estimate-table-readers-mem")
+			}
+			readers[whole] = n
+		})
+	}
+	// 100,000 keys at 10 bits each: 125 KB of filter alone.
+	if readers[true] < keys*10/8 {
+		t.Errorf("whole blocks: the open file holds %d bytes, less than its filter", readers[true])
+	}
+	if readers[false]*10 > readers[true] {
+		t.Errorf("partitioned: the open file holds %d bytes outside the cache, over a tenth of the %d it holds with whole blocks", readers[false], readers[true])
+	}
+	t.Logf("table readers: partitioned %d bytes, whole %d bytes", readers[false], readers[true])
 }

@@ -129,9 +129,9 @@ type Server struct {
 	groupDB map[raftgroup.GroupID]*grocksdb.DB
 	healthy error
 
-	// dbLife and dbsClosed let SpaceBytes (a metrics scrape, which may
-	// come during stop) read the RocksDB instances without racing
-	// closeDBs.
+	// dbLife and dbsClosed let SpaceBytes and the RocksDB memory
+	// collector (metrics scrapes, which may come during start and stop)
+	// read the RocksDB instances without racing Start and closeDBs.
 	dbLife    sync.RWMutex
 	dbsClosed bool
 
@@ -189,7 +189,7 @@ func New(cfg Config) *Server {
 			defer s.mu.Unlock()
 			return s.adjacency
 		})
-		cfg.Registry.MustRegister(newSpaceBytesCollector(s))
+		cfg.Registry.MustRegister(newSpaceBytesCollector(s), newRocksMemoryCollector(s))
 	}
 	return s
 }
@@ -224,7 +224,9 @@ func (s *Server) Start(ctx context.Context) error {
 			s.closeDBs()
 			return err
 		}
+		s.dbLife.Lock() // a metrics scrape may read s.dbs already
 		s.dbs = append(s.dbs, db)
+		s.dbLife.Unlock()
 	}
 	cache.Destroy()
 	lis, err := net.Listen("tcp", s.cfg.ListenAddr)
@@ -306,7 +308,7 @@ func (s *Server) Start(ctx context.Context) error {
 	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, engine, s.log))
 	// Received snapshots are staged next to the first data path's RocksDB,
 	// so ingesting them there is a move.
-	snaps, err := raftgroup.NewSnapshotServer(storeID, engine, filepath.Join(s.cfg.DataPaths[0], "snapshots"), s.log)
+	snaps, err := raftgroup.NewSnapshotServer(storeID, engine, filepath.Join(s.cfg.DataPaths[0], "snapshots"), s.snapshotSSTOptions(rocks), s.log)
 	if err != nil {
 		s.grpc.Stop()
 		lis.Close()
@@ -540,6 +542,24 @@ func openDB(path string, o rocksopts.Options, cache *grocksdb.Cache) (*grocksdb.
 		return nil, fmt.Errorf("storaged: opening RocksDB at %s: %w", dir, err)
 	}
 	return db, nil
+}
+
+// snapshotSSTOptions is how received raft snapshots are written: with the
+// table options of the store's own files (rocksopts.New, so partitioned
+// index and filters with prefix blooms), lz4-compressed as the importer's
+// are. Written with RocksDB's defaults instead, a moved replica's file had
+// no filter and a whole index, which the block cache then had to take in
+// whole.
+func (s *Server) snapshotSSTOptions(o rocksopts.Options) raftgroup.SSTOptions {
+	o.CompressionPerLevel = []string{"lz4"} // an SST writer compresses as the last level does
+	return func() (*grocksdb.Options, error) {
+		opts, bbto, err := rocksopts.New(o, nil)
+		if err != nil {
+			return nil, err
+		}
+		bbto.Destroy()
+		return opts, nil
+	}
 }
 
 func (s *Server) dbOf(g raftgroup.GroupID) *grocksdb.DB {

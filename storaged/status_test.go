@@ -92,7 +92,8 @@ func itoa(n int32) string { return strconv.Itoa(int(n)) }
 // TestSpaceBytes: novagraph_storaged_space_bytes gives, by space name, the
 // SST bytes of a space once its writes are in SST files (COMPACT flushes
 // the memtables), about the size of what was written, and nothing for a
-// space with no data.
+// space with no data. Then novagraph_storaged_rocksdb_memory_bytes shows
+// the block cache's use.
 func TestSpaceBytes(t *testing.T) {
 	c := testcluster.Start(t, testcluster.Options{Stores: 1})
 	s := c.Session()
@@ -150,5 +151,31 @@ func TestSpaceBytes(t *testing.T) {
 	}
 	if n, ok := got["empty"]; !ok || n != 0 {
 		t.Fatalf("space_bytes %v: want the empty space listed with 0 bytes", got)
+	}
+
+	// novagraph_storaged_rocksdb_memory_bytes: after reads of the
+	// compacted rows, the block cache holds blocks, among them the pinned
+	// top levels of the files' partitioned index and filters, and never
+	// more than its capacity (the default 1 GiB).
+	for v := 0; v < vertices; v += 7 {
+		mustExec(t, s, fmt.Sprintf("FETCH PROP ON t %d YIELD t.x", v))
+	}
+	mfs, err := c.Stores[0].Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rocks := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() == "novagraph_storaged_rocksdb_memory_bytes" {
+			for _, m := range mf.GetMetric() {
+				rocks[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	t.Logf("rocksdb_memory_bytes %v", rocks)
+	if len(rocks) != 5 || rocks["block_cache_capacity"] != 1<<30 ||
+		rocks["block_cache"] <= 0 || rocks["block_cache"] > rocks["block_cache_capacity"] ||
+		rocks["block_cache_pinned"] <= 0 || rocks["block_cache_pinned"] > rocks["block_cache"] {
+		t.Fatalf("rocksdb_memory_bytes %v", rocks)
 	}
 }

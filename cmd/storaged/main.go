@@ -56,6 +56,7 @@ func run(args []string) error {
 	compression := fs.String("rocksdb-compression-per-level", strings.Join(rdb.CompressionPerLevel, ":"), "compression of each LSM level from L0, colon-separated: no, snappy, lz4, lz4hc, zstd, zlib, bzip2; deeper levels use the last entry")
 	bloomBits := fs.Int("rocksdb-bloom-bits-per-key", rdb.BloomBitsPerKey, "bloom filter bits per key in SST files, whole keys and vertex prefixes (0: no filters)")
 	prefixBloom := fs.Bool("rocksdb-prefix-bloom", true, "prefix blooms on the 17-byte vertex prefix (space, part, kind, first 8 vid bytes) in SST files and memtables, so a GetNeighbors seek skips files without the vertex")
+	partitioned := fs.Bool("rocksdb-partitioned-index-filter", true, "write SST files with partitioned index and filters and keep them in the block cache (top level pinned), so that their memory is bounded by the cache; false: whole index and filter per file, held outside the cache (about 1.7 bytes per key) — docs/architecture.md")
 	rateLimit := fs.Int("rocksdb-rate-limit-mb", rdb.RateLimitMB, "cap on flush and compaction disk writes in MiB/s, per data path (0: no limit)")
 	bgJobs := fs.Int("rocksdb-max-background-jobs", rdb.MaxBackgroundJobs, "concurrent flushes and compactions per data path")
 	diskReserve := sizeFlag(storaged.DefaultDiskReserve)
@@ -117,7 +118,7 @@ func run(args []string) error {
 		RocksDB: rocksopts.Options{
 			BlockCacheMB: *blockCache, WriteBufferMB: *writeBuffer, MaxWriteBufferNumber: *writeBuffers,
 			CompressionPerLevel: levels, BloomBitsPerKey: offIfZero(*bloomBits), NoPrefixBloom: !*prefixBloom,
-			RateLimitMB: offIfZero(*rateLimit), MaxBackgroundJobs: *bgJobs,
+			WholeIndexAndFilter: !*partitioned, RateLimitMB: offIfZero(*rateLimit), MaxBackgroundJobs: *bgJobs,
 		},
 		DiskReserve: int64(diskReserve), DiskPollInterval: *diskPoll,
 		AdjacencyCacheBytes: int64(adjacencySize), AdjacencyQuiet: *adjacencyQuiet,

@@ -41,6 +41,12 @@ type Options struct {
 	// MaxBackgroundJobs bounds the concurrent flushes and compactions of each
 	// data path.
 	MaxBackgroundJobs int
+	// WholeIndexAndFilter writes each SST file's index and filter as one
+	// block each (RocksDB's default) and keeps them in the open file's
+	// table reader, outside the block cache, as storaged did before
+	// partitioned index and filters became the default: about 1.7 bytes
+	// per key of memory that no setting bounds.
+	WholeIndexAndFilter bool
 }
 
 // Default is the defaults, sized for a host of about 24 GiB
@@ -168,6 +174,9 @@ func New(o Options, cache *grocksdb.Cache) (*grocksdb.Options, *grocksdb.BlockBa
 		// degrees and raft state are read by point lookups.
 		bbto.SetWholeKeyFiltering(true)
 	}
+	if !o.WholeIndexAndFilter {
+		partitionIndexAndFilter(bbto, o.BloomBitsPerKey > 0)
+	}
 	opts.SetBlockBasedTableFactory(bbto)
 	if !o.NoPrefixBloom {
 		opts.SetMemTablePrefixBloomSizeRatio(memtablePrefixBloomRatio)
@@ -216,6 +225,47 @@ func New(o Options, cache *grocksdb.Cache) (*grocksdb.Options, *grocksdb.BlockBa
 		return nil, nil, fmt.Errorf("rocksdb prefix extractor: %w", err)
 	}
 	return withPrefix, bbto, nil
+}
+
+// metadataBlockSize is the size of one partition of an SST file's index
+// or filter: what a read brings into the block cache besides its data
+// block when the partition is not there.
+const metadataBlockSize = 4 << 10
+
+// partitionIndexAndFilter makes an SST file's index and filter a two-level
+// structure (RocksDB's kTwoLevelIndexSearch and partition_filters) held in
+// the block cache, so that the memory they take is bounded by the cache.
+//
+// Why: with whole blocks, every open SST file holds its index and filter
+// in its table reader, outside the block cache, about 1.7 bytes per key:
+// 1.65 GB of storaged's memory at LDBC SF1000 (992 M keys), more than the
+// block cache itself and growing with the data. Putting whole blocks into
+// the cache instead (cache_index_and_filter_blocks alone) made GO and
+// FETCH 6–14× slower at SF1000: each miss brought a multi-megabyte filter
+// into a cache too small for all of them (docs/benchmarks.md, "Index and
+// filter blocks in the block cache"). Partitioned, a read brings only the
+// 4 KiB partitions its key falls in; the top level (one entry per
+// partition, about 1/100 of the whole) stays pinned in the cache for as
+// long as the file is open, and index and filter blocks enter the cache's
+// high-priority pool, so a scan's data blocks do not push them out.
+//
+// The format is chosen when a file is written: the importer's SST files
+// and storaged's flushes and compactions write the same (both come
+// through New). Files written with whole blocks stay readable; with this
+// on, their whole blocks go through the block cache as well, until a
+// compaction rewrites them (SUBMIT JOB COMPACT).
+func partitionIndexAndFilter(bbto *grocksdb.BlockBasedTableOptions, filters bool) {
+	bbto.SetIndexType(grocksdb.KTwoLevelIndexSearchIndexType)
+	if filters {
+		bbto.SetPartitionFilters(true)
+	}
+	bbto.SetMetadataBlockSize(metadataBlockSize)
+	bbto.SetCacheIndexAndFilterBlocks(true)
+	bbto.SetCacheIndexAndFilterBlocksWithHighPriority(true)
+	bbto.SetPinTopLevelIndexAndFilter(true)
+	// Not pin_l0_filter_and_index_blocks_in_cache: an SST ingest may put
+	// gigabytes of files in L0, and their pinned partitions would be
+	// outside the bound again.
 }
 
 // SetEdgeScan sets up ro for an iterator that, after each Seek to a prefix
