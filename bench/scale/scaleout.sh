@@ -31,8 +31,68 @@ SPACE=so$SF
 PASSWORD=${PASSWORD:-nova}
 data="$WORK/sf$SF"
 
+# summarize writes $OUT/summary.md from the logs in $OUT: each load
+# period belongs to the phase it ended in. `scaleout.sh --summary DIR`
+# runs it alone on an earlier run's folder.
+summarize() {
+	{
+		echo "# Scale out under load: LDBC SF$SF, rf 3, $PARTS partitions"
+		echo
+		echo "run ended $(date -u -d "@$(awk '$2 == "end" { printf "%d", $1 }' "$OUT/phases.log")" +%Y-%m-%dT%H:%M:%SZ), commit $(cat "$OUT/commit"), $(nproc) cores; $(head -1 "$OUT/import.log")"
+		echo
+		echo "Per phase (5 s periods; QPS the mean of the periods', p99 the periods' median and worst, client side):"
+		echo
+		echo "| load | phase | seconds | periods | QPS | p99 median ms | p99 worst ms | errors |"
+		echo "|---|---|---:|---:|---:|---:|---:|---:|"
+		for sc in go1 fetch_vertex; do
+			awk -v sc="$sc" '
+				BEGIN { n = 0 }
+				FNR == NR { t[n] = $1; name[n] = $2; n++; next }
+				/ conc / && / qps/ {
+					ts = $1; p = -1
+					for (i = 0; i < n - 1; i++) if (ts >= t[i] && ts < t[i + 1]) p = i
+					if (p < 0) next
+					q = $5 + 0; p99 = ""
+					for (i = 1; i <= NF; i++) if ($i == "p99" && p99 == "") p99 = $(i + 1) + 0
+					e = 0; if (match($0, /, [0-9]+ errors/)) { e = substr($0, RSTART + 2, RLENGTH - 9) + 0 }
+					cnt[p]++; qsum[p] += q; err[p] += e; v[p, cnt[p]] = p99
+				}
+				END {
+					for (i = 0; i < n - 1; i++) {
+						m = cnt[i]; if (m == 0) { printf "| %s | %s | %.0f | 0 | | | | |\n", sc, name[i], t[i + 1] - t[i]; continue }
+						for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[i, b] < v[i, a]) { x = v[i, a]; v[i, a] = v[i, b]; v[i, b] = x }
+						printf "| %s | %s | %.0f | %d | %.0f | %s | %s | %d |\n", sc, name[i], t[i + 1] - t[i], m, qsum[i] / m, v[i, int((m + 1) / 2)], v[i, m], err[i]
+					}
+				}' "$OUT/phases.log" "$OUT/load-$sc.log"
+		done
+		echo
+		echo "Jobs and leaders (SHOW HOSTS after each job, in $OUT/hosts.log): the last one"
+		echo
+		echo '```'
+		awk 'BEGIN { RS = ""; } { last = $0 } END { print last }' "$OUT/hosts.log"
+		echo '```'
+		echo
+		# The goal: every online host's leader count within ±1 of the even share.
+		awk 'BEGIN { RS = "" } { last = $0 } END { print last }' "$OUT/hosts.log" | awk -F, '
+			NR > 1 && $3 ~ /ONLINE/ { n++; c[n] = $4 + 0; s += $4 }
+			END {
+				even = s / n; ok = "yes"
+				for (i = 1; i <= n; i++) if (c[i] < even - 1 || c[i] > even + 1) ok = "no"
+				printf "Leaders at the end: %d on %d hosts (even share %.1f); every host within ±1 of it: %s\n", s, n, even, ok
+			}'
+	} >"$OUT/summary.md"
+}
+
+if [ "${1:-}" = --summary ]; then
+	OUT=${2:?--summary DIR}
+	summarize
+	cat "$OUT/summary.md"
+	exit 0
+fi
+
 mkdir -p "$OUT" "$WORK"
 rm -f "$OUT/phases.log" "$OUT/hosts.log" "$OUT/console.log"
+git rev-parse --short HEAD >"$OUT/commit"
 if [ ! -f "$data/.generated" ]; then
 	rm -rf "$data"
 	bin/nova-bench gen --sf "$SF" --out "$data" >"$OUT/gen.log"
@@ -128,50 +188,5 @@ for sc in go1 fetch_vertex; do pkill -INT -f -- "--out $OUT/load-$sc" || true; d
 for p in "${load_pids[@]}"; do wait "$p" || true; done
 hosts >/dev/null
 
-# The summary: each period belongs to the phase it ended in.
-{
-	echo "# Scale out under load: LDBC SF$SF, rf 3, $PARTS partitions"
-	echo
-	echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(git rev-parse --short HEAD), $(nproc) cores; $(head -1 "$OUT/import.log")"
-	echo
-	echo "Per phase (5 s periods; QPS the mean of the periods', p99 the periods' median and worst, client side):"
-	echo
-	echo "| load | phase | seconds | periods | QPS | p99 median ms | p99 worst ms | errors |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|"
-	for sc in go1 fetch_vertex; do
-		awk -v sc="$sc" '
-			FNR == NR { t[n] = $1; name[n] = $2; n++; next }
-			/ conc / && / qps/ {
-				ts = $1; p = -1
-				for (i = 0; i < n - 1; i++) if (ts >= t[i] && ts < t[i + 1]) p = i
-				if (p < 0) next
-				q = $5 + 0; p99 = ""
-				for (i = 1; i <= NF; i++) if ($i == "p99" && p99 == "") p99 = $(i + 1) + 0
-				e = 0; if (match($0, /, [0-9]+ errors/)) { e = substr($0, RSTART + 2, RLENGTH - 9) + 0 }
-				cnt[p]++; qsum[p] += q; err[p] += e; v[p, cnt[p]] = p99
-			}
-			END {
-				for (i = 0; i < n - 1; i++) {
-					m = cnt[i]; if (m == 0) { printf "| %s | %s | %.0f | 0 | | | | |\n", sc, name[i], t[i + 1] - t[i]; continue }
-					for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[i, b] < v[i, a]) { x = v[i, a]; v[i, a] = v[i, b]; v[i, b] = x }
-					printf "| %s | %s | %.0f | %d | %.0f | %s | %s | %d |\n", sc, name[i], t[i + 1] - t[i], m, qsum[i] / m, v[i, int((m + 1) / 2)], v[i, m], err[i]
-				}
-			}' "$OUT/phases.log" "$OUT/load-$sc.log"
-	done
-	echo
-	echo "Jobs and leaders (SHOW HOSTS after each job, in $OUT/hosts.log): the last one"
-	echo
-	echo '```'
-	awk 'BEGIN { RS = ""; } { last = $0 } END { print last }' "$OUT/hosts.log"
-	echo '```'
-	echo
-	# The goal: every online host's leader count within ±1 of the even share.
-	awk 'BEGIN { RS = "" } { last = $0 } END { print last }' "$OUT/hosts.log" | awk -F, '
-		NR > 1 && $3 ~ /ONLINE/ { n++; c[n] = $4 + 0; s += $4 }
-		END {
-			even = s / n; ok = "yes"
-			for (i = 1; i <= n; i++) if (c[i] < even - 1 || c[i] > even + 1) ok = "no"
-			printf "Leaders at the end: %d on %d hosts (even share %.1f); every host within ±1 of it: %s\n", s, n, even, ok
-		}'
-} >"$OUT/summary.md"
+summarize
 cat "$OUT/summary.md"
