@@ -30,6 +30,12 @@ func (k PathKind) String() string {
 // DefaultPathSteps is the UPTO bound of FIND PATH when none is given.
 const DefaultPathSteps = 5
 
+// MaxSteps bounds every step count a statement may ask for (GO, FIND PATH,
+// GET SUBGRAPH): each step is a round of storage requests, and a count
+// such as 2^31 is a way to hold graphd busy, not a traversal anyone needs
+// (real graphs are a few dozen hops across).
+const MaxSteps = 1000
+
 // FindPathStmt is
 //
 //	FIND SHORTEST | ALL | NOLOOP PATH [WITH PROP]

@@ -16,8 +16,8 @@ import (
 // Limits on what one call may build, so that a query such as
 // lpad(”, 1e12, 'x') or range(1, 1e18) fails instead of exhausting memory.
 const (
-	maxStringResult = 1 << 24 // bytes
-	maxListResult   = 1 << 20 // items
+	maxStringResult = value.MaxStringBytes
+	maxListResult   = value.MaxListItems
 )
 
 // ErrArgument is wrapped by errors about a function argument's value (as

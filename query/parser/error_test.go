@@ -181,6 +181,8 @@ func TestSyntaxErrors(t *testing.T) {
 		{"GO 2 FROM 1 OVER e", 1, 6, "FROM 1", "expected STEPS"},
 		{"GO 3 TO 2 STEPS FROM 1 OVER e", 1, 9, "2 STEPS", "upper bound"},
 		{"GO -1 STEPS FROM 1 OVER e", 1, 4, "-1", "expected FROM"},
+		{"GO 2147483647 STEPS FROM 1 OVER e", 1, 4, "2147483647 STEPS", "step count must be an integer from 0 to 1000"},
+		{"GO 1 TO 1001 STEPS FROM 1 OVER e", 1, 9, "1001 STEPS", "step count must be an integer from 0 to 1000"},
 		{"GO FROM OVER e", 1, 9, "OVER e", "expected a vertex id"},
 		{"GO FROM 1, OVER e", 1, 12, "OVER e", "expected a vertex id"},
 		{"GO FROM $-id OVER e", 1, 11, "id OVER", "expected '.'"},

@@ -1,8 +1,6 @@
 package parser
 
 import (
-	"math"
-
 	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/lexer"
 )
@@ -37,7 +35,7 @@ func (p *parser) parseFindPath() *ast.FindPathStmt {
 		s.Where = p.parseExpr()
 	}
 	if p.acceptKeyword("UPTO") {
-		s.Steps = p.intInRange("step count", 0, math.MaxInt32)
+		s.Steps = p.intInRange("step count", 0, ast.MaxSteps)
 		p.expectSteps()
 	}
 	if p.acceptKeyword("YIELD") {
@@ -77,7 +75,7 @@ func (p *parser) parseGetSubgraph() *ast.SubgraphStmt {
 	p.expectKeyword("SUBGRAPH")
 	s.WithProp = p.acceptWithProp()
 	if p.at(lexer.Int) || p.at(lexer.Minus) {
-		s.Steps = p.intInRange("step count", 0, math.MaxInt32)
+		s.Steps = p.intInRange("step count", 0, ast.MaxSteps)
 		p.expectSteps()
 	}
 	p.expectKeyword("FROM")

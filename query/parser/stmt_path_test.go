@@ -69,6 +69,8 @@ func TestPathSyntaxErrors(t *testing.T) {
 		{`FIND ALL PATH WITH 1`, 1, 20, "expected PROP"},
 		{`FIND ALL PATH FROM 1 TO 2 OVER e UPTO -1 STEPS`, 1, 39, "step count must be an integer"},
 		{`FIND ALL PATH FROM 1 TO 2 OVER e UPTO 3`, 1, 40, "expected STEPS"},
+		{`FIND ALL PATH FROM 1 TO 2 OVER e UPTO 1001 STEPS`, 1, 39, "step count must be an integer from 0 to 1000"},
+		{`GET SUBGRAPH 5000 STEPS FROM 1`, 1, 14, "step count must be an integer from 0 to 1000"},
 		{`FIND ALL PATH FROM 1 TO 2 OVER e YIELD p`, 1, 40, "expected PATH"},
 		{`GET SUBGRAPH 2 FROM 1`, 1, 16, "expected STEPS"},
 		{`GET SUBGRAPH FROM 1 IN e IN f`, 1, 26, "each of IN, OUT and BOTH may appear once"},

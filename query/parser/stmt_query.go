@@ -1,8 +1,6 @@
 package parser
 
 import (
-	"math"
-
 	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/lexer"
 )
@@ -30,11 +28,11 @@ func (p *parser) parseGo() *ast.GoStmt {
 // parseSteps parses N STEPS or M TO N STEPS (STEP is accepted for STEPS).
 func (p *parser) parseSteps() ast.StepRange {
 	var r ast.StepRange
-	r.Min = p.intInRange("step count", 0, math.MaxInt32)
+	r.Min = p.intInRange("step count", 0, ast.MaxSteps)
 	r.Max = r.Min
 	if p.acceptKeyword("TO") {
 		at := p.i
-		r.Max = p.intInRange("step count", 0, math.MaxInt32)
+		r.Max = p.intInRange("step count", 0, ast.MaxSteps)
 		if r.Max < r.Min {
 			p.failAt(at, "the upper bound of M TO N STEPS must not be less than the lower")
 		}

@@ -13,6 +13,18 @@ var (
 	ErrDivisionByZero = errors.New("division by zero")
 	ErrOverflow       = errors.New("integer overflow")
 	ErrType           = errors.New("type mismatch")
+	// ErrTooLarge is a result over MaxStringBytes or MaxListItems.
+	ErrTooLarge = errors.New("result too large")
+)
+
+// Limits on one value an expression builds, so that a statement cannot
+// exhaust graphd's memory before its budget sees a row: `$a.s + $a.s`
+// doubles a string per statement of a request, so forty statements would
+// ask for a terabyte. The functions that build strings and lists (lpad,
+// replace, range, ...) apply the same limits (package eval).
+const (
+	MaxStringBytes = 1 << 24 // 16 MiB
+	MaxListItems   = 1 << 20
 )
 
 func typeError(op string, a, b Value) error {
@@ -29,6 +41,16 @@ func typeError(op string, a, b Value) error {
 func Add(a, b Value) (Value, error) {
 	if a.IsNull() || b.IsNull() {
 		return Value{}, nil
+	}
+	switch {
+	case a.kind == KindList || b.kind == KindList:
+		if n := listLen(a) + listLen(b); n > MaxListItems {
+			return Value{}, fmt.Errorf("%w: + would make a list of %d items; the limit is %d", ErrTooLarge, n, MaxListItems)
+		}
+	case a.kind == KindString || b.kind == KindString:
+		if n := len(a.s) + len(b.s); n > MaxStringBytes {
+			return Value{}, fmt.Errorf("%w: + would make a string of %d bytes; the limit is %d", ErrTooLarge, n, MaxStringBytes)
+		}
 	}
 	switch {
 	case a.kind == KindList && b.kind == KindList:
@@ -55,6 +77,15 @@ func Add(a, b Value) (Value, error) {
 			return s, nil
 		},
 		func(x, y float64) (float64, error) { return x + y, nil })
+}
+
+// listLen is the number of items a + operand adds to a list: a list's
+// length, 1 for another value.
+func listLen(v Value) int {
+	if v.kind == KindList {
+		return len(v.l)
+	}
+	return 1
 }
 
 // Sub returns a-b.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -89,6 +90,8 @@ func TestGoRoundTrip(t *testing.T) {
 
 func TestArithmetic(t *testing.T) {
 	type op func(a, b Value) (Value, error)
+	half := Str(strings.Repeat("x", MaxStringBytes/2))
+	longList := List(make([]Value, MaxListItems)...)
 	for _, tc := range []struct {
 		name    string
 		op      op
@@ -107,6 +110,11 @@ func TestArithmetic(t *testing.T) {
 		{"item+list", Add, Int(0), List(Int(1)), List(Int(0), Int(1)), nil},
 		{"timestamp+int", Add, Timestamp(10), Int(5), Int(15), nil},
 		{"bool+int", Add, Bool(true), Int(1), Null(), ErrType},
+		{"str at the limit", Add, half, half, Str(strings.Repeat("x", MaxStringBytes)), nil},
+		{"str over the limit", Add, half, Str(half.s + "y"), Null(), ErrTooLarge},
+		{"list over the limit", Add, longList, Int(1), Null(), ErrTooLarge},
+		{"item+list over the limit", Add, Int(1), longList, Null(), ErrTooLarge},
+		{"list+list over the limit", Add, longList, List(Null()), Null(), ErrTooLarge},
 		{"overflow+", Add, Int(math.MaxInt64), Int(1), Null(), ErrOverflow},
 		{"overflow-", Sub, Int(math.MinInt64), Int(1), Null(), ErrOverflow},
 		{"sub", Sub, Int(1), Int(3), Int(-2), nil},
