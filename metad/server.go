@@ -37,6 +37,7 @@ import (
 
 	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/internal/daemon"
+	"github.com/novagraph/novagraph/internal/grpcserve"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
 
@@ -237,14 +238,16 @@ func (s *Server) Start(ctx context.Context) (err error) {
 	if s.ln, err = net.Listen("tcp", s.cfg.ListenAddr); err != nil {
 		return fmt.Errorf("metad: listening on %s: %w", s.cfg.ListenAddr, err)
 	}
-	s.grpc = grpc.NewServer(
+	// grpcserve.Options first: its panic recovery wraps the interceptors
+	// below too.
+	s.grpc = grpc.NewServer(append(grpcserve.Options(s.log, 1024),
 		grpc.ChainUnaryInterceptor(s.metrics.unaryInterceptor, limitDeadline, s.requireQuorum),
 		grpc.ChainStreamInterceptor(s.metrics.streamInterceptor),
 		// Clients keep their watch stream alive with pings; allow them, and
 		// ping idle clients ourselves so half-open streams get cleaned up.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}),
-	)
+	)...)
 	metapb.RegisterMetaServiceServer(s.grpc, &service{s: s})
 	ln := s.ln
 	s.wg.Go(func() {

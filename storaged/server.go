@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/gossip"
+	"github.com/novagraph/novagraph/internal/grpcserve"
 	"github.com/novagraph/novagraph/internal/rocksopts"
 
 	"github.com/linxGnu/grocksdb"
@@ -37,6 +38,11 @@ import (
 
 // DefaultRaftEntryCacheBytes is Config.RaftEntryCacheBytes's default.
 const DefaultRaftEntryCacheBytes = raftgroup.DefaultEntryCacheBytes
+
+// maxStreamsPerConn caps the concurrent calls one client connection may
+// have open (grpcserve.Options): graphd sends one request per host and
+// step of each running query, a peer one raft stream and a snapshot or two.
+const maxStreamsPerConn = 4096
 
 // Config configures a storaged.
 type Config struct {
@@ -302,8 +308,12 @@ func (s *Server) Start(ctx context.Context) error {
 	// NumStreamWorkers: requests run on reused goroutines, whose stacks
 	// have grown already (a fresh goroutine per request grew its stack
 	// for every small read; busy workers fall back to a new goroutine).
-	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor), grpc.WaitForHandlers(true), raftgroup.ServerKeepalive(),
-		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
+	// grpcserve.Options: panic recovery and a stream cap per connection,
+	// far above what graphd's requests (one per host and step of a query)
+	// and the raft streams (one per peer) use.
+	s.grpc = grpc.NewServer(append(grpcserve.Options(s.log, maxStreamsPerConn),
+		grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor), grpc.WaitForHandlers(true), raftgroup.ServerKeepalive(),
+		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))...)
 	storagepb.RegisterStorageServiceServer(s.grpc, &service{srv: s})
 	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, engine, s.log))
 	// Received snapshots are staged next to the first data path's RocksDB,
