@@ -13,14 +13,16 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/peer"
 
 	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/graphd/exec"
+	"github.com/novagraph/novagraph/internal/bytesize"
+	"github.com/novagraph/novagraph/internal/grpcserve"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
@@ -28,6 +30,13 @@ import (
 	"github.com/novagraph/novagraph/query/value"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
 )
+
+// DefaultMaxStatementBytes is Config.MaxStatementBytes' default (NebulaGraph
+// caps a statement at 4 MiB as well): far above any statement a person
+// writes, and a bulk INSERT of this size is tens of thousands of rows;
+// larger values belong in parameters. A request over gRPC's 64 MiB message
+// limit is refused by gRPC before graphd sees it.
+const DefaultMaxStatementBytes = 4 << 20
 
 // Config configures a graphd.
 type Config struct {
@@ -44,6 +53,13 @@ type Config struct {
 	QueryMemoryLimit      int64         // bytes one query may charge; default 1 GiB
 	QueryMemoryLimitTotal int64         // bytes all running queries may charge together; default 6 GiB
 	SlowQueryThreshold    time.Duration // queries running longer are logged at WARN; default 1s
+
+	// MaxStatementBytes refuses longer requests before they are parsed;
+	// default DefaultMaxStatementBytes, negative none.
+	MaxStatementBytes int
+	// MaxSessionsPerUser bounds the sessions one user holds from one client
+	// host; default DefaultMaxSessionsPerUser, negative none.
+	MaxSessionsPerUser int
 
 	// GossipAddr, if set, is the host:port graphd gossips on (package
 	// gossip; port 0 picks one) and GossipSeeds the peers to join: the
@@ -67,9 +83,9 @@ type Server struct {
 	lis      net.Listener
 	metrics  *metrics
 
-	nextSession atomic.Int64
-	mu          sync.Mutex
-	sessions    map[int64]*session
+	signIns  *signInGuard
+	mu       sync.Mutex
+	sessions map[int64]*session
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -81,6 +97,7 @@ type session struct {
 	mu       sync.Mutex
 	id       int64
 	user     string
+	host     string // the client's, as it signed in
 	state    exec.SessionState
 	lastUsed time.Time
 }
@@ -125,11 +142,17 @@ func New(cfg Config) *Server {
 	if cfg.SlowQueryThreshold == 0 {
 		cfg.SlowQueryThreshold = DefaultSlowQueryThreshold
 	}
+	if cfg.MaxStatementBytes == 0 {
+		cfg.MaxStatementBytes = DefaultMaxStatementBytes
+	}
+	if cfg.MaxSessionsPerUser == 0 {
+		cfg.MaxSessionsPerUser = DefaultMaxSessionsPerUser
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[int64]*session{}, stop: make(chan struct{}), metrics: newMetrics(cfg.Registry),
-		queries: newQueryRegistry(max(cfg.QueryMemoryLimitTotal, 0))}
+		queries: newQueryRegistry(max(cfg.QueryMemoryLimitTotal, 0)), signIns: newSignInGuard()}
 	registerQueryMetrics(cfg.Registry, s)
 	return s
 }
@@ -160,12 +183,16 @@ func (s *Server) Start() error {
 	s.executor = exec.New(s.meta, s.storage, s.log)
 	s.queries.host = lis.Addr().String()
 	s.executor.SetQueryAdmin(s.queries)
+	s.executor.SetLimitCeilings(exec.LimitCeilings{MemoryLimit: max(s.cfg.QueryMemoryLimit, 0), Timeout: max(s.cfg.QueryTimeout, 0)})
 	// sendTracker tells endQuery when a response has been written, so a
 	// query's result stays charged until then (queries.go).
 	// NumStreamWorkers: requests run on reused goroutines, whose stacks
 	// have grown already (see storaged's server).
-	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), grpc.MaxSendMsgSize(256<<20), grpc.StatsHandler(sendTracker{}),
-		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
+	// grpcserve.Options: panic recovery (execute has its own, which keeps
+	// the session's query registered) and a stream cap per connection.
+	s.grpc = grpc.NewServer(append(grpcserve.Options(s.log, 1024),
+		grpc.MaxRecvMsgSize(64<<20), grpc.MaxSendMsgSize(256<<20), grpc.StatsHandler(sendTracker{}),
+		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))...)
 	graphpb.RegisterGraphServiceServer(s.grpc, s)
 	go func() {
 		if err := s.grpc.Serve(lis); err != nil {
@@ -248,6 +275,7 @@ func (s *Server) reapSessions() {
 			}
 			s.metrics.sessions.Set(float64(len(s.sessions)))
 			s.mu.Unlock()
+			s.signIns.sweep(now)
 		}
 	}
 }
@@ -260,15 +288,27 @@ const authWait = 3 * time.Second
 // Authenticate implements GraphService. metad checks the name and password
 // (VerifyUser: the hash never leaves metad); an unknown user and a wrong
 // password get the same answer. The session remembers the user, whose roles
-// every statement is checked against (graphd/exec/users.go).
+// every statement is checked against (graphd/exec/users.go). Failed
+// sign-ins are rate limited and a user's sessions per client host capped
+// (signin.go).
 func (s *Server) Authenticate(ctx context.Context, req *graphpb.AuthReq) (*graphpb.AuthResp, error) {
+	host := ""
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		host = hostOf(p.Addr.String())
+	}
+	if wait, blocked := s.signIns.blocked(req.Username, host, time.Now()); blocked {
+		s.log.Warn("sign-in refused: too many failures", "user", req.Username, "host", host)
+		return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT,
+			Error: fmt.Sprintf("too many failed sign-ins as %q from %s: try again in %s", req.Username, host, wait.Round(time.Millisecond))}, nil
+	}
 	ok, version, created, err := s.meta.VerifyUser(ctx, req.Username, req.Password)
 	if err != nil {
 		s.log.Warn("cannot verify a sign-in", "user", req.Username, "err", err)
 		return &graphpb.AuthResp{Code: metaclient.CodeOf(err), Error: fmt.Sprintf("cannot verify the user now: %v", err)}, nil
 	}
 	if !ok {
-		s.log.Info("sign-in refused", "user", req.Username)
+		s.signIns.failed(req.Username, host, time.Now())
+		s.log.Info("sign-in refused", "user", req.Username, "host", host)
 		return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT, Error: "bad username or password"}, nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, authWait)
@@ -279,14 +319,29 @@ func (s *Server) Authenticate(ctx context.Context, req *graphpb.AuthReq) (*graph
 		// statements are refused as of an unknown user.
 		s.log.Warn("catalog lags behind a sign-in", "user", req.Username, "err", err)
 	}
-	id := s.nextSession.Add(1)<<16 | time.Now().UnixNano()&0xffff
-	sess := &session{id: id, user: req.Username, lastUsed: time.Now()}
+	sess := &session{user: req.Username, host: host, lastUsed: time.Now()}
 	sess.state.User, sess.state.UserCreated = req.Username, created
 	s.mu.Lock()
-	s.sessions[id] = sess
+	defer s.mu.Unlock()
+	if limit := s.cfg.MaxSessionsPerUser; limit > 0 {
+		n := 0
+		for _, o := range s.sessions {
+			if o.user == sess.user && o.host == host {
+				n++
+			}
+		}
+		if n >= limit {
+			s.log.Warn("sign-in refused: too many sessions", "user", req.Username, "host", host, "sessions", n)
+			return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT,
+				Error: fmt.Sprintf("user %q already has %d sessions from %s, the most graphd allows (--max-sessions-per-user): sign out of one, or wait for idle ones to expire", req.Username, n, host)}, nil
+		}
+	}
+	for sess.id == 0 || s.sessions[sess.id] != nil {
+		sess.id = newSessionID()
+	}
+	s.sessions[sess.id] = sess
 	s.metrics.sessions.Set(float64(len(s.sessions)))
-	s.mu.Unlock()
-	return &graphpb.AuthResp{SessionId: id}, nil
+	return &graphpb.AuthResp{SessionId: sess.id}, nil
 }
 
 // Signout implements GraphService.
@@ -366,6 +421,11 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	s.mu.Unlock()
 	if sess == nil {
 		return &graphpb.ExecuteResp{Code: graphpb.QueryErrorCode_E_SESSION, Error: fmt.Sprintf("session %d not found (expired, or graphd restarted): sign in again", req.SessionId)}, nil
+	}
+	if limit := s.cfg.MaxStatementBytes; limit > 0 && len(req.Stmt) > limit {
+		return &graphpb.ExecuteResp{Code: graphpb.QueryErrorCode_E_SYNTAX,
+			Error: fmt.Sprintf("the statement is %s; graphd accepts at most %s (--max-statement-bytes): split it, or pass large values as query parameters",
+				bytesize.Format(int64(len(req.Stmt))), bytesize.Format(int64(limit)))}, nil
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()

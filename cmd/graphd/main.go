@@ -43,6 +43,9 @@ func run(args []string) error {
 	goGC := fs.Int("go-gc-percent", defaultGoGCPercent, "Go collector target graphd sets (runtime/debug.SetGCPercent), so that a query's garbage is reused rather than collected and handed back to the OS on every query. Default: 400 while a Go memory limit is in effect, none without one or when GOGC is set; given, it applies as it is; negative: graphd sets none")
 	slowQuery := fs.Duration("slow-query-threshold", graphd.DefaultSlowQueryThreshold, "log queries running longer at WARN, with duration, rows and memory; 0: off")
 	sessionIdle := fs.Duration("session-idle-timeout", 8*time.Hour, "close sessions idle for longer")
+	maxStatement := sizeFlag(graphd.DefaultMaxStatementBytes)
+	fs.Var(&maxStatement, "max-statement-bytes", "refuse requests whose statement text is longer (a size as for --query-memory-limit); 0: no limit")
+	maxSessions := fs.Int("max-sessions-per-user", graphd.DefaultMaxSessionsPerUser, "sessions one user may hold from one client host; 0: no limit")
 	log, err := daemon.ParseFlags(fs, args, "graphd")
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -60,6 +63,7 @@ func run(args []string) error {
 		SessionIdle: *sessionIdle, Logger: log, Registry: reg,
 		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),
 		QueryMemoryLimitTotal: orNone(int64(queryMemoryTotal)), SlowQueryThreshold: orNone(*slowQuery),
+		MaxStatementBytes: int(orNone(int64(maxStatement))), MaxSessionsPerUser: int(orNone(int64(*maxSessions))),
 	})
 	daemon.SetGoMemoryLimit(log, goMemory, srv.DefaultGoMemoryLimit(), "query_memory_limit_total",
 		"query_memory_limit_total", bytesize.Format(int64(queryMemoryTotal)))

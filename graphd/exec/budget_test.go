@@ -254,7 +254,7 @@ func TestQueryEndError(t *testing.T) {
 
 func TestSetSessionLimits(t *testing.T) {
 	sess := &SessionState{}
-	r := &runState{sess: sess}
+	r := &runState{x: &Executor{}, sess: sess} // no ceilings: LimitCeilings tests them
 	b := NewBudget(1<<30, "graphd", nil, nil)
 	ctx := WithBudget(context.Background(), b)
 	if err := r.setSession(ctx, &ast.SetSessionStmt{Name: ast.SetQueryMemoryLimit, Bytes: 100 << 20}); err != nil {

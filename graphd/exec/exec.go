@@ -28,6 +28,9 @@ type Executor struct {
 	storage Storage
 	log     *slog.Logger
 	admin   QueryAdmin // SHOW QUERIES and KILL QUERY (limits.go); nil: not available
+	// ceilings are graphd's own query limits, which only GOD may raise or
+	// clear with SET (limits.go).
+	ceilings LimitCeilings
 }
 
 // SessionState is what a session carries between statements.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/value"
 )
@@ -24,6 +25,49 @@ const (
 type SessionLimits struct {
 	MemoryLimit int64         // bytes; 0: graphd's default; Unlimited: none
 	Timeout     time.Duration // 0: graphd's default; Unlimited: none
+}
+
+// LimitCeilings are graphd's own per-query limits (its flags). A session
+// whose user is not GOD may lower them with SET QUERY_MEMORY_LIMIT / SET
+// QUERY_TIMEOUT, or go back to them with DEFAULT, but not raise or clear
+// them: the limits protect graphd and the other sessions from one query.
+type LimitCeilings struct {
+	MemoryLimit int64         // bytes; 0: none
+	Timeout     time.Duration // 0: none
+}
+
+// SetLimitCeilings tells the executor graphd's own limits (see
+// LimitCeilings); without it a SET is never refused.
+func (x *Executor) SetLimitCeilings(c LimitCeilings) { x.ceilings = c }
+
+// check refuses a SET that would raise or clear a limit, for a user who is
+// not GOD.
+func (c LimitCeilings) check(user string, s *ast.SetSessionStmt) error {
+	if s.Default {
+		return nil
+	}
+	switch s.Name {
+	case ast.SetQueryMemoryLimit:
+		switch {
+		case c.MemoryLimit == 0:
+		case s.Bytes == 0:
+			return deniedf("user %q is not GOD; SET QUERY_MEMORY_LIMIT = 0 (no limit) needs GOD: graphd's limit is %s (--query-memory-limit), which a user may only lower",
+				user, bytesize.Format(c.MemoryLimit))
+		case s.Bytes > c.MemoryLimit:
+			return deniedf("user %q is not GOD; SET QUERY_MEMORY_LIMIT above graphd's %s (--query-memory-limit) needs GOD",
+				user, bytesize.Format(c.MemoryLimit))
+		}
+	case ast.SetQueryTimeout:
+		switch {
+		case c.Timeout == 0:
+		case s.Timeout == 0:
+			return deniedf("user %q is not GOD; SET QUERY_TIMEOUT = 0 (no timeout) needs GOD: graphd's timeout is %s (--query-timeout), which a user may only lower",
+				user, c.Timeout)
+		case s.Timeout > c.Timeout:
+			return deniedf("user %q is not GOD; SET QUERY_TIMEOUT above graphd's %s (--query-timeout) needs GOD", user, c.Timeout)
+		}
+	}
+	return nil
 }
 
 // QueryAdmin is what SHOW QUERIES and KILL QUERY ask of the daemon that owns
@@ -58,6 +102,11 @@ func (x *Executor) SetQueryAdmin(a QueryAdmin) { x.admin = a }
 // after it (counted from the SET, and never beyond the request's own
 // deadline); DEFAULT and 0 wait for the next request.
 func (r *runState) setSession(ctx context.Context, s *ast.SetSessionStmt) error {
+	if !isGod(r.sess) {
+		if err := r.x.ceilings.check(r.sess.User, s); err != nil {
+			return err
+		}
+	}
 	l := &r.sess.Limits
 	switch s.Name {
 	case ast.SetQueryMemoryLimit:
