@@ -58,8 +58,10 @@
 // terms and entry sizes in memory, and the engine's entry cache the newest
 // entries of every group within one byte budget (Config.EntryCacheBytes):
 // anything older is read back from RocksDB. The log is truncated behind
-// the applied index (Config.MaxLogEntries); a follower behind the
-// truncation point gets a snapshot (snapshot.go).
+// the applied index (Config.MaxLogEntries, MaxLogBytes), and cut back to
+// the catch-up window once a group has applied nothing for a while
+// (Config.LogIdleTruncateAfter); a follower behind the truncation point
+// gets a snapshot (snapshot.go).
 //
 // # Invariants
 //

@@ -75,6 +75,14 @@ type Config struct {
 	// load's 2000 last entries of up to a megabyte each stayed on disk. A
 	// follower further behind than the window gets a snapshot.
 	LogCatchUpBytes int64
+	// LogIdleTruncateAfter cuts a group's log back to the catch-up window
+	// once nothing has been applied to it for this long (default 30s; < 0:
+	// never), whatever MaxLogEntries and MaxLogBytes say. Without it a
+	// bulk load left each group's last entries, up to MaxLogBytes, on disk
+	// until the next writes came, which for a loaded-then-read space is
+	// never: 100 partitions × 64 MiB. TiKV likewise collects a region's log
+	// on a timer, not only by its thresholds.
+	LogIdleTruncateAfter time.Duration
 	// EntryCacheBytes bounds the raft log entries all groups keep in memory
 	// (default 64 MiB; < 0: none, every read goes to RocksDB). The log is
 	// in RocksDB; the cache holds each group's newest entries, which raft
@@ -188,6 +196,9 @@ func NewEngine(cfg Config) *Engine {
 	}
 	if cfg.MaxLogBytes == 0 {
 		cfg.MaxLogBytes = 64 << 20
+	}
+	if cfg.LogIdleTruncateAfter == 0 {
+		cfg.LogIdleTruncateAfter = 30 * time.Second
 	}
 	if cfg.ApplyRetryInterval <= 0 {
 		cfg.ApplyRetryInterval = 5 * time.Second

@@ -83,6 +83,11 @@ type group struct {
 	applied  uint64 // last applied index (written, not necessarily synced)
 	truncIdx uint64 // last index removed, or decided to be removed, from the log
 	logBytes int64  // bytes of entries applied since the last truncation
+	// appliedAt is when applied last advanced, and idleTried whether the
+	// idle truncation (Config.LogIdleTruncateAfter) of the quiet spell
+	// since then was done or found nothing to cut.
+	appliedAt time.Time
+	idleTried bool
 	isLeader bool
 
 	outgoing map[uint64][]*grocksdb.Snapshot // RocksDB snapshots taken for raft this round, by index (one per MsgSnap)

@@ -86,6 +86,7 @@ func (e *Engine) round(w *worker, tick bool) error {
 	var out []Envelope
 	var appends []appendOp
 	var applies []*applyOp
+	var idleTruncs []appendOp
 	readyGroups := 0
 	now := time.Now()
 	for _, g := range groups {
@@ -97,6 +98,9 @@ func (e *Engine) round(w *worker, tick bool) error {
 			// Groups added since this one filled its cache lowered its
 			// share; an idle group must give the room back too.
 			g.applyCache.trim()
+			if tr := e.idleTruncation(g, now); tr != nil {
+				idleTruncs = append(idleTruncs, appendOp{g: g, trunc: tr})
+			}
 		}
 		// Held entries are tried again once the retry interval passed,
 		// ahead of any entries this Ready adds (apply keeps raft's order),
@@ -161,6 +165,11 @@ func (e *Engine) round(w *worker, tick bool) error {
 	}
 	if len(appends) > 0 {
 		e.writer.enqueue(appends)
+	}
+	if len(idleTruncs) > 0 {
+		// They cut only applied entries: no append of this round is in
+		// their range.
+		e.writer.enqueue(idleTruncs)
 	}
 	if len(applies) > 0 {
 		if err := e.apply(applies); err != nil {
@@ -269,6 +278,7 @@ func (e *Engine) apply(ops []*applyOp) error {
 		return err
 	}
 	var truncs []appendOp
+	appliedAt := time.Now()
 	for _, op := range ops {
 		g := op.g
 		if op.held {
@@ -278,6 +288,7 @@ func (e *Engine) apply(ops []*applyOp) error {
 			e.stats.entriesApplied.Add(op.applied - g.applied)
 			g.applied = op.applied
 			g.appliedPub.Store(g.applied)
+			g.appliedAt, g.idleTried = appliedAt, false
 		}
 		for pid, res := range op.results {
 			if p, ok := g.pending[pid]; ok {
@@ -385,17 +396,31 @@ entries:
 	if op.applied != g.applied {
 		putApplied(wb, g.id, op.applied)
 	}
-	op.trunc = e.truncation(g, op.applied)
+	op.trunc = e.truncation(g, op.applied, false)
 	return nil
 }
 
+// idleTruncation cuts the log of a group that has applied nothing for
+// Config.LogIdleTruncateAfter back to the catch-up window, once per quiet
+// spell. Not while the group is halted or a snapshot is on its way down:
+// the regular path does not truncate then either (nothing applies).
+func (e *Engine) idleTruncation(g *group, now time.Time) *truncation {
+	if e.cfg.LogIdleTruncateAfter < 0 || g.idleTried || g.applied <= g.truncIdx || g.halt != nil || g.snapPending != 0 ||
+		now.Sub(g.appliedAt) < e.cfg.LogIdleTruncateAfter {
+		return nil
+	}
+	g.idleTried = true
+	return e.truncation(g, g.applied, true)
+}
+
 // truncation decides whether the log should be cut back now that applied
-// reached this index. Applied entries are durable and in the logStore, so
-// the truncation point's term is known.
-func (e *Engine) truncation(g *group, applied uint64) *truncation {
+// reached this index: when MaxLogEntries or MaxLogBytes say so, or always
+// when force (idle truncation). Applied entries are durable and in the
+// logStore, so the truncation point's term is known.
+func (e *Engine) truncation(g *group, applied uint64, force bool) *truncation {
 	byCount := e.cfg.MaxLogEntries >= 0 && applied >= g.truncIdx+uint64(e.cfg.MaxLogEntries)
 	bySize := e.cfg.MaxLogBytes >= 0 && g.logBytes >= e.cfg.MaxLogBytes
-	if !byCount && !bySize {
+	if !byCount && !bySize && !force {
 		return nil
 	}
 	compactTo := g.truncIdx

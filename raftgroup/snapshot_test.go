@@ -270,7 +270,9 @@ func TestSnapshotIngestRepair(t *testing.T) {
 // The log is cut by size too: a few large entries trigger truncation long
 // before the entry count would (MaxLogBytes), and the entries kept behind
 // the applied index for slow followers are bounded by size as well
-// (LogCatchUpBytes), however large the count window (LogCatchUpEntries).
+// (LogCatchUpBytes), however large the count window (LogCatchUpEntries);
+// and a group that stops being written is cut back after a quiet spell
+// (LogIdleTruncateAfter) though no threshold was reached.
 func TestLogTruncatedBySize(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -280,6 +282,11 @@ func TestLogTruncatedBySize(t *testing.T) {
 		{"trigger", 15, func(c *Config) { c.MaxLogEntries, c.LogCatchUpEntries, c.MaxLogBytes = -1, 1, 64<<10 }},
 		{"catch-up window", 16, func(c *Config) {
 			c.MaxLogEntries, c.LogCatchUpEntries, c.MaxLogBytes, c.LogCatchUpBytes = -1, 1000, 64<<10, 32<<10
+		}},
+		// Neither threshold is ever reached (a bulk load that then stops):
+		// the quiet group cuts its log back to the window on its own.
+		{"idle", 17, func(c *Config) {
+			c.MaxLogEntries, c.LogCatchUpEntries, c.MaxLogBytes, c.LogIdleTruncateAfter = -1, 1, -1, 200 * time.Millisecond
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,6 +58,7 @@ type Config struct {
 	// raftgroup.Config); zero means the engine's defaults.
 	MaxLogEntries, LogCatchUpEntries int
 	MaxLogBytes                      int64
+	LogIdleTruncateAfter             time.Duration // raftgroup.Config.LogIdleTruncateAfter
 	// RaftEntryCacheBytes bounds the raft log entries kept in memory, all
 	// partitions together (raftgroup.Config.EntryCacheBytes: 0 the default
 	// DefaultRaftEntryCacheBytes; < 0 none). Older entries are read from
@@ -277,15 +278,16 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 	}
 	engine := raftgroup.NewEngine(raftgroup.Config{
-		StoreID:           storeID,
-		TickInterval:      s.cfg.RaftTick,
-		Transport:         transport,
-		SnapshotTransport: snapshots,
-		MaxLogEntries:     s.cfg.MaxLogEntries,
-		LogCatchUpEntries: s.cfg.LogCatchUpEntries,
-		MaxLogBytes:       s.cfg.MaxLogBytes,
-		EntryCacheBytes:   s.cfg.RaftEntryCacheBytes,
-		Applier:           applier{store: storeID, fetchStaged: s.fetchStaged},
+		StoreID:              storeID,
+		TickInterval:         s.cfg.RaftTick,
+		Transport:            transport,
+		SnapshotTransport:    snapshots,
+		MaxLogEntries:        s.cfg.MaxLogEntries,
+		LogCatchUpEntries:    s.cfg.LogCatchUpEntries,
+		MaxLogBytes:          s.cfg.MaxLogBytes,
+		LogIdleTruncateAfter: s.cfg.LogIdleTruncateAfter,
+		EntryCacheBytes:      s.cfg.RaftEntryCacheBytes,
+		Applier:              applier{store: storeID, fetchStaged: s.fetchStaged},
 		// Every edge write reads and rewrites its vertices' degrees.
 		ApplyCacheKey:     partition.IsDegreeKey,
 		ApplyCacheEntries: s.cfg.DegreeCacheEntries,

@@ -48,6 +48,7 @@ func run(args []string) error {
 	catchUp := fs.Int("raft-log-catchup-entries", 2000, "entries kept behind the applied index when truncating, so slightly lagging followers catch up without a snapshot")
 	mirrorWait := fs.Duration("mirror-wait", 10*time.Second, "how long an edge write waits for the in-edge halves in other partitions before it is acknowledged anyway (it is durable; they follow) — docs/storage.md")
 	maxLogBytes := fs.Int64("raft-max-log-bytes", 64<<20, "also truncate once the entries applied since the last truncation reach this many bytes (-1: never)")
+	idleTruncate := fs.Duration("raft-log-idle-truncate", 30*time.Second, "cut a partition's raft log back to the catch-up entries once nothing was applied to it for this long, as after a bulk load (0: never)")
 	degreeCache := fs.Int("degree-cache-entries", 1<<20, "vertex degrees kept in memory for edge writes, all partitions together (about 100 bytes each; 0: none) — docs/storage.md")
 	rdb := rocksopts.Default()
 	blockCache := fs.Int("rocksdb-block-cache-mb", rdb.BlockCacheMB, "RocksDB block cache in MiB, one LRU cache shared by all data paths of this storaged")
@@ -113,8 +114,9 @@ func run(args []string) error {
 		GossipSeeds:   daemon.SplitList(*gossipSeeds),
 		RaftTick:      *raftTick,
 		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes, MirrorWait: *mirrorWait,
-		DegreeCacheEntries:  offIfZero(*degreeCache),
-		RaftEntryCacheBytes: int64(entryCacheSize),
+		LogIdleTruncateAfter: orNever(*idleTruncate),
+		DegreeCacheEntries:   offIfZero(*degreeCache),
+		RaftEntryCacheBytes:  int64(entryCacheSize),
 		RocksDB: rocksopts.Options{
 			BlockCacheMB: *blockCache, WriteBufferMB: *writeBuffer, MaxWriteBufferNumber: *writeBuffers,
 			CompressionPerLevel: levels, BloomBitsPerKey: offIfZero(*bloomBits), NoPrefixBloom: !*prefixBloom,
@@ -202,4 +204,13 @@ func (f *sizeFlag) Set(s string) error {
 	}
 	*f = sizeFlag(n)
 	return nil
+}
+
+// orNever maps a duration flag's 0 ("never") to raftgroup's negative (0
+// there is the default).
+func orNever(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
