@@ -2,7 +2,9 @@
 # Issue 23: SF100 rf 3 read test with one storaged killed (SIGKILL) and restarted: GO 1 and FETCH at c=8 in 5 s
 # periods (a concurrency sweep of one value repeated: each period reports its own QPS, errors and p99);
 # then the same kill during an SF10 online import, rf 3, checked by nova-bench verify.
-# FAILOVER_PARTS: read, online or both (default).
+# FAILOVER_PARTS: read, online or both (default). FAILOVER_ONLINE_SF: the scale factor of the online
+# part (default 10; 100 takes about 40 minutes here), FAILOVER_ONLINE_PARTS its partitions (30),
+# FAILOVER_KILL_AFTER the seconds into the import at which storaged2 is killed (40).
 set -u
 cd "$(dirname "$0")/../.."
 PARTS=${FAILOVER_PARTS:-both}
@@ -29,24 +31,30 @@ STORAGED=3 METAD=3 DATA=data/fo scripts/cluster.sh down >/dev/null 2>&1
 fi
 [ "$PARTS" = read ] && { echo FO-DONE; exit 0; }
 
-# The kill during an online import, rf 3, at SF10 (online rf 3 runs at about
-# 26K edges/s here: SF100 would take an hour): storaged2 killed 40 s in and
-# restarted 30 s later; then verify compares every total and 500 sampled
-# vertices with the files, so an acknowledged row that was lost shows.
-[ -f /tmp/scale/sf10/.generated ] || { bin/nova-bench gen --sf 10 --out /tmp/scale/sf10 >/dev/null && touch /tmp/scale/sf10/.generated; }
+# The kill during an online import, rf 3, at SF10 by default (online rf 3
+# runs at about 26K edges/s here: SF100 takes about 40 minutes): storaged2
+# killed FAILOVER_KILL_AFTER s in and restarted 30 s later; then verify
+# compares every total and 500 sampled vertices with the files, so an
+# acknowledged row that was lost shows.
+OSF=${FAILOVER_ONLINE_SF:-10}
+OPARTS=${FAILOVER_ONLINE_PARTS:-30}
+KILL_AFTER=${FAILOVER_KILL_AFTER:-40}
+odata=/tmp/scale/sf$OSF
+[ -f "$odata/.generated" ] || { bin/nova-bench gen --sf "$OSF" --out "$odata" >/dev/null && touch "$odata/.generated"; }
 # A fresh failed-rows folder: the importer would resume from the
 # checkpoint an earlier run left there.
 rm -rf data/fo2 /tmp/fo2-failed; STORAGED=3 METAD=3 DATA=data/fo2 scripts/cluster.sh up >/dev/null 2>&1 || { echo "cluster up failed"; exit 1; }
-echo "online import: start $(date -u +%T)"
-/usr/bin/time -f "import %e s, peak RSS %M kB" bin/nova-importer --ldbc /tmp/scale/sf10 --space on10 --partitions 30 --replicas 3 --mode online \
+echo "online import of SF$OSF, $OPARTS partitions: start $(date -u +%T)"
+/usr/bin/time -f "import %e s, peak RSS %M kB" bin/nova-importer --ldbc "$odata" --space "on$OSF" --partitions "$OPARTS" --replicas 3 --mode online \
 	--no-progress --failed-dir /tmp/fo2-failed > /tmp/fo2-import.log 2>&1 &
 imp=$!
-sleep 40
+sleep "$KILL_AFTER"
 pid=$(cat data/fo2/pids/storaged2.pid); kill -9 "$pid"; echo "online import: killed storaged2 at $(date -u +%T)"
 sleep 30
 STORAGED=3 METAD=3 DATA=data/fo2 scripts/cluster.sh up >/dev/null 2>&1; echo "online import: storaged2 online again at $(date -u +%T)"
 wait $imp; echo "online import: end $(date -u +%T)"
 tail -2 /tmp/fo2-import.log
-bin/nova-bench verify --space on10 --data /tmp/scale/sf10 --sample 500 2>&1 | tail -1
+for f in data/fo2/pids/storaged*.pid; do awk -v n="$(basename "$f" .pid)" '/VmHWM/ { printf "%s peak RSS %.0f MiB\n", n, $2 / 1024 }' "/proc/$(cat "$f")/status"; done
+bin/nova-bench verify --space "on$OSF" --data "$odata" --sample 500 2>&1 | tail -1
 STORAGED=3 METAD=3 DATA=data/fo2 scripts/cluster.sh down >/dev/null 2>&1
 echo FO-DONE
