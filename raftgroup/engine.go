@@ -168,6 +168,24 @@ func (e *Engine) Stats() Stats {
 	}
 }
 
+// LogSize is the entries of every group's untruncated raft log and their
+// payload bytes: what the log holds on disk beside the data (truncation
+// bounds it; see Config.MaxLogBytes and LogIdleTruncateAfter). It walks
+// each group's entry sizes: call it per scrape, not per request.
+func (e *Engine) LogSize() (entries, bytes int64) {
+	e.mu.Lock()
+	groups := make([]*group, 0, len(e.groups))
+	for _, g := range e.groups {
+		groups = append(groups, g)
+	}
+	e.mu.Unlock()
+	for _, g := range groups {
+		n, b := g.store.size()
+		entries, bytes = entries+n, bytes+b
+	}
+	return entries, bytes
+}
+
 // NewEngine returns a stopped engine; call Start.
 func NewEngine(cfg Config) *Engine {
 	if cfg.TickInterval == 0 {

@@ -88,7 +88,7 @@ type group struct {
 	// since then was done or found nothing to cut.
 	appliedAt time.Time
 	idleTried bool
-	isLeader bool
+	isLeader  bool
 
 	outgoing map[uint64][]*grocksdb.Snapshot // RocksDB snapshots taken for raft this round, by index (one per MsgSnap)
 

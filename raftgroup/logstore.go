@@ -77,6 +77,16 @@ func (s *logStore) FirstIndex() (uint64, error) {
 	return s.truncIdx + 1, nil
 }
 
+// size is the number of entries in the log and their payload bytes.
+func (s *logStore) size() (entries, bytes int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range s.sizes {
+		bytes += int64(n)
+	}
+	return int64(len(s.sizes)), bytes
+}
+
 func (s *logStore) LastIndex() (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

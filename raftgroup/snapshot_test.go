@@ -286,7 +286,7 @@ func TestLogTruncatedBySize(t *testing.T) {
 		// Neither threshold is ever reached (a bulk load that then stops):
 		// the quiet group cuts its log back to the window on its own.
 		{"idle", 17, func(c *Config) {
-			c.MaxLogEntries, c.LogCatchUpEntries, c.MaxLogBytes, c.LogIdleTruncateAfter = -1, 1, -1, 200 * time.Millisecond
+			c.MaxLogEntries, c.LogCatchUpEntries, c.MaxLogBytes, c.LogIdleTruncateAfter = -1, 1, -1, 200*time.Millisecond
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -312,6 +312,11 @@ func TestLogTruncatedBySize(t *testing.T) {
 				}
 				if logEntryExists(t, s, g, 7) {
 					t.Fatalf("store %d kept entry 7 after 320 KiB of 16 KiB entries", s.id)
+				}
+				// LogSize (novagraph_raft_log_bytes) sees the cut: at most
+				// the entries after the truncation point are left.
+				if n, b := s.engine.LogSize(); n >= 20 || b >= 20*16<<10 {
+					t.Fatalf("store %d: LogSize %d entries, %d bytes after the truncation", s.id, n, b)
 				}
 			}
 		})

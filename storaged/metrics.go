@@ -75,6 +75,16 @@ func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.E
 	gauge("novagraph_raft_entry_cache_bytes", "Memory held by the raft entry cache (payloads plus an estimated 128 bytes per entry).", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.Bytes) })
 	gauge("novagraph_raft_entry_cache_high_water_bytes", "The most the raft entry cache has held since start.", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.HighWater) })
 	gauge("novagraph_raft_entry_cache_limit_bytes", "The raft entry cache's budget (--raft-entry-cache-size).", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.Limit) })
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "novagraph_raft_log_bytes",
+		Help: "Payload bytes of the raft log entries not yet truncated, all partitions: on disk beside the data (--raft-max-log-bytes, --raft-log-idle-truncate bound it).",
+	}, func() float64 {
+		if e := engine(); e != nil {
+			_, b := e.LogSize()
+			return float64(b)
+		}
+		return 0
+	}))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "novagraph_raft_groups", Help: "Raft groups (partition replicas) hosted."}, func() float64 {
 		if e := engine(); e != nil {
 			return float64(e.Stats().Groups)
