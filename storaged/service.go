@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -88,37 +90,62 @@ func (s *service) spaceFor(ctx context.Context, spaceID int32, version int64) (*
 	return snap, space, nil
 }
 
-// forEachPart runs fn for every partition concurrently and collects the
-// failures.
+// forEachPart runs fn for every partition named, each once, and collects
+// the failures. The partitions run on at most partWorkers goroutines, the
+// request's own among them: a request naming thousands of partitions,
+// hosted here or not, must not start a goroutine for each (issue 24,
+// bounds), and more goroutines than a few per core buy nothing for scans
+// that are CPU-bound. A GO 1 STEP names one partition and runs on the
+// request's goroutine alone: a goroutine per request cost its start and
+// the growth of a fresh stack, a tenth of such a request's CPU.
 func (s *service) forEachPart(snap *catalog.Snapshot, parts []int32, fn func(part int32) error) []*storagepb.PartResult {
+	parts = uniqueParts(parts)
 	var mu sync.Mutex
 	var failed []*storagepb.PartResult
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := next.Add(1) - 1
+			if i >= int64(len(parts)) {
+				return
+			}
+			if err := fn(parts[i]); err != nil {
+				pr := s.partError(snap, parts[i], err)
+				mu.Lock()
+				failed = append(failed, pr)
+				mu.Unlock()
+			}
+		}
+	}
 	var wg sync.WaitGroup
-	run := func(part int32) {
-		if err := fn(part); err != nil {
-			pr := s.partError(snap, part, err)
-			mu.Lock()
-			failed = append(failed, pr)
-			mu.Unlock()
-		}
+	for range min(len(parts), partWorkers()) - 1 {
+		wg.Go(work)
 	}
-	// The last partition runs on the request's own goroutine: a
-	// goroutine per request (a GO 1 STEP asks for one partition) costs its
-	// start and the growth of a fresh stack, a tenth of such a request's
-	// CPU.
-	for i, part := range parts {
-		if i == len(parts)-1 {
-			run(part)
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run(part)
-		}()
-	}
+	work()
 	wg.Wait()
 	return failed
+}
+
+// partWorkers is how many goroutines one request's partitions may run on:
+// a few per core, so that scans blocked on a slow reader (gRPC flow
+// control) leave others running.
+func partWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
+
+// uniqueParts drops repeated partition ids, keeping the first of each: a
+// partition named twice would be read twice and its rows answered twice.
+func uniqueParts(parts []int32) []int32 {
+	if len(parts) < 2 {
+		return parts
+	}
+	seen := make(map[int32]struct{}, len(parts))
+	out := parts[:0:0]
+	for _, p := range parts {
+		if _, dup := seen[p]; !dup {
+			seen[p] = struct{}{}
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func allFailed(snap *catalog.Snapshot, s *service, parts []int32, err error) []*storagepb.PartResult {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/raftgroup"
@@ -40,5 +43,53 @@ func TestFlushErrorIsRetried(t *testing.T) {
 	}
 	if flushError(nil) != nil {
 		t.Fatal("a flush that succeeded reports an error")
+	}
+}
+
+// TestForEachPartIsBounded: a request naming 10,000 partitions, each
+// twice, runs each once, on no more than partWorkers goroutines at a
+// time, and reports every failure.
+func TestForEachPartIsBounded(t *testing.T) {
+	var parts []int32
+	for i := range int32(10000) {
+		parts = append(parts, i, i)
+	}
+	var running, peak atomic.Int64
+	var mu sync.Mutex
+	calls := map[int32]int{}
+	failed := (&service{}).forEachPart(nil, parts, func(part int32) error {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		if part%1000 == 0 {
+			time.Sleep(time.Millisecond) // let the workers overlap
+		}
+		mu.Lock()
+		calls[part]++
+		mu.Unlock()
+		if part%10 == 0 {
+			return errors.New("boom")
+		}
+		return nil
+	})
+	if len(calls) != 10000 {
+		t.Fatalf("%d partitions run, want 10000", len(calls))
+	}
+	for p, n := range calls {
+		if n != 1 {
+			t.Fatalf("partition %d run %d times", p, n)
+		}
+	}
+	if peak.Load() > int64(partWorkers()) {
+		t.Fatalf("%d partitions ran at once, more than partWorkers() = %d", peak.Load(), partWorkers())
+	}
+	if len(failed) != 1000 {
+		t.Fatalf("%d failures reported, want 1000", len(failed))
+	}
+	for _, f := range failed {
+		if f.PartId%10 != 0 || f.Code != commonpb.ErrorCode_E_STORAGE || f.Message != "boom" {
+			t.Fatalf("failure %+v", f)
+		}
 	}
 }
