@@ -9,6 +9,7 @@ import (
 	"github.com/novagraph/novagraph/graphd/exec"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
+	"github.com/novagraph/novagraph/query/value"
 )
 
 // TestParamsRangeChecked: a client's date, time or datetime parameter out
@@ -32,6 +33,8 @@ func TestParamsRangeChecked(t *testing.T) {
 		{"datetime", map[string]*commonpb.Value{"a": dt(math.MaxInt64)}, "parameter $a: datetime"},
 		{"in a list", map[string]*commonpb.Value{"l": list(dt(0), dt(math.MinInt64))}, "parameter $l: datetime"},
 		{"time", map[string]*commonpb.Value{"t": {V: &commonpb.Value_TimeVal{TimeVal: -1}}}, "parameter $t: time"},
+		{"list too long", map[string]*commonpb.Value{"l": list(make([]*commonpb.Value, value.MaxListItems+1)...)},
+			"parameter $l: a list of 1048577 items; the limit is 1048576"},
 	} {
 		_, err := params(tc.in)
 		var ee *exec.Error

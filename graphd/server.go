@@ -372,8 +372,8 @@ func params(in map[string]*commonpb.Value) (map[string]value.Value, error) {
 	return out, nil
 }
 
-// checkParam reports a date, time or datetime out of range in v, at any
-// depth of its lists and maps.
+// checkParam reports a date, time or datetime out of range in v, or a
+// list longer than value.MaxListItems, at any depth of its lists and maps.
 func checkParam(v value.Value) error {
 	if d, ok := v.DateVal(); ok && !d.Valid() {
 		return fmt.Errorf("date %d days from the epoch is out of range", int64(d))
@@ -385,6 +385,11 @@ func checkParam(v value.Value) error {
 		return fmt.Errorf("datetime %d µs from the epoch is out of range", int64(dt))
 	}
 	if items, ok := v.ListVal(); ok {
+		// A list parameter feeds IN and UNWIND-like expansions: it gets the
+		// bound a list built in a query has (value.MaxListItems).
+		if len(items) > value.MaxListItems {
+			return fmt.Errorf("a list of %d items; the limit is %d", len(items), value.MaxListItems)
+		}
 		for _, it := range items {
 			if err := checkParam(it); err != nil {
 				return err
