@@ -296,19 +296,18 @@ func (s *Server) Authenticate(ctx context.Context, req *graphpb.AuthReq) (*graph
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		host = hostOf(p.Addr.String())
 	}
-	done, wait, allowed := s.signIns.attempt(req.Username, host, time.Now())
-	if !allowed {
+	if wait, blocked := s.signIns.blocked(req.Username, host, time.Now()); blocked {
 		s.log.Warn("sign-in refused: too many failures", "user", req.Username, "host", host)
 		return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT,
 			Error: fmt.Sprintf("too many failed sign-ins as %q from %s: try again in %s", req.Username, host, wait.Round(time.Millisecond))}, nil
 	}
 	ok, version, created, err := s.meta.VerifyUser(ctx, req.Username, req.Password)
-	done(err == nil && !ok) // only a wrong password counts; metad unreachable is not the client's doing
 	if err != nil {
 		s.log.Warn("cannot verify a sign-in", "user", req.Username, "err", err)
 		return &graphpb.AuthResp{Code: metaclient.CodeOf(err), Error: fmt.Sprintf("cannot verify the user now: %v", err)}, nil
 	}
 	if !ok {
+		s.signIns.failed(req.Username, host, time.Now())
 		s.log.Info("sign-in refused", "user", req.Username, "host", host)
 		return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT, Error: "bad username or password"}, nil
 	}

@@ -13,14 +13,12 @@ import (
 // Sign-in guards: how fast failed sign-ins may come and how many sessions
 // one user may hold from one client host (issue 24, "Bounds").
 //
-// Only failed sign-ins count: a tool that opens a session per worker
-// (nova-bench at c=64) is never slowed, while a password guesser gets
-// failedSignInBurst tries and then one per second per user, and
-// failedSignInHostBurst tries across all user names from one host. A try
-// is taken before metad is asked and given back if the sign-in succeeds,
-// so guesses sent at once are counted too; an attempt over the rate is
-// refused before metad is asked, so it costs graphd almost nothing and
-// tells the guesser nothing.
+// Only failed sign-ins are rate limited: a tool that opens a session per
+// worker (nova-bench at c=64) is never slowed, while a password guesser
+// gets failedSignInBurst tries and then one per second per user, and
+// failedSignInHostBurst tries across all user names from one host. An
+// attempt over the rate is refused before metad is asked, so it costs
+// graphd almost nothing and tells the guesser nothing.
 const (
 	failedSignInRate      = rate.Limit(1) // per second, per user and host
 	failedSignInBurst     = 10
@@ -34,7 +32,7 @@ const (
 
 // signInGuard counts failed sign-ins per (user, host) and per host. Its
 // limiters are dropped by sweep once they are full again, so the maps hold
-// only the pairs that signed in within the last few seconds.
+// only the pairs that failed within the last few seconds.
 type signInGuard struct {
 	mu     sync.Mutex
 	byUser map[[2]string]*rate.Limiter
@@ -45,38 +43,34 @@ func newSignInGuard() *signInGuard {
 	return &signInGuard{byUser: map[[2]string]*rate.Limiter{}, byHost: map[string]*rate.Limiter{}}
 }
 
-// attempt takes a try of user from host before metad is asked, so that
-// guesses sent at once count as well as guesses sent one after another.
-// When there is none left it reports how long to wait. Otherwise the
-// caller must call done with the outcome: a successful sign-in gives its
-// try back.
-func (g *signInGuard) attempt(user, host string, now time.Time) (done func(failed bool), wait time.Duration, ok bool) {
+// blocked reports whether user's sign-in from host must wait, and how long,
+// without using up a try: only a failure does (failed).
+func (g *signInGuard) blocked(user, host string, now time.Time) (time.Duration, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	wait := time.Duration(0)
+	if l := g.byUser[[2]string{user, host}]; l != nil && l.TokensAt(now) < 1 {
+		wait = max(wait, waitFor(l, now))
+	}
+	if l := g.byHost[host]; l != nil && l.TokensAt(now) < 1 {
+		wait = max(wait, waitFor(l, now))
+	}
+	return wait, wait > 0
+}
+
+// failed uses up a try of user from host.
+func (g *signInGuard) failed(user, host string, now time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	key := [2]string{user, host}
-	lu, lh := g.byUser[key], g.byHost[host]
-	if lu == nil {
-		lu = rate.NewLimiter(failedSignInRate, failedSignInBurst)
-		g.byUser[key] = lu
+	if g.byUser[key] == nil {
+		g.byUser[key] = rate.NewLimiter(failedSignInRate, failedSignInBurst)
 	}
-	if lh == nil {
-		lh = rate.NewLimiter(failedSignInHostRate, failedSignInHostBurst)
-		g.byHost[host] = lh
+	if g.byHost[host] == nil {
+		g.byHost[host] = rate.NewLimiter(failedSignInHostRate, failedSignInHostBurst)
 	}
-	ru, rh := lu.ReserveN(now, 1), lh.ReserveN(now, 1)
-	if wait = max(ru.DelayFrom(now), rh.DelayFrom(now)); wait > 0 {
-		ru.CancelAt(now)
-		rh.CancelAt(now)
-		return nil, wait, false
-	}
-	return func(failed bool) {
-		if !failed {
-			g.mu.Lock()
-			defer g.mu.Unlock()
-			ru.CancelAt(now)
-			rh.CancelAt(now)
-		}
-	}, 0, true
+	g.byUser[key].AllowN(now, 1)
+	g.byHost[host].AllowN(now, 1)
 }
 
 // sweep drops the limiters that have refilled: they would allow a full

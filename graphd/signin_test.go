@@ -1,65 +1,41 @@
 package graphd
 
 import (
-	"fmt"
 	"testing"
 	"time"
 )
 
 // TestSignInGuard follows one guesser's clock: a burst of failures, then
-// one try per second; successes give their try back; other users and hosts
-// keep theirs; guesses in flight at once count; a host's failures across
-// many user names run out too; sweep forgets refilled limiters.
+// one try per second; other users and hosts keep theirs; a host's failures
+// across many user names run out too; sweep forgets refilled limiters.
 func TestSignInGuard(t *testing.T) {
 	g := newSignInGuard()
 	now := time.Unix(1000, 0)
-	try := func(user, host string, failed bool) bool {
-		done, _, ok := g.attempt(user, host, now)
-		if ok {
-			done(failed)
-		}
-		return ok
-	}
-	for i := 0; i < 3*failedSignInBurst; i++ {
-		if !try("eve", "10.0.0.1", false) {
-			t.Fatalf("success %d refused: successes must not use up tries", i)
-		}
-	}
 	for i := 0; i < failedSignInBurst; i++ {
-		if !try("eve", "10.0.0.1", true) {
-			t.Fatalf("failure %d refused within the burst", i)
+		if wait, blocked := g.blocked("eve", "10.0.0.1", now); blocked {
+			t.Fatalf("failure %d blocked (wait %v) within the burst", i, wait)
 		}
+		g.failed("eve", "10.0.0.1", now)
 	}
-	if _, wait, ok := g.attempt("eve", "10.0.0.1", now); ok || wait != time.Second {
-		t.Fatalf("after the burst: allowed %v, wait %v; want a 1s wait", ok, wait)
+	wait, blocked := g.blocked("eve", "10.0.0.1", now)
+	if !blocked || wait != time.Second {
+		t.Fatalf("after the burst: blocked %v, wait %v; want a 1s wait", blocked, wait)
 	}
-	if !try("eve", "10.0.0.2", true) || !try("root", "10.0.0.1", true) {
-		t.Fatal("another host of eve's, or another user of eve's host, is blocked")
+	if _, blocked := g.blocked("eve", "10.0.0.2", now); blocked {
+		t.Fatal("eve from another host is blocked")
 	}
-	now = now.Add(time.Second)
-	if !try("eve", "10.0.0.1", true) {
+	if _, blocked := g.blocked("root", "10.0.0.1", now); blocked {
+		t.Fatal("another user from eve's host is blocked")
+	}
+	if _, blocked := g.blocked("eve", "10.0.0.1", now.Add(time.Second)); blocked {
 		t.Fatal("no try a second later")
-	}
-
-	// Guesses in flight at once: each takes a try before its outcome.
-	var pending []func(bool)
-	for range 2 * failedSignInBurst {
-		if done, _, ok := g.attempt("mallory", "10.0.0.4", now); ok {
-			pending = append(pending, done)
-		}
-	}
-	if len(pending) != failedSignInBurst {
-		t.Fatalf("%d concurrent guesses let through, want the burst of %d", len(pending), failedSignInBurst)
-	}
-	for _, done := range pending {
-		done(true)
 	}
 
 	// Many user names from one host: the host's own limit.
 	for i := 0; i < failedSignInHostBurst; i++ {
-		try(fmt.Sprintf("user%d", i), "10.0.0.3", true)
+		g.failed(string(rune('a'+i%26))+string(rune('a'+i/26)), "10.0.0.3", now)
 	}
-	if try("fresh-name", "10.0.0.3", true) {
+	if _, blocked := g.blocked("fresh-name", "10.0.0.3", now); !blocked {
 		t.Fatal("a host past its burst of failures across user names is not blocked")
 	}
 
