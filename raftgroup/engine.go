@@ -405,6 +405,7 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 		writtenLast: lastIndex,
 		applied:     st.applied,
 		truncIdx:    st.truncIdx,
+		appliedAt:   time.Now(), // a restart is not a quiet spell
 		pending:     map[uint64]*proposal{},
 		readsFlight: map[string]*readBatch{},
 		incoming:    map[uint64]incomingSnapshot{},

@@ -87,6 +87,7 @@ func (e *Engine) round(w *worker, tick bool) error {
 	var appends []appendOp
 	var applies []*applyOp
 	var idleTruncs []appendOp
+	var ticked []*group
 	readyGroups := 0
 	now := time.Now()
 	for _, g := range groups {
@@ -98,9 +99,7 @@ func (e *Engine) round(w *worker, tick bool) error {
 			// Groups added since this one filled its cache lowered its
 			// share; an idle group must give the room back too.
 			g.applyCache.trim()
-			if tr := e.idleTruncation(g, now); tr != nil {
-				idleTruncs = append(idleTruncs, appendOp{g: g, trunc: tr})
-			}
+			ticked = append(ticked, g)
 		}
 		// Held entries are tried again once the retry interval passed,
 		// ahead of any entries this Ready adds (apply keeps raft's order),
@@ -151,6 +150,16 @@ func (e *Engine) round(w *worker, tick bool) error {
 		retry()
 		applies = append(applies, newApplies...)
 		g.releaseOutgoing()
+	}
+	// Idle truncation after the Readies: a snapshot taken from this round's
+	// Ready has set snapPending, so no truncation below the snapshot is
+	// queued behind its install.
+	if tick {
+		for _, g := range ticked { // not the groups drainMailbox removed
+			if tr := e.idleTruncation(g, now); tr != nil {
+				idleTruncs = append(idleTruncs, appendOp{g: g, trunc: tr})
+			}
+		}
 	}
 	if readyGroups > 0 {
 		e.stats.rounds.Add(1)

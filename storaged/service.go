@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,12 +91,14 @@ func (s *service) spaceFor(ctx context.Context, spaceID int32, version int64) (*
 
 // forEachPart runs fn for every partition named, each once, and collects
 // the failures. The partitions run on at most partWorkers goroutines, the
-// request's own among them: a request naming thousands of partitions,
-// hosted here or not, must not start a goroutine for each (issue 24,
-// bounds), and more goroutines than a few per core buy nothing for scans
-// that are CPU-bound. A GO 1 STEP names one partition and runs on the
-// request's goroutine alone: a goroutine per request cost its start and
-// the growth of a fresh stack, a tenth of such a request's CPU.
+// request's own among them: a request naming a million partitions, hosted
+// here or not, must not start a goroutine for each (issue 24, bounds). The
+// bound is far above a space's partition count, because a write's fn
+// waits on its raft commit and on the edge mirrors (up to MirrorWait):
+// with fewer workers than partitions those waits would run in waves. A GO
+// 1 STEP names one partition and runs on the request's goroutine alone: a
+// goroutine per request cost its start and the growth of a fresh stack, a
+// tenth of such a request's CPU.
 func (s *service) forEachPart(snap *catalog.Snapshot, parts []int32, fn func(part int32) error) []*storagepb.PartResult {
 	parts = uniqueParts(parts)
 	var mu sync.Mutex
@@ -126,10 +127,8 @@ func (s *service) forEachPart(snap *catalog.Snapshot, parts []int32, fn func(par
 	return failed
 }
 
-// partWorkers is how many goroutines one request's partitions may run on:
-// a few per core, so that scans blocked on a slow reader (gRPC flow
-// control) leave others running.
-func partWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
+// partWorkers is how many goroutines one request's partitions may run on.
+func partWorkers() int { return 1024 }
 
 // uniqueParts drops repeated partition ids, keeping the first of each: a
 // partition named twice would be read twice and its rows answered twice.
