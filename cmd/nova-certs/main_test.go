@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/novagraph/novagraph/internal/nodetls"
+)
+
+// TestLocalSet: without arguments nova-certs makes one certificate per
+// role that loads as each daemon loads it; a second run keeps the CA, so
+// certificates made later still join the cluster.
+func TestLocalSet(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	if err := run([]string{"-dir", dir}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	ca, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range nodetls.Roles {
+		cfg, err := nodetls.Load(nodetls.Files{Cert: filepath.Join(dir, string(role)+".crt"), Key: filepath.Join(dir, string(role)+".key"), CA: filepath.Join(dir, "ca.crt")})
+		if err != nil {
+			t.Fatalf("%s: %v", role, err)
+		}
+		if err := cfg.RequireRole(role); err != nil {
+			t.Fatal(err)
+		}
+		if !cfg.Identity.HasHost("127.0.0.1") || !cfg.Identity.HasHost("localhost") {
+			t.Errorf("%s: hosts %v", role, cfg.Identity.Hosts)
+		}
+	}
+	if info, err := os.Stat(filepath.Join(dir, "storaged.key")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("a key must be readable by its owner only: %v %v", info.Mode(), err)
+	}
+	out.Reset()
+	if err := run([]string{"-dir", dir, "metad2:metad:meta2.example.com", "storaged7:storaged:10.0.0.7"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "using the CA") {
+		t.Fatalf("second run did not reuse the CA: %s", out.String())
+	}
+	if again, _ := os.ReadFile(filepath.Join(dir, "ca.crt")); !bytes.Equal(again, ca) {
+		t.Fatal("the CA changed")
+	}
+	m, err := nodetls.Load(nodetls.Files{Cert: filepath.Join(dir, "metad2.crt"), Key: filepath.Join(dir, "metad2.key"), CA: filepath.Join(dir, "ca.crt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Identity.Name != metadCommonName || !m.Identity.HasHost("meta2.example.com") {
+		t.Fatalf("metad2: %+v; want common name %q (etcd's allowed name) and its host", m.Identity, metadCommonName)
+	}
+}
+
+func TestBadArguments(t *testing.T) {
+	for arg, says := range map[string]string{
+		"storaged1":               "want NAME:ROLE",
+		"storaged1:root:10.0.0.1": `unknown role "root"`,
+		"storaged1:storaged":      "needs the hosts it is reached at",
+		"../x:client":             "NAME is a file name",
+		"ca:client":               "NAME is a file name",
+		"a:b:c:d":                 "want NAME:ROLE",
+	} {
+		var out, errOut bytes.Buffer
+		err := run([]string{"-dir", t.TempDir(), arg}, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("%q: %v, want an error saying %q", arg, err, says)
+		}
+	}
+}
