@@ -3,7 +3,9 @@
 #   make deps          install what a fresh Debian 12 machine lacks
 #   make build         bin/metad bin/storaged bin/graphd bin/nova-console
 #   make test          vet + every test (the command CI runs)
-#   make run           local cluster + demo graph + console
+#   make run           local cluster + demo graph + console (plaintext, on loopback)
+#   make certs         a CA and one certificate per role in certs/ for TLS on
+#                      127.0.0.1 (nova-certs; docs/security.md, "Turning TLS on")
 #   make cluster-up    local cluster only (STORAGED=1 by default, STORAGED=3 for three;
 #                      METAD=3 for three metad, metad HA; STORAGED_FLAGS="..." adds
 #                      flags to every storaged, e.g. "--rocksdb-write-buffer-mb 128")
@@ -27,7 +29,7 @@ METAD       ?= 1
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
-BINARIES    := metad storaged graphd nova-console nova-importer nova-bench
+BINARIES    := metad storaged graphd nova-console nova-importer nova-bench nova-certs
 IMAGE       ?= novagraph:dev
 VOLUMES     ?= 0
 FAULTS      ?= 100
@@ -35,7 +37,7 @@ SEED        ?= 1
 KINDS       ?=
 CHAOS_SHORT_FAULTS ?= 7
 
-.PHONY: deps build proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short bench-khop bench-sf100 bench-sf1000
+.PHONY: deps build certs proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short bench-khop bench-sf100 bench-sf1000
 
 deps:
 	@if ! dpkg -s librocksdb-dev protobuf-compiler g++ >/dev/null 2>&1; then \
@@ -59,6 +61,9 @@ build:
 
 vet:
 	$(GO) vet ./...
+
+certs: build
+	bin/nova-certs -dir certs
 
 fmt:
 	gofmt -l -w $$(git ls-files '*.go' | grep -v '\.pb\.go$$')

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -31,8 +32,11 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// MaxRecvMsgBytes bounds the size of one response.
 	MaxRecvMsgBytes int
-	// DialOptions are appended to the pool's own (which use plaintext
-	// credentials); pass grpc.WithTransportCredentials here for TLS.
+	// TLS, if set, makes the pool connect over TLS: RootCAs must hold the
+	// CA that signed graphd's certificate, and Certificates may hold a
+	// client certificate for a graphd that verifies them. nil: plaintext.
+	TLS *tls.Config
+	// DialOptions are appended to the pool's own.
 	DialOptions []grpc.DialOption
 }
 

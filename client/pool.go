@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
@@ -76,8 +77,12 @@ func dialOptions(cfg Config) []grpc.DialOption {
 	reconnect := backoff.DefaultConfig
 	reconnect.BaseDelay = 100 * time.Millisecond
 	reconnect.MaxDelay = 2 * time.Second
+	creds := insecure.NewCredentials()
+	if cfg.TLS != nil {
+		creds = credentials.NewTLS(cfg.TLS)
+	}
 	opts := []grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithTransportCredentials(creds),
 		grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           reconnect,
 			MinConnectTimeout: cfg.ConnectTimeout,

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/client"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/query/value"
 )
 
@@ -48,7 +49,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	addr := net.JoinHostPort(opts.host, strconv.Itoa(opts.port))
-	pool, err := client.NewPool(client.Config{Addresses: []string{addr}})
+	// A client certificate need not carry a novagraph role: graphd checks
+	// only that it chains to the CA (nodetls.Load checks that too).
+	tlsConfig, err := nodetls.LoadClient(opts.tls)
+	if err != nil {
+		fmt.Fprintf(stderr, "nova-console: %v\n", err)
+		return exitUsage
+	}
+	pool, err := client.NewPool(client.Config{Addresses: []string{addr}, TLS: tlsConfig.ClientTLS()})
 	if err != nil {
 		fmt.Fprintf(stderr, "nova-console: %v\n", err)
 		return exitUsage

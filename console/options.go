@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/novagraph/novagraph/internal/nodetls"
 )
 
 // options are the console's command-line flags.
@@ -19,6 +21,9 @@ type options struct {
 	file        string // -f: a file of statements to run instead of a prompt
 	format      outputFormat
 	historyFile string // empty disables history
+	// tls names the CA that signed graphd's certificate and, optionally,
+	// this client's own certificate: TLS is on when any is given.
+	tls nodetls.Files
 }
 
 // parseOptions parses args (without the program name). It returns
@@ -39,6 +44,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&opts.file, "f", "", "run the statements in this file (each ended by ';') and exit, non-zero at the first failure")
 	format := fs.String("format", string(formatTable), "result format: table, csv or json (one JSON object per statement); :format changes it at the prompt")
 	fs.StringVar(&opts.historyFile, "history-file", defaultHistoryFile(), "interactive history file; empty disables history")
+	fs.StringVar(&opts.tls.CA, "ca", "", "connect over TLS, trusting graphd's certificate if this PEM CA bundle signed it (docs/security.md)")
+	fs.StringVar(&opts.tls.Cert, "cert", "", "with -ca: a client certificate (PEM) to present, for a graphd that checks them")
+	fs.StringVar(&opts.tls.Key, "key", "", "the private key (PEM) of -cert")
 
 	err := fs.Parse(args)
 	if err != nil {
@@ -49,6 +57,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if opts.format, err = parseFormat(*format); err != nil {
 		return opts, fmt.Errorf("-format %w", err)
+	}
+	if !opts.tls.Empty() && opts.tls.CA == "" {
+		return opts, errors.New("-cert and -key need -ca, the CA that signed graphd's certificate")
 	}
 	if opts.exec != "" && opts.file != "" {
 		return opts, errors.New("-e and -f are exclusive")

@@ -23,6 +23,7 @@ import (
 	"github.com/novagraph/novagraph/graphd/exec"
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/grpcserve"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
@@ -45,6 +46,9 @@ type Config struct {
 	SessionIdle time.Duration // sessions idle longer are closed; default 8h
 	Logger      *slog.Logger
 	Registry    *prometheus.Registry // optional
+	// TLS is graphd's certificate and CAs: TLS on its client port and
+	// mutual TLS to metad and storaged. nil: plaintext.
+	TLS *nodetls.Config
 
 	// Per-query limits (queries.go); a query is one Execute request. Zero
 	// is the default, negative none. Sessions override the memory limit
@@ -164,7 +168,7 @@ func (s *Server) Start() error {
 		return fmt.Errorf("graphd: listening on %s: %w", s.cfg.ListenAddr, err)
 	}
 	s.lis = lis
-	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log)
+	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log, metaclient.WithTLS(s.cfg.TLS))
 	s.storage = storageclient.New(s.meta, s.log)
 	s.storage.SetFailFastOffline(true)
 	if s.cfg.GossipAddr != "" {
@@ -190,7 +194,11 @@ func (s *Server) Start() error {
 	// have grown already (see storaged's server).
 	// grpcserve.Options: panic recovery (execute has its own, which keeps
 	// the session's query registered) and a stream cap per connection.
-	s.grpc = grpc.NewServer(append(grpcserve.Options(s.log, 1024),
+	// With TLS, clients verify graphd's certificate; a client certificate
+	// is verified when given and not required (users sign in by password).
+	opts := append(grpcserve.Options(s.log, 1024), grpc.Creds(s.cfg.TLS.ServerCredentials(nodetls.VerifyClientCertIfGiven)))
+	opts = append(opts, s.cfg.TLS.ServerOptions(policy)...)
+	s.grpc = grpc.NewServer(append(opts,
 		grpc.MaxRecvMsgSize(64<<20), grpc.MaxSendMsgSize(256<<20), grpc.StatsHandler(sendTracker{}),
 		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))...)
 	graphpb.RegisterGraphServiceServer(s.grpc, s)

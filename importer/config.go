@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/internal/rocksopts"
 )
 
@@ -35,6 +36,10 @@ type ClientConfig struct {
 	User     string   `yaml:"user"`
 	Password string   `yaml:"password"`
 	MetaAddr []string `yaml:"metaAddrs"` // optional: metad addresses, instead of asking graphd
+	// TLS is the importer's certificate (role importer) and CAs, for
+	// graphd, metad and storaged alike: nova-importer sets it from its
+	// --tls-* flags; it is no YAML key. nil: plaintext.
+	TLS *nodetls.Config `yaml:"-"`
 
 	// v4's client keys. Writes go to storaged, not through a pool of graphd
 	// sessions, so concurrencyPerAddress and reconnectInitialInterval mean

@@ -157,7 +157,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta := metaclient.New(metaAddrs, log)
+	meta := metaclient.New(metaAddrs, log, metaclient.WithTLS(cfg.Client.TLS))
 	defer meta.Close()
 	space, err := awaitSchema(ctx, meta, cfg)
 	if err != nil {
@@ -883,7 +883,7 @@ func withSession(ctx context.Context, cfg *Config, fn func(*client.Session) erro
 			addrs = append(addrs, a)
 		}
 	}
-	pool, err := client.NewPool(client.Config{Addresses: addrs})
+	pool, err := client.NewPool(client.Config{Addresses: addrs, TLS: cfg.Client.TLS.ClientTLS()})
 	if err != nil {
 		return fmt.Errorf("graphd %s: %w", cfg.Client.Address, err)
 	}

@@ -152,7 +152,9 @@ func (st *selfStorage) Close() {
 }
 
 func defaultJobStorage(s *Server) (jobStorage, error) {
-	meta := metaclient.New([]string{s.Addr()}, s.log)
+	// Its own listen address may be a wildcard ("[::]:9559"), which no
+	// certificate names: expect its own certificate's host instead.
+	meta := metaclient.New([]string{s.Addr()}, s.log, metaclient.WithTLS(s.cfg.TLS.WithServerName(s.cfg.TLS.OwnHost())))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := meta.WaitVersion(ctx, 1); err != nil {
@@ -201,7 +203,7 @@ func (jr *jobRunner) campaignAndServe(ctx context.Context) error {
 	// moment after ctx ends: long enough for a clean resign when etcd is
 	// healthy, short enough for Stop when it is not.
 	cli, err := clientv3.New(clientv3.Config{
-		Endpoints: jr.s.cli.Endpoints(), DialTimeout: 5 * time.Second,
+		Endpoints: jr.s.cli.Endpoints(), DialTimeout: 5 * time.Second, TLS: jr.s.etcdClientTLS(),
 		Logger: newZapBridge(jr.s.log, "etcd-election", func(string, map[string]any) bool { return true }),
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ package metad
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -22,10 +23,12 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"golang.org/x/crypto/bcrypt"
@@ -38,6 +41,7 @@ import (
 	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/internal/daemon"
 	"github.com/novagraph/novagraph/internal/grpcserve"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
 
@@ -82,6 +86,17 @@ type Config struct {
 	// the first start of a new catalog ("nova"). Later starts ignore it:
 	// root's password is then whatever ALTER USER or CHANGE PASSWORD set.
 	RootPassword string
+	// TLS is metad's certificate and CAs: mutual TLS on its gRPC port
+	// (each method open to the roles of metad's policy, authz.go) and on
+	// the embedded etcd's client and peer ports. nil: plaintext.
+	TLS *nodetls.Config
+	// EtcdAllowedCNs are the certificate common names the embedded etcd
+	// accepts on its client and peer ports, with TLS: only metad talks
+	// to etcd, and any other certificate of the cluster's CA (a graphd's, a
+	// storaged's) would otherwise get at the catalog past metad's checks.
+	// Default: the common name of metad's own certificate (nova-certs
+	// gives every metad the same one).
+	EtcdAllowedCNs []string
 	// GossipAddr, if set, makes metad join the storaged/graphd gossip
 	// (package gossip; port 0 picks one) at GossipSeeds. The job runner
 	// then holds a step on a host gossip says is dead until either gossip
@@ -218,6 +233,7 @@ func (s *Server) Start(ctx context.Context) (err error) {
 	s.cli, err = clientv3.New(clientv3.Config{
 		Endpoints:   endpoints,
 		DialTimeout: 5 * time.Second,
+		TLS:         s.etcdClientTLS(),
 		Logger:      newZapBridge(s.log, "etcd-client", func(string, map[string]any) bool { return s.closing.Load() }),
 		// The client's own context only ends with Close; startup is bounded
 		// by the first read below.
@@ -240,7 +256,11 @@ func (s *Server) Start(ctx context.Context) (err error) {
 	}
 	// grpcserve.Options first: its panic recovery wraps the interceptors
 	// below too.
-	s.grpc = grpc.NewServer(append(grpcserve.Options(s.log, 1024),
+	// With TLS, the policy's interceptors come next: a refused call counts
+	// in no metric and waits for no quorum.
+	opts := append(grpcserve.Options(s.log, 1024), grpc.Creds(s.cfg.TLS.ServerCredentials(nodetls.RequireClientCert)))
+	opts = append(opts, s.cfg.TLS.ServerOptions(policy)...)
+	s.grpc = grpc.NewServer(append(opts,
 		grpc.ChainUnaryInterceptor(s.metrics.unaryInterceptor, limitDeadline, s.requireQuorum),
 		grpc.ChainStreamInterceptor(s.metrics.streamInterceptor),
 		// Clients keep their watch stream alive with pings; allow them, and
@@ -364,14 +384,25 @@ func (s *Server) watchEtcdErrors(ctx context.Context) {
 	}
 }
 
+// etcdClientTLS is the TLS of metad's etcd clients: its own certificate,
+// expecting its own host in etcd's (it dials etcd's bound IP address,
+// which the certificate need not name). nil without TLS.
+func (s *Server) etcdClientTLS() *tls.Config {
+	return s.cfg.TLS.WithServerName(s.cfg.TLS.OwnHost()).ClientTLS()
+}
+
 // startEmbeddedEtcd starts a member with data in cfg.DataPath/etcd and waits
 // until it serves (for a new multi-member cluster: until it has a quorum).
 func startEmbeddedEtcd(ctx context.Context, cfg Config, demoteLog func(string, map[string]any) bool) (*embed.Etcd, error) {
-	clientURL, err := url.Parse("http://" + cfg.EtcdClientAddr)
+	scheme := "http://"
+	if cfg.TLS.Enabled() {
+		scheme = "https://"
+	}
+	clientURL, err := url.Parse(scheme + cfg.EtcdClientAddr)
 	if err != nil {
 		return nil, fmt.Errorf("metad: etcd client address %q: %w", cfg.EtcdClientAddr, err)
 	}
-	peerURL, err := url.Parse("http://" + cfg.EtcdPeerAddr)
+	peerURL, err := url.Parse(scheme + cfg.EtcdPeerAddr)
 	if err != nil {
 		return nil, fmt.Errorf("metad: etcd peer address %q: %w", cfg.EtcdPeerAddr, err)
 	}
@@ -396,6 +427,20 @@ func startEmbeddedEtcd(ctx context.Context, cfg Config, demoteLog func(string, m
 		ec.InitialCluster = ec.Name + "=" + peerURL.String()
 	}
 	ec.InitialClusterToken = "novagraph-meta"
+	if cfg.TLS.Enabled() {
+		// --meta-peers lists http:// members (ParseMetaPeers); with TLS
+		// every member is https. etcd keeps a member's peer URLs in its
+		// data, so TLS is chosen when the metad cluster is created
+		// (docs/security.md).
+		ec.InitialCluster = strings.ReplaceAll(ec.InitialCluster, "=http://", "=https://")
+		files := cfg.TLS.Files()
+		allowed := cfg.EtcdAllowedCNs
+		if len(allowed) == 0 {
+			allowed = []string{cfg.TLS.Identity.Name}
+		}
+		info := transport.TLSInfo{CertFile: files.Cert, KeyFile: files.Key, TrustedCAFile: files.CA, ClientCertAuth: true, AllowedCNs: allowed}
+		ec.ClientTLSInfo, ec.PeerTLSInfo = info, info
+	}
 	// metad talks gRPC to etcd; the JSON gateway would only add a listener.
 	ec.EnableGRPCGateway = false
 	// Lease expiries and leader changes add revisions forever; drop history

@@ -135,7 +135,7 @@ func startBenchCluster(b *testing.B, nGroups int, batchedWrite, batchedTransport
 		})
 		s.transport.SetEngine(s.engine)
 		s.server = grpc.NewServer()
-		raftmsgpb.RegisterRaftServiceServer(s.server, &countingRaftServer{inner: NewServer(s.id, s.engine, logger), c: c})
+		raftmsgpb.RegisterRaftServiceServer(s.server, &countingRaftServer{inner: NewServer(s.id, s.engine, nil, logger), c: c})
 		go func(lis net.Listener) { _ = s.server.Serve(lis) }(listeners[i])
 		c.stores = append(c.stores, s)
 	}

@@ -232,8 +232,8 @@ func (c *liveCluster) start(s *liveStore) {
 			t.Fatalf("store %d: listening on %s again: %v", s.id, s.addr, err)
 		}
 		s.server = grpc.NewServer(grpc.MaxRecvMsgSize(64<<20), ServerKeepalive(), grpc.StreamInterceptor(c.stallSnapshots))
-		raftmsgpb.RegisterRaftServiceServer(s.server, NewServer(s.id, s.engine, logger))
-		snaps, err := NewSnapshotServer(s.id, s.engine, s.snapDir, nil, logger)
+		raftmsgpb.RegisterRaftServiceServer(s.server, NewServer(s.id, s.engine, nil, logger))
+		snaps, err := NewSnapshotServer(s.id, s.engine, s.snapDir, nil, nil, logger)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -70,7 +70,7 @@ func (t *GRPCTransport) streamSnapshot(d *SnapshotData) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("encoding MsgSnap: %w", err)
 	}
-	conn, err := dialPeer(addr)
+	conn, err := t.dialPeer(addr)
 	if err != nil {
 		return 0, fmt.Errorf("dialing store %d at %s: %w", to, addr, err)
 	}
@@ -136,6 +136,7 @@ type SnapshotServer struct {
 	engine     *Engine
 	dir        string
 	sstOptions SSTOptions
+	check      PeerCheck
 	log        *slog.Logger
 	seq        atomic.Uint64
 }
@@ -150,14 +151,16 @@ type SSTOptions func() (*grocksdb.Options, error)
 // under dir, which should be on the same filesystem as the data so ingest
 // moves rather than copies them. They are written with sstOptions, or with
 // RocksDB's defaults (no filters, a whole index per file) if it is nil.
-func NewSnapshotServer(storeID uint64, engine *Engine, dir string, sstOptions SSTOptions, log *slog.Logger) (*SnapshotServer, error) {
+//
+// check, if not nil, must approve the sending store (see PeerCheck).
+func NewSnapshotServer(storeID uint64, engine *Engine, dir string, sstOptions SSTOptions, check PeerCheck, log *slog.Logger) (*SnapshotServer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("snapshot directory %s: %w", dir, err)
 	}
 	if sstOptions == nil {
 		sstOptions = func() (*grocksdb.Options, error) { return grocksdb.NewDefaultOptions(), nil }
 	}
-	return &SnapshotServer{storeID: storeID, engine: engine, dir: dir, sstOptions: sstOptions, log: log.With("component", "raft-snapshot")}, nil
+	return &SnapshotServer{storeID: storeID, engine: engine, dir: dir, sstOptions: sstOptions, check: check, log: log.With("component", "raft-snapshot")}, nil
 }
 
 // Snapshot implements RaftSnapshotServiceServer.
@@ -173,9 +176,18 @@ func (s *SnapshotServer) Snapshot(stream grpc.ClientStreamingServer[raftmsgpb.Sn
 	if h.ToStore != s.storeID {
 		return fmt.Errorf("snapshot for store %d reached store %d", h.ToStore, s.storeID)
 	}
+	if s.check != nil {
+		if err := s.check(stream.Context(), h.FromStore); err != nil {
+			s.log.Warn("refusing snapshot stream", "from_store", h.FromStore, "err", err)
+			return errForged("snapshot from store %d: %v", h.FromStore, err)
+		}
+	}
 	m := &rpb.Message{}
 	if err := proto.Unmarshal(h.Message, m); err != nil || m.GetType() != rpb.MessageType_MsgSnap {
 		return fmt.Errorf("snapshot header carries no MsgSnap: %v", err)
+	}
+	if m.GetFrom() != h.FromStore || m.GetTo() != s.storeID {
+		return errForged("snapshot from store %d to store %d carries a message from replica %d to replica %d", h.FromStore, h.ToStore, m.GetFrom(), m.GetTo())
 	}
 	id := GroupID{Space: h.SpaceId, Part: h.PartId}
 	idx := m.GetSnapshot().GetMetadata().GetIndex()

@@ -12,11 +12,14 @@ import (
 	rpb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/connectivity"
 	grpckeepalive "google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/novagraph/novagraph/internal/grpcdial"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/proto/raftmsgpb"
 )
 
@@ -37,6 +40,9 @@ type TransportOptions struct {
 	// MaxBatch is the most messages per stream send (default 512). 1 turns
 	// batching off; only benchmarks do that, to show what batching buys.
 	MaxBatch int
+	// TLS is the store's certificate and CAs for its raft and snapshot
+	// streams (nil: plaintext).
+	TLS *nodetls.Config
 }
 
 // Resolver maps a store id to the address of its storaged.
@@ -48,6 +54,7 @@ type GRPCTransport struct {
 	storeID  uint64
 	maxBatch int
 	resolve  Resolver
+	tls      *nodetls.Config
 	log      *slog.Logger
 
 	mu        sync.Mutex
@@ -69,6 +76,7 @@ func NewGRPCTransport(storeID uint64, resolve Resolver, log *slog.Logger, opts T
 		storeID:  storeID,
 		maxBatch: opts.MaxBatch,
 		resolve:  resolve,
+		tls:      opts.TLS,
 		log:      log.With("component", "raft-transport"),
 		peers:    map[uint64]*peer{},
 		stop:     make(chan struct{}),
@@ -190,7 +198,7 @@ func (t *GRPCTransport) stream(p *peer) error {
 	if !ok {
 		return fmt.Errorf("no address known for store %d", p.to)
 	}
-	conn, err := dialPeer(addr)
+	conn, err := t.dialPeer(addr)
 	if err != nil {
 		return fmt.Errorf("dialing store %d at %s: %w", p.to, addr, err)
 	}
@@ -258,8 +266,8 @@ func keepalive() grpc.DialOption {
 
 // dialPeer makes the connection to one peer store. Its name is looked up
 // at each connection attempt, within the attempt's deadline (grpcdial).
-func dialPeer(addr string) (*grpc.ClientConn, error) {
-	return grpcdial.NewClient(addr, peerConnectTimeout, reconnectBackoff(), keepalive())
+func (t *GRPCTransport) dialPeer(addr string) (*grpc.ClientConn, error) {
+	return grpcdial.NewClient(addr, t.tls, peerConnectTimeout, reconnectBackoff(), keepalive())
 }
 
 // waitReady waits until conn connected, for at most connectWait: runPeer
@@ -321,22 +329,39 @@ func (t *GRPCTransport) Close() {
 	t.wg.Wait()
 }
 
+// PeerCheck decides whether the caller of a raft or snapshot stream (its
+// gRPC context carries the caller's certificate) may speak for store
+// fromStore. storaged's, with TLS on, compares the certificate with the
+// address the store registered in metad.
+type PeerCheck func(ctx context.Context, fromStore uint64) error
+
 // Server is the receiving side: the RaftService implementation that hands
 // inbound messages to the engine.
 type Server struct {
 	raftmsgpb.UnimplementedRaftServiceServer
 	storeID uint64
 	engine  *Engine
+	check   PeerCheck
 	log     *slog.Logger
 }
 
-// NewServer returns the RaftService of store storeID.
-func NewServer(storeID uint64, engine *Engine, log *slog.Logger) *Server {
-	return &Server{storeID: storeID, engine: engine, log: log.With("component", "raft-server")}
+// NewServer returns the RaftService of store storeID. check, if not nil,
+// must approve each batch's sending store.
+func NewServer(storeID uint64, engine *Engine, check PeerCheck, log *slog.Logger) *Server {
+	return &Server{storeID: storeID, engine: engine, check: check, log: log.With("component", "raft-server")}
+}
+
+// errForged refuses a stream whose batch claims to come from a store its
+// caller may not speak for, or carries a message from another replica
+// than the sending store's: raft would otherwise count a forged vote or
+// accept a forged append. The sender learns why; the stream ends.
+func errForged(format string, args ...any) error {
+	return status.Errorf(codes.PermissionDenied, format, args...)
 }
 
 // Send implements RaftServiceServer.
 func (s *Server) Send(stream grpc.ClientStreamingServer[raftmsgpb.MessageBatch, raftmsgpb.BatchAck]) error {
+	var approved uint64 // the sending store the check approved; 0 is no store
 	for {
 		batch, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -348,11 +373,26 @@ func (s *Server) Send(stream grpc.ClientStreamingServer[raftmsgpb.MessageBatch, 
 		if batch.ToStore != s.storeID {
 			return fmt.Errorf("raft batch for store %d reached store %d", batch.ToStore, s.storeID)
 		}
+		// A stream comes from one store: its certificate is checked once
+		// per store it claims, not per batch.
+		if s.check != nil && batch.FromStore != approved {
+			if err := s.check(stream.Context(), batch.FromStore); err != nil {
+				s.log.Warn("refusing raft stream", "from_store", batch.FromStore, "err", err)
+				return errForged("raft batch from store %d: %v", batch.FromStore, err)
+			}
+			approved = batch.FromStore
+		}
 		for _, gm := range batch.Messages {
 			m := &rpb.Message{}
 			if err := proto.Unmarshal(gm.Message, m); err != nil {
 				s.log.Warn("dropping undecodable raft message", "from", batch.FromStore, "err", err)
 				continue
+			}
+			// Replica ids are store ids: a store sends only its own
+			// replicas' messages.
+			if m.GetFrom() != batch.FromStore || m.GetTo() != s.storeID {
+				s.log.Warn("refusing raft stream: message not from the sending store", "from_store", batch.FromStore, "msg_from", m.GetFrom(), "msg_to", m.GetTo(), "group", GroupID{Space: gm.SpaceId, Part: gm.PartId})
+				return errForged("raft batch from store %d to store %d carries a message from replica %d to replica %d", batch.FromStore, batch.ToStore, m.GetFrom(), m.GetTo())
 			}
 			// A group not (yet) created here drops the message; raft will
 			// retry once the catalog has made the replica.

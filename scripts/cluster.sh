@@ -6,7 +6,10 @@
 # the processes `up` started (by the pid files it wrote). The storaged share
 # the adjacency cache one storaged would take (a quarter of the memory).
 # STORAGED_FLAGS is added to every storaged's command line (e.g.
-# "--rocksdb-write-buffer-mb 16").
+# "--rocksdb-write-buffer-mb 16"). TLS=1 runs every daemon with the
+# certificates in $TLS_DIR (default certs/, made by nova-certs if missing):
+# mutual TLS between them, TLS to graphd (docs/security.md); connect with
+# bin/nova-console -ca certs/ca.crt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +19,14 @@ DATA=${DATA:-data}
 PIDS="$DATA/pids"
 LOGS="$DATA/logs"
 PASSWORD=${PASSWORD:-nova}
+TLS=${TLS:-0}
+TLS_DIR=${TLS_DIR:-certs}
+TLS_FLAGS=""
+CONSOLE_TLS=""
+if [ "$TLS" = 1 ]; then
+	TLS_FLAGS="--tls-dir $TLS_DIR"
+	CONSOLE_TLS="-ca $TLS_DIR/ca.crt"
+fi
 
 start() { # name, command...
 	local name=$1; shift
@@ -30,11 +41,14 @@ start() { # name, command...
 
 up() {
 	mkdir -p "$PIDS" "$LOGS"
+	if [ "$TLS" = 1 ] && [ ! -f "$TLS_DIR/ca.crt" ]; then
+		bin/nova-certs -dir "$TLS_DIR"
+	fi
 	local metas="127.0.0.1:9559"
 	if [ "$METAD" -eq 1 ]; then
 		start metad bin/metad --addr 127.0.0.1:9559 --http-addr 127.0.0.1:19559 --data-path "$DATA/meta" \
 			--etcd-client-addr 127.0.0.1:2379 --etcd-peer-addr 127.0.0.1:2380 --root-password "$PASSWORD" \
-			--gossip-addr 127.0.0.1:9561 --gossip-seeds 127.0.0.1:9671
+			--gossip-addr 127.0.0.1:9561 --gossip-seeds 127.0.0.1:9671 $TLS_FLAGS
 	else
 		# metad i listens on 9559+10(i-1), its etcd on 2379+10(i-1) (client)
 		# and 2380+10(i-1) (peer); every metad gets the same --meta-peers.
@@ -50,7 +64,7 @@ up() {
 			start "metad$i" bin/metad --addr "127.0.0.1:$((9559 + off))" --http-addr "127.0.0.1:$((19559 + off))" \
 				--data-path "$DATA/meta$i" --etcd-client-addr "127.0.0.1:$((2379 + off))" \
 				--etcd-peer-addr "127.0.0.1:$((2380 + off))" --meta-peers "$peers" --root-password "$PASSWORD" \
-				--gossip-addr "127.0.0.1:$((9561 + off))" --gossip-seeds 127.0.0.1:9671
+				--gossip-addr "127.0.0.1:$((9561 + off))" --gossip-seeds 127.0.0.1:9671 $TLS_FLAGS
 		done
 	fi
 	# Gossip (memberlist): every daemon joins graphd's gossip port.
@@ -67,14 +81,14 @@ up() {
 		local off=$(( (i - 1) * 10 ))
 		start "storaged$i" bin/storaged --addr "127.0.0.1:$((9779 + off))" --http-addr "127.0.0.1:$((19779 + off))" \
 			--data-path "$DATA/storage$i" --meta-addrs "$metas" \
-			--gossip-addr "127.0.0.1:$((9781 + off))" --gossip-seeds "$seeds" --adjacency-cache-size "$adjacency" ${STORAGED_FLAGS:-}
+			--gossip-addr "127.0.0.1:$((9781 + off))" --gossip-seeds "$seeds" --adjacency-cache-size "$adjacency" $TLS_FLAGS ${STORAGED_FLAGS:-}
 	done
 	start graphd bin/graphd --addr 127.0.0.1:9669 --http-addr 127.0.0.1:19669 --meta-addrs "$metas" \
-		--gossip-addr "$seeds" --gossip-seeds "127.0.0.1:9781"
+		--gossip-addr "$seeds" --gossip-seeds "127.0.0.1:9781" $TLS_FLAGS
 
 	# Ready when graphd answers and all storaged hosts are online.
 	for _ in $(seq 1 120); do
-		if out=$(bin/nova-console -addr 127.0.0.1 -port 9669 -u root -p "$PASSWORD" --format csv -e "SHOW HOSTS" 2>/dev/null); then
+		if out=$(bin/nova-console -addr 127.0.0.1 -port 9669 -u root -p "$PASSWORD" $CONSOLE_TLS --format csv -e "SHOW HOSTS" 2>/dev/null); then
 			online=$(grep -c 'ONLINE' <<<"$out" || true)
 			if [ "$online" -ge "$STORAGED" ]; then
 				echo "cluster is up: graphd 127.0.0.1:9669, $online storaged online"

@@ -19,6 +19,7 @@ import (
 
 	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/internal/grpcserve"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/internal/rocksopts"
 
 	"github.com/linxGnu/grocksdb"
@@ -75,6 +76,11 @@ type Config struct {
 	// memtables, compression, blooms, compaction rate); zero fields take
 	// rocksopts.Default.
 	RocksDB rocksopts.Options
+	// TLS is this storaged's certificate and CAs: mutual TLS on its port
+	// and to its peers, metad and the stores it writes to, each method
+	// open only to the roles of storaged's policy (authz.go). nil:
+	// plaintext, open to whoever reaches the port.
+	TLS *nodetls.Config
 	// WrapTransport, if set, wraps the raft transport: fault-injection tests
 	// use it to drop, delay, reorder and partition raft messages.
 	WrapTransport func(storeID uint64, inner raftgroup.Transport) raftgroup.Transport
@@ -248,7 +254,7 @@ func (s *Server) Start(ctx context.Context) error {
 		s.closeDBs()
 		return fmt.Errorf("storaged: --addr %s: %w", s.cfg.ListenAddr, err)
 	}
-	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log)
+	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log, metaclient.WithTLS(s.cfg.TLS))
 	host, portStr, _ := net.SplitHostPort(s.addr)
 	port, _ := strconv.Atoi(portStr)
 	storeID, err := s.register(ctx, host, int32(port))
@@ -266,7 +272,7 @@ func (s *Server) Start(ctx context.Context) error {
 
 	s.transport = raftgroup.NewGRPCTransport(storeID, func(id uint64) (string, bool) {
 		return s.meta.Catalog().HostAddr(id)
-	}, s.log, raftgroup.TransportOptions{})
+	}, s.log, raftgroup.TransportOptions{TLS: s.cfg.TLS})
 	var transport raftgroup.Transport = s.transport
 	var snapshots raftgroup.SnapshotTransport = s.transport
 	if s.cfg.WrapTransport != nil {
@@ -313,14 +319,22 @@ func (s *Server) Start(ctx context.Context) error {
 	// grpcserve.Options: panic recovery and a stream cap per connection,
 	// far above what graphd's requests (one per host and step of a query)
 	// and the raft streams (one per peer) use.
-	s.grpc = grpc.NewServer(append(grpcserve.Options(s.log, maxStreamsPerConn),
+	// With TLS the policy's interceptors run after recovery, before the
+	// metrics: a refused call is not a storage request.
+	opts := append(grpcserve.Options(s.log, maxStreamsPerConn), grpc.Creds(s.cfg.TLS.ServerCredentials(nodetls.RequireClientCert)))
+	opts = append(opts, s.cfg.TLS.ServerOptions(policy)...)
+	s.grpc = grpc.NewServer(append(opts,
 		grpc.MaxRecvMsgSize(64<<20), grpc.ChainUnaryInterceptor(s.metrics.interceptor), grpc.WaitForHandlers(true), raftgroup.ServerKeepalive(),
 		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))...)
+	var check raftgroup.PeerCheck
+	if s.cfg.TLS.Enabled() {
+		check = s.peerCheck
+	}
 	storagepb.RegisterStorageServiceServer(s.grpc, &service{srv: s})
-	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, engine, s.log))
+	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, engine, check, s.log))
 	// Received snapshots are staged next to the first data path's RocksDB,
 	// so ingesting them there is a move.
-	snaps, err := raftgroup.NewSnapshotServer(storeID, engine, filepath.Join(s.cfg.DataPaths[0], "snapshots"), s.snapshotSSTOptions(rocks), s.log)
+	snaps, err := raftgroup.NewSnapshotServer(storeID, engine, filepath.Join(s.cfg.DataPaths[0], "snapshots"), s.snapshotSSTOptions(rocks), check, s.log)
 	if err != nil {
 		s.grpc.Stop()
 		lis.Close()

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/novagraph/novagraph/internal/grpcdial"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/raftgroup"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
@@ -164,7 +165,9 @@ func (s *Server) fetchFromPeers(g raftgroup.GroupID, name string, sum []byte, pe
 			continue
 		}
 		start := time.Now()
-		download := stagedDownload(downloadStaged)
+		download := stagedDownload(func(ctx context.Context, addr string, g raftgroup.GroupID, name string, sum []byte, dir string) (int64, error) {
+			return downloadStaged(ctx, s.cfg.TLS, addr, g, name, sum, dir)
+		})
 		s.fetchMu.Lock()
 		if s.slowFetch != nil { // tests
 			download = s.slowFetch(download)
@@ -190,7 +193,7 @@ type fetchFailure struct {
 	err error
 }
 
-// stagedDownload is downloadStaged's type.
+// stagedDownload is downloadStaged's type, less the TLS material.
 type stagedDownload func(ctx context.Context, addr string, g raftgroup.GroupID, name string, sum []byte, dir string) (int64, error)
 
 // downloadStaged copies one staged file from the store at addr into dir,
@@ -198,12 +201,12 @@ type stagedDownload func(ctx context.Context, addr string, g raftgroup.GroupID, 
 // computed over the whole file must match what arrived, and the file must
 // be the one the entry names (sum, if given). The file appears
 // under its name only once complete and verified.
-func downloadStaged(ctx context.Context, addr string, g raftgroup.GroupID, name string, sum []byte, dir string) (int64, error) {
+func downloadStaged(ctx context.Context, tlsConfig *nodetls.Config, addr string, g raftgroup.GroupID, name string, sum []byte, dir string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, stagedFetchTimeout)
 	defer cancel()
 	// A connection of its own: fetches are rare, and this one must not
 	// wait behind gRPC's reconnect backoff of a shared one.
-	cc, err := grpcdial.NewClient(addr, stagedConnectTimeout, backoff.DefaultConfig,
+	cc, err := grpcdial.NewClient(addr, tlsConfig, stagedConnectTimeout, backoff.DefaultConfig,
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(2*stagedChunk)))
 	if err != nil {
 		return 0, err

@@ -13,6 +13,7 @@ import (
 	"github.com/novagraph/novagraph/graphd"
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/daemon"
+	"github.com/novagraph/novagraph/internal/nodetls"
 )
 
 func main() {
@@ -46,6 +47,7 @@ func run(args []string) error {
 	maxStatement := sizeFlag(graphd.DefaultMaxStatementBytes)
 	fs.Var(&maxStatement, "max-statement-bytes", "refuse requests whose statement text is longer (a size as for --query-memory-limit); 0: no limit")
 	maxSessions := fs.Int("max-sessions-per-user", graphd.DefaultMaxSessionsPerUser, "sessions one user may hold from one client host; 0: no limit")
+	tlsFlags := nodetls.RegisterFlags(fs, "graphd")
 	log, err := daemon.ParseFlags(fs, args, "graphd")
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -57,8 +59,12 @@ func run(args []string) error {
 	defer stop()
 	reg := daemon.NewRegistry()
 	metas := daemon.SplitList(*metaAddrs)
+	tlsConfig, err := tlsFlags.LoadDaemon(nodetls.RoleGraphd)
+	if err != nil {
+		return err
+	}
 	srv := graphd.New(graphd.Config{
-		ListenAddr: *addr, MetaAddrs: metas,
+		ListenAddr: *addr, MetaAddrs: metas, TLS: tlsConfig,
 		GossipAddr: *gossipAddr, GossipSeeds: daemon.SplitList(*gossipSeeds),
 		SessionIdle: *sessionIdle, Logger: log, Registry: reg,
 		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/internal/daemon"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/metad"
 )
 
@@ -63,10 +64,18 @@ Flags:
 	gossipSeeds := fs.String("gossip-seeds", "", "comma-separated gossip addresses of peers to join")
 	rootPassword := fs.String("root-password", metad.DefaultRootPassword, "password of user root when metad creates it, on the first start of a new catalog; ignored afterwards (ALTER USER root / CHANGE PASSWORD change it)")
 
+	tlsFlags := nodetls.RegisterFlags(fs, "metad")
+	etcdCNs := fs.String("etcd-allowed-cns", "", "with TLS: comma-separated certificate common names the embedded etcd accepts on its client and peer ports (default: the common name of this metad's certificate, which nova-certs gives every metad)")
+
 	log, err := daemon.ParseFlags(fs, args, "metad")
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "metad:", err)
+		return 2
+	}
+	tlsConfig, err := tlsFlags.LoadDaemon(nodetls.RoleMetad)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "metad:", err)
 		return 2
@@ -104,6 +113,8 @@ Flags:
 		RequireAddHosts:    *requireAddHosts,
 		GossipAddr:         *gossipAddr,
 		GossipSeeds:        daemon.SplitList(*gossipSeeds),
+		TLS:                tlsConfig,
+		EtcdAllowedCNs:     daemon.SplitList(*etcdCNs),
 		Logger:             log,
 		Registry:           daemon.NewRegistry(),
 	})

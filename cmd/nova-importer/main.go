@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/novagraph/novagraph/importer"
+	"github.com/novagraph/novagraph/internal/nodetls"
 )
 
 func main() {
@@ -35,6 +37,7 @@ func newRootCmd() *cobra.Command {
 		configPath, ldbcDir, snapFile, edge, metaAddrs, logLevel string
 		preset                                                   importer.PresetOptions
 		snapHeader, retryFailed, restart, noProgress             bool
+		tlsFlags                                                 *nodetls.Flags
 	)
 	cmd := &cobra.Command{
 		Use:           "nova-importer (--config FILE | --ldbc DIR | --snap FILE) [flags]",
@@ -87,6 +90,9 @@ func newRootCmd() *cobra.Command {
 					return err
 				}
 			}
+			if cfg.Client.TLS, err = tlsFlags.LoadDaemon(nodetls.RoleImporter); err != nil {
+				return err
+			}
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 				return fmt.Errorf("--log-level %q: %w", logLevel, err)
@@ -117,6 +123,9 @@ func newRootCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	goFlags := flag.NewFlagSet("tls", flag.ContinueOnError)
+	tlsFlags = nodetls.RegisterFlags(goFlags, "importer")
+	f.AddGoFlagSet(goFlags)
 	f.StringVarP(&configPath, "config", "c", "", "YAML config (nebula-importer v4 format)")
 	f.StringVar(&ldbcDir, "ldbc", "", "preset: an LDBC SNB CsvComposite folder (Person and knows)")
 	f.StringVar(&snapFile, "snap", "", "preset: a SNAP edge list (plain or .gz)")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/daemon"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/internal/rocksopts"
 	"github.com/novagraph/novagraph/storaged"
 )
@@ -70,11 +71,16 @@ func run(args []string) error {
 	fs.Var(&entryCacheSize, "raft-entry-cache-size", "memory for raft log entries, all partitions together, in bytes or with a unit: the newest ones, which replication and apply read; older ones are read from RocksDB (0: none) — docs/storage.md")
 	adjacencyQuiet := fs.Duration("adjacency-quiet", storaged.DefaultAdjacencyQuiet, "how long a partition must go unwritten before it is cached")
 	diskPoll := fs.Duration("disk-poll-interval", storaged.DefaultDiskPollInterval, "how often free space on the data paths is measured")
+	tlsFlags := nodetls.RegisterFlags(fs, "storaged")
 	log, err := daemon.ParseFlags(fs, args, "storaged")
 	if err != nil {
 		if err == flag.ErrHelp {
 			return nil
 		}
+		return err
+	}
+	tlsConfig, err := tlsFlags.LoadDaemon(nodetls.RoleStoraged)
+	if err != nil {
 		return err
 	}
 	// In storaged.Config and rocksopts.Options zero means the default and -1
@@ -124,6 +130,7 @@ func run(args []string) error {
 		},
 		DiskReserve: int64(diskReserve), DiskPollInterval: *diskPoll,
 		AdjacencyCacheBytes: int64(adjacencySize), AdjacencyQuiet: *adjacencyQuiet,
+		TLS:      tlsConfig,
 		Logger:   log,
 		Registry: reg,
 	}

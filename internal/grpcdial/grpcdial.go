@@ -19,7 +19,8 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/novagraph/novagraph/internal/nodetls"
 )
 
 // Target is the gRPC dial target for addr ("host:port"): the passthrough
@@ -27,18 +28,19 @@ import (
 // each connection attempt, within the attempt's deadline.
 func Target(addr string) string { return "passthrough:///" + addr }
 
-// NewClient returns a plaintext connection to addr (see Target) that
+// NewClient returns a connection to addr (see Target), over TLS with
+// tlsConfig's certificates or plaintext when it is nil, that
 // gives up each connection attempt, name lookup included, after
 // connectTimeout (or the current reconnect backoff delay, when that is
 // longer: gRPC's rule), and waits between attempts as reconnect says. opts
 // are the caller's own (keepalive, message sizes, …); they must not set
 // connect parameters again, which would replace these.
-func NewClient(addr string, connectTimeout time.Duration, reconnect backoff.Config, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+func NewClient(addr string, tlsConfig *nodetls.Config, connectTimeout time.Duration, reconnect backoff.Config, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 	if connectTimeout <= 0 {
 		return nil, errors.New("grpcdial: the connect timeout must be positive")
 	}
 	all := append([]grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithTransportCredentials(tlsConfig.ClientCredentials()),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: reconnect, MinConnectTimeout: connectTimeout}),
 	}, opts...)
 	return grpc.NewClient(Target(addr), all...)

@@ -52,7 +52,7 @@ func TestConnects(t *testing.T) {
 	for _, addr := range []string{net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("localhost", port)} {
 		var mu sync.Mutex
 		var dialed []string
-		conn, err := NewClient(addr, 5*time.Second, testBackoff,
+		conn, err := NewClient(addr, nil, 5*time.Second, testBackoff,
 			grpc.WithContextDialer(func(ctx context.Context, a string) (net.Conn, error) {
 				mu.Lock()
 				dialed = append(dialed, a)
@@ -103,7 +103,7 @@ func TestConnectBounded(t *testing.T) {
 		}
 		return nil, ctx.Err()
 	}
-	conn, err := NewClient("peer.invalid:9779", connectTimeout, testBackoff, grpc.WithContextDialer(hang))
+	conn, err := NewClient("peer.invalid:9779", nil, connectTimeout, testBackoff, grpc.WithContextDialer(hang))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestConnectBounded(t *testing.T) {
 	}
 	closed := lis.Addr().String()
 	_ = lis.Close()
-	conn2, err := NewClient(closed, connectTimeout, testBackoff)
+	conn2, err := NewClient(closed, nil, connectTimeout, testBackoff)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestConnectBounded(t *testing.T) {
 		t.Fatalf("health check of closed %s took %v", closed, d)
 	}
 
-	if _, err := NewClient("127.0.0.1:1", 0, testBackoff); err == nil {
+	if _, err := NewClient("127.0.0.1:1", nil, 0, testBackoff); err == nil {
 		t.Fatal("NewClient accepted a connect timeout of 0")
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/novagraph/novagraph/internal/grpcdial"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/metad/catalog"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -73,6 +74,7 @@ const (
 type Client struct {
 	addrs []string
 	log   *slog.Logger
+	tls   *nodetls.Config
 	conns []*grpc.ClientConn
 	stubs []metapb.MetaServiceClient
 
@@ -96,10 +98,21 @@ type Client struct {
 	closeOnce sync.Once
 }
 
+// Option configures a Client.
+type Option func(*Client)
+
+// WithTLS makes the client connect to metad over TLS with cfg's
+// certificates, and the storaged clients built on it (storaged/client)
+// connect with them too. nil: plaintext.
+func WithTLS(cfg *nodetls.Config) Option { return func(c *Client) { c.tls = cfg } }
+
+// TLS is the TLS material the client connects with (nil: plaintext).
+func (c *Client) TLS() *nodetls.Config { return c.tls }
+
 // New starts following the catalog of the metad processes at addrs
 // ("host:port"). It returns at once; the cache starts empty (version 0) and
 // WaitVersion(ctx, 1) waits for the first catalog.
-func New(addrs []string, logger *slog.Logger) *Client {
+func New(addrs []string, logger *slog.Logger, opts ...Option) *Client {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -110,12 +123,15 @@ func New(addrs []string, logger *slog.Logger) *Client {
 		done:   make(chan struct{}),
 		wake:   make(chan struct{}, 1),
 	}
+	for _, o := range opts {
+		o(c)
+	}
 	c.snap.Store(catalog.NewSnapshot(&metapb.Catalog{}))
 	for _, addr := range addrs {
 		// Names are looked up at each connection attempt (grpcdial).
 		// gRPC's default reconnect backoff grows to two minutes; a
 		// restarted metad must be picked up within about a second.
-		conn, err := grpcdial.NewClient(addr, 2*time.Second,
+		conn, err := grpcdial.NewClient(addr, c.tls, 2*time.Second,
 			backoff.Config{BaseDelay: minBackoff, Multiplier: 1.6, Jitter: 0.2, MaxDelay: maxBackoff},
 			// Pings detect a metad that vanished without closing the
 			// connection (host down, network partition).

@@ -74,7 +74,8 @@ type Client struct {
 
 type partKey struct{ space, part int32 }
 
-// New returns a client that routes by the catalog in meta.
+// New returns a client that routes by the catalog in meta and connects
+// with meta's TLS material (metaclient.WithTLS).
 func New(meta *metaclient.Client, log *slog.Logger) *Client {
 	return &Client{meta: meta, log: log, conns: map[string]*grpc.ClientConn{}, leaders: map[partKey]uint64{}}
 }
@@ -111,7 +112,7 @@ func (c *Client) conn(addr string) (*grpc.ClientConn, error) {
 		// Names are looked up at each connection attempt (grpcdial): a
 		// store's name is missing from Docker's or Kubernetes' DNS while
 		// it restarts.
-		cc, err = grpcdial.NewClient(addr, 2*time.Second, backoffCfg,
+		cc, err = grpcdial.NewClient(addr, c.meta.TLS(), 2*time.Second, backoffCfg,
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(256<<20)))
 		if err != nil {
 			return nil, fmt.Errorf("dialing storaged %s: %w", addr, err)

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/metad"
 )
 
@@ -37,6 +38,7 @@ func (c *Cluster) startMetas(ctx context.Context) error {
 		HostTTL: 3 * time.Second,
 		// Cheap hashes keep sign-ins fast under -race.
 		RootPassword: Password, BcryptCost: bcrypt.MinCost,
+		TLS: c.tlsFor(nodetls.RoleMetad),
 	}
 	if n == 1 {
 		cfg := base

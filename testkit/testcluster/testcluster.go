@@ -17,6 +17,7 @@ import (
 
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/graphd"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/metad"
 	"github.com/novagraph/novagraph/raftgroup"
 	"github.com/novagraph/novagraph/storaged"
@@ -40,6 +41,9 @@ type Cluster struct {
 	Stores []*Store
 	Graph  *graphd.Server
 	pool   *client.Pool
+	// TLS is the cluster's CA and certificates with Options.TLS (nil
+	// without): attacker tests load other roles' certificates from it.
+	TLS *TLSFiles
 }
 
 // Store is one storaged slot: its data stays when it is stopped.
@@ -88,6 +92,10 @@ type Options struct {
 	// writing checks that the cache follows the writes.
 	AdjacencyCacheBytes int64
 	AdjacencyQuiet      time.Duration
+	// TLS runs every daemon with certificates from a CA of the cluster's
+	// own (mutual TLS between them, TLS to graphd), as nova-certs makes
+	// them; the cluster's sessions connect with a client certificate.
+	TLS bool
 }
 
 // Start brings up a cluster and waits until every store is online.
@@ -100,11 +108,18 @@ func Start(t testing.TB, opts Options) *Cluster {
 		opts.AdjacencyQuiet = time.Nanosecond
 	}
 	dir := t.TempDir()
+	var certs *TLSFiles
+	if opts.TLS {
+		var err error
+		if certs, err = makeCerts(filepath.Join(dir, "certs")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	level := slog.LevelError
 	if os.Getenv("NOVAGRAPH_TEST_LOG") != "" {
 		level = slog.LevelDebug
 	}
-	c := &Cluster{t: t, opts: opts, tick: opts.RaftTick, dir: dir, log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))}
+	c := &Cluster{t: t, opts: opts, tick: opts.RaftTick, dir: dir, TLS: certs, log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))}
 	t.Cleanup(c.Close)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -126,6 +141,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 	graphCfg := graphd.Config{
 		ListenAddr: "127.0.0.1:0", MetaAddrs: c.MetaAddrs(),
 		Logger: c.log.With("daemon", "graphd"),
+		TLS:    c.tlsFor(nodetls.RoleGraphd),
 	}
 	if !opts.NoGossip {
 		graphCfg.GossipAddr, graphCfg.GossipSeeds = "127.0.0.1:0", c.gossipSeeds()
@@ -137,7 +153,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 	if err := c.Graph.Start(); err != nil {
 		t.Fatalf("starting graphd: %v", err)
 	}
-	pool, err := client.NewPool(client.Config{Addresses: []string{c.Graph.Addr()}})
+	pool, err := client.NewPool(client.Config{Addresses: []string{c.Graph.Addr()}, TLS: c.tlsFor(nodetls.RoleClient).ClientTLS()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,6 +201,7 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 		GossipAddr:          gossipAddr, GossipSeeds: c.gossipSeeds(),
 		DiskReserve: c.opts.DiskReserve, DiskPollInterval: c.opts.DiskPollInterval, DiskFree: diskFree,
 		AdjacencyCacheBytes: c.opts.AdjacencyCacheBytes, AdjacencyQuiet: c.opts.AdjacencyQuiet,
+		TLS: c.tlsFor(nodetls.RoleStoraged),
 	})
 	if err := srv.Start(ctx); err != nil {
 		return fmt.Errorf("starting storaged %d: %w", i, err)

@@ -1,0 +1,9 @@
+package graphd
+
+import "github.com/novagraph/novagraph/internal/nodetls"
+
+// policy opens graphd's client port to every caller: users prove who they
+// are by password (Authenticate) and each statement is checked against
+// the session's role. With TLS a client certificate is verified when one
+// is given, so a certificate from another CA is still refused.
+var policy = nodetls.Policy{"/novagraph.graph.GraphService/*": {nodetls.Anyone}}

@@ -1,0 +1,45 @@
+package metad
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/novagraph/novagraph/internal/nodetls"
+	"github.com/novagraph/novagraph/proto/metapb"
+)
+
+// TestPolicy: every method of MetaService has an entry, and the decisions
+// docs/security.md states hold: users, hosts and jobs are graphd's (and
+// metad's own) alone.
+func TestPolicy(t *testing.T) {
+	if err := policy.Covers(metapb.MetaService_ServiceDesc); err != nil {
+		t.Fatal(err)
+	}
+	all := []nodetls.Role{nodetls.RoleMetad, nodetls.RoleStoraged, nodetls.RoleGraphd, nodetls.RoleImporter}
+	graphdOnly := []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd}
+	tests := []struct {
+		method string
+		open   []nodetls.Role
+	}{
+		{"GetCatalog", all},
+		{"WatchCatalog", all},
+		{"Heartbeat", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleStoraged, nodetls.RoleGraphd}},
+		{"UpdatePartReplicas", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleStoraged}},
+		{"CreateSpace", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd, nodetls.RoleImporter}},
+		{"AlterUser", graphdOnly},
+		{"CreateUser", graphdOnly},
+		{"VerifyUser", graphdOnly},
+		{"GrantRole", graphdOnly},
+		{"DropHosts", graphdOnly},
+		{"SubmitJob", graphdOnly},
+	}
+	for _, tc := range tests {
+		got, _ := policy.Allowed("/novagraph.meta.MetaService/" + tc.method)
+		for _, r := range nodetls.Roles {
+			if slices.Contains(got, r) != slices.Contains(tc.open, r) {
+				t.Errorf("%s: open to %v, want %v", tc.method, got, tc.open)
+				break
+			}
+		}
+	}
+}
