@@ -1,6 +1,13 @@
 package metad
 
-import "github.com/novagraph/novagraph/internal/nodetls"
+import (
+	"context"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/novagraph/novagraph/internal/nodetls"
+)
 
 // With TLS on (Config.TLS), each method of metad's port is open to the
 // roles below and to no one else (nodetls.Policy; docs/security.md has
@@ -10,28 +17,39 @@ import "github.com/novagraph/novagraph/internal/nodetls"
 //
 //   - The catalog (GetCatalog, WatchCatalog): every daemon and the
 //     importer, which route by it.
-//   - Host registration and heartbeats: storaged and graphd.
+//   - Host registration and heartbeats: storaged, for the host its
+//     certificate names (service.go, callerNamesHost).
 //   - UpdatePartReplicas: storaged, which records a replica move it made.
-//   - Schema (spaces, tags and edges, indexes): graphd, which runs the
-//     users' DDL after checking their roles, and the importer, which
-//     creates the space it loads.
-//   - Users, roles, hosts and jobs: graphd only. It checks the session's
-//     role first; these methods trust that check, so no other role may
-//     reach them (a storaged's certificate must not reset root's
-//     password).
+//   - Everything else (schema, users, roles, hosts, jobs): graphd only. It
+//     checks the session's role first; these methods trust that check, so
+//     no other role may reach them (a storaged's certificate must not
+//     reset root's password, an importer's must not drop a space: the
+//     importer's DDL goes through a graphd session).
 var policy = func() nodetls.Policy {
 	metad, storaged, graphd, importer := nodetls.RoleMetad, nodetls.RoleStoraged, nodetls.RoleGraphd, nodetls.RoleImporter
 	const svc = "/novagraph.meta.MetaService/"
-	p := nodetls.Policy{
+	return nodetls.Policy{
 		svc + "*":                  {metad, graphd},
 		svc + "GetCatalog":         {metad, storaged, graphd, importer},
 		svc + "WatchCatalog":       {metad, storaged, graphd, importer},
-		svc + "RegisterHost":       {metad, storaged, graphd},
-		svc + "Heartbeat":          {metad, storaged, graphd},
+		svc + "RegisterHost":       {metad, storaged},
+		svc + "Heartbeat":          {metad, storaged},
 		svc + "UpdatePartReplicas": {metad, storaged},
 	}
-	for _, m := range []string{"CreateSpace", "DropSpace", "CreateSchema", "AlterSchema", "DropSchema", "CreateIndex", "DropIndex"} {
-		p[svc+m] = []nodetls.Role{metad, graphd, importer}
-	}
-	return p
 }()
+
+// callerNamesHost refuses a storaged whose certificate does not name host,
+// the address it registers or heartbeats for: otherwise one store's
+// certificate could take another's store id and report its leaders. Only
+// with TLS (without, there is no certificate to compare), and metad itself
+// may.
+func callerNamesHost(ctx context.Context, host string) error {
+	id, ok, err := nodetls.PeerIdentity(ctx)
+	if err != nil || !ok || id.Role != nodetls.RoleStoraged {
+		return nil // plaintext, or a role the policy admitted for all hosts
+	}
+	if !id.HasHost(host) {
+		return status.Errorf(codes.PermissionDenied, "the certificate of %s does not name host %s it registers for", id, host)
+	}
+	return nil
+}

@@ -23,9 +23,11 @@ func TestPolicy(t *testing.T) {
 	}{
 		{"GetCatalog", all},
 		{"WatchCatalog", all},
-		{"Heartbeat", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleStoraged, nodetls.RoleGraphd}},
+		{"Heartbeat", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleStoraged}},
+		{"RegisterHost", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleStoraged}},
 		{"UpdatePartReplicas", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleStoraged}},
-		{"CreateSpace", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd, nodetls.RoleImporter}},
+		{"CreateSpace", graphdOnly},
+		{"DropSpace", graphdOnly},
 		{"AlterUser", graphdOnly},
 		{"CreateUser", graphdOnly},
 		{"VerifyUser", graphdOnly},

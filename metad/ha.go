@@ -143,7 +143,8 @@ type MetaPeers struct {
 // ParseMetaPeers reads the --meta-peers list: the etcd peer address of
 // every metad, comma-separated, identical on all of them, as in
 // "10.0.0.1:2380,10.0.0.2:2380,10.0.0.3:2380". An entry may name its member
-// ("meta1=10.0.0.1:2380") and may carry the scheme ("http://10.0.0.1:2380");
+// ("meta1=10.0.0.1:2380") and may carry the scheme ("http://10.0.0.1:2380",
+// or https://, the same: metad picks it from whether TLS is on);
 // an unnamed member is called after its address ("metad-10.0.0.1-2380"),
 // which every metad derives alike. self is this metad's --etcd-peer-addr,
 // which must be one of the entries, written the same way.
@@ -202,10 +203,14 @@ func ParseMetaPeers(peers, self string) (MetaPeers, error) {
 // and returns it as host:port.
 func normalizePeer(addr string) (string, error) {
 	addr = strings.TrimSpace(addr)
+	// The scheme is metad's to choose (https with TLS on): either is
+	// accepted and dropped.
 	if rest, ok := strings.CutPrefix(addr, "http://"); ok {
 		addr = rest
+	} else if rest, ok := strings.CutPrefix(addr, "https://"); ok {
+		addr = rest
 	} else if strings.Contains(addr, "://") {
-		return "", fmt.Errorf("only http:// peer URLs are supported")
+		return "", fmt.Errorf("only http:// or https:// peer URLs are supported")
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -152,9 +153,16 @@ func (st *selfStorage) Close() {
 }
 
 func defaultJobStorage(s *Server) (jobStorage, error) {
-	// Its own listen address may be a wildcard ("[::]:9559"), which no
-	// certificate names: expect its own certificate's host instead.
-	meta := metaclient.New([]string{s.Addr()}, s.log, metaclient.WithTLS(s.cfg.TLS.WithServerName(s.cfg.TLS.OwnHost())))
+	// With TLS metad dials itself by its certificate's first host: its
+	// listen address may be a wildcard ("[::]:9559"), which no certificate
+	// names. The storage client below connects with the same, unchanged
+	// certificate to storaged.
+	self := s.Addr()
+	if host := s.cfg.TLS.OwnHost(); host != "" {
+		_, port, _ := net.SplitHostPort(self)
+		self = net.JoinHostPort(host, port)
+	}
+	meta := metaclient.New([]string{self}, s.log, metaclient.WithTLS(s.cfg.TLS))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := meta.WaitVersion(ctx, 1); err != nil {

@@ -64,11 +64,17 @@ func (svc *service) DropIndex(ctx context.Context, req *metapb.DropIndexReq) (*m
 }
 
 func (svc *service) RegisterHost(ctx context.Context, req *metapb.RegisterHostReq) (*metapb.RegisterHostResp, error) {
+	if err := callerNamesHost(ctx, req.GetAddr().GetHost()); err != nil {
+		return nil, err
+	}
 	id, ver, err := svc.s.registerHost(ctx, req)
 	return &metapb.RegisterHostResp{Status: svc.s.toStatus("RegisterHost", err), StoreId: id, Version: ver}, nil
 }
 
 func (svc *service) Heartbeat(ctx context.Context, req *metapb.HeartbeatReq) (*metapb.HeartbeatResp, error) {
+	if err := callerNamesHost(ctx, req.GetAddr().GetHost()); err != nil {
+		return nil, err
+	}
 	ver, err := svc.s.heartbeat(ctx, req)
 	return &metapb.HeartbeatResp{Status: svc.s.toStatus("Heartbeat", err), Version: ver}, nil
 }

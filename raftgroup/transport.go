@@ -389,8 +389,10 @@ func (s *Server) Send(stream grpc.ClientStreamingServer[raftmsgpb.MessageBatch, 
 				continue
 			}
 			// Replica ids are store ids: a store sends only its own
-			// replicas' messages.
-			if m.GetFrom() != batch.FromStore || m.GetTo() != s.storeID {
+			// replicas' messages. Except MsgTransferLeader, which names the
+			// transferee as From and which a follower forwards to the
+			// leader as it is (etcd raft's stepFollower).
+			if (m.GetFrom() != batch.FromStore && m.GetType() != rpb.MessageType_MsgTransferLeader) || m.GetTo() != s.storeID {
 				s.log.Warn("refusing raft stream: message not from the sending store", "from_store", batch.FromStore, "msg_from", m.GetFrom(), "msg_to", m.GetTo(), "group", GroupID{Space: gm.SpaceId, Part: gm.PartId})
 				return errForged("raft batch from store %d to store %d carries a message from replica %d to replica %d", batch.FromStore, batch.ToStore, m.GetFrom(), m.GetTo())
 			}

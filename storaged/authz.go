@@ -19,7 +19,8 @@ import (
 //   - DownloadStagedSST: storaged, a follower fetching a staged file from
 //     the replica that received it.
 //   - Admin (moving replicas and leaders, compaction, index rebuilds):
-//     metad, which runs balance and jobs, and graphd (REBUILD INDEX).
+//     metad, which runs balance and jobs; RebuildIndex also graphd
+//     (REBUILD INDEX), which calls no other admin method.
 //   - Raft messages and snapshots: storaged, and a batch only from the
 //     store its certificate names (peerCheck).
 var policy = func() nodetls.Policy {
@@ -29,7 +30,8 @@ var policy = func() nodetls.Policy {
 		"/novagraph.storage.StorageService/UploadSST":         {nodetls.RoleImporter},
 		"/novagraph.storage.StorageService/IngestSST":         {nodetls.RoleImporter},
 		"/novagraph.storage.StorageService/DownloadStagedSST": {nodetls.RoleStoraged},
-		"/novagraph.storage.StorageAdminService/*":            {nodetls.RoleMetad, nodetls.RoleGraphd},
+		"/novagraph.storage.StorageAdminService/*":            {nodetls.RoleMetad},
+		"/novagraph.storage.StorageAdminService/RebuildIndex": {nodetls.RoleMetad, nodetls.RoleGraphd},
 		"/novagraph.raft.RaftService/*":                       {nodetls.RoleStoraged},
 		"/novagraph.raft.RaftSnapshotService/*":               {nodetls.RoleStoraged},
 	}

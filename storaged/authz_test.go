@@ -25,8 +25,10 @@ func TestPolicy(t *testing.T) {
 		{"/novagraph.storage.StorageService/IngestSST", []nodetls.Role{nodetls.RoleImporter}},
 		{"/novagraph.storage.StorageService/UploadSST", []nodetls.Role{nodetls.RoleImporter}},
 		{"/novagraph.storage.StorageService/DownloadStagedSST", []nodetls.Role{nodetls.RoleStoraged}},
-		{"/novagraph.storage.StorageAdminService/RemoveReplica", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd}},
-		{"/novagraph.storage.StorageAdminService/TransferLeader", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd}},
+		{"/novagraph.storage.StorageAdminService/RemoveReplica", []nodetls.Role{nodetls.RoleMetad}},
+		{"/novagraph.storage.StorageAdminService/TransferLeader", []nodetls.Role{nodetls.RoleMetad}},
+		{"/novagraph.storage.StorageAdminService/Compact", []nodetls.Role{nodetls.RoleMetad}},
+		{"/novagraph.storage.StorageAdminService/RebuildIndex", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd}},
 		{"/novagraph.raft.RaftService/Send", []nodetls.Role{nodetls.RoleStoraged}},
 		{"/novagraph.raft.RaftSnapshotService/Snapshot", []nodetls.Role{nodetls.RoleStoraged}},
 	}

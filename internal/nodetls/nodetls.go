@@ -79,7 +79,8 @@ func (id Identity) String() string {
 }
 
 // HasHost reports whether the certificate names host (a DNS name or an
-// IP address, as it is written in a "host:port" address).
+// IP address, as it is written in a "host:port" address). A wildcard name
+// ("*.storaged.svc") covers one leftmost label, as in TLS.
 func (id Identity) HasHost(host string) bool {
 	if ip := net.ParseIP(host); ip != nil {
 		for _, h := range id.Hosts {
@@ -89,7 +90,14 @@ func (id Identity) HasHost(host string) bool {
 		}
 		return false
 	}
-	return slices.ContainsFunc(id.Hosts, func(h string) bool { return strings.EqualFold(h, host) })
+	return slices.ContainsFunc(id.Hosts, func(h string) bool {
+		if strings.EqualFold(h, host) {
+			return true
+		}
+		suffix, wild := strings.CutPrefix(h, "*.")
+		label, rest, found := strings.Cut(host, ".")
+		return wild && found && label != "" && strings.EqualFold(rest, suffix)
+	})
 }
 
 // IdentityOf reads the identity a certificate names. A certificate without
@@ -263,7 +271,13 @@ func load(files Files, needRole bool) (*Config, error) {
 		// The process's own certificate must chain to the CA it trusts:
 		// otherwise every peer would refuse it, and the operator learns it
 		// here rather than from handshake failures in other daemons' logs.
-		if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
+		intermediates := x509.NewCertPool()
+		for _, der := range cert.Certificate[1:] {
+			if ic, err := x509.ParseCertificate(der); err == nil {
+				intermediates.AddCert(ic)
+			}
+		}
+		if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: intermediates, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
 			return nil, fmt.Errorf("TLS: %s is not signed by a CA in %s: %w", files.Cert, files.CA, err)
 		}
 		if c.Identity, err = IdentityOf(leaf); err != nil {
@@ -279,7 +293,12 @@ func load(files Files, needRole bool) (*Config, error) {
 
 // Files are the files c was loaded from (for libraries that read them
 // themselves, as etcd does).
-func (c *Config) Files() Files { return c.files }
+func (c *Config) Files() Files {
+	if c == nil {
+		return Files{}
+	}
+	return c.files
+}
 
 // WithServerName returns a copy of c whose client connections expect name
 // in the server's certificate, whatever host they dial: for a process

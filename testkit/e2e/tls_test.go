@@ -18,6 +18,7 @@ import (
 
 	"github.com/novagraph/novagraph/internal/grpcdial"
 	"github.com/novagraph/novagraph/internal/nodetls"
+	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/raftmsgpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
@@ -80,6 +81,14 @@ func TestTLSClusterRefusesIntruders(t *testing.T) {
 		return &raftmsgpb.MessageBatch{FromStore: peer, ToStore: me, Messages: []*raftmsgpb.GroupMessage{{SpaceId: 9999, PartId: 1, Message: m}}}
 	}
 
+	transfer := func(transferee, to uint64) *raftmsgpb.MessageBatch {
+		m, err := proto.Marshal(&rpb.Message{Type: rpb.MsgTransferLeader.Enum(), From: &transferee, To: &to, Term: proto.Uint64(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &raftmsgpb.MessageBatch{FromStore: peer, ToStore: me, Messages: []*raftmsgpb.GroupMessage{{SpaceId: 9999, PartId: 1, Message: m}}}
+	}
+
 	tests := []struct {
 		name   string
 		caller *nodetls.Config
@@ -107,9 +116,16 @@ func TestTLSClusterRefusesIntruders(t *testing.T) {
 			"does not name host 127.0.0.1"},
 		{"a storaged certificate for another host streaming a snapshot", elsewhere, sendSnapshot(peer, me), storeAddr, codes.PermissionDenied,
 			"does not name host 127.0.0.1"},
+		{"a storaged certificate for another host registering as 127.0.0.1", elsewhere, registerHost("127.0.0.1"), metaAddr, codes.PermissionDenied,
+			"does not name host 127.0.0.1 it registers for"},
+		{"graphd's certificate registering a storage host", graphdCert, registerHost("127.0.0.1"), metaAddr, codes.PermissionDenied,
+			"may not call /novagraph.meta.MetaService/RegisterHost"},
 		// What a storaged may do: its raft messages go through (the group
-		// does not exist here, so the engine drops them).
+		// does not exist here, so the engine drops them), and so does a
+		// leader transfer a follower forwards, which names the transferee
+		// as From.
 		{"a storaged sending its own raft messages", storagedCert, sendRaft(heartbeat(peer, me)), storeAddr, codes.OK, ""},
+		{"a storaged forwarding a leader transfer", storagedCert, sendRaft(transfer(peer, me)), storeAddr, codes.OK, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -144,6 +160,13 @@ func getNeighbors(ctx context.Context, conn *grpc.ClientConn) error {
 func alterRoot(ctx context.Context, conn *grpc.ClientConn) error {
 	_, err := metapb.NewMetaServiceClient(conn).AlterUser(ctx, &metapb.AlterUserReq{Name: "root", Password: "owned"})
 	return err
+}
+
+func registerHost(host string) func(ctx context.Context, conn *grpc.ClientConn) error {
+	return func(ctx context.Context, conn *grpc.ClientConn) error {
+		_, err := metapb.NewMetaServiceClient(conn).RegisterHost(ctx, &metapb.RegisterHostReq{Addr: &commonpb.HostAddr{Host: host, Port: 9779}})
+		return err
+	}
 }
 
 func ingest(ctx context.Context, conn *grpc.ClientConn) error {
