@@ -52,6 +52,8 @@ type Config struct {
 	ListenAddr string
 	// HTTPAddr serves /healthz and /metrics ("127.0.0.1:19559"); port 0 works.
 	HTTPAddr string
+	// DebugPages adds /debug/pprof/ to HTTPAddr (--enable-debug-pages).
+	DebugPages bool
 	// DataPath holds the embedded etcd's data (in DataPath/etcd). Required
 	// unless EtcdEndpoints is set.
 	DataPath string
@@ -286,7 +288,7 @@ func (s *Server) Start(ctx context.Context) (err error) {
 	}
 	s.jobs.start(runCtx, s)
 
-	if s.status, err = daemon.StartStatusServer(s.cfg.HTTPAddr, s.cfg.Registry, s.Healthy, s.log); err != nil {
+	if s.status, err = daemon.StartStatusServer(s.cfg.HTTPAddr, s.cfg.Registry, s.Healthy, s.cfg.DebugPages, s.log); err != nil {
 		return fmt.Errorf("metad: %w", err)
 	}
 	s.log.Info("metad serving", "addr", s.Addr(), "http_addr", s.status.Addr(), "catalog_version", s.cat.current().version())
@@ -384,10 +386,15 @@ func (s *Server) watchEtcdErrors(ctx context.Context) {
 	}
 }
 
-// etcdClientTLS is the TLS of metad's etcd clients: its own certificate,
-// expecting its own host in etcd's (it dials etcd's bound IP address,
-// which the certificate need not name). nil without TLS.
+// etcdClientTLS is the TLS of metad's clients of its embedded etcd: its
+// own certificate, expecting its own host in etcd's (it dials etcd's bound
+// IP address, which the certificate need not name). nil without TLS, and
+// for an external etcd (--etcd-endpoints), which is reached as its
+// endpoints' schemes say.
 func (s *Server) etcdClientTLS() *tls.Config {
+	if s.etcd == nil {
+		return nil
+	}
 	return s.cfg.TLS.WithServerName(s.cfg.TLS.OwnHost()).ClientTLS()
 }
 

@@ -21,10 +21,12 @@ LOGS="$DATA/logs"
 PASSWORD=${PASSWORD:-nova}
 TLS=${TLS:-0}
 TLS_DIR=${TLS_DIR:-certs}
-TLS_FLAGS=""
+# On loopback the debug pages (/debug/pprof/, /parts?checksum=1) are on:
+# docs/benchmarks.md profiles the daemons of this cluster.
+TLS_FLAGS="--enable-debug-pages"
 CONSOLE_TLS=""
 if [ "$TLS" = 1 ]; then
-	TLS_FLAGS="--tls-dir $TLS_DIR"
+	TLS_FLAGS="$TLS_FLAGS --tls-dir $TLS_DIR"
 	CONSOLE_TLS="-ca $TLS_DIR/ca.crt"
 fi
 

@@ -2,6 +2,7 @@ package storaged
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 
@@ -24,7 +25,21 @@ import (
 // It is meant for tests and consistency checks: it scans the whole range.
 // The caller must not call it concurrently with Stop.
 func (s *Server) PartChecksum(space, part int32) (uint64, error) {
+	return s.PartChecksumContext(context.Background(), space, part)
+}
+
+// checksumCheckEvery is how many keys PartChecksumContext hashes between
+// looks at its context: a few milliseconds of scanning.
+const checksumCheckEvery = 4096
+
+// PartChecksumContext is PartChecksum that gives up, with ctx's error,
+// once ctx ends (checked every checksumCheckEvery keys): a scan for an
+// HTTP client that left stops rather than reading the replica to its end.
+func (s *Server) PartChecksumContext(ctx context.Context, space, part int32) (uint64, error) {
 	g := raftgroup.GroupID{Space: space, Part: part}
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("%s: checksum: %w", g, err)
+	}
 	db := s.dbOf(g)
 	if db == nil {
 		return 0, fmt.Errorf("%s: checksum: %w", g, raftgroup.ErrGroupNotFound)
@@ -49,6 +64,7 @@ func (s *Server) PartChecksum(space, part int32) (uint64, error) {
 	}
 	// The end bound is checked here rather than with SetIterateUpperBound,
 	// which hands RocksDB a pointer into Go memory for the iterator's life.
+	scanned := 0
 	for it.Seek(start); it.Valid(); it.Next() {
 		k := it.Key()
 		if bytes.Compare(k.Data(), end) >= 0 {
@@ -60,6 +76,9 @@ func (s *Server) PartChecksum(space, part int32) (uint64, error) {
 		v := it.Value()
 		write(v.Data())
 		v.Free()
+		if scanned++; scanned%checksumCheckEvery == 0 && ctx.Err() != nil {
+			return 0, fmt.Errorf("%s: checksum scan: %w", g, ctx.Err())
+		}
 	}
 	if err := it.Err(); err != nil {
 		return 0, fmt.Errorf("%s: checksum scan: %w", g, err)

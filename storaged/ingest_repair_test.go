@@ -315,7 +315,7 @@ func TestIngestHaltsWithoutAnyStagedCopy(t *testing.T) {
 		t.Fatalf("HaltedGroups = %d, want 1", n)
 	}
 	rec := httptest.NewRecorder()
-	srv.PartsHandler().ServeHTTP(rec, httptest.NewRequest("GET", fmt.Sprintf("/parts?space=%d", ic.space), nil))
+	srv.PartsHandler(true).ServeHTTP(rec, httptest.NewRequest("GET", fmt.Sprintf("/parts?space=%d", ic.space), nil))
 	var parts []storaged.ReplicaStatus
 	if err := json.Unmarshal(rec.Body.Bytes(), &parts); err != nil || len(parts) != 1 {
 		t.Fatalf("/parts: %v %s", err, rec.Body.String())

@@ -41,11 +41,13 @@ type HaltedStatus struct {
 
 // PartsHandler serves GET /parts: every replica hosted here with its raft
 // status, as JSON, sorted by space and partition. `?space=N` keeps one
-// space; `?checksum=1` adds each replica's data checksum. Operators use it
-// to see leaders and lag per store; the chaos runner uses it to find
-// partition leaders and to compare replicas after healing, from outside
-// the cluster.
-func (s *Server) PartsHandler() http.Handler {
+// space; `?checksum=1` adds each replica's data checksum, only with
+// checksums true (--enable-debug-pages): it scans every replica, so anyone
+// reaching the port could keep the disks busy. The scan stops when the
+// client goes away. Operators use the page to see leaders and lag per
+// store; the chaos runner uses it to find partition leaders and to compare
+// replicas after healing, from outside the cluster.
+func (s *Server) PartsHandler(checksums bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		space := int64(-1)
@@ -58,6 +60,10 @@ func (s *Server) PartsHandler() http.Handler {
 			space = n
 		}
 		withSum := q.Get("checksum") == "1"
+		if withSum && !checksums {
+			http.Error(w, "checksums are off: start storaged with --enable-debug-pages", http.StatusForbidden)
+			return
+		}
 		eng := s.Engine()
 		if eng == nil {
 			http.Error(w, "storaged is starting", http.StatusServiceUnavailable)
@@ -67,6 +73,9 @@ func (s *Server) PartsHandler() http.Handler {
 		for _, g := range eng.Groups() {
 			if space >= 0 && int64(g.Space) != space {
 				continue
+			}
+			if r.Context().Err() != nil {
+				return // the client left: no one reads the rest
 			}
 			rs := ReplicaStatus{Space: g.Space, Part: g.Part, Store: s.StoreID()}
 			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
@@ -84,7 +93,7 @@ func (s *Server) PartsHandler() http.Handler {
 				rs.Voters = m.Voters
 			}
 			if withSum && err == nil {
-				sum, err := s.PartChecksum(g.Space, g.Part)
+				sum, err := s.PartChecksumContext(r.Context(), g.Space, g.Part)
 				if err != nil {
 					rs.Error = err.Error()
 				} else {

@@ -1,7 +1,9 @@
 package storaged_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -32,7 +34,7 @@ func TestPartsPage(t *testing.T) {
 	get := func(i int, query string) []storaged.ReplicaStatus {
 		t.Helper()
 		rec := httptest.NewRecorder()
-		c.Stores[i].Server.PartsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/parts"+query, nil))
+		c.Stores[i].Server.PartsHandler(true).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/parts"+query, nil))
 		if rec.Code != http.StatusOK {
 			t.Fatalf("store %d /parts%s: %d %s", i, query, rec.Code, rec.Body)
 		}
@@ -81,9 +83,28 @@ func TestPartsPage(t *testing.T) {
 		t.Fatalf("another space's filter lists %v", got)
 	}
 	rec := httptest.NewRecorder()
-	c.Stores[0].Server.PartsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/parts?space=x", nil))
+	c.Stores[0].Server.PartsHandler(true).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/parts?space=x", nil))
 	if rec.Code != http.StatusBadRequest {
 		t.Fatalf("?space=x: %d", rec.Code)
+	}
+	// Without --enable-debug-pages the checksums are refused; the raft
+	// status is not.
+	rec = httptest.NewRecorder()
+	c.Stores[0].Server.PartsHandler(false).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/parts?checksum=1", nil))
+	if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "--enable-debug-pages") {
+		t.Fatalf("?checksum=1 with debug pages off: %d %q", rec.Code, rec.Body.String())
+	}
+	rec = httptest.NewRecorder()
+	c.Stores[0].Server.PartsHandler(false).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/parts", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("/parts with debug pages off: %d", rec.Code)
+	}
+	// A client that left stops the scan: the checksum of a cancelled
+	// context is an error, not a sum.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Stores[0].Server.PartChecksumContext(ctx, space, 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("checksum after the client left: %v, want context.Canceled", err)
 	}
 }
 

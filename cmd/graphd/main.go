@@ -48,6 +48,7 @@ func run(args []string) error {
 	fs.Var(&maxStatement, "max-statement-bytes", "refuse requests whose statement text is longer (a size as for --query-memory-limit); 0: no limit")
 	maxSessions := fs.Int("max-sessions-per-user", graphd.DefaultMaxSessionsPerUser, "sessions one user may hold from one client host; 0: no limit")
 	tlsFlags := nodetls.RegisterFlags(fs, "graphd")
+	debugPages := daemon.DebugPagesFlag(fs)
 	log, err := daemon.ParseFlags(fs, args, "graphd")
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -77,7 +78,7 @@ func run(args []string) error {
 	if err := srv.Start(); err != nil {
 		return err
 	}
-	status, err := daemon.StartStatusServer(*httpAddr, reg, srv.Healthy, log)
+	status, err := daemon.StartStatusServer(*httpAddr, reg, srv.Healthy, *debugPages, log)
 	if err != nil {
 		srv.Stop()
 		return err

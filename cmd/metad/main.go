@@ -65,6 +65,7 @@ Flags:
 	rootPassword := fs.String("root-password", metad.DefaultRootPassword, "password of user root when metad creates it, on the first start of a new catalog; ignored afterwards (ALTER USER root / CHANGE PASSWORD change it)")
 
 	tlsFlags := nodetls.RegisterFlags(fs, "metad")
+	debugPages := daemon.DebugPagesFlag(fs)
 	etcdCNs := fs.String("etcd-allowed-cns", "", "with TLS: comma-separated certificate common names the embedded etcd accepts on its client and peer ports (default: the common name of this metad's certificate, which nova-certs gives every metad)")
 
 	log, err := daemon.ParseFlags(fs, args, "metad")
@@ -114,6 +115,7 @@ Flags:
 		GossipAddr:         *gossipAddr,
 		GossipSeeds:        daemon.SplitList(*gossipSeeds),
 		TLS:                tlsConfig,
+		DebugPages:         *debugPages,
 		EtcdAllowedCNs:     daemon.SplitList(*etcdCNs),
 		Logger:             log,
 		Registry:           daemon.NewRegistry(),

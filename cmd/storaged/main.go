@@ -72,6 +72,7 @@ func run(args []string) error {
 	adjacencyQuiet := fs.Duration("adjacency-quiet", storaged.DefaultAdjacencyQuiet, "how long a partition must go unwritten before it is cached")
 	diskPoll := fs.Duration("disk-poll-interval", storaged.DefaultDiskPollInterval, "how often free space on the data paths is measured")
 	tlsFlags := nodetls.RegisterFlags(fs, "storaged")
+	debugPages := daemon.DebugPagesFlag(fs)
 	log, err := daemon.ParseFlags(fs, args, "storaged")
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -140,12 +141,12 @@ func run(args []string) error {
 	srv := storaged.New(cfg)
 	// /healthz answers (503, with the reason) from the start: while
 	// storaged waits for disk space it is alive but not ready.
-	status, err := daemon.StartStatusServer(*httpAddr, reg, srv.Healthy, log)
+	status, err := daemon.StartStatusServer(*httpAddr, reg, srv.Healthy, *debugPages, log)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = status.Close() }()
-	status.Handle("/parts", srv.PartsHandler())
+	status.Handle("/parts", srv.PartsHandler(*debugPages))
 	// A data disk with less than --disk-reserve free (a full disk stopped
 	// the previous run): wait for space before opening RocksDB rather than
 	// crash-loop. No deadline: freeing space takes a human.

@@ -133,9 +133,15 @@ type StatusServer struct {
 	mux *http.ServeMux
 }
 
+// DebugPagesFlag adds --enable-debug-pages to fs.
+func DebugPagesFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("enable-debug-pages", false, "serve /debug/pprof/ (profiles, traces) on the HTTP port, and storaged's full-replica checksums (/parts?checksum=1): off by default, as they cost CPU on request and show internals to whoever reaches the port (docs/security.md)")
+}
+
 // StartStatusServer listens on addr. healthy reports whether the daemon can
-// serve; /healthz answers 200 "ok" or 503 with the reason.
-func StartStatusServer(addr string, reg *prometheus.Registry, healthy func() error, log *slog.Logger) (*StatusServer, error) {
+// serve; /healthz answers 200 "ok" or 503 with the reason. debugPages adds
+// /debug/pprof/ (DebugPagesFlag).
+func StartStatusServer(addr string, reg *prometheus.Registry, healthy func() error, debugPages bool, log *slog.Logger) (*StatusServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("status server on %s: %w", addr, err)
@@ -150,10 +156,18 @@ func StartStatusServer(addr string, reg *prometheus.Registry, healthy func() err
 	})
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	// Profiles on the status port (bound to the operator's --http-addr):
-	// the way to see where a slow import or query spends its time.
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	// the way to see where a slow import or query spends its time. Only
+	// when asked for: a profile or trace costs CPU for its duration, and
+	// the heap and goroutine pages show internals to anyone on the port.
+	if debugPages {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	} else {
+		mux.HandleFunc("/debug/", func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "debug pages are off: start the daemon with --enable-debug-pages", http.StatusNotFound)
+		})
+	}
 	s := &StatusServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, mux: mux}
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

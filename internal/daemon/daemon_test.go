@@ -2,6 +2,9 @@ package daemon
 
 import (
 	"flag"
+	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +73,30 @@ func TestSplitList(t *testing.T) {
 	}
 	if SplitList("") != nil {
 		t.Fatal("an empty flag must give no items")
+	}
+}
+
+// TestDebugPages: /debug/pprof/ only with --enable-debug-pages; without,
+// the answer says how to turn it on.
+func TestDebugPages(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	for _, on := range []bool{false, true} {
+		s, err := StartStatusServer("127.0.0.1:0", NewRegistry(), func() error { return nil }, on, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Get("http://" + s.Addr() + "/debug/pprof/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		_ = s.Close()
+		if on && resp.StatusCode != http.StatusOK {
+			t.Errorf("debug pages on: %d", resp.StatusCode)
+		}
+		if !on && (resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "--enable-debug-pages")) {
+			t.Errorf("debug pages off: %d %q", resp.StatusCode, body)
+		}
 	}
 }
