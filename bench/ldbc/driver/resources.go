@@ -145,10 +145,20 @@ func (m *ResourceMeter) Begin() func() []DaemonUse {
 	w.began = time.Now()
 	return func() []DaemonUse {
 		elapsed := time.Since(w.began).Seconds()
-		end, endErr := m.sample()
+		// Close the window before the last sample: the loop then starts no
+		// sample after it (one under way may still finish), so the end's
+		// figures are the last read but for that one.
 		m.mu.Lock()
 		if m.window == w {
 			m.window = nil
+		}
+		m.mu.Unlock()
+		end, endErr := m.sample()
+		m.mu.Lock()
+		for i, s := range end {
+			if endErr[i] == nil {
+				w.peak[i] = max(w.peak[i], s.rss)
+			}
 		}
 		m.mu.Unlock()
 		out := make([]DaemonUse, len(m.daemons))
