@@ -302,11 +302,33 @@ func flushMirrors(ctx context.Context, storage *storageclient.Client, meta *meta
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	if err := storage.FlushIntents(ctx, space, parts); err != nil {
-		return fmt.Errorf("every edge was written, but the in-edges of some are not yet (storaged mirrors them on its own): %w", err)
+	// A flush is idempotent: it waits for what is there to mirror. One
+	// that failed on a leader lost or a call timed out on a saturated
+	// host (a CI run under the race detector saw both) is asked again,
+	// rather than failing an import whose every row was written.
+	var err error
+	tries := 0
+	for tries < flushAttempts && ctx.Err() == nil {
+		if tries > 0 {
+			select {
+			case <-ctx.Done():
+				continue // the loop ends; the last error is reported
+			case <-time.After(time.Duration(tries) * time.Second):
+			}
+		}
+		tries++
+		if err = storage.FlushIntents(ctx, space, parts); err == nil {
+			return nil
+		}
 	}
-	return nil
+	if err == nil {
+		err = ctx.Err() // out of time before a first try
+	}
+	return fmt.Errorf("every edge was written, but the in-edges of some are not yet (storaged mirrors them on its own; %d flush attempts): %w", tries, err)
 }
+
+// flushAttempts bounds flushMirrors' tries (1 s, 2 s, … apart).
+const flushAttempts = 5
 
 // run is the state of one Run.
 type run struct {
