@@ -72,6 +72,9 @@ type Config struct {
 	// MirrorWait bounds how long an edge write waits for the other halves
 	// of its edges before it is acknowledged anyway (default 10s).
 	MirrorWait time.Duration
+	// RequestPartWorkers bounds how many partitions of one storage request
+	// run at once (service.forEachPart; 0: DefaultRequestPartWorkers).
+	RequestPartWorkers int
 	// RocksDB tunes the RocksDB instance of each data path (block cache,
 	// memtables, compression, blooms, compaction rate); zero fields take
 	// rocksopts.Default.

@@ -90,15 +90,12 @@ func (s *service) spaceFor(ctx context.Context, spaceID int32, version int64) (*
 }
 
 // forEachPart runs fn for every partition named, each once, and collects
-// the failures. The partitions run on at most partWorkers goroutines, the
-// request's own among them: a request naming a million partitions, hosted
-// here or not, must not start a goroutine for each (issue 24, bounds). The
-// bound is far above a space's partition count, because a write's fn
-// waits on its raft commit and on the edge mirrors (up to MirrorWait):
-// with fewer workers than partitions those waits would run in waves. A GO
-// 1 STEP names one partition and runs on the request's goroutine alone: a
-// goroutine per request cost its start and the growth of a fresh stack, a
-// tenth of such a request's CPU.
+// the failures. The partitions run on at most s.partWorkers() goroutines,
+// the request's own among them: a request naming a million partitions,
+// hosted here or not, must not start a goroutine for each (issue 24,
+// bounds). A GO 1 STEP names one partition and runs on the request's
+// goroutine alone: a goroutine per request cost its start and the growth
+// of a fresh stack, a tenth of such a request's CPU.
 func (s *service) forEachPart(snap *catalog.Snapshot, parts []int32, fn func(part int32) error) []*storagepb.PartResult {
 	parts = uniqueParts(parts)
 	var mu sync.Mutex
@@ -119,7 +116,7 @@ func (s *service) forEachPart(snap *catalog.Snapshot, parts []int32, fn func(par
 		}
 	}
 	var wg sync.WaitGroup
-	for range min(len(parts), partWorkers()) - 1 {
+	for range min(len(parts), s.partWorkers()) - 1 {
 		wg.Go(work)
 	}
 	work()
@@ -127,8 +124,17 @@ func (s *service) forEachPart(snap *catalog.Snapshot, parts []int32, fn func(par
 	return failed
 }
 
-// partWorkers is how many goroutines one request's partitions may run on.
-func partWorkers() int { return 1024 }
+// DefaultRequestPartWorkers is Config.RequestPartWorkers's default.
+const DefaultRequestPartWorkers = 1024
+
+// partWorkers is how many goroutines one request's partitions may run on
+// (Config.RequestPartWorkers).
+func (s *service) partWorkers() int {
+	if s.srv != nil && s.srv.cfg.RequestPartWorkers > 0 {
+		return s.srv.cfg.RequestPartWorkers
+	}
+	return DefaultRequestPartWorkers
+}
 
 // uniqueParts drops repeated partition ids, keeping the first of each: a
 // partition named twice would be read twice and its rows answered twice.

@@ -81,8 +81,8 @@ func TestForEachPartIsBounded(t *testing.T) {
 			t.Fatalf("partition %d run %d times", p, n)
 		}
 	}
-	if peak.Load() > int64(partWorkers()) {
-		t.Fatalf("%d partitions ran at once, more than partWorkers() = %d", peak.Load(), partWorkers())
+	if peak.Load() > int64(DefaultRequestPartWorkers) {
+		t.Fatalf("%d partitions ran at once, more than DefaultRequestPartWorkers = %d", peak.Load(), DefaultRequestPartWorkers)
 	}
 	if len(failed) != 1000 {
 		t.Fatalf("%d failures reported, want 1000", len(failed))

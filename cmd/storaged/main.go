@@ -47,6 +47,7 @@ func run(args []string) error {
 	raftTick := fs.Duration("raft-tick", 100*time.Millisecond, "raft tick interval (election timeout is 10 ticks)")
 	maxLog := fs.Int("raft-max-log-entries", 10000, "truncate a partition's raft log once it holds this many applied entries (-1: never)")
 	catchUp := fs.Int("raft-log-catchup-entries", 2000, "entries kept behind the applied index when truncating, so slightly lagging followers catch up without a snapshot")
+	partWorkers := fs.Int("request-part-workers", storaged.DefaultRequestPartWorkers, "how many partitions of one storage request run at once (each waits on its raft commit and edge mirrors) — docs/storage.md")
 	mirrorWait := fs.Duration("mirror-wait", 10*time.Second, "how long an edge write waits for the in-edge halves in other partitions before it is acknowledged anyway (it is durable; they follow) — docs/storage.md")
 	maxLogBytes := fs.Int64("raft-max-log-bytes", 64<<20, "also truncate once the entries applied since the last truncation reach this many bytes (-1: never)")
 	idleTruncate := fs.Duration("raft-log-idle-truncate", 30*time.Second, "cut a partition's raft log back to the catch-up entries once nothing was applied to it for this long, as after a bulk load (0: never)")
@@ -120,7 +121,7 @@ func run(args []string) error {
 		GossipAddr:    *gossipAddr,
 		GossipSeeds:   daemon.SplitList(*gossipSeeds),
 		RaftTick:      *raftTick,
-		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes, MirrorWait: *mirrorWait,
+		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes, MirrorWait: *mirrorWait, RequestPartWorkers: *partWorkers,
 		LogIdleTruncateAfter: orNever(*idleTruncate),
 		DegreeCacheEntries:   offIfZero(*degreeCache),
 		RaftEntryCacheBytes:  int64(entryCacheSize),
