@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/linxGnu/grocksdb"
@@ -41,7 +42,12 @@ import (
 // A staged file is ingested through a hard link, and the staged name is
 // kept (for a replay of the entry after a crash) until it is a day old;
 // until then it shares its blocks with the ingested file, so it costs no
-// space unless compaction rewrote that file.
+// space unless compaction rewrote that file. An entry applied a second
+// time (a retried IngestSST, a replay) ingests a copy instead
+// (linkForIngest), and staged copies are compared with the entry's
+// checksum leaving out the 8 bytes RocksDB writes into an ingested file
+// (FileChecksum): either would otherwise make the second apply differ
+// from the first, or halt the partition for want of a matching copy.
 //
 // A replica whose staged copy is missing when the entry applies (removed
 // by hand or by the clean-up, lost with a disk) must not skip the ingest:
@@ -253,7 +259,7 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 	for _, f := range op.Files {
 		link := filepath.Join(dir, fmt.Sprintf("%s.ingest-%d", f.Name, st.index))
 		_ = os.Remove(link) // left by an attempt that crashed
-		if err := os.Link(filepath.Join(dir, f.Name), link); err != nil {
+		if err := linkForIngest(filepath.Join(dir, f.Name), link); err != nil {
 			for _, l := range links {
 				_ = os.Remove(l)
 			}
@@ -282,6 +288,72 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 		return st.recountDegrees()
 	}
 	return nil
+}
+
+// linkForIngest makes link, the name of staged that RocksDB ingests (and
+// moves into the database): a hard link, which copies nothing, unless
+//   - the staged file's inode is already a live file of the database, as
+//     when an entry naming it applies again (the importer retried an
+//     ingest whose outcome it did not learn; a crash came between the
+//     ingest and the applied index): RocksDB writes an ingest's global
+//     sequence number into the ingested file in place, so a second link
+//     would change the sequence number of the first ingest's file under
+//     the database;
+//   - or the file carries a global sequence number already (written by
+//     such an ingest here or on the replica it was fetched from), which
+//     RocksDB refuses in a file it is given to ingest.
+//
+// Then link is a copy, with the sequence number zero again.
+func linkForIngest(staged, link string) error {
+	f, err := os.Open(staged)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	seqno, err := globalSeqnoOffset(f, fi.Size())
+	if err != nil {
+		return fmt.Errorf("looking for the global sequence number of %s: %w", staged, err)
+	}
+	var value [8]byte
+	if seqno >= 0 {
+		if _, err := f.ReadAt(value[:], seqno); err != nil {
+			return fmt.Errorf("reading the global sequence number of %s: %w", staged, err)
+		}
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 1 && value == [8]byte{} {
+		return os.Link(staged, link)
+	}
+	return copyForIngest(f, link, seqno)
+}
+
+// copyForIngest copies src to a new file dst, with the 8 bytes at seqno
+// (the global sequence number's value; < 0: none) zero, and syncs it.
+func copyForIngest(src *os.File, dst string, seqno int64) (err error) {
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = os.Remove(dst)
+		}
+	}()
+	if _, err := io.Copy(out, io.NewSectionReader(src, 0, 1<<62)); err != nil {
+		return fmt.Errorf("copying %s: %w", src.Name(), err)
+	}
+	if seqno >= 0 {
+		if _, err := out.WriteAt(make([]byte, 8), seqno); err != nil {
+			return fmt.Errorf("zeroing the global sequence number of the copy of %s: %w", src.Name(), err)
+		}
+	}
+	return out.Sync()
 }
 
 // ensureStaged makes sure every file of op is staged in dir, fetching the

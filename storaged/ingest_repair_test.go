@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -403,4 +404,80 @@ func TestIngestSlowFetchHaltsInsteadOfBlocking(t *testing.T) {
 		st, err := ic.tryStatus(slow)
 		return err == nil && st.Halt == nil
 	})
+}
+
+// TestIngestAppliedAgain: an ingest entry that applies a second time, as
+// when the importer retries an IngestSST whose outcome it did not learn,
+// ingests its files again on every replica instead of halting the
+// partition. RocksDB writes an ingest's global sequence number into the
+// file in place when its keys overlap data already there; through the
+// hard link that changed every staged copy, so the second apply found none
+// matching the entry's checksum and halted for good. It must not change
+// the first ingest's file under the database either (a second hard link
+// would).
+func TestIngestAppliedAgain(t *testing.T) {
+	ic := startIngestCluster(t, "again")
+	first := ic.staged(t, "first.sst", 200)
+	ic.ingest(t, first)
+	second := ic.staged(t, "second.sst", 200) // the same keys: it overlaps
+	ic.ingest(t, second)
+	waitUntil(t, "every replica holds the second file's values", func() bool {
+		for i := range ic.c.Stores {
+			if !ic.holds(t, i, "second.sst", 0) || !ic.holds(t, i, "second.sst", 199) {
+				return false
+			}
+		}
+		return true
+	})
+	for i := range ic.c.Stores {
+		path := ic.stagedPath(i, "second.sst")
+		content, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := storageclient.NewSSTHash(nil)
+		h.Write(content)
+		if raw := h.Sum(nil); string(raw) == string(second.Checksum) {
+			t.Fatalf("store slot %d: the staged copy of an overlapping ingest is byte for byte the upload: RocksDB no longer writes the global sequence number in place, and this test no longer covers that case", i)
+		}
+		if sum := checksumOf(t, path); string(sum) != string(second.Checksum) {
+			t.Fatalf("store slot %d: staged copy's checksum %x after its ingest, the upload's %x", i, sum, second.Checksum)
+		}
+	}
+	// One follower loses its staged copy of the second file: at the retry
+	// it fetches a peer's, which carries that peer's sequence number.
+	lost := (ic.leaderSlot() + 1) % len(ic.c.Stores)
+	if err := os.Remove(ic.stagedPath(lost, "second.sst")); err != nil {
+		t.Fatal(err)
+	}
+	// The retries: the first file again (its values come back), then the
+	// second (its values again).
+	for _, f := range []*storagepb.SSTFile{first, second} {
+		ic.ingest(t, f)
+		waitUntil(t, "every replica holds the values of "+f.Name+" again", func() bool {
+			for i := range ic.c.Stores {
+				if !ic.holds(t, i, f.Name, 0) || !ic.holds(t, i, f.Name, 199) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	waitUntil(t, "the replicas converge", func() bool { return ic.converged(t) })
+	for i := range ic.c.Stores {
+		if st := ic.status(t, i); st.Halt != nil {
+			t.Errorf("store slot %d halted: %+v", i, *st.Halt)
+		}
+		for _, name := range []string{"first.sst", "second.sst"} {
+			fi, err := os.Stat(ic.stagedPath(i, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The staged name and at most the first ingest's file: the
+			// second ingest took a copy.
+			if n := fi.Sys().(*syscall.Stat_t).Nlink; n > 2 {
+				t.Errorf("store slot %d: staged %s has %d links: a second ingest linked it into the database again", i, name, n)
+			}
+		}
+	}
 }

@@ -252,9 +252,11 @@ func downloadStaged(ctx context.Context, tlsConfig *nodetls.Config, addr string,
 			if err := checkStreamSum(got, c.Checksum, size); err != nil {
 				return size, err
 			}
-			if len(sum) > 0 && len(sum) != storageclient.SSTChecksumLen {
-				// An entry from before XXH64: its file is checked
-				// with the SHA-256 it names, read back once.
+			if len(sum) > 0 && (len(sum) != storageclient.SSTChecksumLen || !bytes.Equal(got, sum)) {
+				// An entry from before XXH64, whose file is checked
+				// with the SHA-256 it names, or a copy whose global
+				// sequence number the peer's ingest wrote in place
+				// (FileChecksum hashes it as zeros): read back once.
 				if got, _, err = FileChecksum(tmp, sum); err != nil {
 					return size, err
 				}
