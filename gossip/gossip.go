@@ -21,12 +21,15 @@ package gossip
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,8 +59,54 @@ type Config struct {
 	// misses a probe is declared dead about two intervals later unless it
 	// refutes.
 	ProbeInterval time.Duration
+	// Keys is the gossip keyring: AES keys of 16, 24 or 32 bytes
+	// (LoadKeyFile). The first encrypts and authenticates what this node
+	// sends; any of them opens what it receives, so a key is rotated by
+	// adding the new one second everywhere, then first, then dropping the
+	// old. Empty: plaintext gossip, which anyone who reaches the port can
+	// join and use to mark live peers dead (docs/security.md).
+	Keys [][]byte
 	// Logger receives membership changes (discarded if nil).
 	Logger *slog.Logger
+}
+
+// LoadKeyFile reads a gossip keyring: one base64 key (16, 24 or 32 bytes:
+// AES-128, -192 or -256) per line, the first the one nodes send with;
+// blank lines and lines starting with # are skipped. nova-certs writes
+// one (gossip.key) beside the certificates.
+func LoadKeyFile(path string) ([][]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("gossip key file: %w", err)
+	}
+	var keys [][]byte
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, err := base64.StdEncoding.DecodeString(line)
+		if err != nil {
+			return nil, fmt.Errorf("gossip key file %s, line %d: not base64: %w", path, i+1, err)
+		}
+		if n := len(key); n != 16 && n != 24 && n != 32 {
+			return nil, fmt.Errorf("gossip key file %s, line %d: a key of %d bytes; want 16, 24 or 32 (AES-128, -192, -256)", path, i+1, n)
+		}
+		keys = append(keys, key)
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("gossip key file %s holds no key", path)
+	}
+	return keys, nil
+}
+
+// NewKey returns a random AES-256 gossip key, base64, as LoadKeyFile reads it.
+func NewKey() (string, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(key), nil
 }
 
 // State is what this node believes about a peer.
@@ -166,6 +215,16 @@ func Start(cfg Config) (*Node, error) {
 	mc.Delegate = &delegate{meta: mustJSON(meta{Role: cfg.Role, Service: cfg.ServiceAddr})}
 	mc.Events = &eventSink{n: n}
 	mc.Logger = log.New(io.Discard, "", 0) // memberlist logs every probe; we log changes
+	if len(cfg.Keys) > 0 {
+		kr, err := memberlist.NewKeyring(cfg.Keys[1:], cfg.Keys[0])
+		if err != nil {
+			return nil, fmt.Errorf("gossip: keyring: %w", err)
+		}
+		// Nothing unencrypted in or out: a peer without the key is not
+		// heard, and cannot hear who is alive.
+		mc.Keyring = kr
+		mc.GossipVerifyIncoming, mc.GossipVerifyOutgoing = true, true
+	}
 	list, err := memberlist.Create(mc)
 	if err != nil {
 		return nil, fmt.Errorf("gossip: starting on %s: %w", cfg.BindAddr, err)

@@ -3,6 +3,8 @@ package gossip
 import (
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +150,76 @@ func TestBindAddrMayBeAName(t *testing.T) {
 	if _, err := Start(Config{Role: "storaged", ServiceAddr: "x:1", BindAddr: "no-such-host.invalid:0"}); err == nil ||
 		!strings.Contains(err.Error(), "no-such-host.invalid") {
 		t.Fatalf("an unresolvable gossip host: %v", err)
+	}
+}
+
+// TestKeyring: nodes that share a key see each other; a node with another
+// key, or with none, joining through the same seed is never taken into
+// their membership (nor they into its), and a node that also opens a new
+// key, the first step of a rotation, joins.
+func TestKeyring(t *testing.T) {
+	keyFile := func(lines ...string) [][]byte {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "gossip.key")
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		keys, err := LoadKeyFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return keys
+	}
+	k1, err := NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, _ := NewKey()
+	start := func(service string, keys [][]byte, seeds ...string) *Node {
+		t.Helper()
+		nd, err := Start(Config{Role: "storaged", ServiceAddr: service, Keys: keys, Seeds: seeds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nd.Kill)
+		return nd
+	}
+	a := start("127.0.0.1:9801", keyFile("# the cluster's key", k1))
+	b := start("127.0.0.1:9802", keyFile(k1), a.Addr())
+	waitFor(t, "two nodes with one key see each other", func() bool { return aliveCount(a) == 2 && aliveCount(b) == 2 })
+	rotated := start("127.0.0.1:9803", keyFile(k1, "", k2), a.Addr())
+	waitFor(t, "a node that also opens a new key joins", func() bool { return aliveCount(a) == 3 && aliveCount(rotated) == 3 })
+	intruders := []*Node{start("127.0.0.1:9804", keyFile(k2), a.Addr()), start("127.0.0.1:9805", nil, a.Addr())}
+	time.Sleep(2 * time.Second) // many probe and gossip intervals
+	for _, nd := range []*Node{a, b} {
+		for _, m := range nd.Members() {
+			if m.ServiceAddr == "127.0.0.1:9804" || m.ServiceAddr == "127.0.0.1:9805" {
+				t.Errorf("%s took %s (another key, or none) into its membership", nd.cfg.ServiceAddr, m.ServiceAddr)
+			}
+		}
+	}
+	for _, nd := range intruders {
+		if n := aliveCount(nd); n != 1 {
+			t.Errorf("%s (another key, or none) sees %d live members, want only itself", nd.cfg.ServiceAddr, n)
+		}
+	}
+}
+
+// TestLoadKeyFileErrors: a key file that cannot be used is refused with
+// its line and why.
+func TestLoadKeyFileErrors(t *testing.T) {
+	for _, tc := range []struct{ content, want string }{
+		{"", "holds no key"},
+		{"# only a comment\n", "holds no key"},
+		{"not base64!\n", "line 1: not base64"},
+		{"\nc2hvcnQ=\n", "line 2: a key of 5 bytes"},
+	} {
+		path := filepath.Join(t.TempDir(), "k")
+		if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadKeyFile(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.content, err, tc.want)
+		}
 	}
 }

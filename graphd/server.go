@@ -71,6 +71,9 @@ type Config struct {
 	// within a second of a crash instead of after connection timeouts.
 	GossipAddr  string
 	GossipSeeds []string
+	// GossipKeys is the gossip keyring (gossip.Config.Keys); empty:
+	// plaintext gossip.
+	GossipKeys [][]byte
 }
 
 // Server is one graphd.
@@ -173,7 +176,7 @@ func (s *Server) Start() error {
 	s.storage.SetFailFastOffline(true)
 	if s.cfg.GossipAddr != "" {
 		node, err := gossip.Start(gossip.Config{
-			Role: "graphd", ServiceAddr: lis.Addr().String(), BindAddr: s.cfg.GossipAddr, Seeds: s.cfg.GossipSeeds,
+			Role: "graphd", ServiceAddr: lis.Addr().String(), BindAddr: s.cfg.GossipAddr, Seeds: s.cfg.GossipSeeds, Keys: s.cfg.GossipKeys,
 			Logger: s.log.With("component", "gossip"),
 		})
 		if err != nil {

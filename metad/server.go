@@ -106,6 +106,9 @@ type Config struct {
 	// lease the confirmation that decides.
 	GossipAddr  string
 	GossipSeeds []string
+	// GossipKeys is the gossip keyring (gossip.Config.Keys); empty:
+	// plaintext gossip.
+	GossipKeys [][]byte
 	// BcryptCost is the bcrypt cost of stored password hashes
 	// (bcrypt.DefaultCost). Tests lower it to bcrypt.MinCost.
 	BcryptCost int
@@ -280,7 +283,7 @@ func (s *Server) Start(ctx context.Context) (err error) {
 
 	if s.cfg.GossipAddr != "" {
 		if s.gossip, err = gossip.Start(gossip.Config{
-			Role: "metad", ServiceAddr: s.Addr(), BindAddr: s.cfg.GossipAddr, Seeds: s.cfg.GossipSeeds,
+			Role: "metad", ServiceAddr: s.Addr(), BindAddr: s.cfg.GossipAddr, Seeds: s.cfg.GossipSeeds, Keys: s.cfg.GossipKeys,
 			Logger: s.log.With("component", "gossip"),
 		}); err != nil {
 			return fmt.Errorf("metad: %w", err)

@@ -8,7 +8,8 @@
 # STORAGED_FLAGS is added to every storaged's command line (e.g.
 # "--rocksdb-write-buffer-mb 16"). TLS=1 runs every daemon with the
 # certificates in $TLS_DIR (default certs/, made by nova-certs if missing):
-# mutual TLS between them, TLS to graphd (docs/security.md); connect with
+# mutual TLS between them, TLS to graphd, gossip encrypted with the
+# cluster's key ($TLS_DIR/gossip.key) (docs/security.md); connect with
 # bin/nova-console -ca certs/ca.crt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,7 @@ TLS_DIR=${TLS_DIR:-certs}
 TLS_FLAGS="--enable-debug-pages"
 CONSOLE_TLS=""
 if [ "$TLS" = 1 ]; then
-	TLS_FLAGS="$TLS_FLAGS --tls-dir $TLS_DIR"
+	TLS_FLAGS="$TLS_FLAGS --tls-dir $TLS_DIR --gossip-key-file $TLS_DIR/gossip.key"
 	CONSOLE_TLS="-ca $TLS_DIR/ca.crt"
 fi
 
@@ -43,7 +44,7 @@ start() { # name, command...
 
 up() {
 	mkdir -p "$PIDS" "$LOGS"
-	if [ "$TLS" = 1 ] && [ ! -f "$TLS_DIR/ca.crt" ]; then
+	if [ "$TLS" = 1 ] && { [ ! -f "$TLS_DIR/ca.crt" ] || [ ! -f "$TLS_DIR/gossip.key" ]; }; then
 		bin/nova-certs -dir "$TLS_DIR"
 	fi
 	local metas="127.0.0.1:9559"

@@ -94,6 +94,9 @@ type Config struct {
 	// suspects, as graphd's does.
 	GossipAddr  string
 	GossipSeeds []string
+	// GossipKeys is the gossip keyring (gossip.Config.Keys); empty:
+	// plaintext gossip.
+	GossipKeys [][]byte
 	// DiskReserve is the full-disk threshold and ballast size in bytes
 	// (diskguard.go): a data path with less free is full, and this store
 	// refuses writes to the partitions it leads there and moves their
@@ -360,7 +363,7 @@ func (s *Server) Start(ctx context.Context) error {
 	sc := storageclient.New(s.meta, s.log)
 	if s.cfg.GossipAddr != "" {
 		node, err := gossip.Start(gossip.Config{
-			Role: "storaged", ServiceAddr: s.addr, BindAddr: s.cfg.GossipAddr, Seeds: s.cfg.GossipSeeds,
+			Role: "storaged", ServiceAddr: s.addr, BindAddr: s.cfg.GossipAddr, Seeds: s.cfg.GossipSeeds, Keys: s.cfg.GossipKeys,
 			Logger: s.log.With("component", "gossip"),
 		})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/graphd"
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/daemon"
@@ -48,6 +49,7 @@ func run(args []string) error {
 	fs.Var(&maxStatement, "max-statement-bytes", "refuse requests whose statement text is longer (a size as for --query-memory-limit); 0: no limit")
 	maxSessions := fs.Int("max-sessions-per-user", graphd.DefaultMaxSessionsPerUser, "sessions one user may hold from one client host; 0: no limit")
 	tlsFlags := nodetls.RegisterFlags(fs, "graphd")
+	gossipKeyFile := gossip.RegisterKeyFileFlag(fs)
 	debugPages := daemon.DebugPagesFlag(fs)
 	log, err := daemon.ParseFlags(fs, args, "graphd")
 	if err != nil {
@@ -64,9 +66,13 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	gossipKeys, err := gossip.LoadKeys(*gossipKeyFile)
+	if err != nil {
+		return err
+	}
 	srv := graphd.New(graphd.Config{
 		ListenAddr: *addr, MetaAddrs: metas, TLS: tlsConfig,
-		GossipAddr: *gossipAddr, GossipSeeds: daemon.SplitList(*gossipSeeds),
+		GossipAddr: *gossipAddr, GossipSeeds: daemon.SplitList(*gossipSeeds), GossipKeys: gossipKeys,
 		SessionIdle: *sessionIdle, Logger: log, Registry: reg,
 		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),
 		QueryMemoryLimitTotal: orNone(int64(queryMemoryTotal)), SlowQueryThreshold: orNone(*slowQuery),

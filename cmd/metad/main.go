@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/internal/daemon"
 	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/metad"
@@ -65,6 +66,7 @@ Flags:
 	rootPassword := fs.String("root-password", metad.DefaultRootPassword, "password of user root when metad creates it, on the first start of a new catalog; ignored afterwards (ALTER USER root / CHANGE PASSWORD change it)")
 
 	tlsFlags := nodetls.RegisterFlags(fs, "metad")
+	gossipKeyFile := gossip.RegisterKeyFileFlag(fs)
 	debugPages := daemon.DebugPagesFlag(fs)
 	etcdCNs := fs.String("etcd-allowed-cns", "", "with TLS: comma-separated certificate common names the embedded etcd accepts on its client and peer ports (default: the common name of this metad's certificate, which nova-certs gives every metad)")
 
@@ -77,6 +79,11 @@ Flags:
 		return 2
 	}
 	tlsConfig, err := tlsFlags.LoadDaemon(nodetls.RoleMetad)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "metad:", err)
+		return 2
+	}
+	gossipKeys, err := gossip.LoadKeys(*gossipKeyFile)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "metad:", err)
 		return 2
@@ -114,6 +121,7 @@ Flags:
 		RequireAddHosts:    *requireAddHosts,
 		GossipAddr:         *gossipAddr,
 		GossipSeeds:        daemon.SplitList(*gossipSeeds),
+		GossipKeys:         gossipKeys,
 		TLS:                tlsConfig,
 		DebugPages:         *debugPages,
 		EtcdAllowedCNs:     daemon.SplitList(*etcdCNs),

@@ -6,7 +6,8 @@
 //	nova-certs -dir certs metad1:metad:metad1 storaged1:storaged:storaged1 graphd:graphd:graphd,localhost
 //
 // An existing CA in -dir is reused, so certificates added later join the
-// same cluster; existing certificates are replaced.
+// same cluster; existing certificates are replaced. It also makes the
+// cluster's gossip key, gossip.key (kept if there), for --gossip-key-file.
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/internal/nodetls"
 )
 
@@ -88,7 +90,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	validity := fs.Duration("validity", 365*24*time.Hour, "how long the certificates (and a new CA: ten times this) are valid")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: nova-certs [flags] [NAME:ROLE:HOST,HOST ...]\n\n"+
-			"Makes a CA in -dir (or reuses the one there: ca.crt, ca.key) and, for each\n"+
+			"Makes a CA in -dir (or reuses the one there: ca.crt, ca.key), a gossip key\n"+
+			"(gossip.key, kept if there) and, for each\n"+
 			"argument, NAME.crt and NAME.key: a certificate of ROLE (%v)\n"+
 			"valid as a server for the HOSTs (DNS names or IP addresses). Without\n"+
 			"arguments it makes a local cluster's set: %s.\n\nFlags:\n", nodetls.Roles, strings.Join(localSet, " "))
@@ -130,6 +133,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "made a CA: %s (keep %s secret: it signs the cluster's certificates)\n", caCert, caKey)
 	default:
 		return fmt.Errorf("reading the CA: %w", err)
+	}
+	keyFile := filepath.Join(*dir, "gossip.key")
+	switch _, err := os.Stat(keyFile); {
+	case err == nil:
+		fmt.Fprintf(stdout, "using the gossip key in %s\n", keyFile)
+	case errors.Is(err, os.ErrNotExist):
+		key, err := gossip.NewKey()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "made a gossip key: %s (every daemon's --gossip-key-file; keep it secret)\n", keyFile)
+	default:
+		return err
 	}
 	for _, sp := range specs {
 		name := sp.file

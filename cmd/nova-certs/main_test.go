@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/internal/nodetls"
 )
 
@@ -38,9 +39,20 @@ func TestLocalSet(t *testing.T) {
 	if info, err := os.Stat(filepath.Join(dir, "storaged.key")); err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("a key must be readable by its owner only: %v %v", info.Mode(), err)
 	}
+	keyPath := filepath.Join(dir, "gossip.key")
+	if keys, err := gossip.LoadKeyFile(keyPath); err != nil || len(keys) != 1 || len(keys[0]) != 32 {
+		t.Fatalf("gossip.key: %v, %d keys", err, len(keys))
+	}
+	if info, err := os.Stat(keyPath); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the gossip key must be readable by its owner only: %v %v", info.Mode(), err)
+	}
+	gossipKey, _ := os.ReadFile(keyPath)
 	out.Reset()
 	if err := run([]string{"-dir", dir, "metad2:metad:meta2.example.com", "storaged7:storaged:10.0.0.7"}, &out, &errOut); err != nil {
 		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(keyPath); string(again) != string(gossipKey) {
+		t.Fatal("a second run replaced the gossip key: the daemons that have the first would no longer hear the new ones")
 	}
 	if !strings.Contains(out.String(), "using the CA") {
 		t.Fatalf("second run did not reuse the CA: %s", out.String())

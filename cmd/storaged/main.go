@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/daemon"
 	"github.com/novagraph/novagraph/internal/nodetls"
@@ -73,6 +74,7 @@ func run(args []string) error {
 	adjacencyQuiet := fs.Duration("adjacency-quiet", storaged.DefaultAdjacencyQuiet, "how long a partition must go unwritten before it is cached")
 	diskPoll := fs.Duration("disk-poll-interval", storaged.DefaultDiskPollInterval, "how often free space on the data paths is measured")
 	tlsFlags := nodetls.RegisterFlags(fs, "storaged")
+	gossipKeyFile := gossip.RegisterKeyFileFlag(fs)
 	debugPages := daemon.DebugPagesFlag(fs)
 	log, err := daemon.ParseFlags(fs, args, "storaged")
 	if err != nil {
@@ -82,6 +84,10 @@ func run(args []string) error {
 		return err
 	}
 	tlsConfig, err := tlsFlags.LoadDaemon(nodetls.RoleStoraged)
+	if err != nil {
+		return err
+	}
+	gossipKeys, err := gossip.LoadKeys(*gossipKeyFile)
 	if err != nil {
 		return err
 	}
@@ -120,6 +126,7 @@ func run(args []string) error {
 		Zone:          *zone,
 		GossipAddr:    *gossipAddr,
 		GossipSeeds:   daemon.SplitList(*gossipSeeds),
+		GossipKeys:    gossipKeys,
 		RaftTick:      *raftTick,
 		MaxLogEntries: *maxLog, LogCatchUpEntries: *catchUp, MaxLogBytes: *maxLogBytes, MirrorWait: *mirrorWait, RequestPartWorkers: *partWorkers,
 		LogIdleTruncateAfter: orNever(*idleTruncate),
