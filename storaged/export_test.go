@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/raftgroup"
 )
 
@@ -26,4 +27,14 @@ func (s *Server) DelayFetches(d time.Duration) {
 			return download(ctx, addr, g, name, sum, dir)
 		}
 	}
+}
+
+// ProposeIngestUnchecked proposes an ingest of files as IngestSST does at
+// this store, which must lead g, without the leader's checks: a leader
+// of an older release, or a forged entry, whose files only the replicas'
+// own checks at apply stand between and the database.
+func (s *Server) ProposeIngestUnchecked(ctx context.Context, g raftgroup.GroupID, files []*storagepb.SSTFile, stores []uint64) error {
+	return s.propose(ctx, g, &storagepb.Command{Mutations: []*storagepb.Mutation{
+		{Op: &storagepb.Mutation_IngestSst{IngestSst: &storagepb.IngestSSTOp{Files: files, Stores: stores}}},
+	}})
 }

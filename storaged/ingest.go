@@ -25,6 +25,7 @@ import (
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/raftgroup"
 	storageclient "github.com/novagraph/novagraph/storaged/client"
+	"github.com/novagraph/novagraph/storaged/sstcheck"
 )
 
 // Bulk ingest of SST files (the importer's SST mode).
@@ -174,8 +175,11 @@ func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuil
 	return s.srv.propose(ctx, g, b.cmd)
 }
 
-// checkStaged checks that files are staged for g and hold only g's data
-// keys.
+// checkStaged checks that files are staged for g, are the files their
+// checksums name, and hold only puts of g's data keys, read whole
+// (sstcheck.Full): what the leader checks before it proposes an ingest.
+// The replicas then check that their copies have the same checksums, so
+// each ingests a file that was read here.
 func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFile) error {
 	if err := checkFiles(g, files); err != nil {
 		return err
@@ -186,10 +190,14 @@ func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFil
 		if _, err := os.Stat(path); err != nil {
 			return invalid("SST file %s is not staged on this store for %s (upload it to every replica first): %v", f.Name, g, err)
 		}
-		if len(f.Checksum) > 0 {
-			if sum, _, err := FileChecksum(path, f.Checksum); err != nil || !bytes.Equal(sum, f.Checksum) {
-				return invalid("SST file %s staged on this store for %s is not the file named (checksum %x, want %x; %v): upload it again", f.Name, g, sum, f.Checksum, err)
-			}
+		if len(f.Checksum) == 0 {
+			return invalid("SST file %s for %s carries no checksum: every replica must be able to tell its copy is the file read here (use a nova-importer of this release)", f.Name, g)
+		}
+		if sum, _, err := FileChecksum(path, f.Checksum); err != nil || !bytes.Equal(sum, f.Checksum) {
+			return invalid("SST file %s staged on this store for %s is not the file named (checksum %x, want %x; %v): upload it again", f.Name, g, sum, f.Checksum, err)
+		}
+		if _, err := sstcheck.Check(path, g.Space, g.Part, sstcheck.Full); err != nil {
+			return invalid("SST file %s for %s: %v", f.Name, g, err)
 		}
 	}
 	return nil
@@ -253,6 +261,23 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 	verified, err := st.ensureStaged(dir, op)
 	if err != nil {
 		return fmt.Errorf("%w: %s entry %d on store %d: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, err)
+	}
+	// Read again here: the ends of a file the leader read whole (its
+	// checksum says it is that file), or the whole of a file from an
+	// importer before checksums. A verified file is the same on every
+	// replica, and a refusal the entry's result; an unverified one may
+	// differ here, and halts the group like a missing file.
+	mode := sstcheck.Ends
+	if !verified {
+		mode = sstcheck.Full
+	}
+	for _, f := range op.Files {
+		if _, err := sstcheck.Check(filepath.Join(dir, f.Name), st.g.Space, st.g.Part, mode); err != nil {
+			if verified {
+				return invalid("%s entry %d: SST file %s: %v", st.g, st.index, f.Name, err)
+			}
+			return fmt.Errorf("%w: %s entry %d on store %d: SST file %s: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, f.Name, err)
+		}
 	}
 	hadEdges := hasKeyWithPrefix(db, partition.KindPrefix(st.g.Space, st.g.Part, partition.KindEdge))
 	var links []string

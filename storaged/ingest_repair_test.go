@@ -354,8 +354,16 @@ func TestIngestRefusedAlikeByEveryReplica(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	err := ic.sc.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: ic.space, PartId: 1, Files: []*storagepb.SSTFile{f}, Stores: ic.ids})
 	cancel()
-	if err == nil || !strings.Contains(err.Error(), "RocksDB refused the SST files") {
-		t.Fatalf("ingesting a file RocksDB refuses: %v, want the entry refused with RocksDB's reason", err)
+	if err == nil || !strings.Contains(err.Error(), "not a readable SST file") {
+		t.Fatalf("ingesting a file RocksDB cannot read: %v, want it refused by the leader before it is proposed", err)
+	}
+	// Proposed all the same (a leader without that check), every replica
+	// refuses the entry alike when it applies it.
+	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+	err = ic.c.Stores[ic.leaderSlot()].Server.ProposeIngestUnchecked(ctx, ic.g, []*storagepb.SSTFile{f}, ic.ids)
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "not a readable SST file") {
+		t.Fatalf("applying an ingest of a file RocksDB cannot read: %v, want the entry refused with RocksDB's reason", err)
 	}
 	name := "good.sst"
 	good := ic.staged(t, name, 50)
@@ -479,5 +487,71 @@ func TestIngestAppliedAgain(t *testing.T) {
 				t.Errorf("store slot %d: staged %s has %d links: a second ingest linked it into the database again", i, name, n)
 			}
 		}
+	}
+}
+
+// TestIngestRefusesForeignKeys: an uploaded SST file whose keys reach
+// past the partition's data (a raft log key, another partition's key) is
+// refused by the leader before it is proposed, whatever key range the
+// request claims; proposed all the same, every replica refuses it when it
+// applies it, none writes the key, and none halts.
+func TestIngestRefusesForeignKeys(t *testing.T) {
+	ic := startIngestCluster(t, "foreign")
+	for i, tc := range []struct {
+		name  string
+		extra []byte // sorts after the partition's data keys
+		want  string
+	}{
+		{"a raft log key", partition.RaftLogKey(ic.space, 1, 1<<60), "a raft key"},
+		{"another partition's key", partition.TagKey(ic.space, 2, partition.EncodeInt64Vid(1), ingestTag), "another partition's or space's key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := fmt.Sprintf("foreign%d.sst", i)
+			keys := [][]byte{ic.key(1), ic.key(2), tc.extra}
+			path := filepath.Join(t.TempDir(), name)
+			storaged.WriteSSTFile(t, path, keys, func(int) []byte { return []byte("forged") })
+			ic.upload(t, path, name)
+			// The request claims the partition's keys only.
+			f := &storagepb.SSTFile{Name: name, Smallest: keys[0], Largest: keys[1], Checksum: checksumOf(t, path)}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			err := ic.sc.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: ic.space, PartId: 1, Files: []*storagepb.SSTFile{f}, Stores: ic.ids})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("IngestSST: %v, want it refused before it is proposed, naming %q", err, tc.want)
+			}
+			err = ic.c.Stores[ic.leaderSlot()].Server.ProposeIngestUnchecked(ctx, ic.g, []*storagepb.SSTFile{f}, ic.ids)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("the ingest proposed unchecked: %v, want the entry refused at apply, naming %q", err, tc.want)
+			}
+			// The entry applied (as a refusal) everywhere, or a replica
+			// that halted shows it here.
+			waitUntil(t, "every replica applies the refused entry", func() bool {
+				var applied uint64
+				for i := range ic.c.Stores {
+					st := ic.status(t, i)
+					if st.Halt != nil {
+						t.Fatalf("store slot %d halted: %+v", i, *st.Halt)
+					}
+					if i > 0 && st.Applied != applied {
+						return false
+					}
+					applied = st.Applied
+				}
+				return true
+			})
+			ro := grocksdb.NewDefaultReadOptions()
+			defer ro.Destroy()
+			for i := range ic.c.Stores {
+				for _, k := range keys {
+					got, err := ic.c.Stores[i].Server.PartitionDB(ic.space, 1).GetBytes(ro, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if string(got) == "forged" {
+						t.Fatalf("store slot %d holds key %x of the refused file", i, k)
+					}
+				}
+			}
+		})
 	}
 }
