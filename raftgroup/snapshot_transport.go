@@ -1,7 +1,9 @@
 package raftgroup
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +12,13 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/linxGnu/grocksdb"
 	rpb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/raftmsgpb"
 )
 
@@ -100,12 +104,15 @@ func (t *GRPCTransport) streamSnapshot(d *SnapshotData) (int, error) {
 	it := d.DB.NewIterator(ro)
 	defer it.Close()
 	size, keys := 0, 0
+	sum := newSnapshotHash()
 	for it.Seek(d.Lower); it.Valid(); it.Next() {
 		// The iterator's slices point into RocksDB memory that the next
 		// step reuses: copy them.
-		chunk.Keys = append(chunk.Keys, append([]byte(nil), it.Key().Data()...))
-		chunk.Values = append(chunk.Values, append([]byte(nil), it.Value().Data()...))
-		size += len(chunk.Keys[len(chunk.Keys)-1]) + len(chunk.Values[len(chunk.Values)-1])
+		k, v := append([]byte(nil), it.Key().Data()...), append([]byte(nil), it.Value().Data()...)
+		chunk.Keys = append(chunk.Keys, k)
+		chunk.Values = append(chunk.Values, v)
+		sum.add(k, v)
+		size += len(k) + len(v)
 		keys++
 		if size >= snapshotChunkBytes {
 			if err := stream.Send(chunk); err != nil {
@@ -119,6 +126,8 @@ func (t *GRPCTransport) streamSnapshot(d *SnapshotData) (int, error) {
 		return keys, fmt.Errorf("reading snapshot range: %w", err)
 	}
 	chunk.Done = true
+	chunk.TotalKeys = uint64(keys)
+	chunk.Checksum = sum.sum()
 	if err := stream.Send(chunk); err != nil {
 		return keys, fmt.Errorf("streaming snapshot to store %d: %w", to, err)
 	}
@@ -192,7 +201,7 @@ func (s *SnapshotServer) Snapshot(stream grpc.ClientStreamingServer[raftmsgpb.Sn
 	id := GroupID{Space: h.SpaceId, Part: h.PartId}
 	idx := m.GetSnapshot().GetMetadata().GetIndex()
 	path := filepath.Join(s.dir, fmt.Sprintf("%d-%d-%d-%d.sst", id.Space, id.Part, idx, s.seq.Add(1)))
-	keys, err := s.receive(stream, first, path)
+	keys, err := s.receive(stream, first, id, path)
 	if err != nil {
 		_ = os.Remove(path)
 		return fmt.Errorf("%s: receiving snapshot %d: %w", id, idx, err)
@@ -208,8 +217,15 @@ func (s *SnapshotServer) Snapshot(stream grpc.ClientStreamingServer[raftmsgpb.Sn
 }
 
 // receive writes the stream's key-value pairs into an SST file at path and
-// returns how many there were (no file is left when there were none).
-func (s *SnapshotServer) receive(stream grpc.ClientStreamingServer[raftmsgpb.SnapshotChunk, raftmsgpb.BatchAck], chunk *raftmsgpb.SnapshotChunk, path string) (int, error) {
+// returns how many there were (no file is left when there were none). It
+// refuses a key outside the group's data range (installing the file
+// would overwrite this replica's raft state or another partition's data),
+// and a stream whose count or checksum on the last chunk is not what
+// arrived: a snapshot is installed whole and exactly as sent, or not at
+// all.
+func (s *SnapshotServer) receive(stream grpc.ClientStreamingServer[raftmsgpb.SnapshotChunk, raftmsgpb.BatchAck], chunk *raftmsgpb.SnapshotChunk, id GroupID, path string) (int, error) {
+	lower, upper := partition.DataRange(id.Space, id.Part)
+	sum := newSnapshotHash()
 	opts, err := s.sstOptions()
 	if err != nil {
 		return 0, fmt.Errorf("options of %s: %w", path, err)
@@ -226,6 +242,10 @@ func (s *SnapshotServer) receive(stream grpc.ClientStreamingServer[raftmsgpb.Sna
 			return keys, fmt.Errorf("chunk has %d keys and %d values", len(chunk.Keys), len(chunk.Values))
 		}
 		for i, k := range chunk.Keys {
+			if bytes.Compare(k, lower) < 0 || bytes.Compare(k, upper) >= 0 {
+				return keys, errForged("key %x of the snapshot is outside %s's data range %x..%x", k, id, lower, upper)
+			}
+			sum.add(k, chunk.Values[i])
 			if !opened {
 				if err := w.Open(path); err != nil {
 					return keys, fmt.Errorf("creating %s: %w", path, err)
@@ -238,6 +258,15 @@ func (s *SnapshotServer) receive(stream grpc.ClientStreamingServer[raftmsgpb.Sna
 			keys++
 		}
 		if chunk.Done {
+			if chunk.TotalKeys != uint64(keys) {
+				return keys, fmt.Errorf("the snapshot says it sent %d keys, %d arrived", chunk.TotalKeys, keys)
+			}
+			if got := sum.sum(); !bytes.Equal(got, chunk.Checksum) {
+				if len(chunk.Checksum) == 0 {
+					return keys, errors.New("the snapshot's last chunk carries no checksum (a sender of an older release: upgrade every storaged)")
+				}
+				return keys, fmt.Errorf("the snapshot's checksum is %x, what arrived %x", chunk.Checksum, got)
+			}
 			break
 		}
 		var err error
@@ -255,3 +284,24 @@ func (s *SnapshotServer) receive(stream grpc.ClientStreamingServer[raftmsgpb.Sna
 	}
 	return keys, nil
 }
+
+// snapshotHash is the checksum of a snapshot stream: XXH64 of every key
+// and value in order, each preceded by its length (a uvarint, so that no
+// two different streams of pairs hash the same bytes).
+type snapshotHash struct {
+	h   *xxhash.Digest
+	buf [binary.MaxVarintLen64]byte
+}
+
+func newSnapshotHash() *snapshotHash { return &snapshotHash{h: xxhash.New()} }
+
+func (s *snapshotHash) add(key, value []byte) {
+	for _, b := range [2][]byte{key, value} {
+		n := binary.PutUvarint(s.buf[:], uint64(len(b)))
+		_, _ = s.h.Write(s.buf[:n])
+		_, _ = s.h.Write(b)
+	}
+}
+
+// sum is the checksum, 8 bytes big-endian.
+func (s *snapshotHash) sum() []byte { return binary.BigEndian.AppendUint64(nil, s.h.Sum64()) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/raftmsgpb"
 )
 
@@ -88,5 +90,85 @@ func TestSendRefusesForgedBatches(t *testing.T) {
 	defer mu.Unlock()
 	if len(checked) != 3 || checked[2] != 3 {
 		t.Fatalf("PeerCheck saw %v", checked)
+	}
+}
+
+// TestSnapshotStreamRefusesForeignKeysAndDamage: the snapshot server
+// refuses a stream with a key outside the group's data range (a raft key
+// of this replica, another partition's key), and one whose last chunk's
+// count or checksum is not what arrived, or that has no checksum; each
+// before the engine sees a file (none is attached), and no file is left.
+func TestSnapshotStreamRefusesForeignKeysAndDamage(t *testing.T) {
+	const me, sender = 1, 2
+	g := GroupID{Space: 4, Part: 2}
+	dir := t.TempDir()
+	snaps, err := NewSnapshotServer(me, nil, dir, nil, nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	raftmsgpb.RegisterRaftSnapshotServiceServer(srv, snaps)
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Stop()
+	conn, err := grpc.NewClient("passthrough:///"+ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	msg, err := proto.Marshal(&rpb.Message{Type: rpb.MsgSnap.Enum(), From: proto.Uint64(sender), To: proto.Uint64(me), Term: proto.Uint64(1),
+		Snapshot: &rpb.Snapshot{Metadata: &rpb.SnapshotMetadata{Index: proto.Uint64(10), Term: proto.Uint64(1)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := [][]byte{partition.TagKey(g.Space, g.Part, partition.EncodeInt64Vid(1), 1), partition.TagKey(g.Space, g.Part, partition.EncodeInt64Vid(2), 1)}
+	// last builds the final chunk of keys as a sender does, then lets the
+	// case damage it.
+	last := func(keys [][]byte, damage func(c *raftmsgpb.SnapshotChunk)) *raftmsgpb.SnapshotChunk {
+		c := &raftmsgpb.SnapshotChunk{Done: true, TotalKeys: uint64(len(keys))}
+		sum := newSnapshotHash()
+		for _, k := range keys {
+			c.Keys = append(c.Keys, k)
+			c.Values = append(c.Values, []byte("v"))
+			sum.add(k, []byte("v"))
+		}
+		c.Checksum = sum.sum()
+		if damage != nil {
+			damage(c)
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name string
+		last *raftmsgpb.SnapshotChunk
+		code codes.Code
+		says string
+	}{
+		{"a raft log key of the group", last(append(good, partition.RaftLogKey(g.Space, g.Part, 1)), nil), codes.PermissionDenied, "outside space 4 part 2's data range"},
+		{"another partition's key", last(append(good, partition.TagKey(g.Space, g.Part+1, partition.EncodeInt64Vid(1), 1)), nil), codes.PermissionDenied, "outside space 4 part 2's data range"},
+		{"a value changed on the way", last(good, func(c *raftmsgpb.SnapshotChunk) { c.Values[1] = []byte("w") }), codes.Unknown, "the snapshot's checksum is"},
+		{"a key lost on the way", last(good, func(c *raftmsgpb.SnapshotChunk) { c.Keys, c.Values = c.Keys[:1], c.Values[:1] }), codes.Unknown, "says it sent 2 keys, 1 arrived"},
+		{"no checksum", last(good, func(c *raftmsgpb.SnapshotChunk) { c.Checksum = nil }), codes.Unknown, "carries no checksum"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			stream, err := raftmsgpb.NewRaftSnapshotServiceClient(conn).Snapshot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = stream.Send(&raftmsgpb.SnapshotChunk{Header: &raftmsgpb.SnapshotHeader{FromStore: sender, ToStore: me, SpaceId: g.Space, PartId: g.Part, Message: msg}})
+			_ = stream.Send(tc.last)
+			_, err = stream.CloseAndRecv()
+			if status.Code(err) != tc.code || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("got %v, want %v saying %q", err, tc.code, tc.says)
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 0 {
+				t.Fatalf("a refused snapshot left %d files in its folder", len(left))
+			}
+		})
 	}
 }

@@ -182,15 +182,21 @@ func (*BatchAck) Descriptor() ([]byte, []int) {
 
 // SnapshotChunk is one message of a snapshot stream. The first chunk carries
 // the header; every chunk may carry key-value pairs of the partition's data
-// range in ascending key order; the last one has done set. A snapshot goes
-// on its own stream so a large transfer never delays heartbeats and appends
-// on the batched message stream.
+// range in ascending key order; the last one has done set, the number of
+// pairs sent and their checksum. A snapshot goes on its own stream so a
+// large transfer never delays heartbeats and appends on the batched message
+// stream.
 type SnapshotChunk struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Header        *SnapshotHeader        `protobuf:"bytes,1,opt,name=header,proto3" json:"header,omitempty"`
-	Keys          [][]byte               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`
-	Values        [][]byte               `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"` // parallel to keys
-	Done          bool                   `protobuf:"varint,4,opt,name=done,proto3" json:"done,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Header *SnapshotHeader        `protobuf:"bytes,1,opt,name=header,proto3" json:"header,omitempty"`
+	Keys   [][]byte               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`
+	Values [][]byte               `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"` // parallel to keys
+	Done   bool                   `protobuf:"varint,4,opt,name=done,proto3" json:"done,omitempty"`
+	// On the last chunk: how many pairs the stream carried, and the XXH64
+	// (8 bytes, big-endian) of every key and value in order, each preceded
+	// by its length as a uvarint (raftgroup.snapshotHash).
+	TotalKeys     uint64 `protobuf:"varint,5,opt,name=total_keys,json=totalKeys,proto3" json:"total_keys,omitempty"`
+	Checksum      []byte `protobuf:"bytes,6,opt,name=checksum,proto3" json:"checksum,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -251,6 +257,20 @@ func (x *SnapshotChunk) GetDone() bool {
 		return x.Done
 	}
 	return false
+}
+
+func (x *SnapshotChunk) GetTotalKeys() uint64 {
+	if x != nil {
+		return x.TotalKeys
+	}
+	return 0
+}
+
+func (x *SnapshotChunk) GetChecksum() []byte {
+	if x != nil {
+		return x.Checksum
+	}
+	return nil
 }
 
 type SnapshotHeader struct {
@@ -344,12 +364,15 @@ const file_novagraph_raftmsg_proto_rawDesc = "" +
 	"\bto_store\x18\x02 \x01(\x04R\atoStore\x128\n" +
 	"\bmessages\x18\x03 \x03(\v2\x1c.novagraph.raft.GroupMessageR\bmessages\"\n" +
 	"\n" +
-	"\bBatchAck\"\x87\x01\n" +
+	"\bBatchAck\"\xc2\x01\n" +
 	"\rSnapshotChunk\x126\n" +
 	"\x06header\x18\x01 \x01(\v2\x1e.novagraph.raft.SnapshotHeaderR\x06header\x12\x12\n" +
 	"\x04keys\x18\x02 \x03(\fR\x04keys\x12\x16\n" +
 	"\x06values\x18\x03 \x03(\fR\x06values\x12\x12\n" +
-	"\x04done\x18\x04 \x01(\bR\x04done\"\x98\x01\n" +
+	"\x04done\x18\x04 \x01(\bR\x04done\x12\x1d\n" +
+	"\n" +
+	"total_keys\x18\x05 \x01(\x04R\ttotalKeys\x12\x1a\n" +
+	"\bchecksum\x18\x06 \x01(\fR\bchecksum\"\x98\x01\n" +
 	"\x0eSnapshotHeader\x12\x1d\n" +
 	"\n" +
 	"from_store\x18\x01 \x01(\x04R\tfromStore\x12\x19\n" +
