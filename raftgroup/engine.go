@@ -379,7 +379,9 @@ func (e *Engine) AddGroup(id GroupID, db *grocksdb.DB, voters []uint64) error {
 		// Followers reject proposals; the storage client routes them to
 		// the leader using the hint in NotLeaderError.
 		DisableProposalForwarding: true,
-		Logger:                    e.raftLog,
+		// Per group: raft's own warnings ("stepped down to follower since
+		// quorum is not active") do not say which group they are about.
+		Logger: raftLogger{log: e.raftLog.log.With("group", id.String())},
 		// Log writes go to the append writer so that ticks, heartbeats and
 		// the leader's appends never wait for an fsync (writer.go).
 		AsyncStorageWrites: true,
