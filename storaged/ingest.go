@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -176,32 +177,54 @@ func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuil
 }
 
 // checkStaged checks that files are staged for g, are the files their
-// checksums name, and hold only puts of g's data keys, read whole
-// (sstcheck.Full): what the leader checks before it proposes an ingest.
-// The replicas then check that their copies have the same checksums, so
-// each ingests a file that was read here.
+// checksums name, and that their ends are puts of g's data keys
+// (sstcheck.Ends): what the leader checks before it proposes an ingest,
+// so that a wrong request fails before it is in the log. Each replica
+// reads its copy whole when it applies the entry.
+//
+// Both reads go through one hard link of the staged file made here: an
+// upload may rename another file over the staged name at any moment, and
+// the file checksummed must be the file read.
 func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFile) error {
 	if err := checkFiles(g, files); err != nil {
 		return err
 	}
 	dir := stagingDir(db, g)
 	for _, f := range files {
-		path := filepath.Join(dir, f.Name)
-		if _, err := os.Stat(path); err != nil {
-			return invalid("SST file %s is not staged on this store for %s (upload it to every replica first): %v", f.Name, g, err)
-		}
-		if len(f.Checksum) == 0 {
-			return invalid("SST file %s for %s carries no checksum: every replica must be able to tell its copy is the file read here (use a nova-importer of this release)", f.Name, g)
-		}
-		if sum, _, err := FileChecksum(path, f.Checksum); err != nil || !bytes.Equal(sum, f.Checksum) {
-			return invalid("SST file %s staged on this store for %s is not the file named (checksum %x, want %x; %v): upload it again", f.Name, g, sum, f.Checksum, err)
-		}
-		if _, err := sstcheck.Check(path, g.Space, g.Part, sstcheck.Full); err != nil {
-			return invalid("SST file %s for %s: %v", f.Name, g, err)
+		if err := checkStagedFile(dir, g, f); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+func checkStagedFile(dir string, g raftgroup.GroupID, f *storagepb.SSTFile) error {
+	path := filepath.Join(dir, f.Name)
+	held := fmt.Sprintf("%s.check-%d", path, checkSeq.Add(1))
+	if err := os.Link(path, held); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return invalid("SST file %s is not staged on this store for %s (upload it to every replica first): %v", f.Name, g, err)
+		}
+		return fmt.Errorf("SST file %s staged for %s: %w", f.Name, g, err)
+	}
+	defer os.Remove(held)
+	if len(f.Checksum) == 0 {
+		return invalid("SST file %s for %s carries no checksum: every replica must be able to tell its copy is the file named (use a nova-importer of this release)", f.Name, g)
+	}
+	if sum, _, err := FileChecksum(held, f.Checksum); err != nil || !bytes.Equal(sum, f.Checksum) {
+		return invalid("SST file %s staged on this store for %s is not the file named (checksum %x, want %x; %v): upload it again", f.Name, g, sum, f.Checksum, err)
+	}
+	if _, err := sstcheck.Check(held, g.Space, g.Part, sstcheck.Ends); err != nil {
+		if errors.Is(err, sstcheck.ErrLocal) {
+			return fmt.Errorf("SST file %s for %s: %w", f.Name, g, err)
+		}
+		return invalid("SST file %s for %s: %v", f.Name, g, err)
+	}
+	return nil
+}
+
+// checkSeq makes the names of checkStaged's links unique.
+var checkSeq atomic.Uint64
 
 // checkFiles checks what an IngestSSTOp says of its files: names and key
 // ranges. The same on every replica, so a failure is the entry's result.
@@ -262,18 +285,15 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s entry %d on store %d: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, err)
 	}
-	// Read again here: the ends of a file the leader read whole (its
-	// checksum says it is that file), or the whole of a file from an
-	// importer before checksums. A verified file is the same on every
-	// replica, and a refusal the entry's result; an unverified one may
-	// differ here, and halts the group like a missing file.
-	mode := sstcheck.Ends
-	if !verified {
-		mode = sstcheck.Full
-	}
+	// Every replica reads its own copy whole, whatever the leader read
+	// (an entry may come from a leader of an older release, or forged):
+	// a refusal for the file's content is the same wherever the file is
+	// read, so it is the entry's result when the copies are the entry's
+	// file (verified); a local read failure, or an unverified copy that may
+	// differ here, halts the group like a missing file.
 	for _, f := range op.Files {
-		if _, err := sstcheck.Check(filepath.Join(dir, f.Name), st.g.Space, st.g.Part, mode); err != nil {
-			if verified {
+		if _, err := sstcheck.Check(filepath.Join(dir, f.Name), st.g.Space, st.g.Part, sstcheck.Full); err != nil {
+			if verified && !errors.Is(err, sstcheck.ErrLocal) {
 				return invalid("%s entry %d: SST file %s: %v", st.g, st.index, f.Name, err)
 			}
 			return fmt.Errorf("%w: %s entry %d on store %d: SST file %s: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, f.Name, err)

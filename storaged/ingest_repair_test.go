@@ -493,8 +493,10 @@ func TestIngestAppliedAgain(t *testing.T) {
 // TestIngestRefusesForeignKeys: an uploaded SST file whose keys reach
 // past the partition's data (a raft log key, another partition's key) is
 // refused by the leader before it is proposed, whatever key range the
-// request claims; proposed all the same, every replica refuses it when it
-// applies it, none writes the key, and none halts.
+// request claims; a key of the partition's bookkeeping between its data
+// keys, when the entry applies; proposed all the same, every replica
+// refuses such a file when it applies it, none writes its keys, and none
+// halts.
 func TestIngestRefusesForeignKeys(t *testing.T) {
 	ic := startIngestCluster(t, "foreign")
 	for i, tc := range []struct {
@@ -504,10 +506,16 @@ func TestIngestRefusesForeignKeys(t *testing.T) {
 	}{
 		{"a raft log key", partition.RaftLogKey(ic.space, 1, 1<<60), "a raft key"},
 		{"another partition's key", partition.TagKey(ic.space, 2, partition.EncodeInt64Vid(1), ingestTag), "another partition's or space's key"},
+		// Between two of the partition's keys: the leader reads only the
+		// ends, every replica the whole file at apply.
+		{"a tombstone key between data keys", append(partition.TombstonePrefix(ic.space, 1), 1), "bookkeeping, kind 0x4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := fmt.Sprintf("foreign%d.sst", i)
 			keys := [][]byte{ic.key(1), ic.key(2), tc.extra}
+			if tc.extra[partition.PartPrefixLen] == partition.KindSystem {
+				keys = append(keys, partition.KindPrefix(ic.space, 1, partition.KindDegree))
+			}
 			path := filepath.Join(t.TempDir(), name)
 			storaged.WriteSSTFile(t, path, keys, func(int) []byte { return []byte("forged") })
 			ic.upload(t, path, name)

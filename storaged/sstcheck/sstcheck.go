@@ -5,11 +5,18 @@
 // RocksDB 7.8.3 C API has no reader).
 //
 // An IngestSST request says which partition its files are for and what
-// key range they hold; the files are what is ingested. storaged reads
-// each file whole at the leader before it proposes the ingest (Full), and
-// every replica reads the first and last key again when it applies it
-// (Ends), the file then being byte for byte the one the leader read (its
-// checksum). See storaged/ingest.go.
+// key range they hold; the files are what is ingested. storaged reads the
+// ends of each file at the leader before it proposes the ingest (Ends:
+// a raft key or another partition's key sorts before or after all of the
+// partition's data, so it is at an end), and every replica reads its own
+// copy whole when it applies the entry (Full), whatever the leader did.
+// See storaged/ingest.go.
+//
+// What it cannot see: RocksDB 7.8.3's SstFileReader shows neither point
+// nor range deletions, so "only puts" rests on the counts in the file's
+// own properties block, which a file crafted to misstate them (and its
+// block checksum recomputed) would pass. An importer certificate is
+// needed to upload one (docs/security.md).
 package sstcheck
 
 /*
@@ -21,7 +28,9 @@ package sstcheck
 import "C"
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/novagraph/novagraph/partition"
@@ -32,6 +41,13 @@ import (
 // (data versions, tombstones), KindIntent (promises to other partitions)
 // or any raft kind.
 var ingestKinds = [...]byte{partition.KindTag, partition.KindEdge, partition.KindIndex, partition.KindDegree}
+
+// ErrLocal marks a Check failure that is about this machine, not the
+// file: RocksDB's "IO error" (a disk read failing, too many open files,
+// the file gone). Another attempt, or another replica's copy, may read the
+// same file. Every other failure is about the file's content, and the same
+// wherever that file is read.
+var ErrLocal = errors.New("local I/O error")
 
 // Mode says how much of a file Check reads.
 type Mode int
@@ -76,7 +92,11 @@ func Check(path string, space, part int32, mode Mode) (Result, error) {
 	case C.NOVA_SST_OK:
 		return res, nil
 	case C.NOVA_SST_UNREADABLE:
-		return res, fmt.Errorf("not a readable SST file: %s", C.GoString(r.err))
+		msg := C.GoString(r.err)
+		if strings.HasPrefix(msg, "IO error") {
+			return res, fmt.Errorf("%w reading the SST file: %s", ErrLocal, msg)
+		}
+		return res, fmt.Errorf("not a readable SST file: %s", msg)
 	case C.NOVA_SST_COMPARATOR:
 		return res, fmt.Errorf("written with comparator %q, not RocksDB's bytewise one", C.GoString(r.comparator))
 	case C.NOVA_SST_NOT_PUTS:

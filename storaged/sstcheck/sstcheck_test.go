@@ -1,6 +1,7 @@
 package sstcheck
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -114,8 +115,13 @@ func TestCheckDamagedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range []Mode{Ends, Full} {
-		if _, err := Check(junk, space, part, mode); err == nil || !strings.Contains(err.Error(), "not a readable SST file") {
-			t.Errorf("mode %d on junk: %v", mode, err)
+		if _, err := Check(junk, space, part, mode); err == nil || !strings.Contains(err.Error(), "not a readable SST file") || errors.Is(err, ErrLocal) {
+			t.Errorf("mode %d on junk: %v, want a refusal of the content", mode, err)
+		}
+		// A file that is not there is this machine's problem, not the
+		// file's: a replica retries rather than refuse the entry.
+		if _, err := Check(junk+".gone", space, part, mode); !errors.Is(err, ErrLocal) {
+			t.Errorf("mode %d on a missing file: %v, want ErrLocal", mode, err)
 		}
 	}
 	var ops []op
