@@ -40,19 +40,9 @@ func TestSendRefusesForgedBatches(t *testing.T) {
 		}
 		return nil
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	raftmsgpb.RegisterRaftServiceServer(srv, NewServer(me, nil, check, slog.New(slog.DiscardHandler)))
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Stop()
-	conn, err := grpc.NewClient("passthrough:///"+ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := serveForTest(t, func(srv *grpc.Server) {
+		raftmsgpb.RegisterRaftServiceServer(srv, NewServer(me, nil, check, slog.New(slog.DiscardHandler)))
+	})
 
 	batch := func(fromStore, msgFrom, msgTo uint64, typ rpb.MessageType) *raftmsgpb.MessageBatch {
 		m, err := proto.Marshal(&rpb.Message{Type: typ.Enum(), From: &msgFrom, To: &msgTo, Term: proto.Uint64(1)})
@@ -107,19 +97,7 @@ func TestSnapshotStreamRefusesForeignKeysAndDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	raftmsgpb.RegisterRaftSnapshotServiceServer(srv, snaps)
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Stop()
-	conn, err := grpc.NewClient("passthrough:///"+ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := serveForTest(t, func(srv *grpc.Server) { raftmsgpb.RegisterRaftSnapshotServiceServer(srv, snaps) })
 	msg, err := proto.Marshal(&rpb.Message{Type: rpb.MsgSnap.Enum(), From: proto.Uint64(sender), To: proto.Uint64(me), Term: proto.Uint64(1),
 		Snapshot: &rpb.Snapshot{Metadata: &rpb.SnapshotMetadata{Index: proto.Uint64(10), Term: proto.Uint64(1)}}})
 	if err != nil {
@@ -172,4 +150,24 @@ func TestSnapshotStreamRefusesForeignKeysAndDamage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveForTest serves what register adds on a loopback port, in
+// plaintext, until the test ends, and returns a connection to it.
+func serveForTest(t *testing.T, register func(*grpc.Server)) *grpc.ClientConn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	register(srv)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	conn, err := grpc.NewClient("passthrough:///"+ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }

@@ -24,7 +24,7 @@ type op struct {
 
 func put(k []byte) op { return op{kind: "put", key: k, value: []byte("v")} }
 
-func writeSST(t *testing.T, ops ...op) string {
+func writeSST(t testing.TB, ops ...op) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "f.sst")
 	env := grocksdb.NewDefaultEnvOptions()
@@ -148,27 +148,13 @@ func TestCheckDamagedFiles(t *testing.T) {
 //
 //	go test -run - -bench Check -benchtime 10x ./storaged/sstcheck
 func BenchmarkCheck(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "edges.sst")
-	env := grocksdb.NewDefaultEnvOptions()
-	defer env.Destroy()
-	opts := grocksdb.NewDefaultOptions()
-	defer opts.Destroy()
-	w := grocksdb.NewSSTFileWriter(env, opts)
-	defer w.Destroy()
-	if err := w.Open(path); err != nil {
-		b.Fatal(err)
-	}
 	const n = 500_000
+	ops := make([]op, 0, n)
 	for v := range int64(n) {
 		k := append(partition.KindPrefix(space, part, partition.KindEdge), partition.EncodeInt64Vid(v/10)...)
-		k = append(k, partition.EncodeInt64Vid(v)...)
-		if err := w.Put(k, []byte("\x00\x00\x00\x00\x00\x00\x00\x01")); err != nil {
-			b.Fatal(err)
-		}
+		ops = append(ops, op{kind: "put", key: append(k, partition.EncodeInt64Vid(v)...), value: []byte("\x00\x00\x00\x00\x00\x00\x00\x01")})
 	}
-	if err := w.Finish(); err != nil {
-		b.Fatal(err)
-	}
+	path := writeSST(b, ops...)
 	fi, _ := os.Stat(path)
 	b.Logf("%d keys, %d bytes", n, fi.Size())
 	for _, m := range []struct {
