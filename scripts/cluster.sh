@@ -49,8 +49,8 @@ up() {
 	fi
 	local metas="127.0.0.1:9559"
 	if [ "$METAD" -eq 1 ]; then
-		start metad bin/metad --addr 127.0.0.1:9559 --http-addr 127.0.0.1:19559 --data-path "$DATA/meta" \
-			--etcd-client-addr 127.0.0.1:2379 --etcd-peer-addr 127.0.0.1:2380 --root-password "$PASSWORD" \
+		start metad env NOVA_ROOT_PASSWORD="$PASSWORD" bin/metad --addr 127.0.0.1:9559 --http-addr 127.0.0.1:19559 --data-path "$DATA/meta" \
+			--etcd-client-addr 127.0.0.1:2379 --etcd-peer-addr 127.0.0.1:2380 \
 			--gossip-addr 127.0.0.1:9561 --gossip-seeds 127.0.0.1:9671 $TLS_FLAGS
 	else
 		# metad i listens on 9559+10(i-1), its etcd on 2379+10(i-1) (client)
@@ -64,9 +64,9 @@ up() {
 		done
 		for i in $(seq 1 "$METAD"); do
 			local off=$(( (i - 1) * 10 ))
-			start "metad$i" bin/metad --addr "127.0.0.1:$((9559 + off))" --http-addr "127.0.0.1:$((19559 + off))" \
+			start "metad$i" env NOVA_ROOT_PASSWORD="$PASSWORD" bin/metad --addr "127.0.0.1:$((9559 + off))" --http-addr "127.0.0.1:$((19559 + off))" \
 				--data-path "$DATA/meta$i" --etcd-client-addr "127.0.0.1:$((2379 + off))" \
-				--etcd-peer-addr "127.0.0.1:$((2380 + off))" --meta-peers "$peers" --root-password "$PASSWORD" \
+				--etcd-peer-addr "127.0.0.1:$((2380 + off))" --meta-peers "$peers" \
 				--gossip-addr "127.0.0.1:$((9561 + off))" --gossip-seeds 127.0.0.1:9671 $TLS_FLAGS
 		done
 	fi

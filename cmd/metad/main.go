@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/novagraph/novagraph/gossip"
@@ -63,7 +64,8 @@ Flags:
 	hostTTL := fs.Duration("host-ttl", 10*time.Second, "a storage host is offline this long after its last heartbeat (whole seconds)")
 	gossipAddr := fs.String("gossip-addr", "", "host:port to gossip on (memberlist) with storaged and graphd: balance jobs then hold a step on a storaged gossip says is down until it answers or its lease expires; empty: no gossip")
 	gossipSeeds := fs.String("gossip-seeds", "", "comma-separated gossip addresses of peers to join")
-	rootPassword := fs.String("root-password", metad.DefaultRootPassword, "password of user root when metad creates it, on the first start of a new catalog; ignored afterwards (ALTER USER root / CHANGE PASSWORD change it)")
+	rootPassword := fs.String("root-password", metad.DefaultRootPassword, "password of user root when metad creates it, on the first start of a new catalog; ignored afterwards (ALTER USER root / CHANGE PASSWORD change it). Visible in the process list: prefer --root-password-file or "+rootPasswordEnv)
+	rootPasswordFile := fs.String("root-password-file", "", "file holding root's password for a new catalog (its first line), e.g. a mounted Secret; or set "+rootPasswordEnv+". Either keeps it out of the process list")
 
 	tlsFlags := nodetls.RegisterFlags(fs, "metad")
 	gossipKeyFile := gossip.RegisterKeyFileFlag(fs)
@@ -84,6 +86,12 @@ Flags:
 		return 2
 	}
 	gossipKeys, err := gossip.LoadKeys(*gossipKeyFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "metad:", err)
+		return 2
+	}
+
+	password, err := resolveRootPassword(flagGiven(fs, "root-password"), *rootPassword, *rootPasswordFile, os.Getenv(rootPasswordEnv))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "metad:", err)
 		return 2
@@ -117,7 +125,7 @@ Flags:
 		EtcdInitialCluster: *etcdCluster,
 		EtcdEndpoints:      endpoints,
 		HostTTL:            *hostTTL,
-		RootPassword:       *rootPassword,
+		RootPassword:       password,
 		RequireAddHosts:    *requireAddHosts,
 		GossipAddr:         *gossipAddr,
 		GossipSeeds:        daemon.SplitList(*gossipSeeds),
@@ -138,4 +146,52 @@ Flags:
 	log.Info("shutting down")
 	srv.Stop()
 	return 0
+}
+
+// rootPasswordEnv names the environment variable that may hold root's
+// password for a new catalog (compose passes it so).
+const rootPasswordEnv = "NOVA_ROOT_PASSWORD"
+
+// resolveRootPassword picks root's password for a new catalog from the
+// one way it was given: --root-password (flagGiven), --root-password-file
+// (its first line, without the line end) or the environment; none gives
+// the default. Two ways at once are refused, as one would silently win.
+func resolveRootPassword(flagGiven bool, flagValue, file, env string) (string, error) {
+	var ways []string
+	if flagGiven {
+		ways = append(ways, "--root-password")
+	}
+	if file != "" {
+		ways = append(ways, "--root-password-file")
+	}
+	if env != "" {
+		ways = append(ways, rootPasswordEnv)
+	}
+	if len(ways) > 1 {
+		return "", fmt.Errorf("root's password is given %s: give it one way", strings.Join(ways, " and "))
+	}
+	switch {
+	case file != "":
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("--root-password-file: %w", err)
+		}
+		password, _, _ := strings.Cut(string(data), "\n")
+		password = strings.TrimSuffix(password, "\r")
+		if password == "" {
+			return "", fmt.Errorf("--root-password-file %s: its first line is empty", file)
+		}
+		return password, nil
+	case env != "":
+		return env, nil
+	}
+	return flagValue, nil
+}
+
+// flagGiven reports whether name was set on the command line or in the
+// config file.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

@@ -712,13 +712,19 @@ func TestMetadPeers(t *testing.T) {
 		t.Errorf("metad --etcd-peer-addr = %q, want %q", v, self)
 	}
 	downward(t, md, map[string]string{"POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"})
-	if _, ok := md.settings["root-password"]; !ok {
-		t.Errorf("metad: --root-password is not set (from the Secret)")
+	// Root's password comes from the Secret through the environment,
+	// never the command line (which the process list shows).
+	if _, ok := md.settings["root-password"]; ok {
+		t.Errorf("metad: --root-password is on the command line; it must come from the Secret as NOVA_ROOT_PASSWORD")
 	}
+	fromSecret := false
 	for _, e := range md.c.Env {
-		if e.Name == "ROOT_PASSWORD" && (e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil) {
-			t.Errorf("metad: ROOT_PASSWORD must come from a Secret")
+		if e.Name == "NOVA_ROOT_PASSWORD" {
+			fromSecret = e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil
 		}
+	}
+	if !fromSecret {
+		t.Errorf("metad: NOVA_ROOT_PASSWORD must be set from a Secret")
 	}
 
 	grpcPort := md.port(t, "grpc")
