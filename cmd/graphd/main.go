@@ -80,7 +80,7 @@ func run(args []string) error {
 	})
 	daemon.SetGoMemoryLimit(log, goMemory, srv.DefaultGoMemoryLimit(), "query_memory_limit_total",
 		"query_memory_limit_total", bytesize.Format(int64(queryMemoryTotal)))
-	setGoGCPercent(log, *goGC, flagGiven(fs, "go-gc-percent"))
+	setGoGCPercent(log, *goGC, daemon.FlagGiven(fs, "go-gc-percent"))
 	if err := srv.Start(); err != nil {
 		return err
 	}
@@ -130,14 +130,6 @@ func (f *sizeFlag) Set(s string) error {
 // docs/benchmarks.md, "Issue 22, seventeenth session"). The memory limit,
 // not this target, bounds the heap under load.
 const defaultGoGCPercent = 400
-
-// flagGiven reports whether the flag name was set on the command line or
-// in the config file.
-func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
-}
 
 // goGCPercent is the Go collector target graphd sets, negative for none:
 // the flag's when it was given, else the default when a Go memory limit

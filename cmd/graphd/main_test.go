@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"testing"
+
+	"github.com/novagraph/novagraph/internal/daemon"
 )
 
 // TestGoGCPercent: --go-gc-percent applies when given (negative: none);
@@ -30,7 +32,7 @@ func TestGoGCPercent(t *testing.T) {
 	if err := fs.Parse([]string{"--other", "3"}); err != nil {
 		t.Fatal(err)
 	}
-	if flagGiven(fs, "go-gc-percent") || !flagGiven(fs, "other") {
-		t.Fatal("flagGiven does not tell the flags given from the others")
+	if daemon.FlagGiven(fs, "go-gc-percent") || !daemon.FlagGiven(fs, "other") {
+		t.Fatal("daemon.FlagGiven does not tell the flags given from the others")
 	}
 }

@@ -91,7 +91,7 @@ Flags:
 		return 2
 	}
 
-	password, err := resolveRootPassword(flagGiven(fs, "root-password"), *rootPassword, *rootPasswordFile, os.Getenv(rootPasswordEnv))
+	password, err := resolveRootPassword(daemon.FlagGiven(fs, "root-password"), *rootPassword, *rootPasswordFile, os.Getenv(rootPasswordEnv))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "metad:", err)
 		return 2
@@ -186,12 +186,4 @@ func resolveRootPassword(flagGiven bool, flagValue, file, env string) (string, e
 		return env, nil
 	}
 	return flagValue, nil
-}
-
-// flagGiven reports whether name was set on the command line or in the
-// config file.
-func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
 }

@@ -106,6 +106,9 @@ func run(args []string) error {
 	if diskReserve < 0 {
 		return fmt.Errorf("--disk-reserve must not be negative")
 	}
+	if *partWorkers < 1 {
+		return fmt.Errorf("--request-part-workers must be at least 1, got %d", *partWorkers)
+	}
 	if *adjacencyQuiet <= 0 {
 		return fmt.Errorf("--adjacency-quiet must be positive, got %s", *adjacencyQuiet)
 	}

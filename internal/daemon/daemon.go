@@ -100,6 +100,14 @@ func applyConfigFile(fs *flag.FlagSet, path string) error {
 	return nil
 }
 
+// FlagGiven reports whether the flag name was set on the command line or
+// in the config file (ParseFlags sets the config's keys as flags).
+func FlagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
 // SplitList splits a comma-separated flag value (addresses, paths) and
 // drops empty items, so "a, b," is [a b].
 func SplitList(s string) []string {

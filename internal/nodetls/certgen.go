@@ -35,21 +35,12 @@ func NewCA(name string, validity time.Duration) (*CA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CA key: %w", err)
 	}
-	serial, err := newSerial()
+	tmpl, err := newTemplate(name, validity)
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: name, Organization: []string{"novagraph"}},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(validity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		MaxPathLenZero:        true,
-	}
+	tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign
+	tmpl.BasicConstraintsValid, tmpl.IsCA, tmpl.MaxPathLenZero = true, true, true
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		return nil, fmt.Errorf("CA certificate: %w", err)
@@ -105,20 +96,13 @@ func (ca *CA) Issue(name string, role Role, hosts []string, validity time.Durati
 	if err != nil {
 		return nil, nil, err
 	}
-	serial, err := newSerial()
+	tmpl, err := newTemplate(name, validity)
 	if err != nil {
 		return nil, nil, err
 	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: name, Organization: []string{"novagraph"}},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(validity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		URIs:         []*url.URL{RoleURI(role)},
-	}
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
+	tmpl.URIs = []*url.URL{RoleURI(role)}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
 			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
@@ -171,6 +155,23 @@ func (ca *CA) WriteCA(dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "ca.key"), keyPEM, 0o600)
+}
+
+// newTemplate is what a CA's and an issued certificate share: a random
+// serial, the name, and validity from an hour ago (for clocks slightly
+// behind) to validity from now.
+func newTemplate(name string, validity time.Duration) (*x509.Certificate, error) {
+	serial, err := newSerial()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	return &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: name, Organization: []string{"novagraph"}},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(validity),
+	}, nil
 }
 
 func newSerial() (*big.Int, error) {
