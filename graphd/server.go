@@ -101,12 +101,16 @@ type Server struct {
 // session is one authenticated client. Statements of one session run one at
 // a time (mu), as a console user expects: USE then a query.
 type session struct {
-	mu       sync.Mutex
-	id       int64
-	user     string
-	host     string // the client's, as it signed in
-	state    exec.SessionState
-	lastUsed time.Time
+	mu   sync.Mutex
+	id   int64
+	user string
+	host string // the client's, as it signed in
+	// credential is metad's proof of the sign-in, attached to the metad
+	// calls of the session's statements: metad's users and roles methods
+	// check it themselves (metad/credential.go).
+	credential []byte
+	state      exec.SessionState
+	lastUsed   time.Time
 }
 
 type metrics struct {
@@ -312,26 +316,26 @@ func (s *Server) Authenticate(ctx context.Context, req *graphpb.AuthReq) (*graph
 		return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT,
 			Error: fmt.Sprintf("too many failed sign-ins as %q from %s: try again in %s", req.Username, host, wait.Round(time.Millisecond))}, nil
 	}
-	ok, version, created, err := s.meta.VerifyUser(ctx, req.Username, req.Password)
+	v, err := s.meta.VerifyUser(ctx, req.Username, req.Password)
 	if err != nil {
 		s.log.Warn("cannot verify a sign-in", "user", req.Username, "err", err)
 		return &graphpb.AuthResp{Code: metaclient.CodeOf(err), Error: fmt.Sprintf("cannot verify the user now: %v", err)}, nil
 	}
-	if !ok {
+	if !v.OK {
 		s.signIns.failed(req.Username, host, time.Now())
 		s.log.Info("sign-in refused", "user", req.Username, "host", host)
 		return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT, Error: "bad username or password"}, nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, authWait)
-	err = s.meta.WaitVersion(wctx, version)
+	err = s.meta.WaitVersion(wctx, v.Version)
 	cancel()
 	if err != nil {
 		// The session works once the catalog catches up; until then its
 		// statements are refused as of an unknown user.
 		s.log.Warn("catalog lags behind a sign-in", "user", req.Username, "err", err)
 	}
-	sess := &session{user: req.Username, host: host, lastUsed: time.Now()}
-	sess.state.User, sess.state.UserCreated = req.Username, created
+	sess := &session{user: req.Username, host: host, credential: v.Credential, lastUsed: time.Now()}
+	sess.state.User, sess.state.UserCreated = req.Username, v.Created
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if limit := s.cfg.MaxSessionsPerUser; limit > 0 {
@@ -422,11 +426,11 @@ func checkParam(v value.Value) error {
 func (s *Server) execute(ctx context.Context, sess *session, stmt string, params map[string]value.Value) (data *graphpb.DataSet, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("statement panicked", "session", sess.id, "stmt", stmt, "panic", r, "stack", string(debug.Stack()))
+			s.log.Error("statement panicked", "session", sess.id, "stmt", lexer.RedactSecrets(stmt), "panic", r, "stack", string(debug.Stack()))
 			data, err = nil, &exec.Error{Code: graphpb.QueryErrorCode_E_EXECUTION, Msg: fmt.Sprintf("internal error while executing the statement: %v", r)}
 		}
 	}()
-	return s.executor.ExecuteWithParams(ctx, &sess.state, stmt, params)
+	return s.executor.ExecuteWithParams(metaclient.WithCredential(ctx, sess.credential), &sess.state, stmt, params)
 }
 
 // Execute implements GraphService.

@@ -88,6 +88,11 @@ type Config struct {
 	// the first start of a new catalog ("nova"). Later starts ignore it:
 	// root's password is then whatever ALTER USER or CHANGE PASSWORD set.
 	RootPassword string
+	// AllowDefaultRootPassword lets metad serve on an address other than
+	// loopback while root's password is still DefaultRootPassword. Without
+	// it such a start is refused (refuseDefaultRootPassword): anyone who
+	// reaches graphd would sign in as root.
+	AllowDefaultRootPassword bool
 	// TLS is metad's certificate and CAs: mutual TLS on its gRPC port
 	// (each method open to the roles of metad's policy, authz.go) and on
 	// the embedded etcd's client and peer ports. nil: plaintext.
@@ -185,6 +190,10 @@ type Server struct {
 	dummyHash     []byte
 	dummyHashOnce sync.Once
 
+	// credentialKey signs and checks credentials (credential.go); read
+	// from etcd in Start before the port opens, never changed after.
+	credentialKey []byte
+
 	// hbMu guards lastHeartbeat: metad's clock at each host's last heartbeat.
 	// It lives in memory only, to keep heartbeats from writing to etcd.
 	hbMu          sync.Mutex
@@ -253,6 +262,12 @@ func (s *Server) Start(ctx context.Context) (err error) {
 	}
 	s.wg.Go(func() { s.cat.run(runCtx) })
 	if err := s.bootstrapRoot(ctx); err != nil {
+		return fmt.Errorf("metad: %w", err)
+	}
+	if err := s.refuseDefaultRootPassword(ctx); err != nil {
+		return fmt.Errorf("metad: %w", err)
+	}
+	if err := s.loadCredentialKey(ctx); err != nil {
 		return fmt.Errorf("metad: %w", err)
 	}
 

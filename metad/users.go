@@ -8,6 +8,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/novagraph/novagraph/internal/daemon"
 	"github.com/novagraph/novagraph/metad/ddlcheck"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
@@ -17,6 +18,10 @@ import (
 // bcrypt hash) under users/<name>; its role on a space is a roles/<space>/<name>
 // key (keys.go). The catalog lists users with their roles but never a hash;
 // only VerifyUser and ChangePassword read hashes, straight from etcd.
+//
+// The users and roles methods refuse a call that does not carry the
+// credential of a signed-in user allowed to make it (credential.go):
+// metad does not take graphd's word for the session's role.
 //
 // Root is created on the first start (bootstrapRoot) with Config.RootPassword.
 // It is GOD, implicitly on every space; GOD is root's alone, so it can be
@@ -35,16 +40,25 @@ const DefaultRootPassword = "nova"
 const maxPasswordLen = 72
 
 func (svc *service) CreateUser(ctx context.Context, req *metapb.CreateUserReq) (*metapb.CreateUserResp, error) {
+	if err := svc.s.checkCallerGod(ctx, "CreateUser"); err != nil {
+		return nil, err
+	}
 	ver, err := svc.s.createUser(ctx, req)
 	return &metapb.CreateUserResp{Status: svc.s.toStatus("CreateUser", err), Version: ver}, nil
 }
 
 func (svc *service) DropUser(ctx context.Context, req *metapb.DropUserReq) (*metapb.DropUserResp, error) {
+	if err := svc.s.checkCallerGod(ctx, "DropUser"); err != nil {
+		return nil, err
+	}
 	ver, err := svc.s.dropUser(ctx, req)
 	return &metapb.DropUserResp{Status: svc.s.toStatus("DropUser", err), Version: ver}, nil
 }
 
 func (svc *service) AlterUser(ctx context.Context, req *metapb.AlterUserReq) (*metapb.AlterUserResp, error) {
+	if err := svc.s.checkCallerGod(ctx, "AlterUser"); err != nil {
+		return nil, err
+	}
 	ver, err := svc.s.setPassword(ctx, "AlterUser", req.GetName(), nil, req.GetPassword())
 	return &metapb.AlterUserResp{Status: svc.s.toStatus("AlterUser", err), Version: ver}, nil
 }
@@ -56,18 +70,28 @@ func (svc *service) ChangePassword(ctx context.Context, req *metapb.ChangePasswo
 }
 
 func (svc *service) GrantRole(ctx context.Context, req *metapb.GrantRoleReq) (*metapb.GrantRoleResp, error) {
+	if err := svc.s.checkCallerGrants(ctx, "GrantRole", req.GetSpaceId(), req.GetRole()); err != nil {
+		return nil, err
+	}
 	ver, err := svc.s.changeRole(ctx, req.GetUser(), req.GetSpaceId(), req.GetRole(), true)
 	return &metapb.GrantRoleResp{Status: svc.s.toStatus("GrantRole", err), Version: ver}, nil
 }
 
 func (svc *service) RevokeRole(ctx context.Context, req *metapb.RevokeRoleReq) (*metapb.RevokeRoleResp, error) {
+	if err := svc.s.checkCallerGrants(ctx, "RevokeRole", req.GetSpaceId(), req.GetRole()); err != nil {
+		return nil, err
+	}
 	ver, err := svc.s.changeRole(ctx, req.GetUser(), req.GetSpaceId(), req.GetRole(), false)
 	return &metapb.RevokeRoleResp{Status: svc.s.toStatus("RevokeRole", err), Version: ver}, nil
 }
 
 func (svc *service) VerifyUser(ctx context.Context, req *metapb.VerifyUserReq) (*metapb.VerifyUserResp, error) {
 	ok, ver, created, err := svc.s.verifyUser(ctx, req.GetName(), req.GetPassword())
-	return &metapb.VerifyUserResp{Status: svc.s.toStatus("VerifyUser", err), Ok: ok, Version: ver, CreateVersion: created}, nil
+	resp := &metapb.VerifyUserResp{Status: svc.s.toStatus("VerifyUser", err), Ok: ok, Version: ver, CreateVersion: created}
+	if ok {
+		resp.Credential = svc.s.sealCredential(req.GetName(), created)
+	}
+	return resp, nil
 }
 
 // parseRole decodes the value of a roles key. GOD is never stored.
@@ -136,6 +160,36 @@ func (s *Server) bootstrapRoot(ctx context.Context) error {
 		s.log.Info("user root created", "version", rev)
 	}
 	return nil
+}
+
+// refuseDefaultRootPassword refuses to serve beyond loopback while root's
+// password is still DefaultRootPassword, unless
+// Config.AllowDefaultRootPassword: whoever reaches a graphd of such a
+// cluster signs in as root. It reads the stored hash, so a catalog whose
+// root password was changed starts whatever Config.RootPassword says.
+func (s *Server) refuseDefaultRootPassword(ctx context.Context) error {
+	if s.cfg.AllowDefaultRootPassword || daemon.LoopbackOnly(s.cfg.ListenAddr) {
+		return nil
+	}
+	resp, err := s.cli.Get(ctx, userKey(RootUser))
+	if err != nil {
+		return fmt.Errorf("reading user root: %w", err)
+	}
+	if len(resp.Kvs) == 0 {
+		return fmt.Errorf("user root is missing from the catalog")
+	}
+	var u metapb.UserRecord
+	if err := proto.Unmarshal(resp.Kvs[0].Value, &u); err != nil {
+		return fmt.Errorf("decoding %s: %w", resp.Kvs[0].Key, err)
+	}
+	if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(DefaultRootPassword)) != nil {
+		return nil
+	}
+	return fmt.Errorf("root's password is still the default and metad listens on %s, beyond loopback, "+
+		"where anyone who reaches graphd could sign in as root: give a new catalog another password "+
+		"(--root-password-file or NOVA_ROOT_PASSWORD), change an existing catalog's (CHANGE PASSWORD root, "+
+		"with metad on loopback or started once with --allow-default-root-password), "+
+		"or allow the default with --allow-default-root-password", s.cfg.ListenAddr)
 }
 
 func (s *Server) createUser(ctx context.Context, req *metapb.CreateUserReq) (int64, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -13,9 +14,13 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/metapb"
 )
@@ -48,7 +53,30 @@ func startServerAt(t *testing.T, dir, rootPassword string) (*Server, metapb.Meta
 type userEnv struct {
 	t       *testing.T
 	rpc     metapb.MetaServiceClient
-	version int64 // the last version a change returned
+	version int64  // the last version a change returned
+	cred    []byte // the credential the users and roles calls carry (signIn)
+}
+
+// signIn makes the following calls carry name's credential.
+func (e *userEnv) signIn(name, password string) {
+	e.t.Helper()
+	r := e.verify(name, password)
+	if !r.Ok || len(r.Credential) == 0 {
+		e.t.Fatalf("%s cannot sign in with %q: %v", name, password, r)
+	}
+	e.cred = r.Credential
+}
+
+// ctx is a call's context, carrying the signed-in user's credential.
+func (e *userEnv) ctx() context.Context {
+	return withCredential(ctxT(e.t), e.cred)
+}
+
+func withCredential(ctx context.Context, cred []byte) context.Context {
+	if cred == nil {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, metaclient.CredentialHeader, string(cred))
 }
 
 // changed checks a change's status and that it moved the catalog version.
@@ -69,7 +97,7 @@ func (e *userEnv) changed(what string, st *metapb.Status, version int64, code co
 
 func (e *userEnv) create(name, password string, ifNotExists bool) *metapb.CreateUserResp {
 	e.t.Helper()
-	r, err := e.rpc.CreateUser(ctxT(e.t), &metapb.CreateUserReq{Name: name, Password: password, IfNotExists: ifNotExists})
+	r, err := e.rpc.CreateUser(e.ctx(), &metapb.CreateUserReq{Name: name, Password: password, IfNotExists: ifNotExists})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -78,7 +106,7 @@ func (e *userEnv) create(name, password string, ifNotExists bool) *metapb.Create
 
 func (e *userEnv) drop(name string, ifExists bool) *metapb.DropUserResp {
 	e.t.Helper()
-	r, err := e.rpc.DropUser(ctxT(e.t), &metapb.DropUserReq{Name: name, IfExists: ifExists})
+	r, err := e.rpc.DropUser(e.ctx(), &metapb.DropUserReq{Name: name, IfExists: ifExists})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -87,7 +115,7 @@ func (e *userEnv) drop(name string, ifExists bool) *metapb.DropUserResp {
 
 func (e *userEnv) grant(user string, space int32, role metapb.RoleType) *metapb.GrantRoleResp {
 	e.t.Helper()
-	r, err := e.rpc.GrantRole(ctxT(e.t), &metapb.GrantRoleReq{User: user, SpaceId: space, Role: role})
+	r, err := e.rpc.GrantRole(e.ctx(), &metapb.GrantRoleReq{User: user, SpaceId: space, Role: role})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -96,7 +124,7 @@ func (e *userEnv) grant(user string, space int32, role metapb.RoleType) *metapb.
 
 func (e *userEnv) revoke(user string, space int32, role metapb.RoleType) *metapb.RevokeRoleResp {
 	e.t.Helper()
-	r, err := e.rpc.RevokeRole(ctxT(e.t), &metapb.RevokeRoleReq{User: user, SpaceId: space, Role: role})
+	r, err := e.rpc.RevokeRole(e.ctx(), &metapb.RevokeRoleReq{User: user, SpaceId: space, Role: role})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -154,6 +182,7 @@ func TestUsersAndRoles(t *testing.T) {
 		t.Fatalf("new catalog users: %s", got)
 	}
 	e.login("root", "rootpw")
+	e.signIn("root", "rootpw")
 
 	r := e.create("bob", "secret", false)
 	e.changed("CreateUser bob", r.Status, r.Version, commonpb.ErrorCode_SUCCEEDED)
@@ -227,7 +256,7 @@ func TestUsersAndRoles(t *testing.T) {
 	wantCode(t, "RevokeRole again", e.revoke("bob", nba.SpaceId, metapb.RoleType_USER).Status, commonpb.ErrorCode_E_NOT_FOUND, "no role")
 
 	// Passwords.
-	a, err := rpc.AlterUser(ctxT(t), &metapb.AlterUserReq{Name: "bob", Password: "new"})
+	a, err := rpc.AlterUser(e.ctx(), &metapb.AlterUserReq{Name: "bob", Password: "new"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +265,7 @@ func TestUsersAndRoles(t *testing.T) {
 	if e.verify("bob", "secret").Ok {
 		t.Fatal("the old password still works after ALTER USER")
 	}
-	a, _ = rpc.AlterUser(ctxT(t), &metapb.AlterUserReq{Name: "nobody", Password: "x"})
+	a, _ = rpc.AlterUser(e.ctx(), &metapb.AlterUserReq{Name: "nobody", Password: "x"})
 	wantCode(t, "AlterUser nobody", a.Status, commonpb.ErrorCode_E_NOT_FOUND)
 	c, err := rpc.ChangePassword(ctxT(t), &metapb.ChangePasswordReq{Name: "bob", OldPassword: "wrong", NewPassword: "newer"})
 	if err != nil {
@@ -308,6 +337,7 @@ func TestUsersSurviveRestart(t *testing.T) {
 	sp := createSpace(t, rpc, "s", 1, 1)
 	wantCode(t, "CreateSpace", sp.Status, commonpb.ErrorCode_SUCCEEDED)
 	e := &userEnv{t: t, rpc: rpc, version: sp.Version}
+	e.signIn("root", "first")
 	r := e.create("ann", "pw", false)
 	e.changed("CreateUser", r.Status, r.Version, commonpb.ErrorCode_SUCCEEDED)
 	g := e.grant("ann", sp.SpaceId, metapb.RoleType_ADMIN)
@@ -330,6 +360,10 @@ func TestUsersSurviveRestart(t *testing.T) {
 	if e.verify("root", "second").Ok || e.verify("root", "first").Ok {
 		t.Fatal("root's password reverted at the restart")
 	}
+	// The credential key is the catalog's: a session's credential (here,
+	// root's from before its password changed) holds after the restart.
+	r = e.create("bo", "pw", false)
+	e.changed("CreateUser after the restart", r.Status, r.Version, commonpb.ErrorCode_SUCCEEDED)
 }
 
 // A sign-in's version is one the catalog reaches: writes outside the
@@ -346,5 +380,134 @@ func TestVerifyUserVersionIsTheCatalogs(t *testing.T) {
 	r := e.verify("root", "rootpw")
 	if cat := getCatalog(t, rpc); !r.Ok || r.Version == 0 || r.Version > cat.GetVersion() {
 		t.Fatalf("VerifyUser version %d, catalog version %d: a graphd would wait for a catalog that never comes", r.Version, cat.GetVersion())
+	}
+}
+
+// The users and roles methods check the caller's credential themselves: a
+// call without one, with a forged one, with another catalog's, or with a
+// user's that may not make it is refused, whoever sends it.
+func TestUsersMethodsNeedACredential(t *testing.T) {
+	_, rpc := startServerAt(t, t.TempDir(), "rootpw")
+	addHosts(t, rpc, 1)
+	nba := createSpace(t, rpc, "nba", 1, 1)
+	other := createSpace(t, rpc, "other", 1, 1)
+	root := &userEnv{t: t, rpc: rpc}
+	root.signIn("root", "rootpw")
+	for _, u := range []string{"bob", "carol"} {
+		wantCode(t, "CreateUser "+u, root.create(u, "pw", false).Status, commonpb.ErrorCode_SUCCEEDED)
+	}
+	wantCode(t, "GrantRole ADMIN", root.grant("bob", nba.SpaceId, metapb.RoleType_ADMIN).Status, commonpb.ErrorCode_SUCCEEDED)
+
+	forged := bytes.Clone(root.cred)
+	forged[len(forged)-1] ^= 1
+	renamed := bytes.Clone(root.cred) // the same MAC over another name
+	renamed[len(renamed)-credentialMACLen-1] = 'x'
+	_, elsewhere := startServerAt(t, t.TempDir(), "rootpw")
+	foreign := (&userEnv{t: t, rpc: elsewhere}).verify("root", "rootpw").Credential
+	bob := &userEnv{t: t, rpc: rpc}
+	bob.signIn("bob", "pw")
+
+	alterRoot := func(cred []byte) error {
+		_, err := rpc.AlterUser(withCredential(ctxT(t), cred), &metapb.AlterUserReq{Name: "root", Password: "owned"})
+		return err
+	}
+	for _, c := range []struct {
+		name string
+		cred []byte
+		code codes.Code
+		msg  string
+	}{
+		{"no credential", nil, codes.Unauthenticated, "carries no credential"},
+		{"a flipped MAC", forged, codes.Unauthenticated, "not a credential"},
+		{"another name under root's MAC", renamed, codes.Unauthenticated, "not a credential"},
+		{"another catalog's", foreign, codes.Unauthenticated, "not a credential"},
+		{"a truncated one", root.cred[:10], codes.Unauthenticated, "not a credential"},
+		{"a user's who is not GOD", bob.cred, codes.PermissionDenied, `"bob" is not GOD`},
+	} {
+		err := alterRoot(c.cred)
+		if status.Code(err) != c.code || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("AlterUser root with %s: %v, want %s %q", c.name, err, c.code, c.msg)
+		}
+	}
+	if !root.verify("root", "rootpw").Ok {
+		t.Fatal("a refused AlterUser changed root's password")
+	}
+	for name, call := range map[string]func(context.Context) error{
+		"CreateUser": func(ctx context.Context) error {
+			_, err := rpc.CreateUser(ctx, &metapb.CreateUserReq{Name: "mallory", Password: "x"})
+			return err
+		},
+		"DropUser": func(ctx context.Context) error {
+			_, err := rpc.DropUser(ctx, &metapb.DropUserReq{Name: "carol"})
+			return err
+		},
+		"GrantRole": func(ctx context.Context) error {
+			_, err := rpc.GrantRole(ctx, &metapb.GrantRoleReq{User: "carol", SpaceId: nba.SpaceId, Role: metapb.RoleType_GUEST})
+			return err
+		},
+		"RevokeRole": func(ctx context.Context) error {
+			_, err := rpc.RevokeRole(ctx, &metapb.RevokeRoleReq{User: "bob", SpaceId: nba.SpaceId, Role: metapb.RoleType_ADMIN})
+			return err
+		},
+	} {
+		if err := call(ctxT(t)); status.Code(err) != codes.Unauthenticated {
+			t.Errorf("%s without a credential: %v, want Unauthenticated", name, err)
+		}
+	}
+
+	// An ADMIN grants and revokes roles below ADMIN on its own space only.
+	wantCode(t, "ADMIN grants DBA on its space", bob.grant("carol", nba.SpaceId, metapb.RoleType_DBA).Status, commonpb.ErrorCode_SUCCEEDED)
+	wantCode(t, "ADMIN revokes DBA on its space", bob.revoke("carol", nba.SpaceId, metapb.RoleType_DBA).Status, commonpb.ErrorCode_SUCCEEDED)
+	for _, c := range []struct {
+		name  string
+		space int32
+		role  metapb.RoleType
+		msg   string
+	}{
+		{"ADMIN on its space", nba.SpaceId, metapb.RoleType_ADMIN, "only DBA, USER and GUEST"},
+		{"GUEST on another space", other.SpaceId, metapb.RoleType_GUEST, "neither GOD nor ADMIN"},
+	} {
+		_, err := rpc.GrantRole(bob.ctx(), &metapb.GrantRoleReq{User: "carol", SpaceId: c.space, Role: c.role})
+		if status.Code(err) != codes.PermissionDenied || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("bob grants %s: %v, want PermissionDenied %q", c.name, err, c.msg)
+		}
+	}
+
+	// A user dropped and created again does not inherit the old sessions.
+	wantCode(t, "DropUser bob", root.drop("bob", false).Status, commonpb.ErrorCode_SUCCEEDED)
+	wantCode(t, "CreateUser bob again", root.create("bob", "pw", false).Status, commonpb.ErrorCode_SUCCEEDED)
+	wantCode(t, "GrantRole ADMIN again", root.grant("bob", nba.SpaceId, metapb.RoleType_ADMIN).Status, commonpb.ErrorCode_SUCCEEDED)
+	_, err := rpc.GrantRole(bob.ctx(), &metapb.GrantRoleReq{User: "carol", SpaceId: nba.SpaceId, Role: metapb.RoleType_GUEST})
+	if status.Code(err) != codes.Unauthenticated || !strings.Contains(err.Error(), "dropped since") {
+		t.Errorf("the dropped bob's credential: %v, want Unauthenticated, dropped since", err)
+	}
+}
+
+// metad refuses to serve beyond loopback while root's password is the
+// default, unless told to allow it; a catalog whose root has another
+// password starts anywhere.
+func TestDefaultRootPasswordBeyondLoopback(t *testing.T) {
+	start := func(dir, password string, allow bool) error {
+		srv := New(Config{
+			ListenAddr: "0.0.0.0:0", HTTPAddr: "127.0.0.1:0", DataPath: dir,
+			EtcdClientAddr: "127.0.0.1:0", EtcdPeerAddr: "127.0.0.1:0", EtcdTickMs: 10,
+			RootPassword: password, AllowDefaultRootPassword: allow, BcryptCost: bcrypt.MinCost,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := srv.Start(ctx)
+		srv.Stop()
+		return err
+	}
+	dir := t.TempDir()
+	if err := start(dir, DefaultRootPassword, false); err == nil || !strings.Contains(err.Error(), "--allow-default-root-password") {
+		t.Fatalf("default root password on 0.0.0.0: %v, want a refusal naming --allow-default-root-password", err)
+	}
+	if err := start(dir, DefaultRootPassword, true); err != nil {
+		t.Fatalf("default root password on 0.0.0.0, allowed: %v", err)
+	}
+	if err := start(t.TempDir(), "not-the-default", false); err != nil {
+		t.Fatalf("another root password on 0.0.0.0: %v", err)
 	}
 }

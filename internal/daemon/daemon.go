@@ -108,6 +108,22 @@ func FlagGiven(fs *flag.FlagSet, name string) bool {
 	return given
 }
 
+// LoopbackOnly reports whether a listen address (host:port) accepts
+// connections from this machine alone: a loopback IP or "localhost". An
+// empty host, 0.0.0.0, :: or any other name or address is reachable from
+// elsewhere (or may be).
+func LoopbackOnly(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // SplitList splits a comma-separated flag value (addresses, paths) and
 // drops empty items, so "a, b," is [a b].
 func SplitList(s string) []string {

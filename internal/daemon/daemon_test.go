@@ -100,3 +100,15 @@ func TestDebugPages(t *testing.T) {
 		}
 	}
 }
+
+func TestLoopbackOnly(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:9559": true, "127.1.2.3:9559": true, "[::1]:9559": true, "localhost:9559": true,
+		"0.0.0.0:9559": false, ":9559": false, "[::]:9559": false, "10.0.0.5:9559": false,
+		"meta1:9559": false, "localhost.example.com:9559": false, "127.0.0.1": false,
+	} {
+		if got := LoopbackOnly(addr); got != want {
+			t.Errorf("LoopbackOnly(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

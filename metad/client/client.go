@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/novagraph/novagraph/internal/grpcdial"
@@ -604,7 +605,9 @@ func (c *Client) UpdatePartReplicas(ctx context.Context, req *metapb.UpdatePartR
 }
 
 // writeUser runs one of the user and role RPCs, which all answer a Status
-// and a catalog version, and waits until the cache has that version.
+// and a catalog version, and waits until the cache has that version. All
+// but ChangePassword need ctx to carry the credential of a user allowed to
+// make the call (WithCredential); metad refuses them otherwise.
 func (c *Client) writeUser(ctx context.Context, method string, fn func(metapb.MetaServiceClient) (*metapb.Status, int64, error)) (int64, error) {
 	var st *metapb.Status
 	var version int64
@@ -673,13 +676,22 @@ func (c *Client) RevokeRole(ctx context.Context, user string, spaceID int32, rol
 	})
 }
 
-// VerifyUser checks a login. ok is false both for an unknown user and for
-// a wrong password; err is set only when metad could not check. When ok,
-// version is a catalog version that knows the user (VerifyUser does not
-// wait for it) and created the user's UserInfo.create_version.
-func (c *Client) VerifyUser(ctx context.Context, name, password string) (ok bool, version, created int64, err error) {
+// Verified is what VerifyUser learns of a login.
+type Verified struct {
+	// OK is false both for an unknown user and for a wrong password.
+	OK bool
+	// Version is a catalog version that knows the user (VerifyUser does
+	// not wait for it) and Created the user's UserInfo.create_version.
+	Version, Created int64
+	// Credential is metad's proof of the sign-in, opaque: the session
+	// attaches it (WithCredential) to the users and roles calls it makes.
+	Credential []byte
+}
+
+// VerifyUser checks a login; err is set only when metad could not check.
+func (c *Client) VerifyUser(ctx context.Context, name, password string) (Verified, error) {
 	var resp *metapb.VerifyUserResp
-	err = c.call(ctx, "VerifyUser", func(s metapb.MetaServiceClient) (err error) {
+	err := c.call(ctx, "VerifyUser", func(s metapb.MetaServiceClient) (err error) {
 		resp, err = s.VerifyUser(ctx, &metapb.VerifyUserReq{Name: name, Password: password})
 		return err
 	})
@@ -687,7 +699,21 @@ func (c *Client) VerifyUser(ctx context.Context, name, password string) (ok bool
 		err = statusErr(resp.Status)
 	}
 	if err != nil {
-		return false, 0, 0, err
+		return Verified{}, err
 	}
-	return resp.Ok, resp.Version, resp.CreateVersion, nil
+	return Verified{OK: resp.Ok, Version: resp.Version, Created: resp.CreateVersion, Credential: resp.Credential}, nil
+}
+
+// CredentialHeader is the gRPC metadata key (binary: gRPC base64-encodes
+// it on the wire) under which a call carries a session's credential.
+// metad's users and roles methods refuse a call without one.
+const CredentialHeader = "novagraph-credential-bin"
+
+// WithCredential returns ctx whose metad calls carry the credential of a
+// signed-in user (Verified.Credential); nil leaves ctx as it is.
+func WithCredential(ctx context.Context, credential []byte) context.Context {
+	if len(credential) == 0 {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, CredentialHeader, string(credential))
 }

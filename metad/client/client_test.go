@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/novagraph/novagraph/metad"
 	"github.com/novagraph/novagraph/metad/catalog"
@@ -437,19 +439,26 @@ func TestUsersThroughClient(t *testing.T) {
 		Name: "g", PartitionNum: 1, ReplicaFactor: 1, VidType: metapb.VidType_VID_INT64,
 	}, false))
 
-	if ok, _, _, err := c.VerifyUser(ctxT(t), catalog.RootUser, metad.DefaultRootPassword); err != nil || !ok {
-		t.Fatalf("root with the default password: %v %v", ok, err)
+	rootIn, err := c.VerifyUser(ctxT(t), catalog.RootUser, metad.DefaultRootPassword)
+	if err != nil || !rootIn.OK {
+		t.Fatalf("root with the default password: %v %v", rootIn, err)
 	}
-	if _, err := c.CreateUser(ctxT(t), "bob", "pw", false); err != nil {
+	// The users and roles calls carry root's credential; without it metad
+	// refuses them.
+	asRoot := func() context.Context { return client.WithCredential(ctxT(t), rootIn.Credential) }
+	if _, err := c.CreateUser(ctxT(t), "bob", "pw", false); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("CreateUser without a credential: %v", err)
+	}
+	if _, err := c.CreateUser(asRoot(), "bob", "pw", false); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := c.Catalog().User("bob"); !ok {
 		t.Fatal("the cache lacks bob after CreateUser returned")
 	}
-	if _, err := c.CreateUser(ctxT(t), "bob", "pw", false); client.CodeOf(err) != commonpb.ErrorCode_E_EXISTED {
+	if _, err := c.CreateUser(asRoot(), "bob", "pw", false); client.CodeOf(err) != commonpb.ErrorCode_E_EXISTED {
 		t.Fatalf("CreateUser bob again: %v", err)
 	}
-	if _, err := c.GrantRole(ctxT(t), "bob", space, metapb.RoleType_USER); err != nil {
+	if _, err := c.GrantRole(asRoot(), "bob", space, metapb.RoleType_USER); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.Catalog().RoleOf("bob", space); got != metapb.RoleType_USER {
@@ -457,15 +466,15 @@ func TestUsersThroughClient(t *testing.T) {
 	}
 	// The version is the user record's: one the cache already holds (a
 	// sign-in waits for it), not beyond.
-	ok, ver, created, err := c.VerifyUser(ctxT(t), "bob", "pw")
-	if err != nil || !ok || ver == 0 || ver > c.Catalog().Version() || created == 0 {
-		t.Fatalf("VerifyUser(bob, pw) = %v %d %d %v", ok, ver, created, err)
+	v, err := c.VerifyUser(ctxT(t), "bob", "pw")
+	if err != nil || !v.OK || v.Version == 0 || v.Version > c.Catalog().Version() || v.Created == 0 || len(v.Credential) == 0 {
+		t.Fatalf("VerifyUser(bob, pw) = %+v %v", v, err)
 	}
-	if u, _ := c.Catalog().User("bob"); u.CreateVersion != created {
-		t.Fatalf("create version %d in the catalog, %d from VerifyUser", u.CreateVersion, created)
+	if u, _ := c.Catalog().User("bob"); u.CreateVersion != v.Created {
+		t.Fatalf("create version %d in the catalog, %d from VerifyUser", u.CreateVersion, v.Created)
 	}
-	if ok, _, _, err := c.VerifyUser(ctxT(t), "bob", "wrong"); err != nil || ok {
-		t.Fatalf("VerifyUser(bob, wrong) = %v %v", ok, err)
+	if v, err := c.VerifyUser(ctxT(t), "bob", "wrong"); err != nil || v.OK || v.Credential != nil {
+		t.Fatalf("VerifyUser(bob, wrong) = %+v %v", v, err)
 	}
 	if _, err := c.ChangePassword(ctxT(t), "bob", "wrong", "x"); client.CodeOf(err) != commonpb.ErrorCode_E_INVALID_ARGUMENT {
 		t.Fatalf("ChangePassword with a wrong old password: %v", err)
@@ -473,25 +482,25 @@ func TestUsersThroughClient(t *testing.T) {
 	if _, err := c.ChangePassword(ctxT(t), "bob", "pw", "pw2"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AlterUser(ctxT(t), "bob", "pw3"); err != nil {
+	if _, err := c.AlterUser(asRoot(), "bob", "pw3"); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _, _, _ := c.VerifyUser(ctxT(t), "bob", "pw3"); !ok {
+	if v, _ := c.VerifyUser(ctxT(t), "bob", "pw3"); !v.OK {
 		t.Fatal("bob cannot sign in with the password ALTER USER set")
 	}
-	if _, err := c.RevokeRole(ctxT(t), "bob", space, metapb.RoleType_USER); err != nil {
+	if _, err := c.RevokeRole(asRoot(), "bob", space, metapb.RoleType_USER); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.Catalog().RoleOf("bob", space); got != metapb.RoleType_ROLE_TYPE_UNSPECIFIED {
 		t.Fatalf("RoleOf(bob) after RevokeRole returned: %s", got)
 	}
-	if _, err := c.DropUser(ctxT(t), "bob", false); err != nil {
+	if _, err := c.DropUser(asRoot(), "bob", false); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := c.Catalog().User("bob"); ok {
 		t.Fatal("the cache still has bob after DropUser returned")
 	}
-	if _, err := c.DropUser(ctxT(t), "root", true); client.CodeOf(err) != commonpb.ErrorCode_E_INVALID_ARGUMENT {
+	if _, err := c.DropUser(asRoot(), "root", true); client.CodeOf(err) != commonpb.ErrorCode_E_INVALID_ARGUMENT {
 		t.Fatalf("DropUser root: %v", err)
 	}
 }

@@ -3339,7 +3339,8 @@ func (x *DropUserResp) GetVersion() int64 {
 	return 0
 }
 
-// AlterUserReq sets a user's password (ALTER USER, GOD only).
+// AlterUserReq sets a user's password (ALTER USER, GOD only: the call
+// carries root's credential, see VerifyUserResp).
 type AlterUserReq struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -3849,6 +3850,12 @@ type VerifyUserResp struct {
 	// version knows the user) and the user's create_version (see UserInfo).
 	Version       int64 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
 	CreateVersion int64 `protobuf:"varint,4,opt,name=create_version,json=createVersion,proto3" json:"create_version,omitempty"`
+	// When ok: metad's proof that this user signed in, opaque to the caller
+	// (metad/credential.go). graphd keeps it with the session and sends it
+	// as the "novagraph-credential-bin" metadata of the users and roles
+	// methods, which refuse a call without the credential of a user allowed
+	// to make it (GOD; ADMIN of the space for GrantRole and RevokeRole).
+	Credential    []byte `protobuf:"bytes,5,opt,name=credential,proto3" json:"credential,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3909,6 +3916,13 @@ func (x *VerifyUserResp) GetCreateVersion() int64 {
 		return x.CreateVersion
 	}
 	return 0
+}
+
+func (x *VerifyUserResp) GetCredential() []byte {
+	if x != nil {
+		return x.Credential
+	}
+	return nil
 }
 
 type JobDesc struct {
@@ -4960,12 +4974,15 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\"?\n" +
 	"\rVerifyUserReq\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
-	"\bpassword\x18\x02 \x01(\tR\bpassword\"\x91\x01\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\"\xb1\x01\n" +
 	"\x0eVerifyUserResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x0e\n" +
 	"\x02ok\x18\x02 \x01(\bR\x02ok\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x03R\aversion\x12%\n" +
-	"\x0ecreate_version\x18\x04 \x01(\x03R\rcreateVersion\"\xb1\x03\n" +
+	"\x0ecreate_version\x18\x04 \x01(\x03R\rcreateVersion\x12\x1e\n" +
+	"\n" +
+	"credential\x18\x05 \x01(\fR\n" +
+	"credential\"\xb1\x03\n" +
 	"\aJobDesc\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x19\n" +
 	"\bspace_id\x18\x02 \x01(\x05R\aspaceId\x12+\n" +

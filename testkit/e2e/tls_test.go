@@ -108,6 +108,8 @@ func TestTLSClusterRefusesIntruders(t *testing.T) {
 			`may not call /novagraph.raft.RaftSnapshotService/Snapshot`},
 		{"storaged's certificate resetting root's password", storagedCert, alterRoot, metaAddr, codes.PermissionDenied,
 			`storaged "storaged" may not call /novagraph.meta.MetaService/AlterUser (open to metad or graphd)`},
+		{"graphd's certificate resetting root's password without a session", graphdCert, alterRoot, metaAddr, codes.Unauthenticated,
+			"carries no credential"},
 		{"graphd's certificate ingesting SST files", graphdCert, ingest, storeAddr, codes.PermissionDenied,
 			`may not call /novagraph.storage.StorageService/IngestSST (open to importer)`},
 		{"a forged raft message (From is not the sending store)", storagedCert, sendRaft(heartbeat(424242, me)), storeAddr, codes.PermissionDenied,
