@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,6 +89,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "certs", "folder of the CA and the certificates")
 	validity := fs.Duration("validity", 365*24*time.Hour, "how long the certificates (and a new CA: ten times this) are valid")
+	owner := fs.String("owner", "", "UID:GID to give the files the daemons read (ca.crt, gossip.key, each NAME.crt and NAME.key; not ca.key), e.g. the container user of a bind mount; needs the right to chown")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: nova-certs [flags] [NAME:ROLE:HOST,HOST ...]\n\n"+
 			"Makes a CA in -dir (or reuses the one there: ca.crt, ca.key), a gossip key\n"+
@@ -114,6 +116,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *validity <= 0 {
 		return fmt.Errorf("-validity must be positive")
+	}
+	uid, gid := -1, -1
+	if *owner != "" {
+		var err error
+		if uid, gid, err = parseOwner(*owner); err != nil {
+			return err
+		}
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return err
@@ -160,5 +169,31 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%s.crt: %s %q for %s\n", filepath.Join(*dir, sp.file), sp.role, name, strings.Join(sp.hosts, ", "))
 	}
+	if uid >= 0 {
+		files := []string{caCert, keyFile}
+		for _, sp := range specs {
+			files = append(files, filepath.Join(*dir, sp.file+".crt"), filepath.Join(*dir, sp.file+".key"))
+		}
+		for _, f := range files {
+			if err := os.Chown(f, uid, gid); err != nil {
+				return fmt.Errorf("-owner: %w", err)
+			}
+		}
+	}
 	return nil
+}
+
+// parseOwner parses -owner's UID:GID.
+func parseOwner(s string) (uid, gid int, err error) {
+	u, g, ok := strings.Cut(s, ":")
+	if ok {
+		uid, err = strconv.Atoi(u)
+		if err == nil {
+			gid, err = strconv.Atoi(g)
+		}
+	}
+	if !ok || err != nil || uid < 0 || gid < 0 {
+		return -1, -1, fmt.Errorf("-owner %q: want UID:GID, two numbers", s)
+	}
+	return uid, gid, nil
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/novagraph/novagraph/gossip"
@@ -82,6 +84,31 @@ func TestBadArguments(t *testing.T) {
 		err := run([]string{"-dir", t.TempDir(), arg}, &out, &errOut)
 		if err == nil || !strings.Contains(err.Error(), says) {
 			t.Errorf("%q: %v, want an error saying %q", arg, err, says)
+		}
+	}
+}
+
+// -owner gives the files the daemons read to a container's user; here the
+// owner the test runs as (chown to oneself needs no privilege).
+func TestOwner(t *testing.T) {
+	dir := t.TempDir()
+	uid, gid := os.Getuid(), os.Getgid()
+	var out, errOut bytes.Buffer
+	if err := run([]string{"-dir", dir, "-owner", fmt.Sprintf("%d:%d", uid, gid), "s1:storaged:s1"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"ca.crt", "gossip.key", "s1.crt", "s1.key"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sys := st.Sys().(*syscall.Stat_t); int(sys.Uid) != uid || int(sys.Gid) != gid {
+			t.Errorf("%s owned by %d:%d, want %d:%d", f, sys.Uid, sys.Gid, uid, gid)
+		}
+	}
+	for _, bad := range []string{"10001", "a:b", "1:-2", ":"} {
+		if err := run([]string{"-dir", t.TempDir(), "-owner", bad, "s1:storaged:s1"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "want UID:GID") {
+			t.Errorf("-owner %q: %v, want an error saying UID:GID", bad, err)
 		}
 	}
 }

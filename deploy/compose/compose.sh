@@ -13,8 +13,11 @@
 #   compose.sh ps|logs  docker-compose ps / logs
 #
 # Environment: NOVA_IMAGE (novagraph:dev), NOVA_GRAPHD_PORT1/2 (9669/9670,
-# published on 127.0.0.1), NOVA_ROOT_PASSWORD (nova, used on the first start
-# only), NOVA_COMPOSE_PROJECT (novagraph), NOVA_SUBNET (172.29.89: the
+# published on 127.0.0.1), NOVA_SECRETS (deploy/compose/.secrets/<project>:
+# root's password and the TLS certificates, made on the first `up`),
+# NOVA_ROOT_PASSWORD (used on the first start only; default: a random one
+# kept in $NOVA_SECRETS/root-password), NOVA_COMPOSE_PROJECT (novagraph),
+# NOVA_SUBNET (172.29.89: the
 # private network's /24), NOVA_COMPOSE_OVERLAY (extra compose files,
 # space-separated, relative to this directory; the chaos runner uses
 # docker-compose.chaos.yml).
@@ -24,8 +27,8 @@ cd "$(dirname "$0")"
 export NOVA_IMAGE=${NOVA_IMAGE:-novagraph:dev}
 export NOVA_GRAPHD_PORT1=${NOVA_GRAPHD_PORT1:-9669}
 export NOVA_GRAPHD_PORT2=${NOVA_GRAPHD_PORT2:-9670}
-export NOVA_ROOT_PASSWORD=${NOVA_ROOT_PASSWORD:-nova}
 PROJECT=${NOVA_COMPOSE_PROJECT:-novagraph}
+export NOVA_SECRETS=${NOVA_SECRETS:-$PWD/.secrets/$PROJECT}
 TIMEOUT=${NOVA_UP_TIMEOUT:-180}
 STORAGED=5
 
@@ -39,7 +42,9 @@ if command -v docker-compose >/dev/null 2>&1; then
 else
 	COMPOSE=(docker compose)
 fi
-dc() { "${COMPOSE[@]}" -p "$PROJECT" "${FILES[@]}" "$@"; }
+# docker-compose reads the whole file for every command; only `up` (after
+# secrets) creates containers, and the others need no password.
+dc() { NOVA_ROOT_PASSWORD=${NOVA_ROOT_PASSWORD:-unused-by-this-command} "${COMPOSE[@]}" -p "$PROJECT" "${FILES[@]}" "$@"; }
 
 need() {
 	command -v docker >/dev/null 2>&1 || { echo "docker is not installed (or not on PATH)" >&2; exit 1; }
@@ -50,7 +55,40 @@ need() {
 # its own graphd.
 console_in() {
 	local svc=$1; shift
-	dc exec -T "$svc" /bin/nova-console -addr 127.0.0.1 -port 9669 -u root -p "$NOVA_ROOT_PASSWORD" --history-file "" "$@"
+	dc exec -T "$svc" /bin/nova-console -addr 127.0.0.1 -port 9669 -ca /etc/novagraph/tls/ca.crt -u root -p "$NOVA_ROOT_PASSWORD" --history-file "" "$@"
+}
+
+# secrets: root's password and the cluster's certificates, made once per
+# project in $NOVA_SECRETS and kept (a second `up` must find the catalog's
+# password and the CA its daemons trust). The certificates are made by
+# nova-certs in the image, as root, and given to the image's user 10001,
+# which the daemons run as and which must read its key through the bind
+# mount; ca.key stays root's. Every metad and graphd certificate also
+# names 127.0.0.1 and localhost: metad reaches its own etcd there, and
+# clients reach graphd through the published ports.
+secrets() {
+	mkdir -p "$NOVA_SECRETS/tls"
+	chmod 700 "$NOVA_SECRETS"
+	local pwfile=$NOVA_SECRETS/root-password
+	if [ -n "${NOVA_ROOT_PASSWORD:-}" ]; then
+		:
+	elif [ -s "$pwfile" ]; then
+		NOVA_ROOT_PASSWORD=$(head -n1 "$pwfile")
+	else
+		NOVA_ROOT_PASSWORD=$(head -c 64 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 24)
+		(umask 077 && printf '%s\n' "$NOVA_ROOT_PASSWORD" >"$pwfile")
+		echo "root's password for this cluster is in $pwfile"
+	fi
+	export NOVA_ROOT_PASSWORD
+	[ -s "$NOVA_SECRETS/tls/ca.crt" ] && return 0
+	local specs=() i
+	for i in 1 2 3; do specs+=("meta$i:metad:meta$i,127.0.0.1,localhost"); done
+	for i in 1 2 3 4 5; do specs+=("storage$i:storaged:storage$i"); done
+	for i in 1 2; do specs+=("graph$i:graphd:graph$i,127.0.0.1,localhost"); done
+	docker run --rm --user 0:0 --network none -v "$NOVA_SECRETS/tls:/certs" --entrypoint /bin/nova-certs "$NOVA_IMAGE" \
+		-dir /certs -owner 10001:10001 "${specs[@]}" >/dev/null ||
+		{ echo "making the cluster's certificates in $NOVA_SECRETS/tls failed" >&2; exit 1; }
+	echo "made the cluster's CA and certificates in $NOVA_SECRETS/tls (clients: -ca $NOVA_SECRETS/tls/ca.crt)"
 }
 
 fail() {
@@ -65,6 +103,7 @@ fail() {
 up() {
 	need
 	docker image inspect "$NOVA_IMAGE" >/dev/null 2>&1 || { echo "image $NOVA_IMAGE not found: run make image" >&2; exit 1; }
+	secrets
 	dc up -d --remove-orphans
 	local deadline=$((SECONDS + TIMEOUT)) online=0 out
 	while [ $SECONDS -lt $deadline ]; do
@@ -72,7 +111,7 @@ up() {
 			online=$(grep -c ',ONLINE,' <<<"$out" || true)
 			if [ "$online" -ge "$STORAGED" ] && console_in graph2 -e "SHOW HOSTS" >/dev/null 2>&1 &&
 				port_open "$NOVA_GRAPHD_PORT1" && port_open "$NOVA_GRAPHD_PORT2"; then
-				echo "compose cluster is up: graphd on 127.0.0.1:$NOVA_GRAPHD_PORT1 and 127.0.0.1:$NOVA_GRAPHD_PORT2, $online storaged online"
+				echo "compose cluster is up: graphd on 127.0.0.1:$NOVA_GRAPHD_PORT1 and 127.0.0.1:$NOVA_GRAPHD_PORT2 (TLS: -ca $NOVA_SECRETS/tls/ca.crt), $online storaged online"
 				return 0
 			fi
 		fi
@@ -137,7 +176,8 @@ down) down ;;
 console)
 	shift; need
 	tty=(); [ -t 0 ] || tty=(-T)
-	dc exec "${tty[@]}" graph1 /bin/nova-console -addr 127.0.0.1 -port 9669 -u root -p "$NOVA_ROOT_PASSWORD" --history-file "" "$@" ;;
+	secrets
+	dc exec "${tty[@]}" graph1 /bin/nova-console -addr 127.0.0.1 -port 9669 -ca /etc/novagraph/tls/ca.crt -u root -p "$NOVA_ROOT_PASSWORD" --history-file "" "$@" ;;
 rolling-restart) rolling_restart ;;
 ps) need; dc ps ;;
 logs) shift; need; dc logs "$@" ;;

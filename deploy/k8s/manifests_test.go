@@ -36,6 +36,13 @@ type kustomization struct {
 		IncludeSelectors bool              `json:"includeSelectors,omitempty"`
 		IncludeTemplates bool              `json:"includeTemplates,omitempty"`
 	} `json:"labels,omitempty"`
+	// SecretGenerator makes Secrets from files (the TLS material,
+	// certs.sh); the test takes each file's base name as a key, without
+	// reading the files, which a fresh clone does not have.
+	SecretGenerator []struct {
+		Name  string   `json:"name"`
+		Files []string `json:"files"`
+	} `json:"secretGenerator,omitempty"`
 	Images []struct {
 		Name    string `json:"name"`
 		NewName string `json:"newName,omitempty"`
@@ -144,6 +151,17 @@ func load(dir string) (*kustomization, *manifests, error) {
 				return nil, nil, fmt.Errorf("%s, document %d: %w", res, i+1, err)
 			}
 		}
+	}
+	for _, g := range k.SecretGenerator {
+		if _, seen := m.secrets[g.Name]; seen {
+			return nil, nil, fmt.Errorf("Secret %q both generated and defined", g.Name)
+		}
+		sec := &corev1.Secret{Data: map[string][]byte{}}
+		sec.Name = g.Name
+		for _, f := range g.Files {
+			sec.Data[filepath.Base(f)] = nil
+		}
+		m.secrets[g.Name] = sec
 	}
 	return &k, m, nil
 }
@@ -726,6 +744,16 @@ func TestMetadPeers(t *testing.T) {
 	if !fromSecret {
 		t.Errorf("metad: NOVA_ROOT_PASSWORD must be set from a Secret")
 	}
+	// The manifests ship no known password: metad refuses root's default
+	// on a pod address, and must not be told to allow it.
+	if _, ok := md.settings["allow-default-root-password"]; ok {
+		t.Errorf("metad: --allow-default-root-password is set: the manifests must not run with root's default password")
+	}
+	if sec, ok := m.secrets["novagraph-root"]; !ok {
+		t.Errorf("the Secret novagraph-root is missing")
+	} else if pw := sec.StringData["password"] + string(sec.Data["password"]); pw != "" {
+		t.Errorf("the Secret novagraph-root ships the password %q: it must be empty, for the user to set", pw)
+	}
 
 	grpcPort := md.port(t, "grpc")
 	var metaAddrs []string
@@ -805,5 +833,56 @@ func TestStrictDecoding(t *testing.T) {
 	err = m.add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n"))
 	if err == nil {
 		t.Fatal("an unexpected kind must fail")
+	}
+}
+
+// TestTLS: every daemon runs with TLS and an encrypted gossip: its config
+// names a --tls-dir where a Secret volume of its role is mounted, holding
+// ca.crt, <role>.crt, <role>.key and gossip.key (what --tls-dir and
+// --gossip-key-file read), generated from the files certs.sh writes.
+func TestTLS(t *testing.T) {
+	k, m := loadT(t)
+	for role, d := range daemons(t, m) {
+		dir, ok := d.settings["tls-dir"]
+		if !ok {
+			t.Errorf("%s: no tls-dir: the daemons must run with TLS", role)
+			continue
+		}
+		if got, want := d.settings["gossip-key-file"], filepath.Join(dir, "gossip.key"); got != want {
+			t.Errorf("%s: gossip-key-file %q, want %q", role, got, want)
+		}
+		var secret string
+		for _, vm := range d.c.VolumeMounts {
+			if vm.MountPath != dir {
+				continue
+			}
+			for _, vol := range d.w.template.Spec.Volumes {
+				if vol.Name == vm.Name && vol.Secret != nil {
+					secret = vol.Secret.SecretName
+					if mode := vol.Secret.DefaultMode; mode == nil || *mode&0o007 != 0 {
+						t.Errorf("%s: the TLS Secret volume's files are readable by others (defaultMode %v)", role, mode)
+					}
+				}
+			}
+		}
+		sec, ok := m.secrets[secret]
+		if !ok {
+			t.Errorf("%s: no Secret volume mounted at its tls-dir %s", role, dir)
+			continue
+		}
+		for _, key := range []string{"ca.crt", role + ".crt", role + ".key", "gossip.key"} {
+			if _, ok := sec.Data[key]; !ok {
+				t.Errorf("%s: Secret %s has no %s", role, secret, key)
+			}
+		}
+		if g := d.w.template.Spec.SecurityContext; g == nil || g.FSGroup == nil || *g.FSGroup != 10001 {
+			t.Errorf("%s: fsGroup must be 10001, the daemon's group, to read its key (mode 0440)", role)
+		}
+	}
+	if len(k.SecretGenerator) == 0 {
+		t.Fatal("kustomization.yaml generates no TLS Secret")
+	}
+	if st, err := os.Stat("certs.sh"); err != nil || st.Mode()&0o111 == 0 {
+		t.Errorf("certs.sh, which writes the Secrets' files, is missing or not executable: %v", err)
 	}
 }

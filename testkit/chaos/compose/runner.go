@@ -2,9 +2,13 @@ package compose
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,8 +20,6 @@ import (
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/testkit/chaos/register"
 )
-
-const rootPassword = "nova" // compose.sh's NOVA_ROOT_PASSWORD default
 
 // Config is one chaos run.
 type Config struct {
@@ -41,8 +43,12 @@ type Config struct {
 	OpTimeout       time.Duration
 
 	ReportDir string
-	Keep      bool // leave the cluster running afterwards
-	Logf      func(format string, args ...any)
+	// SecretsDir is compose.sh's NOVA_SECRETS for the run: root's password
+	// and the cluster's certificates (default: a new folder under the
+	// system's temporary folder, removed after the run unless Keep).
+	SecretsDir string
+	Keep       bool // leave the cluster running afterwards
+	Logf       func(format string, args ...any)
 }
 
 // DefaultConfig is what `make chaos` runs, given a number of faults.
@@ -78,6 +84,10 @@ type runner struct {
 	admin      *session
 	generation atomic.Int64
 	start      time.Time
+	// password is root's for the run's new catalog: random, given to
+	// compose.sh as NOVA_ROOT_PASSWORD (metad refuses the default beyond
+	// loopback).
+	password string
 
 	diskFullSeen []string // clear E_DISK_FULL refusals seen by the probe
 }
@@ -108,8 +118,19 @@ func (r *runner) statusAddrs() map[string]string {
 // it. The error is set when a check failed or the run could not be done;
 // the report then says which.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	r := &runner{cfg: cfg, hc: &http.Client{}, start: time.Now()}
+	r := &runner{cfg: cfg, hc: &http.Client{}, start: time.Now(), password: rand.Text()}
+	if cfg.SecretsDir == "" {
+		dir, err := os.MkdirTemp("", "novachaos-secrets-")
+		if err != nil {
+			return nil, fmt.Errorf("a folder for the run's secrets: %w", err)
+		}
+		if !cfg.Keep {
+			defer os.RemoveAll(dir)
+		}
+		r.cfg.SecretsDir = dir
+	}
 	r.dk = &docker{project: cfg.Project, dir: cfg.ComposeDir, env: []string{
+		"NOVA_SECRETS=" + r.cfg.SecretsDir, "NOVA_ROOT_PASSWORD=" + r.password,
 		"NOVA_COMPOSE_PROJECT=" + cfg.Project, "NOVA_SUBNET=" + cfg.Subnet, "NOVA_IMAGE=" + cfg.Image,
 		fmt.Sprintf("NOVA_GRAPHD_PORT1=%d", cfg.GraphPorts[0]), fmt.Sprintf("NOVA_GRAPHD_PORT2=%d", cfg.GraphPorts[1]),
 		"NOVA_UP_TIMEOUT=240",
@@ -150,15 +171,26 @@ func (r *runner) run(ctx context.Context, rep *Report) error {
 			}
 		}()
 	}
+	// The cluster runs with TLS (compose.sh made its CA): the clients trust
+	// that CA for graphd's certificate.
+	caPEM, err := os.ReadFile(filepath.Join(r.cfg.SecretsDir, "tls", "ca.crt"))
+	if err != nil {
+		return fmt.Errorf("the compose cluster's CA: %w", err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		return fmt.Errorf("the compose cluster's CA %s holds no certificate", filepath.Join(r.cfg.SecretsDir, "tls", "ca.crt"))
+	}
 	for _, port := range r.cfg.GraphPorts {
-		pool, err := client.NewPool(client.Config{Addresses: []string{fmt.Sprintf("127.0.0.1:%d", port)}})
+		pool, err := client.NewPool(client.Config{Addresses: []string{fmt.Sprintf("127.0.0.1:%d", port)},
+			TLS: &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots}})
 		if err != nil {
 			return err
 		}
 		defer pool.Close()
 		r.pools = append(r.pools, pool)
 	}
-	r.admin = &session{pool: r.pools[0], space: "chaos"}
+	r.admin = &session{pool: r.pools[0], space: "chaos", password: r.password}
 	defer r.admin.close()
 	if err := r.createSpaces(ctx); err != nil {
 		return err
@@ -175,7 +207,7 @@ func (r *runner) run(ctx context.Context, rep *Report) error {
 		return fmt.Errorf("before any fault: %w", err)
 	}
 
-	w := startWorkload(r.pools, "chaos", r.cfg.Seed, r.cfg.RegisterClients, r.cfg.OpTimeout, r.generation.Load)
+	w := startWorkload(r.pools, r.password, "chaos", r.cfg.Seed, r.cfg.RegisterClients, r.cfg.OpTimeout, r.generation.Load)
 	steps := plan(r.cfg.Seed, r.cfg.Faults, r.cfg.Kinds, r.cfg.Partitions, r.cfg.MinHold, r.cfg.MaxHold)
 	var runErr error
 	for i, s := range steps {
@@ -312,7 +344,7 @@ func (r *runner) execRetry(ctx context.Context, s *session, stmt string, timeout
 }
 
 func (r *runner) createSpaces(ctx context.Context) error {
-	plain := &session{pool: r.pools[0]}
+	plain := &session{pool: r.pools[0], password: r.password}
 	defer plain.close()
 	for _, stmt := range []string{
 		fmt.Sprintf("CREATE SPACE IF NOT EXISTS chaos(partition_num=%d, replica_factor=3, vid_type=INT64)", r.cfg.Partitions),
@@ -329,7 +361,7 @@ func (r *runner) createSpaces(ctx context.Context) error {
 		"chaos":     {"CREATE TAG IF NOT EXISTS reg(v int)", "CREATE TAG IF NOT EXISTS item(v int)", "CREATE EDGE IF NOT EXISTS link()"},
 		"chaos_rf1": {"CREATE TAG IF NOT EXISTS probe(v int)"},
 	} {
-		s := &session{pool: r.pools[0], space: space}
+		s := &session{pool: r.pools[0], space: space, password: r.password}
 		for _, stmt := range stmts {
 			if _, err := r.execRetry(ctx, s, stmt, time.Minute); err != nil {
 				s.close()
@@ -341,7 +373,7 @@ func (r *runner) createSpaces(ctx context.Context) error {
 	// The schema reaches every graphd and storaged through the catalog:
 	// wait until a write through each graphd works.
 	for i, pool := range r.pools {
-		s := &session{pool: pool, space: "chaos"}
+		s := &session{pool: pool, space: "chaos", password: r.password}
 		_, err := r.execRetry(ctx, s, fmt.Sprintf("INSERT VERTEX item(v) VALUES %d:(0)", itemBase-int64(i)-1), time.Minute)
 		s.close()
 		if err != nil {
@@ -369,7 +401,7 @@ func (r *runner) spaceID(ctx context.Context, name string) (int32, error) {
 // that says the disk is full. The guard notices within its poll interval,
 // so the probe tries for a while.
 func (r *runner) probeDiskFull(ctx context.Context) []string {
-	s := &session{pool: r.pools[0], space: "chaos_rf1"}
+	s := &session{pool: r.pools[0], space: "chaos_rf1", password: r.password}
 	defer s.close()
 	deadline := time.Now().Add(15 * time.Second)
 	var last error
@@ -394,7 +426,7 @@ func (r *runner) probeDiskFull(ctx context.Context) []string {
 // probeAfterDiskFull, after space returned: every probe vertex is
 // writable again and holds the last value written.
 func (r *runner) probeAfterDiskFull(ctx context.Context) []string {
-	s := &session{pool: r.pools[0], space: "chaos_rf1"}
+	s := &session{pool: r.pools[0], space: "chaos_rf1", password: r.password}
 	defer s.close()
 	var ids []string
 	for vid := 1; vid <= 20; vid++ {

@@ -40,14 +40,15 @@ const (
 // session is one client's graphd session on space chaos, reopened after
 // any failure that may have lost it.
 type session struct {
-	pool  *client.Pool
-	space string
-	sess  *client.Session
+	pool     *client.Pool
+	space    string
+	password string // root's
+	sess     *client.Session
 }
 
 func (s *session) exec(ctx context.Context, stmt string) (*client.ResultSet, error) {
 	if s.sess == nil {
-		sess, err := s.pool.Session(ctx, "root", rootPassword)
+		sess, err := s.pool.Session(ctx, "root", s.password)
 		if err != nil {
 			return nil, err
 		}
@@ -191,14 +192,14 @@ type insertLog struct {
 
 func hubOf(item int64) int64 { return hubBase + item%hubs }
 
-func startWorkload(pools []*client.Pool, space string, seed int64, registerClients int, opTimeout time.Duration, generation func() int64) *workload {
+func startWorkload(pools []*client.Pool, password, space string, seed int64, registerClients int, opTimeout time.Duration, generation func() int64) *workload {
 	w := &workload{pools: pools, space: space, base: time.Now(), opTimeout: opTimeout, generation: generation,
 		stop: make(chan struct{}), inserts: &insertLog{attempted: map[int64]bool{}, ackedAt: map[int64]time.Time{}, vertices: map[int64]bool{}}}
 	for i := 0; i < registerClients; i++ {
 		rec := register.NewRecorder(i, w.base)
 		w.recs = append(w.recs, rec)
 		rng := rand.New(rand.NewSource(seed*1000 + int64(i)))
-		s := &session{pool: pools[i%len(pools)], space: space}
+		s := &session{pool: pools[i%len(pools)], space: space, password: password}
 		w.wg.Add(1)
 		go func() {
 			defer w.wg.Done()
@@ -209,13 +210,13 @@ func startWorkload(pools []*client.Pool, space string, seed int64, registerClien
 	w.wg.Add(2)
 	go func() {
 		defer w.wg.Done()
-		s := &session{pool: pools[0], space: space}
+		s := &session{pool: pools[0], space: space, password: password}
 		defer s.close()
 		w.runInserts(s)
 	}()
 	go func() {
 		defer w.wg.Done()
-		s := &session{pool: pools[len(pools)-1], space: space}
+		s := &session{pool: pools[len(pools)-1], space: space, password: password}
 		defer s.close()
 		w.runGoReads(s, rand.New(rand.NewSource(seed*1000+999)))
 	}()
