@@ -70,7 +70,7 @@ type testStore struct {
 	tweak  func(*Config) // adjusts the engine config before each start
 }
 
-func openTestDB(t *testing.T, dir string) *grocksdb.DB {
+func openTestDB(t testing.TB, dir string) *grocksdb.DB {
 	t.Helper()
 	opts := grocksdb.NewDefaultOptions()
 	opts.SetCreateIfMissing(true)

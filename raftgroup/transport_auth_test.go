@@ -154,7 +154,7 @@ func TestSnapshotStreamRefusesForeignKeysAndDamage(t *testing.T) {
 
 // serveForTest serves what register adds on a loopback port, in
 // plaintext, until the test ends, and returns a connection to it.
-func serveForTest(t *testing.T, register func(*grpc.Server)) *grpc.ClientConn {
+func serveForTest(t testing.TB, register func(*grpc.Server)) *grpc.ClientConn {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -120,7 +120,7 @@ func TestScanPartitionsWithCursor(t *testing.T) {
 // storageClients connects a catalog cache and a storage client to the
 // cluster and waits until the catalog shows the space and its edge type
 // (created through a graphd session).
-func storageClients(t *testing.T, c *testcluster.Cluster, spaceName, edge string) (*metaclient.Client, *storageclient.Client, *catalog.Snapshot) {
+func storageClients(t testing.TB, c *testcluster.Cluster, spaceName, edge string) (*metaclient.Client, *storageclient.Client, *catalog.Snapshot) {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	mc := metaclient.New([]string{c.MetaAddr()}, log)
