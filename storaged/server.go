@@ -271,6 +271,9 @@ func (s *Server) Start(ctx context.Context) error {
 		return err
 	}
 	s.storeID = storeID
+	// The raft engine tags its own lines with the store; it gets the
+	// logger from before this one does, or every line would say it twice.
+	untagged := s.log
 	s.log = s.log.With("store", storeID)
 	if s.guard != nil {
 		s.guard.log = s.log // its goroutine starts below
@@ -303,7 +306,7 @@ func (s *Server) Start(ctx context.Context) error {
 		// Every edge write reads and rewrites its vertices' degrees.
 		ApplyCacheKey:     partition.IsDegreeKey,
 		ApplyCacheEntries: s.cfg.DegreeCacheEntries,
-		Logger:            s.log,
+		Logger:            untagged,
 	})
 	var adjacency *adjacencyCache
 	if s.cfg.AdjacencyCacheBytes > 0 {

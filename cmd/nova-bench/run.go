@@ -17,6 +17,7 @@ import (
 	"github.com/novagraph/novagraph/bench/ldbc/driver"
 	"github.com/novagraph/novagraph/bench/ldbc/floor"
 	"github.com/novagraph/novagraph/client"
+	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/internal/rocksopts"
 )
 
@@ -203,6 +204,10 @@ func parseConcurrency(s string) ([]int, error) {
 type connFlags struct {
 	addr, user, password, space string
 	conns                       int
+	// tls names the CA that signed graphd's certificate and, optionally,
+	// a client certificate: TLS is on when a CA is given (as the console's
+	// -ca, -cert and -key).
+	tls nodetls.Files
 }
 
 func (c *connFlags) add(cmd *cobra.Command) {
@@ -212,6 +217,9 @@ func (c *connFlags) add(cmd *cobra.Command) {
 	f.StringVarP(&c.password, "password", "p", "nova", "password")
 	f.StringVar(&c.space, "space", "", "graph space (required)")
 	f.IntVar(&c.conns, "conns", 1, "gRPC connections per graphd address (sessions share them)")
+	f.StringVar(&c.tls.CA, "ca", "", "connect over TLS, trusting graphd's certificate if this PEM CA bundle signed it (docs/security.md)")
+	f.StringVar(&c.tls.Cert, "cert", "", "with --ca: a client certificate (PEM) to present")
+	f.StringVar(&c.tls.Key, "key", "", "the private key (PEM) of --cert")
 }
 
 // open connects and checks the space.
@@ -219,7 +227,14 @@ func (c *connFlags) open(ctx context.Context) (*client.Pool, *client.Session, er
 	if c.space == "" {
 		return nil, nil, errors.New("--space is required")
 	}
-	pool, err := client.NewPool(client.Config{Addresses: splitList(c.addr), ConnsPerAddress: c.conns})
+	if !c.tls.Empty() && c.tls.CA == "" {
+		return nil, nil, errors.New("--cert and --key need --ca, the CA that signed graphd's certificate")
+	}
+	tlsConfig, err := nodetls.LoadClient(c.tls)
+	if err != nil {
+		return nil, nil, err
+	}
+	pool, err := client.NewPool(client.Config{Addresses: splitList(c.addr), ConnsPerAddress: c.conns, TLS: tlsConfig.ClientTLS()})
 	if err != nil {
 		return nil, nil, err
 	}
