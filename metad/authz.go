@@ -21,10 +21,11 @@ import (
 //     certificate names (service.go, callerNamesHost).
 //   - UpdatePartReplicas: storaged, which records a replica move it made.
 //   - Everything else (schema, users, roles, hosts, jobs): graphd only. It
-//     checks the session's role first; these methods trust that check, so
-//     no other role may reach them (a storaged's certificate must not
-//     reset root's password, an importer's must not drop a space: the
-//     importer's DDL goes through a graphd session).
+//     checks the session's role first; the schema, host and job methods
+//     trust that check, so no other role may reach them (an importer's
+//     certificate must not drop a space: the importer's DDL goes through a
+//     graphd session). The users and roles methods also check the
+//     session's credential themselves (credential.go).
 var policy = func() nodetls.Policy {
 	metad, storaged, graphd, importer := nodetls.RoleMetad, nodetls.RoleStoraged, nodetls.RoleGraphd, nodetls.RoleImporter
 	const svc = "/novagraph.meta.MetaService/"

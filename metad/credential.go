@@ -27,8 +27,8 @@ import (
 // for the users methods; GOD, or ADMIN of the space for a role below ADMIN,
 // for GrantRole and RevokeRole (the same rules graphd applies,
 // graphd/exec/users.go). ChangePassword needs none: it needs the old
-// password. A stolen graphd certificate is then worth no more than the
-// passwords its holder already knows.
+// password. A stolen graphd certificate then changes no user or role
+// without a user's password.
 //
 // A credential is opaque to graphd, which keeps it with the session and
 // sends it as the metadata metaclient.CredentialHeader:
@@ -46,11 +46,13 @@ import (
 // writes to etcd (keyCredentialKey); every metad of the catalog reads the
 // same one, so a credential from one metad holds at the others. It lives
 // outside the watched catalog prefix: it is never sent to graphd or
-// storaged. A credential does not expire: it is as good as the session
-// that holds it, and a password change does not end sessions (as in
-// NebulaGraph). Deleting the key from etcd and restarting every metad
-// voids every credential (every session must sign in again before its
-// next users or roles statement).
+// storaged. A credential is a bearer token that does not expire: it holds
+// until its user is dropped (or the key replaced), whatever becomes of the
+// session that got it, and a password change does not void it (nor end
+// sessions, as in NebulaGraph). It travels only between graphd and metad:
+// metaclient attaches it to the users and roles calls alone. Deleting the
+// key from etcd and restarting every metad voids every credential (every
+// session must sign in again before its next users or roles statement).
 
 const (
 	// authRoot holds metad's own secrets, outside keyRoot (the catalog
@@ -176,30 +178,51 @@ func (s *Server) checkCallerGod(ctx context.Context, method string) error {
 	return nil
 }
 
-// checkCallerGrants refuses a GrantRole or RevokeRole of role on space
-// unless the signed-in user is GOD, or ADMIN of that space and role is
-// below ADMIN.
-func (s *Server) checkCallerGrants(ctx context.Context, method string, space int32, role metapb.RoleType) error {
+// checkCallerGrants refuses a GrantRole or RevokeRole of role to user on
+// space unless the signed-in user is GOD, or is ADMIN of that space and
+// the change is one graphd lets an ADMIN make: a role below ADMIN, for
+// another user, who is not ADMIN there (an ADMIN must not demote or remove
+// a fellow ADMIN, or itself).
+func (s *Server) checkCallerGrants(ctx context.Context, method string, space int32, role metapb.RoleType, user string) error {
 	name, err := s.callerUser(ctx, method)
 	if err != nil || name == RootUser {
 		return err
 	}
-	key := roleKey(space, name)
-	resp, err := s.cli.Get(ctx, key)
-	if err != nil {
-		return fmt.Errorf("metad %s: reading the role of user %q: %w", method, name, err)
-	}
-	var have metapb.RoleType
-	if len(resp.Kvs) > 0 {
-		if have, err = parseRole(resp.Kvs[0].Value); err != nil {
-			return fmt.Errorf("metad %s: %s: %w", method, key, err)
+	roleOn := func(who string) (metapb.RoleType, error) {
+		key := roleKey(space, who)
+		resp, err := s.cli.Get(ctx, key)
+		if err != nil {
+			return 0, fmt.Errorf("metad %s: reading the role of user %q: %w", method, who, err)
 		}
+		if len(resp.Kvs) == 0 {
+			return 0, nil
+		}
+		r, err := parseRole(resp.Kvs[0].Value)
+		if err != nil {
+			return 0, fmt.Errorf("metad %s: %s: %w", method, key, err)
+		}
+		return r, nil
 	}
-	if have != metapb.RoleType_ADMIN {
+	have, err := roleOn(name)
+	if err != nil {
+		return err
+	}
+	switch {
+	case have != metapb.RoleType_ADMIN:
 		return status.Errorf(codes.PermissionDenied, "metad %s: user %q is neither GOD nor ADMIN of space %d", method, name, space)
-	}
-	if role <= metapb.RoleType_ADMIN {
+	case role <= metapb.RoleType_ADMIN:
 		return status.Errorf(codes.PermissionDenied, "metad %s: user %q is ADMIN of space %d, which may grant and revoke only DBA, USER and GUEST, not %s", method, name, space, role)
+	case user == name:
+		return status.Errorf(codes.PermissionDenied, "metad %s: user %q is ADMIN of space %d and may not change its own role there", method, name, space)
+	case user == RootUser:
+		return nil // changeRole refuses any change of root's role
+	}
+	target, err := roleOn(user)
+	if err != nil {
+		return err
+	}
+	if target == metapb.RoleType_ADMIN {
+		return status.Errorf(codes.PermissionDenied, "metad %s: user %q is ADMIN of space %d and may not change the role of user %q, ADMIN there too", method, name, space, user)
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func (svc *service) ChangePassword(ctx context.Context, req *metapb.ChangePasswo
 }
 
 func (svc *service) GrantRole(ctx context.Context, req *metapb.GrantRoleReq) (*metapb.GrantRoleResp, error) {
-	if err := svc.s.checkCallerGrants(ctx, "GrantRole", req.GetSpaceId(), req.GetRole()); err != nil {
+	if err := svc.s.checkCallerGrants(ctx, "GrantRole", req.GetSpaceId(), req.GetRole(), req.GetUser()); err != nil {
 		return nil, err
 	}
 	ver, err := svc.s.changeRole(ctx, req.GetUser(), req.GetSpaceId(), req.GetRole(), true)
@@ -78,7 +78,7 @@ func (svc *service) GrantRole(ctx context.Context, req *metapb.GrantRoleReq) (*m
 }
 
 func (svc *service) RevokeRole(ctx context.Context, req *metapb.RevokeRoleReq) (*metapb.RevokeRoleResp, error) {
-	if err := svc.s.checkCallerGrants(ctx, "RevokeRole", req.GetSpaceId(), req.GetRole()); err != nil {
+	if err := svc.s.checkCallerGrants(ctx, "RevokeRole", req.GetSpaceId(), req.GetRole(), req.GetUser()); err != nil {
 		return nil, err
 	}
 	ver, err := svc.s.changeRole(ctx, req.GetUser(), req.GetSpaceId(), req.GetRole(), false)

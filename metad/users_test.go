@@ -473,6 +473,31 @@ func TestUsersMethodsNeedACredential(t *testing.T) {
 		}
 	}
 
+	// Nor may it change its own role, or a fellow ADMIN's (graphd's rule).
+	wantCode(t, "GrantRole ADMIN to carol", root.grant("carol", nba.SpaceId, metapb.RoleType_ADMIN).Status, commonpb.ErrorCode_SUCCEEDED)
+	for _, c := range []struct {
+		name, user string
+		revoke     bool
+		msg        string
+	}{
+		{"demotes a fellow ADMIN", "carol", false, `"carol", ADMIN there too`},
+		{"revokes a fellow ADMIN's role", "carol", true, `"carol", ADMIN there too`},
+		{"changes its own role", "bob", false, "its own role"},
+	} {
+		var err error
+		if c.revoke {
+			_, err = rpc.RevokeRole(bob.ctx(), &metapb.RevokeRoleReq{User: c.user, SpaceId: nba.SpaceId, Role: metapb.RoleType_GUEST})
+		} else {
+			_, err = rpc.GrantRole(bob.ctx(), &metapb.GrantRoleReq{User: c.user, SpaceId: nba.SpaceId, Role: metapb.RoleType_GUEST})
+		}
+		if status.Code(err) != codes.PermissionDenied || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("ADMIN bob %s: %v, want PermissionDenied %q", c.name, err, c.msg)
+		}
+	}
+	if got := roles(getCatalog(t, rpc)); !strings.Contains(got, "carol:nba=ADMIN") || !strings.Contains(got, "bob:nba=ADMIN") {
+		t.Fatalf("refused role changes changed the roles: %s", got)
+	}
+
 	// A user dropped and created again does not inherit the old sessions.
 	wantCode(t, "DropUser bob", root.drop("bob", false).Status, commonpb.ErrorCode_SUCCEEDED)
 	wantCode(t, "CreateUser bob again", root.create("bob", "pw", false).Status, commonpb.ErrorCode_SUCCEEDED)

@@ -65,7 +65,7 @@ Flags:
 	gossipAddr := fs.String("gossip-addr", "", "host:port to gossip on (memberlist) with storaged and graphd: balance jobs then hold a step on a storaged gossip says is down until it answers or its lease expires; empty: no gossip")
 	gossipSeeds := fs.String("gossip-seeds", "", "comma-separated gossip addresses of peers to join")
 	rootPassword := fs.String("root-password", metad.DefaultRootPassword, "password of user root when metad creates it, on the first start of a new catalog; ignored afterwards (ALTER USER root / CHANGE PASSWORD change it). Visible in the process list: prefer --root-password-file or "+rootPasswordEnv)
-	allowDefaultRoot := fs.Bool("allow-default-root-password", false, "serve beyond loopback (--addr not 127.0.0.1 or localhost) even while root's password is still the default "+metad.DefaultRootPassword+"; without it such a start is refused")
+	allowDefaultRoot := fs.Bool("allow-default-root-password", false, "serve beyond loopback (--addr other than 127.0.0.0/8, ::1 or localhost) even while root's password is still the default "+metad.DefaultRootPassword+"; without it such a start is refused")
 	rootPasswordFile := fs.String("root-password-file", "", "file holding root's password for a new catalog (its first line), e.g. a mounted Secret; or set "+rootPasswordEnv+". Either keeps it out of the process list")
 
 	tlsFlags := nodetls.RegisterFlags(fs, "metad")

@@ -71,7 +71,9 @@ secrets() {
 	chmod 700 "$NOVA_SECRETS"
 	local pwfile=$NOVA_SECRETS/root-password
 	if [ -n "${NOVA_ROOT_PASSWORD:-}" ]; then
-		:
+		# Given: kept for the next commands unless one is kept already (the
+		# catalog then has that one; the given one is what the caller uses).
+		[ -s "$pwfile" ] || (umask 077 && printf '%s\n' "$NOVA_ROOT_PASSWORD" >"$pwfile")
 	elif [ -s "$pwfile" ]; then
 		NOVA_ROOT_PASSWORD=$(head -n1 "$pwfile")
 	else
@@ -148,6 +150,7 @@ wait_online() {
 
 rolling_restart() {
 	need
+	secrets # the console's password and CA
 	local svc
 	for svc in meta1 meta2 meta3 storage1 storage2 storage3 storage4 storage5 graph1 graph2; do
 		echo "restarting $svc"

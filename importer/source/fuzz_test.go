@@ -88,7 +88,10 @@ func FuzzGzipCSV(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a whole gzip stream of %d bytes: %v", len(plain), err)
 		}
-		want, err := readAll(t, mustOpen(t, writeFile(t, filepath.Join(dir, "f.csv"), string(plain)), Options{}), 0, 0)
+		// Read as plain text whatever its first bytes (text that starts
+		// like gzip would be sniffed as compressed otherwise).
+		plainText := false
+		want, err := readAll(t, mustOpen(t, writeFile(t, filepath.Join(dir, "f.csv"), string(plain)), Options{Gzip: &plainText}), 0, 0)
 		if err != nil {
 			t.Fatalf("the decompressed text: %v", err)
 		}

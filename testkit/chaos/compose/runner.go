@@ -135,6 +135,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		fmt.Sprintf("NOVA_GRAPHD_PORT1=%d", cfg.GraphPorts[0]), fmt.Sprintf("NOVA_GRAPHD_PORT2=%d", cfg.GraphPorts[1]),
 		"NOVA_UP_TIMEOUT=240",
 	}}
+	if cfg.Keep {
+		r.logf("the kept cluster's secrets (root's password, the CA) are in %s", r.cfg.SecretsDir)
+	}
 	if cfg.faultsDisk() {
 		r.dk.env = append(r.dk.env, "NOVA_COMPOSE_OVERLAY=docker-compose.chaos.yml")
 	}
