@@ -171,19 +171,9 @@ func (s *Server) refuseDefaultRootPassword(ctx context.Context) error {
 	if s.cfg.AllowDefaultRootPassword || daemon.LoopbackOnly(s.cfg.ListenAddr) {
 		return nil
 	}
-	resp, err := s.cli.Get(ctx, userKey(RootUser))
-	if err != nil {
-		return fmt.Errorf("reading user root: %w", err)
-	}
-	if len(resp.Kvs) == 0 {
-		return fmt.Errorf("user root is missing from the catalog")
-	}
-	var u metapb.UserRecord
-	if err := proto.Unmarshal(resp.Kvs[0].Value, &u); err != nil {
-		return fmt.Errorf("decoding %s: %w", resp.Kvs[0].Key, err)
-	}
-	if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(DefaultRootPassword)) != nil {
-		return nil
+	isDefault, _, _, err := s.verifyUser(ctx, RootUser, DefaultRootPassword)
+	if err != nil || !isDefault {
+		return err
 	}
 	return fmt.Errorf("root's password is still the default and metad listens on %s, beyond loopback, "+
 		"where anyone who reaches graphd could sign in as root: give a new catalog another password "+
