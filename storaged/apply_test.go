@@ -139,11 +139,11 @@ func (f *applyFixture) degree(v int64, edgeType int32) uint64 {
 // intents returns the intents of a partition, in order.
 func (f *applyFixture) intents(part int32) ([][]byte, []*storagepb.Intent) {
 	f.t.Helper()
-	keys, ins, err := readIntents(f.db, raftgroup.GroupID{Space: testSpace, Part: part}, nil, 1<<20)
+	b, err := readIntents(f.db, raftgroup.GroupID{Space: testSpace, Part: part}, nil, 1<<20, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return keys, ins
+	return b.keys, b.intents
 }
 
 // resolve carries out every intent of part by applying its mirrors and

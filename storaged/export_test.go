@@ -12,6 +12,9 @@ import (
 // storaged_test) use too.
 var WriteSSTFile = writeSSTFile
 
+// ResolveBatch is how many changes one resolver batch carries (pair.go).
+const ResolveBatch = resolveBatch
+
 // DelayFetches makes every fetch of a staged file from a peer take at
 // least d longer (a slow or distant peer).
 func (s *Server) DelayFetches(d time.Duration) {

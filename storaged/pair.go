@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/linxGnu/grocksdb"
@@ -88,6 +89,33 @@ type resolver struct {
 	resume map[raftgroup.GroupID][]byte
 	// lastPurge is when each led partition last purged tombstones.
 	lastPurge map[raftgroup.GroupID]time.Time
+
+	stats resolverStats
+}
+
+// resolverStats are the resolver's counters (metrics.go exports them).
+type resolverStats struct {
+	resolved       atomic.Uint64 // intents resolved (carried out, then deleted)
+	mirrorRequests atomic.Uint64 // MirrorEdges requests sent, one per target partition
+	failedTargets  atomic.Uint64 // target partitions a batch could not carry out: their intents wait
+	failedPasses   atomic.Uint64 // passes that ended with intents left
+}
+
+// behind counts the partitions whose last pass ended with intents left
+// (their in-edges or forward deletes are pending until a pass gets
+// through): 0 on a healthy cluster once writes stop.
+// Partitions led elsewhere now are the new leader's to count.
+func (r *resolver) behind() int {
+	leading := r.srv.engine.Leading()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, l := range leading {
+		if st := r.groups[l.Group]; st != nil && st.failed > st.completed {
+			n++
+		}
+	}
+	return n
 }
 
 type resolveState struct {
@@ -185,8 +213,15 @@ func (r *resolver) kickLocked(g raftgroup.GroupID, st *resolveState) {
 			if err == nil {
 				st.completed = st.started
 			} else {
+				if st.failed <= st.completed {
+					// The first failure after a success: later ones
+					// are the same partitions retrying.
+					r.srv.log.Info("intents left for a later pass", "group", g, "err", err)
+				} else {
+					r.srv.log.Debug("resolving intents", "group", g, "err", err)
+				}
 				st.failed, st.lastErr = st.started, err
-				r.srv.log.Debug("resolving intents", "group", g, "err", err)
+				r.stats.failedPasses.Add(1)
 			}
 			close(st.changed)
 			st.changed = make(chan struct{})
@@ -207,65 +242,127 @@ func (r *resolver) kickLocked(g raftgroup.GroupID, st *resolveState) {
 	}()
 }
 
-// pass resolves the intents of g until none is left.
+// pass resolves the intents of g until none is left that this pass can
+// carry out. A target partition that fails (no leader, a timeout) keeps
+// its intents for a later pass and the pass goes on with the others: the
+// intents of one partition without a leader must not hold back every
+// other partition's in-edges (they did, all-or-nothing per batch, at
+// SF100 with 100 partitions). The pass fails, naming the targets, if any
+// intent is left.
 func (r *resolver) pass(g raftgroup.GroupID) error {
+	c := &passCursor{from: r.resumeAt(g), failed: map[int32]error{}}
 	for {
-		if err := r.resolveSome(g); err != nil {
-			if err == errNoIntents {
-				return nil
-			}
+		done, err := r.resolveSome(g, c)
+		if err != nil {
 			return err
 		}
+		if done {
+			break
+		}
+	}
+	if len(c.failed) == 0 {
+		return nil
+	}
+	targets := make([]int32, 0, len(c.failed))
+	for p := range c.failed {
+		targets = append(targets, p)
+	}
+	sort.Slice(targets, func(i, j int) bool { return targets[i] < targets[j] })
+	errs := make([]error, 0, min(len(targets), 3))
+	for _, p := range targets[:min(len(targets), 3)] {
+		errs = append(errs, fmt.Errorf("partition %d: %w", p, c.failed[p]))
+	}
+	return fmt.Errorf("%s: the intents for %d partitions %v stay for the next pass: %w", g, len(targets), targets, errors.Join(errs...))
+}
+
+// passCursor is one pass's progress through g's intents.
+type passCursor struct {
+	// from is where the next read starts (nil: the first intent).
+	from []byte
+	// failed holds the target partitions that failed in this pass, with
+	// why: their later intents are skipped, so that each target still
+	// gets its intents in order.
+	failed map[int32]error
+	// firstLeft is the first intent the pass left unresolved (nil: none
+	// yet): the resume hint may not pass it.
+	firstLeft []byte
+}
+
+// leave records an intent left for a later pass.
+func (c *passCursor) leave(key []byte) {
+	if c.firstLeft == nil {
+		c.firstLeft = key
 	}
 }
 
-// errNoIntents ends a pass: g has no intents left.
-var errNoIntents = errors.New("no intents left")
-
-// resolveSome carries out and resolves one batch of g's intents. The
-// deadline is per batch, not per pass: under a bulk load a pass runs for
-// as long as writes keep coming, and must not fail for that.
-func (r *resolver) resolveSome(g raftgroup.GroupID) error {
+// resolveSome carries out and resolves one batch of g's intents, and says
+// whether the pass has read them all. The deadline is per batch, not per
+// pass: under a bulk load a pass runs for as long as writes keep coming,
+// and must not fail for that.
+func (r *resolver) resolveSome(g raftgroup.GroupID, c *passCursor) (done bool, err error) {
 	ctx, cancel := context.WithTimeout(r.ctx, r.srv.cfg.MirrorWait)
 	defer cancel()
 	if err := r.srv.engine.ReadIndex(ctx, g); err != nil {
-		return err
+		return false, err
 	}
 	db := r.srv.dbOf(g)
 	if db == nil {
-		return fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
+		return false, fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
 	}
-	keys, intents, err := readIntents(db, g, r.resumeAt(g), resolveBatch)
+	b, err := readIntents(db, g, c.from, resolveBatch, func(target int32) bool { return c.failed[target] != nil })
 	if err != nil {
-		return err
+		return false, err
 	}
-	if len(keys) == 0 {
-		return errNoIntents
+	if b.last == nil {
+		return true, nil
 	}
-	if err := r.carryOut(ctx, g, intents); err != nil {
-		return err
+	for _, k := range b.skipped {
+		c.leave(k)
 	}
-	cmd := &storagepb.Command{Now: time.Now().Unix(), Mutations: []*storagepb.Mutation{
-		{Op: &storagepb.Mutation_ResolveIntents{ResolveIntents: &storagepb.IntentKeys{Keys: keys}}},
-	}}
-	if err := r.srv.propose(ctx, g, cmd); err != nil {
-		return err
+	failed := r.carryOut(ctx, g, b.intents)
+	var resolved [][]byte
+	for i, in := range b.intents {
+		if err := failed[in.TargetPart]; err != nil {
+			c.failed[in.TargetPart] = err
+			c.leave(b.keys[i])
+			continue
+		}
+		resolved = append(resolved, b.keys[i])
 	}
-	r.setResumeAt(g, append(keys[len(keys)-1], 0))
-	return nil
+	r.stats.failedTargets.Add(uint64(len(failed)))
+	if len(resolved) > 0 {
+		cmd := &storagepb.Command{Now: time.Now().Unix(), Mutations: []*storagepb.Mutation{
+			{Op: &storagepb.Mutation_ResolveIntents{ResolveIntents: &storagepb.IntentKeys{Keys: resolved}}},
+		}}
+		if err := r.srv.propose(ctx, g, cmd); err != nil {
+			return false, err
+		}
+		r.stats.resolved.Add(uint64(len(resolved)))
+	}
+	// Every intent below the hint is resolved: it moves up to the first
+	// intent this pass left, or past the last one it read.
+	next := append(b.last, 0)
+	if c.firstLeft != nil {
+		r.setResumeAt(g, c.firstLeft)
+	} else {
+		r.setResumeAt(g, next)
+	}
+	c.from = next
+	return false, nil
 }
 
-// resumeAt is where g's next read of intents starts: just after the last
-// intent this store resolved (nil: the start). Resolved intents are
-// deleted, and under a steady stream of writes their tombstones pile up
-// at the front of the intent range until a compaction; seeking from the
-// start would step over all of them on every pass (it took 13 % of a
-// bulk load's CPU). Skipping them is safe because intent keys grow with
-// the raft index of the entry that wrote them: an intent written after a
-// pass read the range has a key above everything the pass read, and every
-// intent below the hint was resolved by a committed ResolveIntents. A
-// store that loses and regains leadership keeps its hint: what lies
-// below it was resolved, by whichever leader.
+// resumeAt is where g's next read of intents starts: at the first intent
+// this store's resolver left unresolved, or just after the last one it
+// resolved (nil: the start). Resolved intents are deleted, and under a
+// steady stream of writes their tombstones pile up at the front of the
+// intent range until a compaction; seeking from the start would step over
+// all of them on every pass (it took 13 % of a bulk load's CPU). Skipping
+// them is safe because intent keys grow with the raft index of the entry
+// that wrote them: an intent written after a pass read the range has a
+// key above everything the pass read, and every intent below the hint was
+// resolved by a committed ResolveIntents. A store that loses and regains
+// leadership keeps its hint: what lies below it was resolved, by
+// whichever leader.
 func (r *resolver) resumeAt(g raftgroup.GroupID) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -278,10 +375,24 @@ func (r *resolver) setResumeAt(g raftgroup.GroupID, key []byte) {
 	r.resume[g] = key
 }
 
+// intentBatch is one read of a partition's intents.
+type intentBatch struct {
+	keys    [][]byte // the intents to carry out, in key order
+	intents []*storagepb.Intent
+	skipped [][]byte // intents read but left: their target failed earlier in the pass
+	last    []byte   // the last key read (nil: none was left to read)
+}
+
+// maxSkippedPerRead bounds the intents one read steps over for targets
+// that failed, so that a pass whose failed targets hold millions of
+// intents still returns to check its deadline and its context.
+const maxSkippedPerRead = 16 * resolveBatch
+
 // readIntents reads intents of g from key from (nil: the first), in key
-// order, until they carry limit changes (an intent carries one per edge
-// it mirrors): at least one intent, however large.
-func readIntents(db *grocksdb.DB, g raftgroup.GroupID, from []byte, limit int) ([][]byte, []*storagepb.Intent, error) {
+// order, until those to carry out hold limit changes (an intent carries
+// one per edge it mirrors; at least one intent, however large). Intents
+// whose target skip says to leave are read past and listed apart.
+func readIntents(db *grocksdb.DB, g raftgroup.GroupID, from []byte, limit int, skip func(target int32) bool) (intentBatch, error) {
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
 	ro.SetTotalOrderSeek(true) // crosses vertex prefixes: no prefix-bloom seek (storaged/rocksdb.go)
@@ -292,29 +403,34 @@ func readIntents(db *grocksdb.DB, g raftgroup.GroupID, from []byte, limit int) (
 	}
 	it := db.NewIterator(ro)
 	defer it.Close()
-	var keys [][]byte
-	var intents []*storagepb.Intent
+	var b intentBatch
 	changes := 0
-	for it.Seek(from); it.ValidForPrefix(prefix) && changes < limit; it.Next() {
+	for it.Seek(from); it.ValidForPrefix(prefix) && changes < limit && len(b.skipped) < maxSkippedPerRead; it.Next() {
+		key := append([]byte(nil), it.Key().Data()...)
 		in, err := unmarshalIntent(it.Value().Data())
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: intent %x: %w", g, it.Key().Data(), err)
+			return intentBatch{}, fmt.Errorf("%s: intent %x: %w", g, key, err)
 		}
-		keys = append(keys, append([]byte(nil), it.Key().Data()...))
-		intents = append(intents, in)
+		b.last = key
+		if skip != nil && skip(in.TargetPart) {
+			b.skipped = append(b.skipped, key)
+			continue
+		}
+		b.keys = append(b.keys, key)
+		b.intents = append(b.intents, in)
 		changes += max(1, len(in.Mirrors)) // the older one-mirror form counts 1
 	}
-	return keys, intents, it.Err()
+	return b, it.Err()
 }
 
 // carryOut applies intents in their target partitions, in intent order per
-// target (one request per target carries them all, applied in order).
-func (r *resolver) carryOut(ctx context.Context, g raftgroup.GroupID, intents []*storagepb.Intent) error {
-	if err := failpoint.Eval(fpBeforeMirror); err != nil {
-		return err
-	}
+// target (each target's requests carry its intents in order), and returns
+// the targets that failed with why (nil: none). Targets are independent:
+// one that fails does not stop the others.
+func (r *resolver) carryOut(ctx context.Context, g raftgroup.GroupID, intents []*storagepb.Intent) map[int32]error {
 	mirrors := map[int32][]*storagepb.MirrorEdge{}
 	deletes := map[int32][]*storagepb.EdgeKey{}
+	failed := map[int32]error{}
 	for _, in := range intents {
 		switch {
 		case in.Mirror != nil || len(in.Mirrors) > 0:
@@ -322,38 +438,66 @@ func (r *resolver) carryOut(ctx context.Context, g raftgroup.GroupID, intents []
 		case in.ForwardDelete != nil:
 			deletes[in.TargetPart] = append(deletes[in.TargetPart], in.ForwardDelete)
 		default:
-			return fmt.Errorf("%s: empty intent", g)
+			// Cannot happen (the apply writes no empty intent); left,
+			// it keeps the target's later intents behind it, and the
+			// pass's error says why.
+			failed[in.TargetPart] = fmt.Errorf("%s: an empty intent for partition %d", g, in.TargetPart)
 		}
 	}
-	var errs []error
+	if err := failpoint.Eval(fpBeforeMirror); err != nil {
+		for p := range mirrors {
+			failed[p] = err
+		}
+		for p := range deletes {
+			failed[p] = err
+		}
+		return failed
+	}
 	// One intent carries all the mirrors of its entry for one target, so
 	// a large write's intent can hold more than resolveBatch: requests
-	// carry at most resolveBatch per target, in order.
+	// carry at most resolveBatch per target, in order, and a target's
+	// next request goes only after its previous one applied.
 	for start := 0; ; start += resolveBatch {
 		parts := map[int32]*storagepb.MirrorEdgesReq{}
 		for p, ms := range mirrors {
-			if start < len(ms) {
+			if start < len(ms) && failed[p] == nil {
 				parts[p] = &storagepb.MirrorEdgesReq{SpaceId: g.Space, PartId: p, Edges: ms[start:min(start+resolveBatch, len(ms))]}
 			}
 		}
 		if len(parts) == 0 {
 			break
 		}
-		if err := r.client.MirrorEdges(ctx, g.Space, parts); err != nil {
-			errs = append(errs, err)
-			break
+		for p, err := range r.client.MirrorEdges(ctx, g.Space, parts) {
+			failed[p] = err
+		}
+		r.stats.mirrorRequests.Add(uint64(len(parts)))
+	}
+	// Forward deletes, one request per target owner, so that they too
+	// fail apart.
+	for p := range deletes {
+		if failed[p] != nil {
+			delete(deletes, p)
 		}
 	}
-	if len(deletes) > 0 {
-		req := &storagepb.DeleteEdgesReq{SpaceId: g.Space, Parts: map[int32]*storagepb.EdgeKeyList{}, NoMirrorWait: true}
-		for p, ks := range deletes {
-			req.Parts[p] = &storagepb.EdgeKeyList{Keys: ks}
-		}
-		if err := r.client.DeleteEdges(ctx, req); err != nil {
-			errs = append(errs, err)
-		}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for p, ks := range deletes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := &storagepb.DeleteEdgesReq{SpaceId: g.Space, Parts: map[int32]*storagepb.EdgeKeyList{p: {Keys: ks}}, NoMirrorWait: true}
+			if err := r.client.DeleteEdges(ctx, req); err != nil {
+				mu.Lock()
+				failed[p] = err
+				mu.Unlock()
+			}
+		}()
 	}
-	return errors.Join(errs...)
+	wg.Wait()
+	if len(failed) == 0 {
+		return nil
+	}
+	return failed
 }
 
 // run looks for leftover intents and old tombstones in the partitions this

@@ -220,10 +220,11 @@ func TestCrossPrefixScansSeeEveryKey(t *testing.T) {
 	t.Run("intents", func(t *testing.T) {
 		prefix := partition.KindPrefix(bloomSpace, bloomPart, partition.KindIntent)
 		want := sortedKeys(all, prefix, partition.PrefixEnd(prefix))
-		keys, _, err := readIntents(db, g, nil, 1<<20)
+		b, err := readIntents(db, g, nil, 1<<20, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		keys := b.keys
 		got := make([]string, len(keys))
 		for i, k := range keys {
 			got[i] = string(k)

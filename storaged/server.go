@@ -208,6 +208,11 @@ func New(cfg Config) *Server {
 			defer s.mu.Unlock()
 			return s.adjacency
 		})
+		s.metrics.registerResolver(cfg.Registry, func() *resolver {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.resolver
+		})
 		cfg.Registry.MustRegister(newSpaceBytesCollector(s), newRocksMemoryCollector(s))
 	}
 	return s

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Samples each storaged of a scripts/cluster.sh cluster every INTERVAL seconds (default 10) into
-# one line per store: time, store, RSS, raft log on disk, raft entry cache, entries applied. Used
+# one line per store: time, store, RSS, raft log on disk, raft entry cache, entries applied, intents
+# resolved and the partitions it leads whose last resolver pass left intents (in-edges pending). Used
 # beside the long scale runs (failover.sh, scaleout.sh) to see where memory and the log go over
 # time; stops when no storaged of the cluster is running (or on SIGTERM).
 #   DATA=data/fo2 bash bench/scale/sampler.sh > /tmp/samples.tsv &
@@ -8,7 +9,7 @@ set -u
 DATA=${DATA:-data/cluster}
 INTERVAL=${INTERVAL:-10}
 metric() { awk -v m="$1" '$1 == m { printf "%.0f", $2; found = 1 } END { if (!found) printf "-" }' <<<"$2"; }
-printf "time\tstore\trss_mib\traft_log_mib\tentry_cache_mib\tapplied\n"
+printf "time\tstore\trss_mib\traft_log_mib\tentry_cache_mib\tapplied\tintents_resolved\tparts_pending_intents\n"
 until [ -d "$DATA/pids" ]; do sleep 1; done
 while :; do
   alive=0
@@ -20,7 +21,8 @@ while :; do
     m=$(curl -s --max-time 2 "http://127.0.0.1:$port/metrics" || true)
     log=$(metric novagraph_raft_log_bytes "$m"); cache=$(metric novagraph_raft_entry_cache_bytes "$m")
     [ "$log" != - ] && log=$((log >> 20)); [ "$cache" != - ] && cache=$((cache >> 20))
-    printf "%s\t%s\t%s\t%s\t%s\t%s\n" "$(date -u +%T)" "$n" "${rss:--}" "$log" "$cache" "$(metric novagraph_raft_entries_applied_total "$m")"
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$(date -u +%T)" "$n" "${rss:--}" "$log" "$cache" "$(metric novagraph_raft_entries_applied_total "$m")" \
+      "$(metric novagraph_storaged_intents_resolved_total "$m")" "$(metric novagraph_storaged_partitions_with_pending_intents "$m")"
   done
   [ "$alive" = 1 ] || break
   sleep "$INTERVAL"
