@@ -64,6 +64,13 @@ type Config struct {
 	// MaxSessionsPerUser bounds the sessions one user holds from one client
 	// host; default DefaultMaxSessionsPerUser, negative none.
 	MaxSessionsPerUser int
+	// AllowDefaultRootPassword lets root sign in with the default password
+	// (metad.DefaultRootPassword) from another host. Without it such a
+	// sign-in succeeds only from loopback, where an operator changes the
+	// password: metad refuses to serve beyond loopback while it is the
+	// default, but a metad on loopback behind a graphd on 0.0.0.0 would
+	// otherwise hand root to anyone who reaches graphd.
+	AllowDefaultRootPassword bool
 
 	// GossipAddr, if set, is the host:port graphd gossips on (package
 	// gossip; port 0 picks one) and GossipSeeds the peers to join: the
@@ -300,6 +307,29 @@ func (s *Server) reapSessions() {
 // a moment ago).
 const authWait = 3 * time.Second
 
+// Root's name and its password until changed: metad.RootUser and
+// metad.DefaultRootPassword (TestDefaultRootPasswordMatchesMetad).
+const (
+	rootUser            = "root"
+	defaultRootPassword = "nova"
+)
+
+// refuseDefaultRootPassword refuses a sign-in that metad accepted if it is
+// root's with the default password from a host other than this one, unless
+// Config.AllowDefaultRootPassword: the password is public, so whoever
+// reaches graphd would be root. Only a correct password gets here, so the
+// answer tells a guesser nothing new.
+func (s *Server) refuseDefaultRootPassword(req *graphpb.AuthReq, host string) error {
+	if s.cfg.AllowDefaultRootPassword || req.Username != rootUser || req.Password != defaultRootPassword {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("root still has the default password %q, refused from %s: sign in from this graphd's host (loopback) and ALTER USER root WITH PASSWORD, "+
+		"or start metad the first time with --root-password-file; graphd's --allow-default-root-password lets it in from anywhere", defaultRootPassword, host)
+}
+
 // Authenticate implements GraphService. metad checks the name and password
 // (VerifyUser: the hash never leaves metad); an unknown user and a wrong
 // password get the same answer. The session remembers the user, whose roles
@@ -325,6 +355,10 @@ func (s *Server) Authenticate(ctx context.Context, req *graphpb.AuthReq) (*graph
 		s.signIns.failed(req.Username, host, time.Now())
 		s.log.Info("sign-in refused", "user", req.Username, "host", host)
 		return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT, Error: "bad username or password"}, nil
+	}
+	if err := s.refuseDefaultRootPassword(req, host); err != nil {
+		s.log.Warn("sign-in refused: root's default password from another host", "host", host)
+		return &graphpb.AuthResp{Code: commonpb.ErrorCode_E_INVALID_ARGUMENT, Error: err.Error()}, nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, authWait)
 	err = s.meta.WaitVersion(wctx, v.Version)

@@ -1,8 +1,12 @@
 package graphd
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/novagraph/novagraph/metad"
+	"github.com/novagraph/novagraph/proto/graphpb"
 )
 
 // TestSignInGuard follows one guesser's clock: a burst of failures, then
@@ -61,5 +65,46 @@ func TestNewSessionIDIsRandom(t *testing.T) {
 			t.Fatalf("draw %d: id %d (positive and new expected)", i, id)
 		}
 		seen[id] = true
+	}
+}
+
+// TestRefuseDefaultRootPassword: root's default password works from
+// loopback only, unless allowed; other users and passwords pass through
+// (metad judged them already).
+func TestRefuseDefaultRootPassword(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		allow       bool
+		user, pass  string
+		host        string
+		wantRefused bool
+	}{
+		{"root default from another host", false, rootUser, defaultRootPassword, "10.0.0.7", true},
+		{"root default from an IPv6 host", false, rootUser, defaultRootPassword, "2001:db8::7", true},
+		{"root default without a peer address", false, rootUser, defaultRootPassword, "", true},
+		{"root default from loopback", false, rootUser, defaultRootPassword, "127.0.0.1", false},
+		{"root default from IPv6 loopback", false, rootUser, defaultRootPassword, "::1", false},
+		{"root default allowed", true, rootUser, defaultRootPassword, "10.0.0.7", false},
+		{"root with its own password", false, rootUser, "s3cret", "10.0.0.7", false},
+		{"another user with the same password", false, "alice", defaultRootPassword, "10.0.0.7", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Server{cfg: Config{AllowDefaultRootPassword: tc.allow}}
+			err := s.refuseDefaultRootPassword(&graphpb.AuthReq{Username: tc.user, Password: tc.pass}, tc.host)
+			if (err != nil) != tc.wantRefused {
+				t.Fatalf("refused: %v, want %v", err, tc.wantRefused)
+			}
+			if err != nil && !strings.Contains(err.Error(), "ALTER USER root") {
+				t.Fatalf("the refusal does not say what to do: %v", err)
+			}
+		})
+	}
+}
+
+// TestDefaultRootPasswordMatchesMetad: graphd's copy of root's name and
+// default password is metad's.
+func TestDefaultRootPasswordMatchesMetad(t *testing.T) {
+	if rootUser != metad.RootUser || defaultRootPassword != metad.DefaultRootPassword {
+		t.Fatalf("graphd has root %q / %q, metad %q / %q", rootUser, defaultRootPassword, metad.RootUser, metad.DefaultRootPassword)
 	}
 }

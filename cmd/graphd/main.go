@@ -48,6 +48,7 @@ func run(args []string) error {
 	maxStatement := sizeFlag(graphd.DefaultMaxStatementBytes)
 	fs.Var(&maxStatement, "max-statement-bytes", "refuse requests whose statement text is longer (a size as for --query-memory-limit); 0: no limit")
 	maxSessions := fs.Int("max-sessions-per-user", graphd.DefaultMaxSessionsPerUser, "sessions one user may hold from one client host; 0: no limit")
+	allowDefaultRoot := fs.Bool("allow-default-root-password", false, "let root sign in with the default password from other hosts; without it that sign-in works only from loopback, to change the password")
 	tlsFlags := nodetls.RegisterFlags(fs, "graphd")
 	gossipKeyFile := gossip.RegisterKeyFileFlag(fs)
 	debugPages := daemon.DebugPagesFlag(fs)
@@ -77,6 +78,7 @@ func run(args []string) error {
 		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),
 		QueryMemoryLimitTotal: orNone(int64(queryMemoryTotal)), SlowQueryThreshold: orNone(*slowQuery),
 		MaxStatementBytes: int(orNone(int64(maxStatement))), MaxSessionsPerUser: int(orNone(int64(*maxSessions))),
+		AllowDefaultRootPassword: *allowDefaultRoot,
 	})
 	daemon.SetGoMemoryLimit(log, goMemory, srv.DefaultGoMemoryLimit(), "query_memory_limit_total",
 		"query_memory_limit_total", bytesize.Format(int64(queryMemoryTotal)))
