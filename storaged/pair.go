@@ -58,6 +58,27 @@ const (
 	// defaultMirrorWait bounds how long a write waits for its mirrors
 	// before it is acknowledged anyway (Config.MirrorWait).
 	defaultMirrorWait = 10 * time.Second
+	// resolveSlots bounds the batches in flight on one store, across the
+	// partitions it leads. Unbounded, every led partition sent its batch
+	// to every target at once (33 × 100 proposals per store at SF100), and
+	// on a saturated store the mirrors that timed out were sent again
+	// while the first copies still waited in raft: the load grew with the
+	// backlog and nothing got through. Fewer batches at a time carry more
+	// intents each (they accumulate while waiting), and a slot is held
+	// only for one batch, so a pass that runs as long as a bulk load
+	// keeps writing does not shut out the other partitions.
+	resolveSlots = 8
+	// mirrorCallTimeout bounds a batch's MirrorEdges and DeleteEdges
+	// calls. Longer than MirrorWait: a call that times out is sent again
+	// by a later pass, and on a loaded store the copy it abandoned usually
+	// still applies, so a short deadline multiplies the work.
+	mirrorCallTimeout = 30 * time.Second
+	// Target backoff: a target partition that failed is skipped by every
+	// pass of this store for a while (from targetBackoffMin, doubling to
+	// targetBackoffMax, reset by a success), so that passes do not each
+	// wait out the same unreachable partition while holding a slot.
+	targetBackoffMin = 250 * time.Millisecond
+	targetBackoffMax = 5 * time.Second
 	// tombstoneRetention is how long a deleted in-edge is remembered. A
 	// mirror can only be late by a leader change plus a retry; an hour is
 	// far beyond that.
@@ -89,8 +110,22 @@ type resolver struct {
 	resume map[raftgroup.GroupID][]byte
 	// lastPurge is when each led partition last purged tombstones.
 	lastPurge map[raftgroup.GroupID]time.Time
+	// backoff holds the target partitions that failed lately, keyed by
+	// their group id (the target's space and partition).
+	backoff map[raftgroup.GroupID]*targetBackoff
+
+	// slots bounds the batches in flight (resolveSlots).
+	slots chan struct{}
 
 	stats resolverStats
+}
+
+// targetBackoff is a target partition that failed: passes skip it until
+// retryAt.
+type targetBackoff struct {
+	retryAt time.Time
+	delay   time.Duration
+	err     error
 }
 
 // resolverStats are the resolver's counters (metrics.go exports them).
@@ -129,7 +164,8 @@ type resolveState struct {
 }
 
 func newResolver(ctx context.Context, srv *Server, client *storageclient.Client) *resolver {
-	return &resolver{srv: srv, client: client, ctx: ctx, groups: map[raftgroup.GroupID]*resolveState{}, resume: map[raftgroup.GroupID][]byte{}, lastPurge: map[raftgroup.GroupID]time.Time{}}
+	return &resolver{srv: srv, client: client, ctx: ctx, groups: map[raftgroup.GroupID]*resolveState{}, resume: map[raftgroup.GroupID][]byte{},
+		lastPurge: map[raftgroup.GroupID]time.Time{}, backoff: map[raftgroup.GroupID]*targetBackoff{}, slots: make(chan struct{}, resolveSlots)}
 }
 
 // close waits for the passes in flight (their context ends with the store's)
@@ -275,6 +311,42 @@ func (r *resolver) pass(g raftgroup.GroupID) error {
 	return fmt.Errorf("%s: the intents for %d partitions %v stay for the next pass: %w", g, len(targets), targets, errors.Join(errs...))
 }
 
+// backingOff returns why target is skipped until its backoff ends (nil:
+// it is not).
+func (r *resolver) backingOff(target raftgroup.GroupID, now time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b := r.backoff[target]; b != nil && now.Before(b.retryAt) {
+		return fmt.Errorf("failed lately, retried in %v: %w", b.retryAt.Sub(now).Round(time.Millisecond), b.err)
+	}
+	return nil
+}
+
+// noteTargets records a batch's outcome per target: a failed target backs
+// off longer each time, one that applied is tried at once again.
+func (r *resolver) noteTargets(space int32, intents []*storagepb.Intent, failed map[int32]error) {
+	r.stats.failedTargets.Add(uint64(len(failed)))
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for p, err := range failed {
+		t := raftgroup.GroupID{Space: space, Part: p}
+		b := r.backoff[t]
+		if b == nil {
+			b = &targetBackoff{delay: targetBackoffMin}
+			r.backoff[t] = b
+		} else {
+			b.delay = min(2*b.delay, targetBackoffMax)
+		}
+		b.retryAt, b.err = now.Add(b.delay), err
+	}
+	for _, in := range intents {
+		if failed[in.TargetPart] == nil {
+			delete(r.backoff, raftgroup.GroupID{Space: space, Part: in.TargetPart})
+		}
+	}
+}
+
 // passCursor is one pass's progress through g's intents.
 type passCursor struct {
 	// from is where the next read starts (nil: the first intent).
@@ -299,7 +371,19 @@ func (c *passCursor) leave(key []byte) {
 // whether the pass has read them all. The deadline is per batch, not per
 // pass: under a bulk load a pass runs for as long as writes keep coming,
 // and must not fail for that.
+//
+// Each step has its own deadline: the read index and the ResolveIntents
+// proposal MirrorWait, the calls to the targets mirrorCallTimeout. With
+// one deadline for all, slow targets used it up and the proposal that
+// resolves what they had applied timed out, so the same mirrors were sent
+// again and again.
 func (r *resolver) resolveSome(g raftgroup.GroupID, c *passCursor) (done bool, err error) {
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+	case <-r.ctx.Done():
+		return false, r.ctx.Err()
+	}
 	ctx, cancel := context.WithTimeout(r.ctx, r.srv.cfg.MirrorWait)
 	defer cancel()
 	if err := r.srv.engine.ReadIndex(ctx, g); err != nil {
@@ -309,7 +393,17 @@ func (r *resolver) resolveSome(g raftgroup.GroupID, c *passCursor) (done bool, e
 	if db == nil {
 		return false, fmt.Errorf("%s: %w", g, raftgroup.ErrGroupNotFound)
 	}
-	b, err := readIntents(db, g, c.from, resolveBatch, func(target int32) bool { return c.failed[target] != nil })
+	now := time.Now()
+	b, err := readIntents(db, g, c.from, resolveBatch, func(target int32) bool {
+		if c.failed[target] != nil {
+			return true
+		}
+		if err := r.backingOff(raftgroup.GroupID{Space: g.Space, Part: target}, now); err != nil {
+			c.failed[target] = err
+			return true
+		}
+		return false
+	})
 	if err != nil {
 		return false, err
 	}
@@ -319,7 +413,9 @@ func (r *resolver) resolveSome(g raftgroup.GroupID, c *passCursor) (done bool, e
 	for _, k := range b.skipped {
 		c.leave(k)
 	}
-	failed := r.carryOut(ctx, g, b.intents)
+	cctx, ccancel := context.WithTimeout(r.ctx, mirrorCallTimeout)
+	failed := r.carryOut(cctx, g, b.intents)
+	ccancel()
 	var resolved [][]byte
 	for i, in := range b.intents {
 		if err := failed[in.TargetPart]; err != nil {
@@ -329,12 +425,15 @@ func (r *resolver) resolveSome(g raftgroup.GroupID, c *passCursor) (done bool, e
 		}
 		resolved = append(resolved, b.keys[i])
 	}
-	r.stats.failedTargets.Add(uint64(len(failed)))
+	r.noteTargets(g.Space, b.intents, failed)
 	if len(resolved) > 0 {
 		cmd := &storagepb.Command{Now: time.Now().Unix(), Mutations: []*storagepb.Mutation{
 			{Op: &storagepb.Mutation_ResolveIntents{ResolveIntents: &storagepb.IntentKeys{Keys: resolved}}},
 		}}
-		if err := r.srv.propose(ctx, g, cmd); err != nil {
+		pctx, pcancel := context.WithTimeout(r.ctx, r.srv.cfg.MirrorWait)
+		err := r.srv.propose(pctx, g, cmd)
+		pcancel()
+		if err != nil {
 			return false, err
 		}
 		r.stats.resolved.Add(uint64(len(resolved)))
