@@ -1,6 +1,7 @@
 package storaged
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -332,10 +333,15 @@ func (r *resolver) noteTargets(space int32, intents []*storagepb.Intent, failed 
 	for p, err := range failed {
 		t := raftgroup.GroupID{Space: space, Part: p}
 		b := r.backoff[t]
-		if b == nil {
+		switch {
+		case b == nil:
 			b = &targetBackoff{delay: targetBackoffMin}
 			r.backoff[t] = b
-		} else {
+		case now.Before(b.retryAt):
+			// Another batch that was already under way failed on it
+			// too: one failure, not a reason to wait longer.
+			continue
+		default:
 			b.delay = min(2*b.delay, targetBackoffMax)
 		}
 		b.retryAt, b.err = now.Add(b.delay), err
@@ -360,9 +366,14 @@ type passCursor struct {
 	firstLeft []byte
 }
 
-// leave records an intent left for a later pass.
+// leave records an intent left for a later pass. It keeps the lowest key,
+// not the first one recorded: a batch records the intents it skipped
+// (their target failed earlier or is backing off) before those whose
+// target fails now, which may come before them; a hint set past one of
+// those would leave it unresolved for good (run kicks a pass only for
+// intents at or after the hint).
 func (c *passCursor) leave(key []byte) {
-	if c.firstLeft == nil {
+	if c.firstLeft == nil || bytes.Compare(key, c.firstLeft) < 0 {
 		c.firstLeft = key
 	}
 }
