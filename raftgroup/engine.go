@@ -139,6 +139,7 @@ type Engine struct {
 // engineStats are cumulative counters, read by Stats.
 type engineStats struct {
 	rounds, batchWrites, syncs, groupsReady, entriesAppended, entriesApplied, messagesSent atomic.Uint64
+	messagesRefused                                                                        atomic.Uint64
 	haltedGroups                                                                           atomic.Int64
 }
 
@@ -152,6 +153,9 @@ type Stats struct {
 	HaltedGroups int
 	// EntryCache is the raft entry cache's size and use.
 	EntryCache EntryCacheStats
+	// MessagesRefused counts messages from other stores that raft would
+	// have panicked on, dropped instead (screen.go).
+	MessagesRefused uint64
 }
 
 // Stats returns the engine's counters.
@@ -163,8 +167,8 @@ func (e *Engine) Stats() Stats {
 		Rounds: e.stats.rounds.Load(), BatchWrites: e.stats.batchWrites.Load(), Syncs: e.stats.syncs.Load(),
 		GroupsReady: e.stats.groupsReady.Load(), EntriesAppended: e.stats.entriesAppended.Load(),
 		EntriesApplied: e.stats.entriesApplied.Load(), MessagesSent: e.stats.messagesSent.Load(), Groups: n,
-		HaltedGroups: int(e.stats.haltedGroups.Load()),
-		EntryCache:   e.entries.stats(),
+		HaltedGroups: int(e.stats.haltedGroups.Load()), MessagesRefused: e.stats.messagesRefused.Load(),
+		EntryCache: e.entries.stats(),
 	}
 }
 

@@ -92,6 +92,12 @@ type group struct {
 
 	outgoing map[uint64][]*grocksdb.Snapshot // RocksDB snapshots taken for raft this round, by index (one per MsgSnap)
 
+	// emittedLast is the highest log index raft has handed to the append
+	// writer (or a snapshot's index): every index another replica may
+	// acknowledge is at or below it, written or not (screen.go). Owned by
+	// the worker.
+	emittedLast uint64
+
 	// Owned by the append writer.
 	writtenLast uint64 // last log index written to RocksDB
 

@@ -130,7 +130,11 @@ func (e *Engine) round(w *worker, tick bool) error {
 		for _, m := range rd.Messages {
 			switch m.GetTo() {
 			case raft.LocalAppendThread:
+				if ents := m.GetEntries(); len(ents) > 0 {
+					g.emittedLast = max(g.emittedLast, ents[len(ents)-1].GetIndex())
+				}
 				if idx := m.GetSnapshot().GetMetadata().GetIndex(); idx > 0 {
+					g.emittedLast = max(g.emittedLast, idx)
 					g.snapPending = idx
 					// The writer replaces the group's data: no value
 					// read before holds, nor any read until it is done.
@@ -564,6 +568,16 @@ func (e *Engine) drainMailbox(g *group) bool {
 		return true
 	}
 	for _, m := range msgs {
+		if from := m.GetFrom(); from != e.cfg.StoreID && !raft.IsLocalMsgTarget(from) {
+			written, _ := g.store.LastIndex()
+			screened, err := screenPeerMessage(m, peerView{written: written, emitted: max(written, g.emittedLast), snapshotReceived: g.hasIncoming})
+			if err != nil {
+				e.stats.messagesRefused.Add(1)
+				e.log.Warn("refusing a raft message raft would fail on", "group", g.id, "from", from, "err", err)
+				continue
+			}
+			m = screened
+		}
 		if err := g.rn.Step(m); err != nil {
 			e.log.Debug("dropping raft message", "group", g.id, "type", m.GetType().String(), "from", m.GetFrom(), "err", err)
 		}

@@ -297,6 +297,15 @@ func (g *group) addIncoming(snaps []incomingSnapshot) {
 	}
 }
 
+// hasIncoming says whether a snapshot's data was received for index idx
+// and not yet installed.
+func (g *group) hasIncoming(idx uint64) bool {
+	g.snapMu.Lock()
+	defer g.snapMu.Unlock()
+	_, ok := g.incoming[idx]
+	return ok
+}
+
 // takeIncoming hands a received snapshot's file to the writer installing it.
 func (g *group) takeIncoming(idx uint64) (incomingSnapshot, bool) {
 	g.snapMu.Lock()

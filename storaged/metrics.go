@@ -62,6 +62,7 @@ func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.E
 	counter("novagraph_raft_entries_appended_total", "Raft log entries appended.", func(s raftgroup.Stats) uint64 { return s.EntriesAppended })
 	counter("novagraph_raft_entries_applied_total", "Raft log entries applied.", func(s raftgroup.Stats) uint64 { return s.EntriesApplied })
 	counter("novagraph_raft_messages_sent_total", "Raft messages handed to the transport.", func(s raftgroup.Stats) uint64 { return s.MessagesSent })
+	counter("novagraph_raft_messages_refused_total", "Raft messages from other stores dropped before raft stepped them: ones raft would have panicked on (raftgroup/screen.go); each is logged.", func(s raftgroup.Stats) uint64 { return s.MessagesRefused })
 	counter("novagraph_raft_entry_cache_hits_total", "Raft log reads (replication, apply) answered from the entry cache.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Hits })
 	counter("novagraph_raft_entry_cache_misses_total", "Raft log reads that went to RocksDB: entries older than the cache holds (a lagging follower) or evicted.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Misses })
 	counter("novagraph_raft_entry_cache_evicted_total", "Raft log entries dropped from the entry cache to stay within --raft-entry-cache-size.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Evicted })
