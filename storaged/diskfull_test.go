@@ -2,6 +2,7 @@ package storaged_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -425,6 +426,23 @@ func TestDiskFullMirrorsWaitForSpace(t *testing.T) {
 	})
 	if got := mustExec(t, s, fmt.Sprintf("GO FROM %d OVER e REVERSELY YIELD src(edge), dst(edge), e.w", dst)); len(got) != 0 {
 		t.Fatalf("in-edge %q on the full store: its mirror was not refused", got)
+	}
+	// A flush of the owner (what the importer asks at its end) says the
+	// intents are pending, to be asked again (E_TIMEOUT, which the client
+	// retries until its deadline): not a failure of the owner's own
+	// partition (it said E_STORAGE, which ended the importer's flush).
+	storage := storageclient.New(meta, quiet)
+	defer storage.Close()
+	sp, _ := meta.Catalog().SpaceByName("mirrors")
+	fctx, fcancel := context.WithTimeout(context.Background(), 2*time.Second)
+	err := storage.FlushIntents(fctx, sp.GetSpaceId(), []int32{partition.PartOfInt64(src, parts)})
+	fcancel()
+	if err == nil {
+		t.Fatal("FlushIntents succeeded while a target's disk is full")
+	}
+	var pe *storageclient.PartError
+	if errors.As(err, &pe) && pe.Code != commonpb.ErrorCode_E_TIMEOUT {
+		t.Fatalf("FlushIntents of the owner failed for good while a target's disk is full: %v", err)
 	}
 
 	disks.empty(1)

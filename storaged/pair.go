@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -305,12 +306,19 @@ func (r *resolver) pass(g raftgroup.GroupID) error {
 		targets = append(targets, p)
 	}
 	sort.Slice(targets, func(i, j int) bool { return targets[i] < targets[j] })
-	errs := make([]error, 0, min(len(targets), 3))
+	why := make([]string, 0, min(len(targets), 3))
 	for _, p := range targets[:min(len(targets), 3)] {
-		errs = append(errs, fmt.Errorf("partition %d: %w", p, c.failed[p]))
+		why = append(why, fmt.Sprintf("partition %d: %v", p, c.failed[p]))
 	}
-	return fmt.Errorf("%s: the intents for %d partitions %v stay for the next pass: %w", g, len(targets), targets, errors.Join(errs...))
+	// The targets' errors are quoted, not wrapped: they are about other
+	// partitions, and a caller that classifies this error (flushError,
+	// partError) must not answer for g with a target's code or leader.
+	return fmt.Errorf("%s: %w: the intents for %d partitions %v stay for the next pass (%s)", g, errIntentsLeft, len(targets), targets, strings.Join(why, "; "))
 }
+
+// errIntentsLeft: a pass ended with intents whose target partitions
+// failed; a later pass carries them out.
+var errIntentsLeft = errors.New("intents left")
 
 // backingOff returns why target is skipped until its backoff ends (nil:
 // it is not).

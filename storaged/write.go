@@ -315,9 +315,11 @@ func (s *service) FlushIntents(ctx context.Context, req *storagepb.FlushIntentsR
 // caller is told E_TIMEOUT, which the storage client retries for a read
 // (it follows a leader change on the next try), not E_OUTCOME_UNKNOWN,
 // which it must not retry for a write and so passes on: an import under
-// load failed at its very last step that way.
+// load failed at its very last step that way. Intents left because their
+// target partitions failed (errIntentsLeft) are the same case: the next
+// pass tries them again.
 func flushError(err error) error {
-	if errors.Is(err, raftgroup.ErrAmbiguous) {
+	if errors.Is(err, raftgroup.ErrAmbiguous) || errors.Is(err, errIntentsLeft) {
 		return &partitionError{Code: commonpb.ErrorCode_E_TIMEOUT, Msg: fmt.Sprintf("a pass over the intents did not finish, ask again: %v", err)}
 	}
 	return err
