@@ -64,6 +64,12 @@ func screenPeerMessage(m *rpb.Message, v peerView) (*rpb.Message, error) {
 	if !peerMessageTypes[m.GetType()] {
 		return nil, fmt.Errorf("%w: %s is not a message one store's replica sends another's", errScreened, m.GetType())
 	}
+	// Term 0 marks a local message to raft (or a forwarded proposal,
+	// refused above); raft answering a term-0 vote request with a term-0
+	// grant panics (found by FuzzRaftStep).
+	if m.GetTerm() == 0 {
+		return nil, fmt.Errorf("%w: %s without a term", errScreened, m.GetType())
+	}
 	switch m.GetType() {
 	case rpb.MessageType_MsgApp:
 		if err := checkAppendSlice(m); err != nil {

@@ -49,6 +49,8 @@ func TestScreenPeerMessage(t *testing.T) {
 		{"snapshot with a voter as learner", &rpb.Message{Type: typ(rpb.MessageType_MsgSnap), Term: u(3), Snapshot: snap(20, &rpb.ConfState{Voters: []uint64{1, 2}, Learners: []uint64{2}})}, true, 0},
 		{"snapshot with learners next but not joint", &rpb.Message{Type: typ(rpb.MessageType_MsgSnap), Term: u(3), Snapshot: snap(20, &rpb.ConfState{Voters: []uint64{1, 2}, LearnersNext: []uint64{3}})}, true, 0},
 		{"vote", &rpb.Message{Type: typ(rpb.MessageType_MsgVote), Term: u(4), Index: u(1 << 40), LogTerm: u(4)}, false, 0},
+		{"vote without a term", &rpb.Message{Type: typ(rpb.MessageType_MsgVote)}, true, 0},
+		{"heartbeat without a term", &rpb.Message{Type: typ(rpb.MessageType_MsgHeartbeat), Commit: u(1)}, true, 0},
 		{"empty proposal", &rpb.Message{Type: typ(rpb.MessageType_MsgProp), Term: u(3)}, true, 0},
 		{"forwarded proposal", &rpb.Message{Type: typ(rpb.MessageType_MsgProp), Term: u(3), Entries: []*rpb.Entry{{Data: []byte("x")}}}, true, 0},
 		{"read index request", &rpb.Message{Type: typ(rpb.MessageType_MsgReadIndex), Term: u(3)}, true, 0},
@@ -125,6 +127,10 @@ func FuzzRaftStep(f *testing.F) {
 	// Far above any term the replica reaches by campaigning alone while
 	// the fuzzer runs: these messages make it follow, then lead.
 	const term = 1 << 20
+	// First, while the replica has voted for no one and knows no leader
+	// (it campaigns only after its election timeout): a vote request
+	// without a term, which raft grants with a term-0 answer and panics.
+	f.Add(encode(msg(rpb.MessageType_MsgVote, 0, func(m *rpb.Message) { m.Index, m.LogTerm = u(1<<40), u(term) })))
 	f.Add(encode(msg(rpb.MessageType_MsgHeartbeat, term, func(m *rpb.Message) { m.Commit = u(1 << 40) })))
 	f.Add(encode(msg(rpb.MessageType_MsgApp, term, func(m *rpb.Message) {
 		m.Index, m.LogTerm = u(1), u(1)
