@@ -369,7 +369,7 @@ type passCursor struct {
 	// why: their later intents are skipped, so that each target still
 	// gets its intents in order.
 	failed map[int32]error
-	// firstLeft is the first intent the pass left unresolved (nil: none
+	// firstLeft is the lowest intent the pass left unresolved (nil: none
 	// yet): the resume hint may not pass it.
 	firstLeft []byte
 }
@@ -429,8 +429,8 @@ func (r *resolver) resolveSome(g raftgroup.GroupID, c *passCursor) (done bool, e
 	if b.last == nil {
 		return true, nil
 	}
-	for _, k := range b.skipped {
-		c.leave(k)
+	if b.firstSkipped != nil {
+		c.leave(b.firstSkipped)
 	}
 	cctx, ccancel := context.WithTimeout(r.ctx, mirrorCallTimeout)
 	failed := r.carryOut(cctx, g, b.intents)
@@ -497,8 +497,12 @@ func (r *resolver) setResumeAt(g raftgroup.GroupID, key []byte) {
 type intentBatch struct {
 	keys    [][]byte // the intents to carry out, in key order
 	intents []*storagepb.Intent
-	skipped [][]byte // intents read but left: their target failed earlier in the pass
-	last    []byte   // the last key read (nil: none was left to read)
+	// firstSkipped is the first (lowest) of the intents read but left,
+	// their target having failed earlier in the pass or backing off, and
+	// skipped how many there were.
+	firstSkipped []byte
+	skipped      int
+	last         []byte // the last key read (nil: none was left to read)
 }
 
 // maxSkippedPerRead bounds the intents one read steps over for targets
@@ -523,7 +527,7 @@ func readIntents(db *grocksdb.DB, g raftgroup.GroupID, from []byte, limit int, s
 	defer it.Close()
 	var b intentBatch
 	changes := 0
-	for it.Seek(from); it.ValidForPrefix(prefix) && changes < limit && len(b.skipped) < maxSkippedPerRead; it.Next() {
+	for it.Seek(from); it.ValidForPrefix(prefix) && changes < limit && b.skipped < maxSkippedPerRead; it.Next() {
 		key := append([]byte(nil), it.Key().Data()...)
 		in, err := unmarshalIntent(it.Value().Data())
 		if err != nil {
@@ -531,7 +535,10 @@ func readIntents(db *grocksdb.DB, g raftgroup.GroupID, from []byte, limit int, s
 		}
 		b.last = key
 		if skip != nil && skip(in.TargetPart) {
-			b.skipped = append(b.skipped, key)
+			if b.firstSkipped == nil {
+				b.firstSkipped = key
+			}
+			b.skipped++
 			continue
 		}
 		b.keys = append(b.keys, key)
@@ -592,26 +599,17 @@ func (r *resolver) carryOut(ctx context.Context, g raftgroup.GroupID, intents []
 	}
 	// Forward deletes, one request per target owner, so that they too
 	// fail apart.
-	for p := range deletes {
-		if failed[p] != nil {
-			delete(deletes, p)
+	lists := map[int32]*storagepb.EdgeKeyList{}
+	for p, ks := range deletes {
+		if failed[p] == nil {
+			lists[p] = &storagepb.EdgeKeyList{Keys: ks}
 		}
 	}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for p, ks := range deletes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			req := &storagepb.DeleteEdgesReq{SpaceId: g.Space, Parts: map[int32]*storagepb.EdgeKeyList{p: {Keys: ks}}, NoMirrorWait: true}
-			if err := r.client.DeleteEdges(ctx, req); err != nil {
-				mu.Lock()
-				failed[p] = err
-				mu.Unlock()
-			}
-		}()
+	if len(lists) > 0 {
+		for p, err := range r.client.DeleteEdgesEach(ctx, g.Space, lists, true) {
+			failed[p] = err
+		}
 	}
-	wg.Wait()
 	if len(failed) == 0 {
 		return nil
 	}

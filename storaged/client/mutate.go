@@ -88,6 +88,28 @@ func (c *Client) DeleteEdges(ctx context.Context, req *storagepb.DeleteEdgesReq)
 // partition without a leader must not hold back the in-edges of all the
 // others (at SF100 with 100 partitions it held back nearly all of them).
 func (c *Client) MirrorEdges(ctx context.Context, space int32, parts map[int32]*storagepb.MirrorEdgesReq) map[int32]error {
+	return eachPart(c, ctx, space, parts, func(ctx context.Context, cli storagepb.StorageServiceClient, _ int32, req *storagepb.MirrorEdgesReq) ([]*storagepb.PartResult, error) {
+		resp, err := cli.MirrorEdges(ctx, req)
+		return resp.GetFailedParts(), err
+	})
+}
+
+// DeleteEdgesEach deletes edges given by their out-edge keys, one request
+// per owner partition, and returns the error of every partition that did
+// not apply its deletes (none: a nil map): the resolver's forward deletes,
+// which fail apart as MirrorEdges does.
+func (c *Client) DeleteEdgesEach(ctx context.Context, space int32, parts map[int32]*storagepb.EdgeKeyList, noMirrorWait bool) map[int32]error {
+	return eachPart(c, ctx, space, parts, func(ctx context.Context, cli storagepb.StorageServiceClient, p int32, keys *storagepb.EdgeKeyList) ([]*storagepb.PartResult, error) {
+		resp, err := cli.DeleteEdges(ctx, &storagepb.DeleteEdgesReq{SpaceId: space, Parts: map[int32]*storagepb.EdgeKeyList{p: keys}, NoMirrorWait: noMirrorWait})
+		return resp.GetFailedParts(), err
+	})
+}
+
+// eachPart sends one write per partition, concurrently, each routed and
+// retried on its own (fanOut), and returns the error of each partition
+// that failed (none: a nil map).
+func eachPart[R any](c *Client, ctx context.Context, space int32, parts map[int32]R,
+	rpc func(ctx context.Context, cli storagepb.StorageServiceClient, part int32, req R) ([]*storagepb.PartResult, error)) map[int32]error {
 	var mu sync.Mutex
 	var failed map[int32]error
 	var wg sync.WaitGroup
@@ -96,8 +118,7 @@ func (c *Client) MirrorEdges(ctx context.Context, space int32, parts map[int32]*
 		go func() {
 			defer wg.Done()
 			err := c.fanOut(ctx, space, []int32{p}, true, func(ctx context.Context, conn grpc.ClientConnInterface, _ []int32) ([]*storagepb.PartResult, error) {
-				resp, err := storagepb.NewStorageServiceClient(conn).MirrorEdges(ctx, req)
-				return resp.GetFailedParts(), err
+				return rpc(ctx, storagepb.NewStorageServiceClient(conn), p, req)
 			})
 			if err != nil {
 				mu.Lock()
