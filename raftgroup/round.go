@@ -567,10 +567,14 @@ func (e *Engine) drainMailbox(g *group) bool {
 		e.writer.enqueue([]appendOp{{g: g, barrier: removed}})
 		return true
 	}
+	var view *peerView // what the screen knows of this replica, read once per drain
 	for _, m := range msgs {
 		if from := m.GetFrom(); from != e.cfg.StoreID && !raft.IsLocalMsgTarget(from) {
-			written, _ := g.store.LastIndex()
-			screened, err := screenPeerMessage(m, peerView{written: written, emitted: max(written, g.emittedLast), snapshotReceived: g.hasIncoming})
+			if view == nil {
+				written, _ := g.store.LastIndex()
+				view = &peerView{written: written, emitted: max(written, g.emittedLast), snapshotReceived: g.hasIncoming}
+			}
+			screened, err := screenPeerMessage(m, *view)
 			if err != nil {
 				e.stats.messagesRefused.Add(1)
 				e.log.Warn("refusing a raft message raft would fail on", "group", g.id, "from", from, "err", err)
