@@ -3,6 +3,8 @@ package console
 import (
 	"strings"
 	"unicode"
+
+	"github.com/novagraph/novagraph/query/lexer"
 )
 
 // Statement is one statement text cut from the input.
@@ -19,8 +21,9 @@ type Statement struct {
 // INSERT can span lines the way SQL files do.
 //
 // Quoted text ('…', "…", `…`) is opaque. Comments are dropped, matching
-// graphd's lexer (query/lexer): "#", "//" and "--" to the end of the line,
-// and "/* … */".
+// graphd's lexer (query/lexer): "#", "//" and "-- " (before a blank or
+// the end of the line, so MATCH's "-->" is not one) to the end of the
+// line, and "/* … */".
 //
 // A console command (a statement whose first character is ':', such as
 // ":param p => 1" or ":csv out.csv") ends at the end of its line in
@@ -84,7 +87,7 @@ func (s *splitter) Feed(line string) []Statement {
 		case s.command && c != ';' && !(c == '\\' && i == lastNonSpace):
 			s.trackDepth(c)
 			s.write(c)
-		case c == '#' || (c == '/' && next == '/') || (c == '-' && next == '-'):
+		case c == '#' || (c == '/' && next == '/') || (c == '-' && next == '-' && dashComment(runes, i+2)):
 			i = len(runes) // the rest of the line is a comment
 		case c == '/' && next == '*':
 			s.inBlockComment = true
@@ -167,4 +170,16 @@ func (s *splitter) emit(done []Statement) []Statement {
 		return done
 	}
 	return append(done, Statement{Text: text, Line: start})
+}
+
+// dashComment reports whether a "--" whose next rune is runes[at] (past
+// the end: none) starts a comment, as graphd's lexer decides it.
+func dashComment(runes []rune, at int) bool {
+	if at >= len(runes) {
+		return true
+	}
+	if runes[at] > 0x7f {
+		return false
+	}
+	return lexer.IsDashComment(byte(runes[at]))
 }

@@ -94,6 +94,8 @@ func kindOf(st ast.Statement) statementKind {
 		return findPathKind{s}
 	case *ast.SubgraphStmt:
 		return subgraphKind{s}
+	case *ast.MatchStmt:
+		return matchKind{s}
 	case *ast.YieldStmt:
 		return yieldKind{s}
 	case *ast.GroupByStmt:
@@ -483,6 +485,34 @@ func (k findPathKind) describe(pl *planner, _ []string, deps ...int) (int, []str
 		info += ", withProp: true"
 	}
 	return pl.add(s, "FindPath", info, deps...), []string{s.Column()}, nil
+}
+
+// matchKind: MATCH (match.go, match_plan.go).
+type matchKind struct{ s *ast.MatchStmt }
+
+func (k matchKind) rules() ([]rule, error) { return onCurrent("MATCH", roleGuest), nil }
+func (k matchKind) run(ctx context.Context, r *runState) (*table, error) {
+	return rowsRun(ctx, r, k.s)
+}
+func (k matchKind) query(ctx context.Context, r *runState, input *table) (*table, error) {
+	if input != nil {
+		return nil, at(k.s, "MATCH cannot read piped rows ($-): start it from ids or an index")
+	}
+	return r.match(ctx, k.s)
+}
+func (k matchKind) describe(pl *planner, in []string, deps ...int) (int, []string, error) {
+	p, err := pl.r.planMatch(k.s)
+	if err != nil {
+		return 0, nil, err
+	}
+	var cols []string
+	for _, it := range k.s.Return.Items {
+		cols = append(cols, it.Name())
+	}
+	if k.s.Return.Star {
+		cols = unknownCols
+	}
+	return pl.chain(k.s, p.describe(), deps...), cols, nil
 }
 
 // subgraphKind: GET SUBGRAPH (subgraph.go).

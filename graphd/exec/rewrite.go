@@ -80,6 +80,48 @@ func rewrite(e ast.Expr, f func(ast.Expr) (ast.Expr, error)) (ast.Expr, error) {
 			return nil, err
 		}
 		return &ast.AggregateExpr{Pos: x.Pos, Name: x.Name, Distinct: x.Distinct, Arg: arg}, nil
+	case *ast.CaseExpr:
+		out := &ast.CaseExpr{Pos: x.Pos, Ternary: x.Ternary, Whens: make([]ast.CaseWhen, len(x.Whens))}
+		var err error
+		if out.Subject, err = rewrite(x.Subject, f); err != nil {
+			return nil, err
+		}
+		for i, w := range x.Whens {
+			if out.Whens[i].When, err = rewrite(w.When, f); err != nil {
+				return nil, err
+			}
+			if out.Whens[i].Then, err = rewrite(w.Then, f); err != nil {
+				return nil, err
+			}
+		}
+		if out.Else, err = rewrite(x.Else, f); err != nil {
+			return nil, err
+		}
+		return out, nil
+	case *ast.ListComprehension:
+		parts, err := rewriteAll([]ast.Expr{x.List, x.Where, x.Map}, f)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.ListComprehension{Pos: x.Pos, Var: x.Var, List: parts[0], Where: parts[1], Map: parts[2]}, nil
+	case *ast.PredicateExpr:
+		parts, err := rewriteAll([]ast.Expr{x.List, x.Where}, f)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.PredicateExpr{Pos: x.Pos, Func: x.Func, Var: x.Var, List: parts[0], Where: parts[1]}, nil
+	case *ast.ReduceExpr:
+		parts, err := rewriteAll([]ast.Expr{x.Init, x.List, x.Map}, f)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.ReduceExpr{Pos: x.Pos, Acc: x.Acc, Init: parts[0], Var: x.Var, List: parts[1], Map: parts[2]}, nil
+	case *ast.SliceExpr:
+		parts, err := rewriteAll([]ast.Expr{x.X, x.From, x.To}, f)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.SliceExpr{Pos: x.Pos, X: parts[0], From: parts[1], To: parts[2]}, nil
 	}
 	return e, nil
 }

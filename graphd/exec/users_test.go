@@ -105,6 +105,7 @@ var permissionCases = []struct {
 	{stmt: `FETCH PROP ON e "a"->"b"`, least: "GUEST"},
 	{stmt: `LOOKUP ON t`, least: "GUEST"},
 	{stmt: `FIND SHORTEST PATH FROM "a" TO "b" OVER e`, least: "GUEST"},
+	{stmt: `MATCH (v) WHERE id(v) == "a" RETURN v`, least: "GUEST"},
 	{stmt: `GET SUBGRAPH FROM "a"`, least: "GUEST"},
 	{stmt: `YIELD 1`, least: "GUEST"},
 	{stmt: `ORDER BY $v.d`, least: "GUEST"},

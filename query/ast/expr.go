@@ -44,6 +44,8 @@ const (
 	OpNot                          // NOT x, !x
 	OpIsNull                       // x IS NULL
 	OpIsNotNull                    // x IS NOT NULL
+	OpIsEmpty                      // x IS EMPTY
+	OpIsNotEmpty                   // x IS NOT EMPTY
 )
 
 // UnaryExpr applies a prefix operator (or the postfix IS [NOT] NULL) to X.
@@ -84,6 +86,11 @@ const (
 	OpAnd
 	OpOr
 	OpXor
+	// Came with MATCH: a regular-expression match (the whole string),
+	// and bitwise and / exclusive or of integers.
+	OpRegex
+	OpBitAnd
+	OpBitXor
 )
 
 // String is the operator as nGQL spells it.
@@ -133,6 +140,12 @@ func (op BinaryOp) String() string {
 		return "OR"
 	case OpXor:
 		return "XOR"
+	case OpRegex:
+		return "=~"
+	case OpBitAnd:
+		return "&"
+	case OpBitXor:
+		return "^"
 	}
 	return "?"
 }
@@ -298,6 +311,10 @@ func (e *UnaryExpr) String() string {
 		return "(" + e.X.String() + " IS NULL)"
 	case OpIsNotNull:
 		return "(" + e.X.String() + " IS NOT NULL)"
+	case OpIsEmpty:
+		return "(" + e.X.String() + " IS EMPTY)"
+	case OpIsNotEmpty:
+		return "(" + e.X.String() + " IS NOT EMPTY)"
 	}
 	return "?(" + e.X.String() + ")"
 }

@@ -37,6 +37,52 @@ func Children(e Expr) []Expr {
 		if e.Arg != nil {
 			return []Expr{e.Arg}
 		}
+	case *CaseExpr:
+		var out []Expr
+		if e.Subject != nil {
+			out = append(out, e.Subject)
+		}
+		for _, w := range e.Whens {
+			out = append(out, w.When, w.Then)
+		}
+		if e.Else != nil {
+			out = append(out, e.Else)
+		}
+		return out
+	case *ListComprehension:
+		return nonNil(e.List, e.Where, e.Map)
+	case *PredicateExpr:
+		return nonNil(e.List, e.Where)
+	case *ReduceExpr:
+		return nonNil(e.Init, e.List, e.Map)
+	case *SliceExpr:
+		return nonNil(e.X, e.From, e.To)
+	}
+	return nil
+}
+
+func nonNil(es ...Expr) []Expr {
+	out := es[:0]
+	for _, e := range es {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// BoundVars are the variables an expression binds for its subexpressions
+// (the item of a list comprehension, a predicate function or reduce, and
+// reduce's accumulator), "" for other expressions. A walk that resolves
+// names must not take these for variables of the query.
+func BoundVars(e Expr) []string {
+	switch e := e.(type) {
+	case *ListComprehension:
+		return []string{e.Var}
+	case *PredicateExpr:
+		return []string{e.Var}
+	case *ReduceExpr:
+		return []string{e.Acc, e.Var}
 	}
 	return nil
 }

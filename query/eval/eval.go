@@ -75,6 +75,9 @@ func eval(ctx Context, e ast.Expr) (value.Value, error) {
 	case *ast.FuncCall:
 		return evalCall(ctx, e)
 	case *ast.EdgePropExpr:
+		if v, ok, err := variableAttribute(ctx, e); ok {
+			return v, err
+		}
 		return ctx.EdgeProp(e.Edge, e.Prop)
 	case *ast.SrcPropExpr:
 		return ctx.SrcProp(e.Tag, e.Prop)
@@ -102,7 +105,17 @@ func eval(ctx Context, e ast.Expr) (value.Value, error) {
 		}
 		return v, nil
 	case *ast.LabelExpr:
-		return value.Value{}, fail(e, fmt.Errorf("invalid label %s: write edge.prop, $^.tag.prop or $$.tag.prop", e.Name))
+		return evalVariable(ctx, e) // cypher.go
+	case *ast.CaseExpr:
+		return evalCase(ctx, e)
+	case *ast.ListComprehension:
+		return evalListComprehension(ctx, e)
+	case *ast.PredicateExpr:
+		return evalPredicate(ctx, e)
+	case *ast.ReduceExpr:
+		return evalReduce(ctx, e)
+	case *ast.SliceExpr:
+		return evalSlice(ctx, e)
 	case *ast.EdgeExpr:
 		if gs, ok := ctx.(GraphSource); ok {
 			return gs.EdgeOf()
@@ -141,6 +154,10 @@ func evalUnary(ctx Context, e *ast.UnaryExpr) (value.Value, error) {
 		v = value.Bool(x.IsNull())
 	case ast.OpIsNotNull:
 		v = value.Bool(!x.IsNull())
+	case ast.OpIsEmpty:
+		v = value.Bool(isEmpty(x))
+	case ast.OpIsNotEmpty:
+		v = value.Bool(!isEmpty(x))
 	default:
 		err = fmt.Errorf("unknown unary operator %d", e.Op)
 	}
@@ -218,6 +235,10 @@ func apply(op ast.BinaryOp, l, r value.Value) (value.Value, error) {
 		return value.Or(l, r)
 	case ast.OpXor:
 		return value.Xor(l, r)
+	case ast.OpRegex:
+		return regexMatch(l, r)
+	case ast.OpBitAnd, ast.OpBitXor:
+		return bitwise(op, l, r)
 	}
 	return value.Value{}, fmt.Errorf("unknown binary operator %d", op)
 }

@@ -111,12 +111,15 @@ func (l *Lexer) hasPrefix(s string) bool { return strings.HasPrefix(l.src[l.off:
 // skipSpaceAndComments consumes blanks and the four comment forms of nGQL:
 // "-- ", "//" and "#" to the end of the line, and "/* ... */". It returns
 // false and an Illegal token for an unterminated block comment.
+//
+// "--" starts a comment only before a blank or the end of the line (as in
+// SQL): MATCH patterns write "-->" and "(a)--(b)", and 1--2 is 1 - -2.
 func (l *Lexer) skipSpaceAndComments() (Token, bool) {
 	for l.off < len(l.src) {
 		switch c := l.src[l.off]; {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			l.advance()
-		case l.hasPrefix("--") || l.hasPrefix("//") || c == '#':
+		case l.hasPrefix("--") && IsDashComment(l.peekByte(2)) || l.hasPrefix("//") || c == '#':
 			for l.off < len(l.src) && l.src[l.off] != '\n' {
 				l.advance()
 			}
@@ -151,7 +154,14 @@ func (l *Lexer) lexPunctuation(start position) Token {
 	c := l.src[l.off]
 	switch c {
 	case '=':
+		if l.peekByte(1) == '~' {
+			l.advance()
+			l.advance()
+			return l.token(start, Match)
+		}
 		return two('=', Eq, Assign)
+	case '.':
+		return two('.', DotDot, Dot)
 	case '-':
 		return two('>', Arrow, Minus)
 	case '>':
@@ -186,8 +196,6 @@ func (l *Lexer) lexPunctuation(start position) Token {
 		k = Colon
 	case ';':
 		k = Semicolon
-	case '.':
-		k = Dot
 	case '@':
 		k = At
 	case '|':
@@ -200,6 +208,12 @@ func (l *Lexer) lexPunctuation(start position) Token {
 		k = Slash
 	case '%':
 		k = Percent
+	case '?':
+		k = Question
+	case '&':
+		k = Amp
+	case '^':
+		k = Caret
 	default:
 		r, size := utf8.DecodeRuneInString(l.src[l.off:])
 		l.advance()
@@ -414,4 +428,16 @@ func hexValue(c byte) byte {
 		return c - 'a' + 10
 	}
 	return c - 'A' + 10
+}
+
+// IsDashComment reports whether "--" followed by the byte next (0 at the
+// end of the input) starts a comment: only before a blank or the end, so
+// that a MATCH pattern's "-->" or "--(" and the arithmetic 1--2 lex as
+// operators. The console's statement splitter asks the same.
+func IsDashComment(next byte) bool {
+	switch next {
+	case 0, ' ', '\t', '\n', '\r', '\f', '\v':
+		return true
+	}
+	return false
 }

@@ -59,7 +59,13 @@ func TestTokens(t *testing.T) {
 		{"a -- comment\nb // c\nc # d\nd /* e\n f */ e", []tok{
 			{Ident, "a", "a"}, {Ident, "b", "b"}, {Ident, "c", "c"}, {Ident, "d", "d"},
 			{Ident, "e", "e"}, eof}},
-		{"x--1", []tok{{Ident, "x", "x"}, eof}},
+		{"x-- 1", []tok{{Ident, "x", "x"}, eof}},
+		{"x--", []tok{{Ident, "x", "x"}, eof}},
+		// "--" before anything but a blank is two operators: MATCH's
+		// "-->" and "(a)--(b)", and 1 - -1.
+		{"x--1", []tok{{Ident, "x", "x"}, {Minus, "-", ""}, {Minus, "-", ""}, {Int, "1", ""}, eof}},
+		{"-->", []tok{{Minus, "-", ""}, {Arrow, "->", ""}, eof}},
+		{"1..3 =~ ? & ^", []tok{{Int, "1", ""}, {DotDot, "..", ""}, {Int, "3", ""}, {Match, "=~", ""}, {Question, "?", ""}, {Amp, "&", ""}, {Caret, "^", ""}, eof}},
 	} {
 		got := lexAll(tc.src)
 		if len(got) != len(tc.want) {
@@ -122,7 +128,7 @@ func TestIllegal(t *testing.T) {
 		{"0x", 1, 1, "malformed hex literal"},
 		{"0xZ", 1, 1, "malformed hex literal"},
 		{"$ x", 1, 1, "after '$'"},
-		{"a\n  ?", 2, 3, "unexpected character '?'"},
+		{"a\n  ~", 2, 3, "unexpected character '~'"},
 		{"\xff", 1, 1, "invalid UTF-8"},
 	} {
 		toks := Tokenize(tc.src)

@@ -50,6 +50,11 @@ const (
 	Ge        // >=
 	Assign    // =
 	Arrow     // ->
+	DotDot    // .., the range of a variable-length pattern or a list slice
+	Match     // =~, a regular-expression match
+	Question  // ?, of the conditional cond ? a : b
+	Amp       // &, bitwise and
+	Caret     // ^, bitwise exclusive or
 )
 
 // String describes the kind for error messages.
@@ -135,6 +140,16 @@ func punctuation(k Kind) string {
 		return ">="
 	case Assign:
 		return "="
+	case DotDot:
+		return ".."
+	case Match:
+		return "=~"
+	case Question:
+		return "?"
+	case Amp:
+		return "&"
+	case Caret:
+		return "^"
 	case Arrow:
 		return "->"
 	}

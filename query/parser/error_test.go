@@ -219,7 +219,7 @@ func TestSyntaxErrors(t *testing.T) {
 		{"YIELD " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), 1, 7 + maxDepth, "((", "nested too deeply"},
 		{"YIELD " + strings.Repeat("NOT ", 300) + "true", 1, 7 + 4*maxDepth, "NOT NOT", "nested too deeply"},
 		{"YIELD " + strings.Repeat("- ", 300) + "x", 1, 7 + 2*maxDepth, "- -", "nested too deeply"},
-		{"YIELD --1", 1, 10, "", "expected an expression"}, // "--" starts a comment
+		{"YIELD -- 1", 1, 11, "", "expected an expression"}, // "-- " starts a comment
 
 		// Lexical errors surface with the lexer's message.
 		{`YIELD "abc`, 1, 7, `"abc`, "unterminated string"},
@@ -227,7 +227,8 @@ func TestSyntaxErrors(t *testing.T) {
 		{"YIELD `a", 1, 7, "`a", "unterminated quoted name"},
 		{"YIELD 1 /* open", 1, 9, "/* open", "unterminated comment"},
 		{"YIELD 12abc", 1, 7, "12abc", "malformed number"},
-		{"YIELD 1 ? 2", 1, 9, "?", "unexpected character '?'"},
+		{"YIELD 1 ~ 2", 1, 9, "~", "unexpected character '~'"},
+		{"YIELD 1 ? 2", 1, 12, "", "expected ':'"},
 
 		// Positions on later lines, columns in characters.
 		{"USE s;\nGO FROM 1\n  OVER e\n  YELD e.a", 4, 3, "YELD e", "expected ';' or end of input"},

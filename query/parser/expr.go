@@ -14,15 +14,20 @@ import (
 // Expression grammar, loosest binding first (as NebulaGraph's grammar has
 // it; all binary operators associate to the left):
 //
+//	cond ? a : b                          conditional, associates to the right
 //	OR XOR
 //	AND
 //	NOT                                   prefix
-//	== != <> < <= > >= [NOT] IN, [NOT] CONTAINS, [NOT] STARTS WITH, [NOT] ENDS WITH, IS [NOT] NULL
+//	== != <> < <= > >= =~ [NOT] IN, [NOT] CONTAINS, [NOT] STARTS WITH, [NOT] ENDS WITH,
+//	IS [NOT] NULL, IS [NOT] EMPTY
+//	& ^                                   bitwise, of integers
 //	+ -
 //	* / %
 //	- + !                                 prefix
-//	.name [index]                         postfix
-//	literals, lists, maps, (expr), calls, property references, $param
+//	.name [index] [from..to]              postfix
+//	literals, lists, list comprehensions, maps, (expr), CASE, calls (with
+//	all/any/none/single(x IN l WHERE c) and reduce(a = i, x IN l | e)),
+//	property references, $param
 
 func (p *parser) parseExpr() ast.Expr {
 	if p.depth == 0 {
@@ -30,7 +35,16 @@ func (p *parser) parseExpr() ast.Expr {
 	}
 	p.enter()
 	defer p.leave()
-	return p.parseOr()
+	cond := p.parseOr()
+	if !p.at(lexer.Question) {
+		return cond
+	}
+	pos := p.pos()
+	p.next()
+	p.operator()
+	then := p.parseExpr()
+	p.expect(lexer.Colon)
+	return &ast.CaseExpr{Pos: pos, Whens: []ast.CaseWhen{{When: cond, Then: then}}, Else: p.parseExpr(), Ternary: true}
 }
 
 // operator counts one binary operator of the current top-level expression.
@@ -86,7 +100,7 @@ func (p *parser) parseNot() ast.Expr {
 }
 
 func (p *parser) parseComparison() ast.Expr {
-	l := p.parseAdditive()
+	l := p.parseBitwise()
 	for {
 		pos := p.pos()
 		var op ast.BinaryOp
@@ -103,6 +117,8 @@ func (p *parser) parseComparison() ast.Expr {
 			op = ast.OpGt
 		case t.Kind == lexer.Ge:
 			op = ast.OpGe
+		case t.Kind == lexer.Match:
+			op = ast.OpRegex
 		case t.Is("IN"):
 			op = ast.OpIn
 		case t.Is("NOT") && p.peek(1).Is("IN"):
@@ -138,10 +154,21 @@ func (p *parser) parseComparison() ast.Expr {
 		case t.Is("IS"):
 			p.next()
 			u := &ast.UnaryExpr{Pos: pos, Op: ast.OpIsNull, X: l}
-			if p.acceptKeyword("NOT") {
+			not := p.acceptKeyword("NOT")
+			if not {
 				u.Op = ast.OpIsNotNull
 			}
-			p.expectKeyword("NULL")
+			switch {
+			case p.acceptKeyword("EMPTY"):
+				u.Op = ast.OpIsEmpty
+				if not {
+					u.Op = ast.OpIsNotEmpty
+				}
+			default:
+				if !p.acceptKeyword("NULL") {
+					p.expected("NULL or EMPTY")
+				}
+			}
 			// A chain of IS NULL nests without recursing here, but
 			// evaluating and printing it recurse: bounded like a+b+c.
 			p.operator()
@@ -150,6 +177,28 @@ func (p *parser) parseComparison() ast.Expr {
 		default:
 			return l
 		}
+		p.next()
+		p.operator()
+		l = &ast.BinaryExpr{Pos: pos, Op: op, L: l, R: p.parseBitwise()}
+	}
+}
+
+// parseBitwise parses & and ^ (bitwise and and exclusive or of integers).
+// They bind tighter than comparisons, so a & 1 == 1 is (a & 1) == 1.
+// Bitwise or is not an operator: '|' is the pipe.
+func (p *parser) parseBitwise() ast.Expr {
+	l := p.parseAdditive()
+	for {
+		var op ast.BinaryOp
+		switch p.tok().Kind {
+		case lexer.Amp:
+			op = ast.OpBitAnd
+		case lexer.Caret:
+			op = ast.OpBitXor
+		default:
+			return l
+		}
+		pos := p.pos()
 		p.next()
 		p.operator()
 		l = &ast.BinaryExpr{Pos: pos, Op: op, L: l, R: p.parseAdditive()}
@@ -236,7 +285,19 @@ func (p *parser) parsePostfix() ast.Expr {
 		case lexer.LBracket:
 			p.next()
 			p.operator()
-			x = &ast.SubscriptExpr{Pos: x.Position(), X: x, Index: p.parseExpr()}
+			var index ast.Expr
+			if !p.at(lexer.DotDot) {
+				index = p.parseExpr()
+			}
+			if p.accept(lexer.DotDot) {
+				sl := &ast.SliceExpr{Pos: x.Position(), X: x, From: index}
+				if !p.at(lexer.RBracket) {
+					sl.To = p.parseExpr()
+				}
+				x = sl
+			} else {
+				x = &ast.SubscriptExpr{Pos: x.Position(), X: x, Index: index}
+			}
 			p.expect(lexer.RBracket)
 		default:
 			return x
@@ -257,6 +318,9 @@ func (p *parser) parsePrimary() ast.Expr {
 		p.expect(lexer.RParen)
 		return x
 	case lexer.LBracket:
+		if p.peek(1).IsName() && p.peek(2).Is("IN") {
+			return p.parseListComprehension()
+		}
 		p.next()
 		l := &ast.ListExpr{Pos: pos, Items: []ast.Expr{}}
 		p.parseList(lexer.RBracket, func() { l.Items = append(l.Items, p.parseExpr()) })
@@ -300,11 +364,16 @@ func (p *parser) parsePrimary() ast.Expr {
 		case t.Is("VERTEX"):
 			p.next()
 			return &ast.VertexExpr{Pos: pos, Role: ast.RowVertex}
+		case t.Is("CASE"):
+			return p.parseCase()
 		case t.IsName():
 			p.next()
 			if p.at(lexer.LParen) {
 				if ast.IsAggregateName(t.Value) {
 					return p.parseAggregateCall(pos, t.Value)
+				}
+				if e := p.parseListFunc(pos, t); e != nil {
+					return e
 				}
 				return p.parseCall(pos, t.Value)
 			}
@@ -406,4 +475,79 @@ func parseIntText(text string) (int64, error) {
 		return 0, strconv.ErrRange
 	}
 	return int64(u), nil
+}
+
+// parseCase parses CASE [subject] WHEN a THEN b ... [ELSE c] END.
+func (p *parser) parseCase() *ast.CaseExpr {
+	c := &ast.CaseExpr{Pos: p.pos()}
+	p.expectKeyword("CASE")
+	if !p.is("WHEN") {
+		c.Subject = p.parseExpr()
+	}
+	for p.acceptKeyword("WHEN") {
+		w := ast.CaseWhen{When: p.parseExpr()}
+		p.expectKeyword("THEN")
+		w.Then = p.parseExpr()
+		c.Whens = append(c.Whens, w)
+	}
+	if len(c.Whens) == 0 {
+		p.expected("WHEN")
+	}
+	if p.acceptKeyword("ELSE") {
+		c.Else = p.parseExpr()
+	}
+	p.expectKeyword("END")
+	return c
+}
+
+// parseListComprehension parses [x IN list [WHERE cond] [| expr]].
+func (p *parser) parseListComprehension() *ast.ListComprehension {
+	c := &ast.ListComprehension{Pos: p.pos()}
+	p.expect(lexer.LBracket)
+	c.Var = p.name("a variable name")
+	p.expectKeyword("IN")
+	c.List = p.parseExpr()
+	if p.acceptKeyword("WHERE") {
+		c.Where = p.parseExpr()
+	}
+	if p.accept(lexer.Pipe) {
+		c.Map = p.parseExpr()
+	}
+	p.expect(lexer.RBracket)
+	return c
+}
+
+// parseListFunc parses all/any/none/single(x IN list WHERE cond) and
+// reduce(acc = init, x IN list | expr) when name is one of them and its
+// argument has that form; it returns nil (consuming nothing) otherwise,
+// so that a function of the same name with plain arguments still parses.
+func (p *parser) parseListFunc(pos ast.Pos, name lexer.Token) ast.Expr {
+	switch {
+	case (name.Is("ALL") || name.Is("ANY") || name.Is("NONE") || name.Is("SINGLE")) &&
+		p.peek(1).IsName() && p.peek(2).Is("IN"):
+		e := &ast.PredicateExpr{Pos: pos, Func: strings.ToLower(name.Value)}
+		p.expect(lexer.LParen)
+		e.Var = p.name("a variable name")
+		p.expectKeyword("IN")
+		e.List = p.parseExpr()
+		p.expectKeyword("WHERE")
+		e.Where = p.parseExpr()
+		p.expect(lexer.RParen)
+		return e
+	case name.Is("REDUCE") && p.peek(1).IsName() && p.peek(2).Kind == lexer.Assign:
+		e := &ast.ReduceExpr{Pos: pos}
+		p.expect(lexer.LParen)
+		e.Acc = p.name("an accumulator name")
+		p.expect(lexer.Assign)
+		e.Init = p.parseExpr()
+		p.expect(lexer.Comma)
+		e.Var = p.name("a variable name")
+		p.expectKeyword("IN")
+		e.List = p.parseExpr()
+		p.expect(lexer.Pipe)
+		e.Map = p.parseExpr()
+		p.expect(lexer.RParen)
+		return e
+	}
+	return nil
 }

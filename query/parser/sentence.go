@@ -13,7 +13,7 @@ import (
 //	pipeline := $var = set | statement ('|' query)* ['|' sink] [setop set]
 //	set      := query ('|' query)* (setop query ('|' query)*)*
 //	setop    := UNION [DISTINCT | ALL] | INTERSECT | MINUS
-//	query    := GO | FETCH | LOOKUP | YIELD | GROUP BY | ORDER BY | LIMIT | '(' set ')'
+//	query    := GO | FETCH | LOOKUP | YIELD | MATCH | GROUP BY | ORDER BY | LIMIT | '(' set ')'
 //	sink     := DELETE VERTEX | DELETE TAG | DELETE EDGE
 //
 // A sink reads the piped input ($-) but yields no result, so it can only
@@ -84,7 +84,7 @@ func isQuery(s ast.Statement) bool {
 	switch s := s.(type) {
 	case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.YieldStmt,
 		*ast.GroupByStmt, *ast.OrderByStmt, *ast.LimitStmt, *ast.SetOpStmt,
-		*ast.FindPathStmt, *ast.SubgraphStmt:
+		*ast.FindPathStmt, *ast.SubgraphStmt, *ast.MatchStmt:
 		return true
 	case *ast.PipeStmt:
 		return isQuery(s.Right)
@@ -115,6 +115,8 @@ func (p *parser) parseQueryOr(what string) ast.Statement {
 		return p.parseFindPath()
 	case p.is("GET") && p.peek(1).Is("SUBGRAPH"):
 		return p.parseGetSubgraph()
+	case p.isMatchStart():
+		return p.parseMatch()
 	}
 	p.expected(what)
 	return nil
@@ -125,6 +127,8 @@ func (p *parser) parseStatement() ast.Statement {
 	case p.is("GO"), p.is("FETCH"), p.is("LOOKUP"), p.is("YIELD"):
 		return p.parseQuery()
 	case p.is("FIND"), p.is("GET") && p.peek(1).Is("SUBGRAPH"):
+		return p.parseQuery()
+	case p.isMatchStart():
 		return p.parseQuery()
 	case p.is("CREATE"):
 		return p.parseCreate()
