@@ -45,10 +45,10 @@ type bindings struct {
 // matchRun is one execution of a matchPlan. It owns the vertex and edge
 // tables the rows index into.
 type matchRun struct {
-	r     *runState
-	p     *matchPlan
-	t     *traversal // space, vids, fetched tags, budget
-	verts []matchVertex
+	r      *runState
+	p      *matchPlan
+	t      *traversal // space, vids, fetched tags, budget
+	verts  []matchVertex
 	vertAt map[string]int32
 	edges  []matchEdge
 	// edgeProps are the property refs of every edge type, in one request

@@ -39,13 +39,13 @@ type UnaryOp uint8
 
 // Unary operators.
 const (
-	OpNeg       UnaryOp = iota + 1 // -x
-	OpPlus                         // +x
-	OpNot                          // NOT x, !x
-	OpIsNull                       // x IS NULL
-	OpIsNotNull                    // x IS NOT NULL
-	OpIsEmpty                      // x IS EMPTY
-	OpIsNotEmpty                   // x IS NOT EMPTY
+	OpNeg        UnaryOp = iota + 1 // -x
+	OpPlus                          // +x
+	OpNot                           // NOT x, !x
+	OpIsNull                        // x IS NULL
+	OpIsNotNull                     // x IS NOT NULL
+	OpIsEmpty                       // x IS EMPTY
+	OpIsNotEmpty                    // x IS NOT EMPTY
 )
 
 // UnaryExpr applies a prefix operator (or the postfix IS [NOT] NULL) to X.

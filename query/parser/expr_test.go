@@ -22,7 +22,7 @@ func TestExprPrecedence(t *testing.T) {
 		{"-(-2)", "-(-2)"},
 		{"+1", "+(1)"},
 		{"1 - -1", "(1- -1)"},
-		{"1-- 1", "1"},       // "-- " starts a comment
+		{"1-- 1", "1"},      // "-- " starts a comment
 		{"1--1", "(1- -1)"}, // "--" before anything but a blank is two minus signs
 		{"a.x < b.y + 1", "(a.x<(b.y+1))"},
 		{"a.x == 1 AND b.y != 2 OR c.z <> 3", "(((a.x==1) AND (b.y!=2)) OR (c.z!=3))"},
