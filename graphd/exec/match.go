@@ -19,6 +19,10 @@ type matchVertex struct {
 	key   string
 	val   value.Value
 	built bool
+	// withTags: val was built after the vertex was fetched. A value built
+	// before (a variable read only through id() in an earlier clause) is
+	// built again once a later pattern fetches the vertex.
+	withTags bool
 }
 
 // matchEdge is one edge the query followed, as stored (src → dst).
@@ -133,9 +137,12 @@ func (m *matchRun) vertex(key []byte) int32 {
 // vertexValue is vertex i as a VERTEX value.
 func (m *matchRun) vertexValue(i int32) value.Value {
 	v := &m.verts[i]
-	if !v.built {
-		v.val = value.VertexValue(m.t.vertexValue(v.key))
-		v.built = true
+	if !v.built || !v.withTags {
+		_, fetched := m.t.vertexTags[v.key]
+		if !v.built || fetched {
+			v.val = value.VertexValue(m.t.vertexValue(v.key))
+			v.built, v.withTags = true, fetched
+		}
 	}
 	return v.val
 }
@@ -410,7 +417,12 @@ func (m *matchRun) matchPattern(ctx context.Context, pp *patternPlan, cp *clause
 		if err := m.t.checkCtx(ctx); err != nil {
 			return nil, err
 		}
-		if rows, err = m.expand(ctx, pp, h, cp, rows, bound); err != nil {
+		if pp.pat.Shortest != ast.NotShortest {
+			rows, err = m.shortest(ctx, pp, h, cp, rows, bound)
+		} else {
+			rows, err = m.expand(ctx, pp, h, cp, rows, bound)
+		}
+		if err != nil {
 			return nil, err
 		}
 		bound[pp.nodeCols[h.to]] = true
@@ -420,8 +432,21 @@ func (m *matchRun) matchPattern(ctx context.Context, pp *patternPlan, cp *clause
 		}
 	}
 	if pp.pathCol >= 0 {
+		want := map[string]bool{}
 		for _, row := range rows {
-			row[pp.pathCol] = m.pathCell(pp, row)
+			cell := m.pathCell(pp, row)
+			row[pp.pathCol] = cell
+			if pp.pathRead {
+				items, _ := cell.ListVal()
+				for j := 0; j < len(items); j += 2 {
+					want[m.verts[mustIndex(items[j])].key] = true
+				}
+			}
+		}
+		if len(want) > 0 {
+			if err := m.t.fetchVertexProps(ctx, want); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return rows, nil

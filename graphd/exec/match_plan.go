@@ -93,11 +93,19 @@ type patternPlan struct {
 	idsList  bool     // anchorIDs: ids is a list (id(v) IN ...)
 	lookup   *ast.LookupStmt
 	hops     []hopPlan
+	// A shortest-path pattern searches from the anchor to the other node,
+	// whose vertices are bound before (targetIDs nil) or given by an id
+	// condition.
+	targetIDs  ast.Expr
+	targetList bool
 	// fetch is, per node, whether its vertex is read (tags, properties or
 	// a variable read other than through id()).
 	fetch []bool
 	// relProps is, per relationship, whether its edges' properties are read.
 	relProps []bool
+	// pathRead: the named path is read, so every vertex on it is fetched
+	// (those inside variable-length relationships too).
+	pathRead bool
 }
 
 // clausePlan is one clause of the query.
@@ -296,14 +304,17 @@ func checkMatchExpr(e ast.Expr, cols []bindCol, where string, aggOK bool) error 
 }
 
 // readVariables lists the variables an expression of s reads other than
-// as id(v): those whose vertex (or edge properties) must be fetched.
+// as id(v), length(p) or size(e): those whose vertices (or edge
+// properties) must be fetched.
 func readVariables(s *ast.MatchStmt) map[string]bool {
 	read := map[string]bool{}
 	add := func(e ast.Expr) {
 		ast.Inspect(e, func(x ast.Expr) bool {
 			switch x := x.(type) {
 			case *ast.FuncCall:
-				if strings.EqualFold(x.Name, "id") && len(x.Args) == 1 {
+				// id(v), length(p) and size(e) need no vertex or edge
+				// properties.
+				if (strings.EqualFold(x.Name, "id") || strings.EqualFold(x.Name, "length") || strings.EqualFold(x.Name, "size")) && len(x.Args) == 1 {
 					if _, ok := x.Args[0].(*ast.LabelExpr); ok {
 						return false
 					}
@@ -413,6 +424,7 @@ func (p *matchPlan) planMatchClause(c *ast.MatchClause, cp *clausePlan, in []bin
 			pp.pathCol = len(cols) - 1
 		}
 		pathRead := p.isRead(pat.PathVar)
+		pp.pathRead = pathRead
 		for _, n := range pat.Nodes {
 			pp.fetch = append(pp.fetch, pathRead || len(n.Labels) > 0 || p.isRead(n.Var))
 		}
@@ -471,6 +483,11 @@ func (p *matchPlan) planMatchClause(c *ast.MatchClause, cp *clausePlan, in []bin
 		for i, pp := range left {
 			if !p.chooseAnchor(pp, boundCols, conjuncts, cols) {
 				continue
+			}
+			if pp.pat.Shortest != ast.NotShortest {
+				if err := p.planShortest(pp, boundCols, conjuncts, cols); err != nil {
+					return err
+				}
 			}
 			pp.planHops()
 			p.resolveHopTypes(pp)
@@ -607,6 +624,32 @@ func (p *matchPlan) chooseAnchor(pp *patternPlan, bound map[int]bool, conjuncts 
 		return true
 	}
 	return false
+}
+
+// planShortest finds the other end of a shortest-path pattern: bound
+// before, or an id condition.
+func (p *matchPlan) planShortest(pp *patternPlan, bound map[int]bool, conjuncts []ast.Expr, cols []bindCol) error {
+	other := 1 - pp.anchor
+	if bound[pp.nodeCols[other]] {
+		return nil
+	}
+	n := pp.pat.Nodes[other]
+	patVars := map[string]bool{}
+	for _, col := range append(append([]int(nil), pp.nodeCols...), pp.relCols...) {
+		if !bound[col] {
+			patVars[cols[col].name] = true
+		}
+	}
+	if n.Var != "" {
+		for _, c := range conjuncts {
+			if ids, list, ok := idCondition(c, n.Var); ok && !readsAny(ids, patVars) {
+				pp.targetIDs, pp.targetList = ids, list
+				return nil
+			}
+		}
+	}
+	return at(pp.pat, "%s needs both ends known: bind %s before, or give it an id condition (WHERE id(%s) == ...)",
+		pp.pat, n, ast.QuoteName(n.Var))
 }
 
 // idCondition recognises id(v) == x, x == id(v) and id(v) IN x.
@@ -846,6 +889,14 @@ func (pp *patternPlan) describe() []stageStat {
 	for _, h := range pp.hops {
 		rel := pp.pat.Rels[h.rel]
 		info := fmt.Sprintf("%s to %s over %s", pp.pat.Nodes[h.from], pp.pat.Nodes[h.to], h.typeText)
+		if pp.pat.Shortest != ast.NotShortest {
+			what := map[ast.ShortestKind]string{ast.ShortestOne: "one shortest path", ast.ShortestAll: "all shortest paths"}[pp.pat.Shortest]
+			out = append(out, stageStat{name: "ShortestPath", info: fmt.Sprintf("%s, %s, up to %d steps", info, what, max(rel.Max, 1))})
+			if pp.fetch[h.to] {
+				out = append(out, stageStat{name: "GetVertices", info: "node " + pp.pat.Nodes[h.to].String()})
+			}
+			continue
+		}
 		if rel.VarLen {
 			info += fmt.Sprintf(", steps %d..%d", rel.Min, rel.Max)
 		}

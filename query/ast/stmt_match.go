@@ -75,7 +75,22 @@ type Pattern struct {
 	PathVar string
 	Nodes   []*NodePattern
 	Rels    []*RelPattern
+	// Shortest is set for p = shortestPath((a)-[...]-(b)) and
+	// allShortestPaths: the pattern is one relationship between two
+	// nodes, and matches only the shortest paths between them (one, or
+	// all of that length).
+	Shortest ShortestKind
 }
+
+// ShortestKind says which shortest paths a Pattern matches.
+type ShortestKind uint8
+
+// The shortest-path functions of a pattern.
+const (
+	NotShortest ShortestKind = iota
+	ShortestOne              // shortestPath(...)
+	ShortestAll              // allShortestPaths(...)
+)
 
 // NodePattern is (name :tag {prop: expr, ...} :tag ...): every part
 // optional. A label's property map belongs to that tag.
@@ -187,11 +202,20 @@ func (p *Pattern) String() string {
 	if p.PathVar != "" {
 		b.WriteString(QuoteName(p.PathVar) + " = ")
 	}
+	switch p.Shortest {
+	case ShortestOne:
+		b.WriteString("shortestPath(")
+	case ShortestAll:
+		b.WriteString("allShortestPaths(")
+	}
 	for i, n := range p.Nodes {
 		if i > 0 {
 			b.WriteString(p.Rels[i-1].String())
 		}
 		b.WriteString(n.String())
+	}
+	if p.Shortest != NotShortest {
+		b.WriteByte(')')
 	}
 	return b.String()
 }

@@ -111,10 +111,26 @@ func (p *parser) parsePattern() *ast.Pattern {
 		pat.PathVar = p.name("a path name")
 		p.next()
 	}
+	switch {
+	case p.is("shortestPath") && p.peek(1).Kind == lexer.LParen:
+		pat.Shortest = ast.ShortestOne
+	case p.is("allShortestPaths") && p.peek(1).Kind == lexer.LParen:
+		pat.Shortest = ast.ShortestAll
+	}
+	if pat.Shortest != ast.NotShortest {
+		p.next()
+		p.next()
+	}
 	pat.Nodes = append(pat.Nodes, p.parseNodePattern())
 	for p.at(lexer.Minus) || p.at(lexer.Lt) || p.at(lexer.Arrow) {
 		pat.Rels = append(pat.Rels, p.parseRelPattern())
 		pat.Nodes = append(pat.Nodes, p.parseNodePattern())
+	}
+	if pat.Shortest != ast.NotShortest {
+		if len(pat.Rels) != 1 {
+			p.fail("a shortest-path pattern is one relationship between two nodes, as shortestPath((a)-[:e*..5]-(b))")
+		}
+		p.expect(lexer.RParen)
 	}
 	return pat
 }
