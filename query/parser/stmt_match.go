@@ -12,6 +12,11 @@ import (
 // k-hop beyond this is a mistake rather than a query.
 const maxPatternHops = 32
 
+// maxShortestHops bounds the relationship of shortestPath(...), which may
+// also leave its upper bound out (*, *1..): a breadth-first search costs
+// at most the graph, however deep.
+const maxShortestHops = 1000
+
 // isMatchStart reports whether the current token starts a MATCH query.
 func (p *parser) isMatchStart() bool {
 	return p.is("MATCH") || p.is("OPTIONAL") && p.peek(1).Is("MATCH") || p.is("UNWIND") ||
@@ -123,7 +128,7 @@ func (p *parser) parsePattern() *ast.Pattern {
 	}
 	pat.Nodes = append(pat.Nodes, p.parseNodePattern())
 	for p.at(lexer.Minus) || p.at(lexer.Lt) || p.at(lexer.Arrow) {
-		pat.Rels = append(pat.Rels, p.parseRelPattern())
+		pat.Rels = append(pat.Rels, p.parseRelPattern(pat.Shortest != ast.NotShortest))
 		pat.Nodes = append(pat.Nodes, p.parseNodePattern())
 	}
 	if pat.Shortest != ast.NotShortest {
@@ -160,7 +165,7 @@ func (p *parser) parseNodePattern() *ast.NodePattern {
 
 // parseRelPattern parses the relationship between two node patterns:
 // -[...]->, <-[...]-, -[...]-, and the short forms -->, <--, --, <-->.
-func (p *parser) parseRelPattern() *ast.RelPattern {
+func (p *parser) parseRelPattern(shortest bool) *ast.RelPattern {
 	r := &ast.RelPattern{Pos: p.pos()}
 	in := false
 	switch {
@@ -173,7 +178,7 @@ func (p *parser) parseRelPattern() *ast.RelPattern {
 		p.expect(lexer.Minus)
 	}
 	if p.accept(lexer.LBracket) {
-		p.parseRelBody(r)
+		p.parseRelBody(r, shortest)
 		p.expect(lexer.RBracket)
 	}
 	switch {
@@ -197,7 +202,11 @@ func (p *parser) parseRelPattern() *ast.RelPattern {
 
 // parseRelBody parses what is between the brackets of a relationship:
 // [name] [:type ('|' [:]type)*] [{props}] [*[min][..[max]]] [{props}].
-func (p *parser) parseRelBody(r *ast.RelPattern) {
+func (p *parser) parseRelBody(r *ast.RelPattern, shortest bool) {
+	maxHops := int64(maxPatternHops)
+	if shortest {
+		maxHops = maxShortestHops
+	}
 	if p.tok().IsName() {
 		r.Var = p.name("a variable name")
 	}
@@ -216,14 +225,17 @@ func (p *parser) parseRelBody(r *ast.RelPattern) {
 		r.VarLen = true
 		r.Min, r.Max = 1, -1
 		if p.at(lexer.Int) {
-			r.Min = int(p.int64InRange("a number of hops", 0, maxPatternHops))
+			r.Min = int(p.int64InRange("a number of hops", 0, maxHops))
 			r.Max = r.Min
 		}
 		if p.accept(lexer.DotDot) {
 			r.Max = -1
 			if p.at(lexer.Int) {
-				r.Max = int(p.int64InRange("a number of hops", 0, maxPatternHops))
+				r.Max = int(p.int64InRange("a number of hops", 0, maxHops))
 			}
+		}
+		if r.Max < 0 && shortest {
+			r.Max = maxShortestHops
 		}
 		if r.Max < 0 {
 			p.fail(fmt.Sprintf("a variable-length relationship needs an upper bound, as *1..3 (at most %d)", maxPatternHops))

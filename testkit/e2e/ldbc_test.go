@@ -258,6 +258,9 @@ func TestLDBCGoMatchesReference(t *testing.T) {
 	t.Run("IS3", func(t *testing.T) { checkIS3(t, s) })
 	t.Run("IC13", func(t *testing.T) { checkIC13(t, s) })
 	t.Run("IC1", func(t *testing.T) { checkIC1(t, s) })
+	t.Run("IS3_MATCH", func(t *testing.T) { checkIS3Match(t, s) })
+	t.Run("IC13_MATCH", func(t *testing.T) { checkIC13Match(t, s) })
+	t.Run("IC1_MATCH", func(t *testing.T) { checkIC1Match(t, s) })
 
 	// One store down: queries answer once new leaders are elected (the
 	// storage client retries), and writes go on.

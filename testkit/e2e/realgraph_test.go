@@ -24,7 +24,7 @@ import (
 // for every query form: GO (steps, M TO N, REVERSELY, BIDIRECT, several
 // edge types and *, WHERE on the edge, $^ and $$, DISTINCT, pipes,
 // variables, GROUP BY, ORDER BY / LIMIT), FETCH, LOOKUP, FIND PATH and GET
-// SUBGRAPH. Both cluster sizes run the same statements (one seed), so a
+// SUBGRAPH, and MATCH (match_realgraph_test.go). Both cluster sizes run the same statements (one seed), so a
 // difference between them points at replication.
 //
 // The graphs (deterministic, see slashdotSpace and ldbcSpace):
@@ -80,6 +80,7 @@ func TestRealGraphMatchesReference(t *testing.T) {
 				{"LOOKUP", checkRealLookup},
 				{"FIND_PATH", checkRealPaths},
 				{"GET_SUBGRAPH", checkRealSubgraph},
+				{"MATCH", checkRealMatch},
 			}
 			for i, ch := range checks {
 				t.Run(ch.name, func(t *testing.T) {
