@@ -589,12 +589,12 @@ func (m *matchRun) neighbors(ctx context.Context, keys []string, h hopPlan, prop
 	return out, nil
 }
 
-// usedIn reports whether row already uses edge e in one of the pattern's
-// relationships (a trail never uses an edge twice).
-func (m *matchRun) usedIn(pp *patternPlan, row []value.Value, e int32, skipRel int) bool {
+// usedIn reports whether row already uses edge e in a relationship of the
+// clause other than the one at column skip (a MATCH uses an edge once).
+func (m *matchRun) usedIn(cp *clausePlan, row []value.Value, e int32, skip int) bool {
 	edge := &m.edges[e]
-	for r, col := range pp.relCols {
-		if r == skipRel {
+	for _, col := range cp.relCols {
+		if col == skip {
 			continue
 		}
 		cell := row[col]
@@ -698,7 +698,7 @@ func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *c
 		for _, row := range rows {
 			from := keyAt(row, fromCol)
 			for _, e := range cache[from] {
-				if m.usedIn(pp, row, e, h.rel) {
+				if m.usedIn(cp, row, e, relCol) {
 					continue
 				}
 				ok, err := m.relMatches(rel, e, cp, row)
@@ -765,7 +765,7 @@ func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *c
 						break
 					}
 				}
-				if dup || m.usedIn(pp, pt.row, e, h.rel) {
+				if dup || m.usedIn(cp, pt.row, e, relCol) {
 					continue
 				}
 				ok, err := m.relMatches(rel, e, cp, pt.row)

@@ -18,8 +18,9 @@ import (
 //     the rows after it; the first starts from one empty row.
 //   - A pattern binds a vertex to each node and an edge to each
 //     relationship (a list of edges to a variable-length one, *m..n), and
-//     the path to a named path. Within one pattern no edge is used twice
-//     (a trail), as in Cypher; vertices may repeat.
+//     the path to a named path. One MATCH clause uses an edge at most once
+//     across all its patterns (each path is a trail), as in Cypher;
+//     vertices may repeat.
 //   - Every pattern must start from known vertices (NebulaGraph's rule): a
 //     variable bound before, id(v) == x or id(v) IN [...] in the WHERE, or
 //     a tag with an index (the tag's property map and WHERE comparisons of
@@ -117,6 +118,9 @@ type clausePlan struct {
 	cols []bindCol
 	// keep are the columns left after a MATCH drops its hidden ones.
 	keep []int
+	// relCols are the relationship columns of every pattern of a MATCH:
+	// one match uses an edge once across all of them, as in Cypher.
+	relCols []int
 }
 
 // matchPlan is a validated MATCH query.
@@ -434,6 +438,9 @@ func (p *matchPlan) planMatchClause(c *ast.MatchClause, cp *clausePlan, in []bin
 		cp.patterns = append(cp.patterns, pp)
 	}
 	cp.cols = cols
+	for _, pp := range cp.patterns {
+		cp.relCols = append(cp.relCols, pp.relCols...)
+	}
 	for i, col := range cols {
 		if !col.hidden {
 			cp.keep = append(cp.keep, i)
