@@ -495,10 +495,13 @@ func (k matchKind) run(ctx context.Context, r *runState) (*table, error) {
 	return rowsRun(ctx, r, k.s)
 }
 func (k matchKind) query(ctx context.Context, r *runState, input *table) (*table, error) {
+	return r.queryStream(ctx, k.s, input)
+}
+func (k matchKind) produce(ctx context.Context, r *runState, input *table, out rowSink) error {
 	if input != nil {
-		return nil, at(k.s, "MATCH cannot read piped rows ($-): start it from ids or an index")
+		return at(k.s, "MATCH cannot read piped rows ($-): start it from ids or an index")
 	}
-	return r.match(ctx, k.s)
+	return r.match(ctx, k.s, out)
 }
 func (k matchKind) describe(pl *planner, in []string, deps ...int) (int, []string, error) {
 	p, err := pl.r.planMatch(k.s)

@@ -3,36 +3,47 @@ package exec
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
+	"github.com/novagraph/novagraph/proto/commonpb"
+	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/query/ast"
 	"github.com/novagraph/novagraph/query/eval"
 	"github.com/novagraph/novagraph/query/value"
 )
 
-// matchVertex is one vertex the query reached: its key, and its value once
-// an expression asked for it (with its tags when it was fetched).
-type matchVertex struct {
-	key   string
-	val   value.Value
-	built bool
-	// withTags: val was built after the vertex was fetched. A value built
-	// before (a variable read only through id() in an earlier clause) is
-	// built again once a later pattern fetches the vertex.
+// A MATCH runs over bindings held in columns (bindVec), one per variable,
+// as DuckDB and Kùzu hold vectors: a node or relationship column is an
+// int32 per row, an index into the run's vertex and edge tables. A hop
+// appends, per input row and edge, the row's index (parents) and the new
+// cells, then gathers the other columns by parents: a 2-hop pattern costs
+// a few words per path, not a row of 80-byte values. Cells become VERTEX,
+// EDGE and PATH values only when an expression reads them; RETURN's common
+// items (id(v), v.tag.prop, e.prop, a variable) read the tables directly.
+
+// The vertex table is the keys of the vertices the query reached, by
+// index; their decoded ids and VERTEX values are made when an expression
+// first reads them (most vertices a hop reaches are only passed on), and
+// kept apart so that a hop appending thousands of vertices moves 16 bytes
+// each.
+
+// builtVertex is a VERTEX value made for an expression. withTags: it was
+// made after the vertex was fetched; one made before (a variable read
+// only through id() in an earlier clause) is made again once a later
+// pattern fetches the vertex.
+type builtVertex struct {
+	val      value.Value
 	withTags bool
 }
 
 // matchEdge is one edge the query followed, as stored (src → dst).
 type matchEdge struct {
-	src, dst string
+	src, dst int32 // vertex indexes
 	typ      int32 // unsigned
 	rank     int64
 	props    []value.Prop // nil unless the hop asked for properties
-	val      value.Value
-	built    bool
 }
 
 // same reports whether a and b are one stored edge (found from either end).
@@ -40,37 +51,122 @@ func (a *matchEdge) same(b *matchEdge) bool {
 	return a.typ == b.typ && a.rank == b.rank && a.src == b.src && a.dst == b.dst
 }
 
-// bindings are the rows between two clauses.
+// noCell is a NULL node or relationship cell.
+const noCell = -1
+
+// bindVec is one column of bindings.
+type bindVec struct {
+	kind  bindKind
+	ids   []int32       // bindNode, bindEdge: table index or noCell
+	lists [][]int32     // bindEdges (edge indexes), bindPath (vertex, edge, vertex, ...); nil: NULL
+	vals  []value.Value // bindValue
+}
+
+func newVec(kind bindKind, n int) *bindVec {
+	v := &bindVec{kind: kind}
+	switch kind {
+	case bindNode, bindEdge:
+		v.ids = make([]int32, n)
+		for i := range v.ids {
+			v.ids[i] = noCell
+		}
+	case bindEdges, bindPath:
+		v.lists = make([][]int32, n)
+	default:
+		v.vals = make([]value.Value, n)
+	}
+	return v
+}
+
+// gather is the column of rows parents (each an index into v).
+// idsVec, listsVec and valsVec make a column of cells.
+func idsVec(kind bindKind, ids []int32) *bindVec { return &bindVec{kind: kind, ids: ids} }
+func listsVec(kind bindKind, lists [][]int32) *bindVec {
+	return &bindVec{kind: kind, lists: lists}
+}
+func valsVec(vals []value.Value) *bindVec { return &bindVec{kind: bindValue, vals: vals} }
+
+func (v *bindVec) gather(parents []int32) *bindVec {
+	out := &bindVec{kind: v.kind}
+	switch v.kind {
+	case bindNode, bindEdge:
+		out.ids = make([]int32, len(parents))
+		for i, p := range parents {
+			out.ids[i] = v.ids[p]
+		}
+	case bindEdges, bindPath:
+		out.lists = make([][]int32, len(parents))
+		for i, p := range parents {
+			out.lists[i] = v.lists[p]
+		}
+	default:
+		out.vals = make([]value.Value, len(parents))
+		for i, p := range parents {
+			out.vals[i] = v.vals[p]
+		}
+	}
+	return out
+}
+
+// bindings are the rows between two clauses, in columns.
 type bindings struct {
 	cols []bindCol
-	rows [][]value.Value
+	vecs []*bindVec
+	n    int
+}
+
+func (b *bindings) gather(parents []int32) *bindings {
+	out := &bindings{cols: b.cols, vecs: make([]*bindVec, len(b.vecs)), n: len(parents)}
+	for i, v := range b.vecs {
+		out.vecs[i] = v.gather(parents)
+	}
+	return out
+}
+
+// isNull reports whether column col of row is NULL.
+func (b *bindings) isNull(col, row int) bool {
+	v := b.vecs[col]
+	switch v.kind {
+	case bindNode, bindEdge:
+		return v.ids[row] == noCell
+	case bindEdges, bindPath:
+		return v.lists[row] == nil
+	}
+	return v.vals[row].IsNull()
 }
 
 // matchRun is one execution of a matchPlan. It owns the vertex and edge
-// tables the rows index into.
+// tables the bindings index into.
 type matchRun struct {
 	r      *runState
 	p      *matchPlan
 	t      *traversal // space, vids, fetched tags, budget
-	verts  []matchVertex
-	vertAt map[string]int32
+	verts  *vertexTable
+	built  map[int32]builtVertex
 	edges  []matchEdge
+	edgeVals map[int32]value.Value // EDGE values made for expressions
 	// edgeProps are the property refs of every edge type, in one request
 	// order, for hops that read edge properties.
 	edgeProps []*storagepb.PropRef
+	vidLen    int
 }
 
-func (r *runState) match(ctx context.Context, s *ast.MatchStmt) (*table, error) {
+// match runs a MATCH query and passes its rows to out. When out is the
+// request's result and the client reads columns, a RETURN of plain items
+// (variables, id(v), v.tag.prop, e.prop) is built in columns straight
+// from the bindings (returnColumns), as GO's result is.
+func (r *runState) match(ctx context.Context, s *ast.MatchStmt, out rowSink) error {
 	p, err := r.planMatch(s)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	t, err := r.newTraversal(ctx, s, "MATCH", true)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	t.useEdges(nil) // the tags' property refs, for fetched vertices
-	m := &matchRun{r: r, p: p, t: t, vertAt: map[string]int32{}}
+	m := &matchRun{r: r, p: p, t: t, verts: newVertexTable(t.vids), vidLen: t.vidLen,
+		built: map[int32]builtVertex{}, edgeVals: map[int32]value.Value{}}
 	for _, e := range p.snap.Edges(p.space.GetSpaceId()) {
 		t.edgeNames[e.GetEdgeType()] = e.GetName()
 		vs := e.GetVersions()
@@ -81,10 +177,10 @@ func (r *runState) match(ctx context.Context, s *ast.MatchStmt) (*table, error) 
 			m.edgeProps = append(m.edgeProps, &storagepb.PropRef{SchemaId: e.GetEdgeType(), Name: c.GetName()})
 		}
 	}
-	b := &bindings{rows: [][]value.Value{{}}}
+	b := &bindings{n: 1}
 	for _, cp := range p.clauses {
 		if err := t.checkCtx(ctx); err != nil {
-			return nil, err
+			return err
 		}
 		switch c := cp.clause.(type) {
 		case *ast.MatchClause:
@@ -92,30 +188,131 @@ func (r *runState) match(ctx context.Context, s *ast.MatchStmt) (*table, error) 
 		case *ast.UnwindClause:
 			b, err = m.unwind(c, cp, b)
 		case *ast.WithClause:
-			b, err = m.project(ctx, c.Proj, b, false)
-			if err == nil && c.Where != nil {
-				b, err = m.filter(b, c.Where, "WITH ... WHERE")
+			var rows *projected
+			if rows, err = m.project(c.Proj, b, false); err == nil {
+				b = rows.bindings
+				if c.Where != nil {
+					b, err = m.filter(b, c.Where, "WITH ... WHERE")
+				}
 			}
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	start := time.Now()
-	b, err = m.project(ctx, s.Return, b, true)
+	if ts, ok := out.(*tableSink); ok && ts.columnar {
+		if done, err := m.returnColumns(ctx, s.Return, b, ts); done || err != nil {
+			if err == nil {
+				m.record("Project", int(ts.t.columns.GetNumRows()), start)
+				err = ts.close(ctx)
+			}
+			return err
+		}
+	}
+	res, err := m.project(s.Return, b, true)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := newTable()
-	out.mem = BudgetOf(ctx)
-	for _, c := range b.cols {
-		out.cols = append(out.cols, c.name)
+	m.record("Project", len(res.rows), start)
+	return pushTable(ctx, &table{cols: res.names, rows: res.rows}, out)
+}
+
+// returnColumns builds RETURN's result in columns when it is plain items
+// with no DISTINCT, ORDER BY or aggregate (done is false otherwise, and
+// nothing was sent).
+func (m *matchRun) returnColumns(ctx context.Context, pr *ast.Projection, b *bindings, ts *tableSink) (done bool, err error) {
+	if pr.Distinct || len(pr.OrderBy) > 0 || pr.Star {
+		return false, nil
 	}
-	for _, row := range b.rows {
-		out.add(row...)
+	readers := make([]itemReader, len(pr.Items))
+	names := make([]string, len(pr.Items))
+	for i, it := range pr.Items {
+		if findAggregate(it.Expr) != nil {
+			return false, nil
+		}
+		if readers[i] = m.fastItem(it.Expr, b); readers[i] == nil {
+			return false, nil
+		}
+		names[i] = it.Name()
 	}
-	m.record("Project", len(out.rows), start)
-	return out, nil
+	skip, err := m.count(pr.Skip, "SKIP")
+	if err != nil {
+		return true, err
+	}
+	end := int64(b.n)
+	if pr.Limit != nil {
+		limit, err := m.count(pr.Limit, "LIMIT")
+		if err != nil {
+			return true, err
+		}
+		end = min(end, skip+limit)
+	}
+	lo, hi := int(min(skip, int64(b.n))), int(max(min(end, int64(b.n)), min(skip, int64(b.n))))
+	if err := ts.open(ctx, names); err != nil {
+		return true, err
+	}
+	builders := make([]commonpb.ColumnBuilder, len(readers))
+	for j := range builders {
+		builders[j].ValueSize = protoValueSize
+	}
+	var charged int64
+	charge := func() error {
+		var total int64
+		for j := range builders {
+			total += builders[j].Bytes()
+		}
+		if err := m.t.grow(total-charged, "building the result for the client"); err != nil {
+			return err
+		}
+		charged = total
+		return nil
+	}
+	// id(v) in an INT64 space, the commonest item, is appended as the
+	// int64 it is, without a value in between.
+	intIDCol := make([]int, len(readers))
+	for j, it := range pr.Items {
+		intIDCol[j] = -1
+		if f, ok := it.Expr.(*ast.FuncCall); ok && m.verts.intVids && len(f.Args) == 1 && equalFold(f.Name, "id") {
+			if l, ok := f.Args[0].(*ast.LabelExpr); ok {
+				if col := findCol(b.cols, l.Name); col >= 0 && b.cols[col].kind == bindNode {
+					intIDCol[j] = col
+					builders[j].Reserve(hi-lo, commonpb.ColumnKind_COL_INT)
+				}
+			}
+		}
+	}
+	for from := lo; from < hi; from += 1024 {
+		if err := m.t.checkCtx(ctx); err != nil {
+			return true, err
+		}
+		to := min(from+1024, hi)
+		for j, read := range readers {
+			if col := intIDCol[j]; col >= 0 {
+				ids := b.vecs[col].ids
+				for row := from; row < to; row++ {
+					if i := ids[row]; i != noCell {
+						builders[j].AddInt(m.verts.ints[i])
+					} else {
+						builders[j].AddNull()
+					}
+				}
+				continue
+			}
+			for row := from; row < to; row++ {
+				addValue(&builders[j], read(b, row))
+			}
+		}
+		if err := charge(); err != nil {
+			return true, err
+		}
+	}
+	ds := &graphpb.DataSet{ColumnNames: names, Columns: make([]*commonpb.Column, len(builders)), NumRows: int64(hi - lo)}
+	for j := range builders {
+		ds.Columns[j] = builders[j].Finish()
+	}
+	ts.t.columns = ds
+	return true, nil
 }
 
 func (m *matchRun) record(name string, rows int, start time.Time) {
@@ -123,25 +320,19 @@ func (m *matchRun) record(name string, rows int, start time.Time) {
 }
 
 // vertex returns the index of the vertex with key, adding it.
-func (m *matchRun) vertex(key []byte) int32 {
-	if i, ok := m.vertAt[string(key)]; ok {
-		return i
-	}
-	i := int32(len(m.verts))
-	k := string(key)
-	m.verts = append(m.verts, matchVertex{key: k})
-	m.vertAt[k] = i
-	return i
-}
+func (m *matchRun) vertex(key []byte) int32 { return m.verts.add(key) }
+
+// vid is vertex i's id.
+func (m *matchRun) vid(i int32) value.Value { return m.verts.id(i) }
 
 // vertexValue is vertex i as a VERTEX value.
 func (m *matchRun) vertexValue(i int32) value.Value {
-	v := &m.verts[i]
-	if !v.built || !v.withTags {
-		_, fetched := m.t.vertexTags[v.key]
-		if !v.built || fetched {
-			v.val = value.VertexValue(m.t.vertexValue(v.key))
-			v.built, v.withTags = true, fetched
+	v, ok := m.built[i]
+	if !ok || !v.withTags {
+		_, fetched := m.t.vertexTags[m.verts.key(i)]
+		if !ok || fetched {
+			v = builtVertex{val: value.VertexValue(m.t.vertexValue(m.verts.key(i))), withTags: fetched}
+			m.built[i] = v
 		}
 	}
 	return v.val
@@ -149,65 +340,67 @@ func (m *matchRun) vertexValue(i int32) value.Value {
 
 // edgeValue is edge i as an EDGE value.
 func (m *matchRun) edgeValue(i int32) value.Value {
-	e := &m.edges[i]
-	if !e.built {
-		ev := value.Edge{Src: m.t.vids.decode([]byte(e.src)), Dst: m.t.vids.decode([]byte(e.dst)),
-			Type: m.t.edgeNames[e.typ], Rank: e.rank, Props: e.props}
-		if ev.Props == nil {
-			ev.Props = []value.Prop{}
-		}
-		e.val = value.EdgeValue(ev)
-		e.built = true
+	if v, ok := m.edgeVals[i]; ok {
+		return v
 	}
-	return e.val
+	e := &m.edges[i]
+	ev := value.Edge{Src: m.vid(e.src), Dst: m.vid(e.dst), Type: m.t.edgeNames[e.typ], Rank: e.rank, Props: e.props}
+	if ev.Props == nil {
+		ev.Props = []value.Prop{}
+	}
+	v := value.EdgeValue(ev)
+	m.edgeVals[i] = v
+	return v
 }
 
-// materialize is the value a binding column's cell stands for.
-func (m *matchRun) materialize(kind bindKind, cell value.Value) value.Value {
-	if cell.IsNull() {
-		return cell
-	}
-	switch kind {
+// cell is the value column col of row stands for.
+func (m *matchRun) cell(b *bindings, col, row int) value.Value {
+	v := b.vecs[col]
+	switch b.cols[col].kind {
 	case bindNode:
-		i, _ := cell.IntVal()
-		return m.vertexValue(int32(i))
-	case bindEdge:
-		i, _ := cell.IntVal()
-		return m.edgeValue(int32(i))
-	case bindEdges:
-		items, _ := cell.ListVal()
-		out := make([]value.Value, len(items))
-		for j, it := range items {
-			i, _ := it.IntVal()
-			out[j] = m.edgeValue(int32(i))
+		if i := v.ids[row]; i != noCell {
+			return m.vertexValue(i)
 		}
-		return value.List(out...)
+	case bindEdge:
+		if i := v.ids[row]; i != noCell {
+			return m.edgeValue(i)
+		}
+	case bindEdges:
+		if l := v.lists[row]; l != nil {
+			out := make([]value.Value, len(l))
+			for j, e := range l {
+				out[j] = m.edgeValue(e)
+			}
+			return value.List(out...)
+		}
 	case bindPath:
-		items, _ := cell.ListVal()
-		return m.pathValue(items)
+		if l := v.lists[row]; l != nil {
+			return m.pathValue(l)
+		}
+	default:
+		return v.vals[row]
 	}
-	return cell
+	return value.Null()
 }
 
 // pathValue builds a PATH from vertex, edge, vertex, ... indexes.
-func (m *matchRun) pathValue(items []value.Value) value.Value {
-	idx := func(j int) int32 { i, _ := items[j].IntVal(); return int32(i) }
-	first, _ := m.vertexValue(idx(0)).VertexVal()
+func (m *matchRun) pathValue(items []int32) value.Value {
+	first, _ := m.vertexValue(items[0]).VertexVal()
 	p := value.Path{Src: *first}
 	for j := 1; j+1 < len(items); j += 2 {
-		e := &m.edges[idx(j)]
-		ev, _ := m.edgeValue(idx(j)).EdgeVal()
-		dst, _ := m.vertexValue(idx(j + 1)).VertexVal()
-		p.Steps = append(p.Steps, value.Step{Edge: *ev, Reverse: e.src != m.verts[idx(j-1)].key, Dst: *dst})
+		e := &m.edges[items[j]]
+		ev, _ := m.edgeValue(items[j]).EdgeVal()
+		dst, _ := m.vertexValue(items[j+1]).VertexVal()
+		p.Steps = append(p.Steps, value.Step{Edge: *ev, Reverse: e.src != items[j-1], Dst: *dst})
 	}
 	return value.PathValue(p)
 }
 
 // matchContext evaluates an expression over one row of bindings.
 type matchContext struct {
-	m    *matchRun
-	cols []bindCol
-	row  []value.Value
+	m   *matchRun
+	b   *bindings // nil: no row
+	row int
 	// names and vals bind extra names first: a projection's items for
 	// its ORDER BY, the aggregates' results.
 	names []string
@@ -220,9 +413,12 @@ func (c *matchContext) Variable(name string) (value.Value, bool) {
 			return c.vals[i], true
 		}
 	}
-	for i, col := range c.cols {
+	if c.b == nil {
+		return value.Value{}, false
+	}
+	for i, col := range c.b.cols {
 		if col.name == name && !col.hidden {
-			return c.m.materialize(col.kind, c.row[i]), true
+			return c.m.cell(c.b, i, c.row), true
 		}
 	}
 	return value.Value{}, false
@@ -249,602 +445,185 @@ func (c *matchContext) VarProp(v, col string) (value.Value, error) {
 	return value.Value{}, fmt.Errorf("$%s cannot be used in a MATCH query", v)
 }
 
-func (m *matchRun) ctx(cols []bindCol, row []value.Value) *matchContext {
-	return &matchContext{m: m, cols: cols, row: row}
+func (m *matchRun) ctx(b *bindings, row int) *matchContext {
+	return &matchContext{m: m, b: b, row: row}
 }
 
-// grow charges rows to the query's memory budget.
-func (m *matchRun) grow(rows [][]value.Value, what string) error {
-	if m.t.budget == nil || len(rows) == 0 {
+// grow charges n rows of b's width to the query's memory budget.
+func (m *matchRun) grow(n int, width int, what string) error {
+	if m.t.budget == nil || n == 0 {
 		return nil
 	}
-	return m.t.grow(int64(len(rows))*(rowSize(rows[0])+sliceBytes), what)
-}
-
-// matchClause runs one MATCH or OPTIONAL MATCH over the rows before it.
-func (m *matchRun) matchClause(ctx context.Context, c *ast.MatchClause, cp *clausePlan, in *bindings) (*bindings, error) {
-	width := len(cp.cols)
-	origin := len(cp.cols) // OPTIONAL: a last column with the input row's ordinal
-	rows := make([][]value.Value, len(in.rows))
-	for i, r := range in.rows {
-		row := make([]value.Value, width, width+1)
-		copy(row, r)
-		if c.Optional {
-			row = append(row, value.Int(int64(i)))
-		}
-		rows[i] = row
-	}
-	var err error
-	bound := map[int]bool{} // columns every row has bound (or NULL, after an OPTIONAL MATCH)
-	for i := range in.cols {
-		bound[i] = true
-	}
-	for _, pp := range cp.patterns {
-		if rows, err = m.matchPattern(ctx, pp, cp, rows, bound); err != nil {
-			return nil, err
-		}
-	}
-	if c.Where != nil {
-		start := time.Now()
-		kept := rows[:0]
-		for _, row := range rows {
-			ok, err := eval.Filter(m.ctx(cp.cols, row), c.Where)
-			if err != nil {
-				return nil, at(c.Where, "WHERE: %v", err)
-			}
-			if ok {
-				kept = append(kept, row)
-			}
-		}
-		rows = kept
-		m.record("Filter", len(rows), start)
-	}
-	if c.Optional {
-		start := time.Now()
-		found := make([]bool, len(in.rows))
-		for _, row := range rows {
-			i, _ := row[origin].IntVal()
-			found[i] = true
-		}
-		for i, r := range in.rows {
-			if !found[i] {
-				row := make([]value.Value, width+1)
-				copy(row, r)
-				rows = append(rows, row)
-			}
-		}
-		m.record("LeftJoin", len(rows), start)
-	}
-	out := &bindings{rows: rows}
-	for _, i := range cp.keep {
-		out.cols = append(out.cols, cp.cols[i])
-	}
-	if len(cp.keep) != width || c.Optional {
-		for j, row := range rows {
-			nr := make([]value.Value, len(cp.keep))
-			for k, i := range cp.keep {
-				nr[k] = row[i]
-			}
-			rows[j] = nr
-		}
-	}
-	return out, nil
-}
-
-// matchPattern extends rows with the matches of one pattern.
-func (m *matchRun) matchPattern(ctx context.Context, pp *patternPlan, cp *clausePlan, rows [][]value.Value, bound map[int]bool) ([][]value.Value, error) {
-	start := time.Now()
-	anchorCol := pp.nodeCols[pp.anchor]
-	var err error
-	switch pp.kind {
-	case anchorBound:
-		// The column holds the vertex already; a NULL (from an OPTIONAL
-		// MATCH before) matches nothing.
-		kept := rows[:0]
-		for _, row := range rows {
-			if !row[anchorCol].IsNull() {
-				kept = append(kept, row)
-			}
-		}
-		rows = kept
-		m.record("Argument", len(rows), start)
-	case anchorIDs:
-		var out [][]value.Value
-		for _, row := range rows {
-			v, err := eval.Eval(m.ctx(cp.cols, row), pp.ids)
-			if err != nil {
-				return nil, at(pp.ids, "MATCH start %s: %v", pp.ids, err)
-			}
-			ids := []value.Value{v}
-			if pp.idsList {
-				if v.IsNull() {
-					continue
-				}
-				var ok bool
-				if ids, ok = v.ListVal(); !ok {
-					return nil, at(pp.ids, "id(%s) IN %s: expected a LIST, got %s", pp.pat.Nodes[pp.anchor].Var, pp.ids, v.Kind())
-				}
-			}
-			seen := map[int32]bool{}
-			for _, id := range ids {
-				if id.IsNull() {
-					continue
-				}
-				key, err := m.t.vids.encode(id)
-				if err != nil {
-					return nil, at(pp.ids, "MATCH start: %v", err)
-				}
-				vi := m.vertex(key)
-				if seen[vi] {
-					continue
-				}
-				seen[vi] = true
-				nr := slices.Clone(row)
-				nr[anchorCol] = value.Int(int64(vi))
-				out = append(out, nr)
-			}
-		}
-		rows = out
-		m.record("StartFromIds", len(rows), start)
-	case anchorIndex:
-		res, err := m.r.lookup(ctx, pp.lookup)
-		if err != nil {
-			return nil, err
-		}
-		var out [][]value.Value
-		for _, row := range rows {
-			for _, vr := range res.rows {
-				key, err := m.t.vids.encode(vr[0])
-				if err != nil {
-					return nil, execErrorf("MATCH index scan: %v", err)
-				}
-				nr := slices.Clone(row)
-				nr[anchorCol] = value.Int(int64(m.vertex(key)))
-				out = append(out, nr)
-			}
-		}
-		rows = out
-		m.record("IndexScan", len(rows), start)
-	}
-	bound[anchorCol] = true
-	if err := m.grow(rows, "MATCH start rows"); err != nil {
-		return nil, err
-	}
-	if rows, err = m.checkNode(ctx, pp, pp.anchor, cp, rows); err != nil {
-		return nil, err
-	}
-	for _, h := range pp.hops {
-		if err := m.t.checkCtx(ctx); err != nil {
-			return nil, err
-		}
-		if pp.pat.Shortest != ast.NotShortest {
-			rows, err = m.shortest(ctx, pp, h, cp, rows, bound)
-		} else {
-			rows, err = m.expand(ctx, pp, h, cp, rows, bound)
-		}
-		if err != nil {
-			return nil, err
-		}
-		bound[pp.nodeCols[h.to]] = true
-		bound[pp.relCols[h.rel]] = true
-		if rows, err = m.checkNode(ctx, pp, h.to, cp, rows); err != nil {
-			return nil, err
-		}
-	}
-	if pp.pathCol >= 0 {
-		want := map[string]bool{}
-		for _, row := range rows {
-			cell := m.pathCell(pp, row)
-			row[pp.pathCol] = cell
-			if pp.pathRead {
-				items, _ := cell.ListVal()
-				for j := 0; j < len(items); j += 2 {
-					want[m.verts[mustIndex(items[j])].key] = true
-				}
-			}
-		}
-		if len(want) > 0 {
-			if err := m.t.fetchVertexProps(ctx, want); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return rows, nil
-}
-
-// pathCell is the named path of a matched row: vertex, edge, vertex, ...
-func (m *matchRun) pathCell(pp *patternPlan, row []value.Value) value.Value {
-	items := []value.Value{row[pp.nodeCols[0]]}
-	for i := range pp.pat.Rels {
-		cell := row[pp.relCols[i]]
-		if !pp.pat.Rels[i].VarLen {
-			e, _ := cell.IntVal()
-			items = append(items, cell, m.otherEnd(items[len(items)-1], int32(e)))
-			continue
-		}
-		list, _ := cell.ListVal()
-		for _, it := range list {
-			e, _ := it.IntVal()
-			items = append(items, it, m.otherEnd(items[len(items)-1], int32(e)))
-		}
-	}
-	return value.List(items...)
-}
-
-// otherEnd is the vertex an edge reaches from vertex cell.
-func (m *matchRun) otherEnd(cell value.Value, e int32) value.Value {
-	i, _ := cell.IntVal()
-	edge := &m.edges[e]
-	if m.verts[i].key == edge.src {
-		return value.Int(int64(m.vertex([]byte(edge.dst))))
-	}
-	return value.Int(int64(m.vertex([]byte(edge.src))))
-}
-
-// checkNode fetches node n's vertices if the pattern reads them and keeps
-// the rows whose vertex has the node's tags and property values.
-func (m *matchRun) checkNode(ctx context.Context, pp *patternPlan, n int, cp *clausePlan, rows [][]value.Value) ([][]value.Value, error) {
-	if !pp.fetch[n] || len(rows) == 0 {
-		return rows, nil
-	}
-	start := time.Now()
-	col := pp.nodeCols[n]
-	want := map[string]bool{}
-	for _, row := range rows {
-		i, _ := row[col].IntVal()
-		want[m.verts[i].key] = true
-	}
-	if err := m.t.fetchVertexProps(ctx, want); err != nil {
-		return nil, err
-	}
-	node := pp.pat.Nodes[n]
-	if len(node.Labels) == 0 {
-		m.record("GetVertices", len(rows), start)
-		return rows, nil
-	}
-	kept := rows[:0]
-	for _, row := range rows {
-		i, _ := row[col].IntVal()
-		ok, err := m.nodeMatches(node, m.t.vertexTags[m.verts[i].key], cp, row)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			kept = append(kept, row)
-		}
-	}
-	m.record("GetVertices", len(kept), start)
-	return kept, nil
-}
-
-// nodeMatches reports whether a vertex with tags has every tag of node
-// and the values of its property maps.
-func (m *matchRun) nodeMatches(node *ast.NodePattern, tags []value.TagProps, cp *clausePlan, row []value.Value) (bool, error) {
-	for _, l := range node.Labels {
-		var tag *value.TagProps
-		for i := range tags {
-			if tags[i].Name == l.Name {
-				tag = &tags[i]
-				break
-			}
-		}
-		if tag == nil {
-			return false, nil
-		}
-		if l.Props == nil {
-			continue
-		}
-		have := tag.Map()
-		for _, it := range l.Props.Items {
-			want, err := eval.Eval(m.ctx(cp.cols, row), it.Value)
-			if err != nil {
-				return false, at(node, "%s: %v", node, err)
-			}
-			got, _ := have.MapGet(it.Key)
-			if !value.IsTrue(value.Equal(got, want)) {
-				return false, nil
-			}
-		}
-	}
-	return true, nil
-}
-
-// neighbors fetches the edges of the vertices in keys over the hop's
-// types: for each vertex key, the indexes of its edges in m.edges.
-func (m *matchRun) neighbors(ctx context.Context, keys []string, h hopPlan, props bool) (map[string][]int32, error) {
-	out := make(map[string][]int32, len(keys))
-	if len(keys) == 0 {
-		return out, nil
-	}
-	m.t.filter = ""
-	m.t.edgeProps = nil
-	if props {
-		m.t.edgeProps = m.edgeProps
-	}
-	resp, err := m.t.neighbors(ctx, keys, h.types, false, "expanding "+h.typeText)
-	if err != nil {
-		return nil, err
-	}
-	for _, vn := range resp {
-		from := string(vn.Vid)
-		list := out[from]
-		for _, ne := range vn.Edges {
-			e := matchEdge{src: from, dst: string(ne.Dst), typ: ne.EdgeType, rank: ne.Rank}
-			if e.typ < 0 {
-				e.src, e.dst, e.typ = e.dst, e.src, -e.typ
-			}
-			if props {
-				e.props = []value.Prop{}
-				for i, ref := range m.edgeProps {
-					if ref.SchemaId == e.typ && i < len(ne.Props) {
-						e.props = append(e.props, value.Prop{Name: ref.Name, Value: value.FromProto(ne.Props[i])})
-					}
-				}
-			}
-			list = append(list, int32(len(m.edges)))
-			m.edges = append(m.edges, e)
-		}
-		out[from] = list
-	}
-	return out, nil
-}
-
-// usedIn reports whether row already uses edge e in a relationship of the
-// clause other than the one at column skip (a MATCH uses an edge once).
-func (m *matchRun) usedIn(cp *clausePlan, row []value.Value, e int32, skip int) bool {
-	edge := &m.edges[e]
-	for _, col := range cp.relCols {
-		if col == skip {
-			continue
-		}
-		cell := row[col]
-		if cell.IsNull() {
-			continue
-		}
-		if i, ok := cell.IntVal(); ok && cell.Kind() == value.KindInt {
-			if m.edges[i].same(edge) {
-				return true
-			}
-			continue
-		}
-		list, _ := cell.ListVal()
-		for _, it := range list {
-			i, _ := it.IntVal()
-			if m.edges[i].same(edge) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// relMatches reports whether edge e has the values of rel's property map.
-func (m *matchRun) relMatches(rel *ast.RelPattern, e int32, cp *clausePlan, row []value.Value) (bool, error) {
-	if rel.Props == nil {
-		return true, nil
-	}
-	have := value.Map(m.edges[e].props...)
-	for _, it := range rel.Props.Items {
-		want, err := eval.Eval(m.ctx(cp.cols, row), it.Value)
-		if err != nil {
-			return false, at(rel, "%s: %v", rel, err)
-		}
-		got, _ := have.MapGet(it.Key)
-		if !value.IsTrue(value.Equal(got, want)) {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-// expand follows one relationship from every row: a GetNeighbors round
-// over the distinct vertices the rows are at, per hop of a
-// variable-length relationship.
-func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *clausePlan, rows [][]value.Value, bound map[int]bool) ([][]value.Value, error) {
-	start := time.Now()
-	rel := pp.pat.Rels[h.rel]
-	fromCol, toCol, relCol := pp.nodeCols[h.from], pp.nodeCols[h.to], pp.relCols[h.rel]
-	// toBound: the node's variable is bound before this hop (earlier in
-	// the pattern, an earlier pattern or clause), so an edge must reach
-	// that very vertex.
-	toBound := bound[toCol]
-	props := pp.relProps[h.rel]
-	cache := map[string][]int32{}
-	fetch := func(frontier map[string]bool) error {
-		var keys []string
-		for k := range frontier {
-			if _, done := cache[k]; !done {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		got, err := m.neighbors(ctx, keys, h, props)
-		if err != nil {
-			return err
-		}
-		for _, k := range keys {
-			cache[k] = got[k]
-		}
-		return nil
-	}
-	keyAt := func(row []value.Value, col int) string {
-		i, _ := row[col].IntVal()
-		return m.verts[i].key
-	}
-	var out [][]value.Value
-	emit := func(row []value.Value, end string) error {
-		vi := m.vertex([]byte(end))
-		if toBound {
-			if i, ok := row[toCol].IntVal(); !ok || int32(i) != vi {
-				return nil
-			}
-		}
-		nr := slices.Clone(row)
-		nr[toCol] = value.Int(int64(vi))
-		out = append(out, nr)
-		if len(out)%batchRows == 0 {
-			return m.grow(out[len(out)-batchRows:], "MATCH expanding "+rel.String())
-		}
-		return nil
-	}
-	if !rel.VarLen {
-		frontier := map[string]bool{}
-		for _, row := range rows {
-			frontier[keyAt(row, fromCol)] = true
-		}
-		if err := fetch(frontier); err != nil {
-			return nil, err
-		}
-		for _, row := range rows {
-			from := keyAt(row, fromCol)
-			for _, e := range cache[from] {
-				if m.usedIn(cp, row, e, relCol) {
-					continue
-				}
-				ok, err := m.relMatches(rel, e, cp, row)
-				if err != nil {
-					return nil, err
-				}
-				if !ok {
-					continue
-				}
-				row[relCol] = value.Int(int64(e))
-				end := m.edges[e].dst
-				if m.edges[e].src != from {
-					end = m.edges[e].src // followed against its direction
-				}
-				if err := emit(row, end); err != nil {
-					return nil, err
-				}
-			}
-			row[relCol] = value.Null()
-		}
-		m.record("Expand", len(out), start)
-		return out, nil
-	}
-	// Variable length: grow partial paths hop by hop; each partial path
-	// is a row whose relationship cell lists the edges so far and whose
-	// end is where it stands.
-	type partial struct {
-		row   []value.Value
-		edges []value.Value
-		end   string
-	}
-	level := make([]partial, 0, len(rows))
-	for _, row := range rows {
-		level = append(level, partial{row: row, end: keyAt(row, fromCol)})
-	}
-	for hop := 0; ; hop++ {
-		if hop >= rel.Min {
-			for _, pt := range level {
-				pt.row[relCol] = value.List(pt.edges...)
-				if err := emit(pt.row, pt.end); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if hop == rel.Max || len(level) == 0 {
-			break
-		}
-		frontier := map[string]bool{}
-		for _, pt := range level {
-			frontier[pt.end] = true
-		}
-		if err := fetch(frontier); err != nil {
-			return nil, err
-		}
-		var next []partial
-		for _, pt := range level {
-			pt.row[relCol] = value.Null()
-			for _, e := range cache[pt.end] {
-				dup := false
-				for _, prev := range pt.edges {
-					i, _ := prev.IntVal()
-					if m.edges[i].same(&m.edges[e]) {
-						dup = true
-						break
-					}
-				}
-				if dup || m.usedIn(cp, pt.row, e, relCol) {
-					continue
-				}
-				ok, err := m.relMatches(rel, e, cp, pt.row)
-				if err != nil {
-					return nil, err
-				}
-				if !ok {
-					continue
-				}
-				end := m.edges[e].dst
-				if m.edges[e].src != pt.end {
-					end = m.edges[e].src // followed against its direction
-				}
-				edges := make([]value.Value, len(pt.edges)+1)
-				copy(edges, pt.edges)
-				edges[len(pt.edges)] = value.Int(int64(e))
-				next = append(next, partial{row: pt.row, edges: edges, end: end})
-			}
-		}
-		if err := m.t.grow(int64(len(next))*(sliceBytes+stringBytes+int64(hop+1)*valueStruct), "MATCH expanding "+rel.String()); err != nil {
-			return nil, err
-		}
-		level = next
-	}
-	m.record("Expand", len(out), start)
-	return out, nil
+	return m.t.grow(int64(n)*int64(width)*4+int64(n)*4, what)
 }
 
 // unwind makes one row per item of the list.
 func (m *matchRun) unwind(c *ast.UnwindClause, cp *clausePlan, in *bindings) (*bindings, error) {
 	start := time.Now()
-	out := &bindings{cols: cp.cols}
-	for _, row := range in.rows {
-		v, err := eval.Eval(m.ctx(in.cols, row), c.Expr)
+	var parents []int32
+	var items []value.Value
+	mc := m.ctx(in, 0)
+	for row := 0; row < in.n; row++ {
+		mc.row = row
+		v, err := eval.Eval(mc, c.Expr)
 		if err != nil {
 			return nil, at(c, "UNWIND %s: %v", c.Expr, err)
 		}
-		items := []value.Value{v}
+		list := []value.Value{v}
 		if v.IsNull() {
-			items = nil
+			list = nil
 		} else if l, ok := v.ListVal(); ok {
-			items = l
+			list = l
 		}
-		for _, it := range items {
-			nr := make([]value.Value, len(row)+1)
-			copy(nr, row)
-			nr[len(row)] = it
-			out.rows = append(out.rows, nr)
+		for _, it := range list {
+			parents = append(parents, int32(row))
+			items = append(items, it)
 		}
 	}
-	if err := m.grow(out.rows, "UNWIND"); err != nil {
+	out := in.gather(parents)
+	out.cols = cp.cols
+	out.vecs = append(out.vecs, valsVec(items))
+	if err := m.t.grow(valuesSize(items), "UNWIND"); err != nil {
 		return nil, err
 	}
-	m.record("Unwind", len(out.rows), start)
+	m.record("Unwind", out.n, start)
 	return out, nil
 }
 
 // filter keeps the rows for which cond holds.
 func (m *matchRun) filter(b *bindings, cond ast.Expr, what string) (*bindings, error) {
 	start := time.Now()
-	kept := b.rows[:0]
-	for _, row := range b.rows {
-		ok, err := eval.Filter(m.ctx(b.cols, row), cond)
+	var keep []int32
+	mc := m.ctx(b, 0)
+	for row := 0; row < b.n; row++ {
+		mc.row = row
+		ok, err := eval.Filter(mc, cond)
 		if err != nil {
 			return nil, at(cond, "%s: %v", what, err)
 		}
 		if ok {
-			kept = append(kept, row)
+			keep = append(keep, int32(row))
 		}
 	}
-	b.rows = kept
-	m.record("Filter", len(kept), start)
-	return b, nil
+	out := b
+	if len(keep) != b.n {
+		out = b.gather(keep)
+	}
+	m.record("Filter", out.n, start)
+	return out, nil
+}
+
+// projected is the result of WITH (bindings) or RETURN (rows of values).
+type projected struct {
+	names    []string
+	bindings *bindings
+	rows     [][]value.Value
+}
+
+// itemReader reads one projection item of a row straight from the tables
+// (nil: the item is evaluated).
+type itemReader func(b *bindings, row int) value.Value
+
+// fastItem compiles the items RETURN and WITH most often have: a variable,
+// id(v), v.tag.prop and e.prop.
+func (m *matchRun) fastItem(e ast.Expr, b *bindings) itemReader {
+	colOf := func(name string, kinds ...bindKind) int {
+		for i, c := range b.cols {
+			if c.name == name && !c.hidden {
+				for _, k := range kinds {
+					if c.kind == k {
+						return i
+					}
+				}
+				return -1
+			}
+		}
+		return -1
+	}
+	switch x := e.(type) {
+	case *ast.LabelExpr:
+		if col := findCol(b.cols, x.Name); col >= 0 && !b.cols[col].hidden {
+			return func(b *bindings, row int) value.Value { return m.cell(b, col, row) }
+		}
+	case *ast.FuncCall:
+		if len(x.Args) == 1 && equalFold(x.Name, "id") {
+			if l, ok := x.Args[0].(*ast.LabelExpr); ok {
+				if col := colOf(l.Name, bindNode); col >= 0 {
+					return func(b *bindings, row int) value.Value {
+						if i := b.vecs[col].ids[row]; i != noCell {
+							return m.vid(i)
+						}
+						return value.Null()
+					}
+				}
+			}
+		}
+	case *ast.AttributeExpr:
+		if ep, ok := x.X.(*ast.EdgePropExpr); ok {
+			if col := colOf(ep.Edge, bindNode); col >= 0 {
+				tag, prop := ep.Prop, x.Name
+				return func(b *bindings, row int) value.Value {
+					i := b.vecs[col].ids[row]
+					if i == noCell {
+						return value.Null()
+					}
+					for _, t := range m.t.vertexTags[m.verts.key(i)] {
+						if t.Name == tag {
+							for _, p := range t.Props {
+								if p.Name == prop {
+									return p.Value
+								}
+							}
+						}
+					}
+					return value.Null()
+				}
+			}
+		}
+	case *ast.EdgePropExpr:
+		if col := colOf(x.Edge, bindEdge); col >= 0 && !eval.IsReservedProp(x.Prop) {
+			prop := x.Prop
+			return func(b *bindings, row int) value.Value {
+				i := b.vecs[col].ids[row]
+				if i == noCell {
+					return value.Null()
+				}
+				for _, p := range m.edges[i].props {
+					if p.Name == prop {
+						return p.Value
+					}
+				}
+				return value.Null()
+			}
+		}
+	}
+	return nil
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // project runs a WITH or RETURN: the items (grouped when one has an
-// aggregate), DISTINCT, ORDER BY, SKIP and LIMIT. final (RETURN) makes
-// every cell a value; WITH keeps nodes and edges as table indexes.
-func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings, final bool) (*bindings, error) {
+// aggregate), DISTINCT, ORDER BY, SKIP and LIMIT. RETURN (final) yields
+// rows of values; WITH yields bindings in which a variable passed through
+// keeps its column (nodes and edges stay table indexes).
+func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*projected, error) {
 	start := time.Now()
 	items := pr.Items
 	if pr.Star {
@@ -855,9 +634,9 @@ func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings
 			}
 		}
 	}
-	outCols := make([]bindCol, len(items))
-	passCol := make([]int, len(items)) // a bare variable passed through: its input column
 	names := make([]string, len(items))
+	passCol := make([]int, len(items)) // WITH: a variable passed through, its column
+	outCols := make([]bindCol, len(items))
 	for i, it := range items {
 		names[i] = it.Name()
 		passCol[i] = -1
@@ -872,14 +651,14 @@ func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings
 	// Aggregates become names read from the group's results.
 	var aggs []*ast.AggregateExpr
 	exprs := make([]ast.Expr, len(items))
-	grouping := false
+	isAgg := make([]bool, len(items))
 	for i, it := range items {
 		e, err := rewrite(it.Expr, func(x ast.Expr) (ast.Expr, error) {
 			a, ok := x.(*ast.AggregateExpr)
 			if !ok {
 				return nil, nil
 			}
-			grouping = true
+			isAgg[i] = true
 			aggs = append(aggs, a)
 			return &ast.LabelExpr{Pos: a.Pos, Name: fmt.Sprintf("__agg%d", len(aggs)-1)}, nil
 		})
@@ -888,17 +667,17 @@ func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings
 		}
 		exprs[i] = e
 	}
-	if grouping {
-		for i := range passCol {
-			if findAggregate(items[i].Expr) != nil {
-				passCol[i] = -1
-				outCols[i].kind = bindValue
-			}
+	grouping := len(aggs) > 0
+	fast := make([]itemReader, len(items))
+	for i := range items {
+		if !isAgg[i] {
+			fast[i] = m.fastItem(exprs[i], in)
 		}
 	}
-	cell := func(mc *matchContext, row []value.Value, i int) (value.Value, error) {
-		if passCol[i] >= 0 {
-			return row[passCol[i]], nil
+	// value of item i for input row (raw for a pass-through column).
+	eval1 := func(mc *matchContext, i int) (value.Value, error) {
+		if fast[i] != nil && mc.names == nil {
+			return fast[i](in, mc.row), nil
 		}
 		v, err := eval.Eval(mc, exprs[i])
 		if err != nil {
@@ -906,9 +685,12 @@ func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings
 		}
 		return v, nil
 	}
+
+	// Each output row: its item values (nil for a pass-through column of
+	// WITH) and the input row it came from (-1 for a group).
 	type outRow struct {
 		vals []value.Value
-		src  []value.Value // the input row (ORDER BY may read it); nil when grouped
+		src  int32
 	}
 	var rows []outRow
 	if grouping {
@@ -917,33 +699,41 @@ func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings
 			aggNames[i] = fmt.Sprintf("__agg%d", i)
 		}
 		type grp struct {
-			row  []value.Value
+			row  int
 			accs []*accumulator
+		}
+		newGroup := func(row int) *grp {
+			g := &grp{row: row, accs: make([]*accumulator, len(aggs))}
+			for i, a := range aggs {
+				g.accs[i] = newAccumulator(a)
+			}
+			return g
 		}
 		groups := map[string]*grp{}
 		var order []*grp
 		var key []byte
-		for _, row := range in.rows {
-			mc := m.ctx(in.cols, row)
+		mc := m.ctx(in, 0)
+		for row := 0; row < in.n; row++ {
+			mc.row = row
 			key = key[:0]
-			for i, it := range items {
-				if findAggregate(it.Expr) != nil {
+			for i := range items {
+				if isAgg[i] {
 					continue
 				}
-				v, err := cell(mc, row, i)
+				v, err := eval1(mc, i)
 				if err != nil {
 					return nil, err
 				}
-				key = m.materialize(outCols[i].kind, v).AppendKey(key)
+				key = v.AppendKey(key)
 			}
 			g := groups[string(key)]
 			if g == nil {
-				g = &grp{row: row, accs: make([]*accumulator, len(aggs))}
-				for i, a := range aggs {
-					g.accs[i] = newAccumulator(a)
-				}
+				g = newGroup(row)
 				groups[string(key)] = g
 				order = append(order, g)
+				if err := m.t.grow(mapEntryBytes+int64(len(key))+int64(len(aggs))*accumulatorBytes, "MATCH aggregation"); err != nil {
+					return nil, err
+				}
 			}
 			for i, a := range aggs {
 				var v value.Value
@@ -958,19 +748,13 @@ func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings
 				}
 			}
 		}
-		if len(order) == 0 && len(items) == len(aggs) && allAggregates(items) {
-			order = append(order, &grp{accs: func() []*accumulator {
-				out := make([]*accumulator, len(aggs))
-				for i, a := range aggs {
-					out[i] = newAccumulator(a)
-				}
-				return out
-			}()})
+		if len(order) == 0 && allAggregates(items) {
+			order = append(order, newGroup(-1))
 		}
 		for _, g := range order {
-			mc := m.ctx(in.cols, g.row)
-			if g.row == nil {
-				mc = m.ctx(nil, nil)
+			mc := m.ctx(in, g.row)
+			if g.row < 0 {
+				mc.b = nil
 			}
 			mc.names = aggNames
 			mc.vals = make([]value.Value, len(aggs))
@@ -979,27 +763,45 @@ func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings
 			}
 			vals := make([]value.Value, len(items))
 			for i := range items {
-				v, err := cell(mc, g.row, i)
+				if passCol[i] >= 0 {
+					continue
+				}
+				v, err := eval1(mc, i)
 				if err != nil {
 					return nil, err
 				}
 				vals[i] = v
 			}
-			rows = append(rows, outRow{vals: vals})
+			rows = append(rows, outRow{vals: vals, src: int32(g.row)})
 		}
+		// A variable passed through is a grouping key: its group's first
+		// row holds it, so it keeps its column (the plan counts on it).
 	} else {
-		for _, row := range in.rows {
-			mc := m.ctx(in.cols, row)
+		rows = make([]outRow, in.n)
+		mc := m.ctx(in, 0)
+		for row := 0; row < in.n; row++ {
+			mc.row = row
 			vals := make([]value.Value, len(items))
 			for i := range items {
-				v, err := cell(mc, row, i)
+				if passCol[i] >= 0 {
+					continue
+				}
+				v, err := eval1(mc, i)
 				if err != nil {
 					return nil, err
 				}
 				vals[i] = v
 			}
-			rows = append(rows, outRow{vals: vals, src: row})
+			rows[row] = outRow{vals: vals, src: int32(row)}
 		}
+	}
+	// full is item i of an output row as a value (a pass-through column's
+	// cell materialized).
+	full := func(r outRow, i int) value.Value {
+		if passCol[i] >= 0 {
+			return m.cell(in, passCol[i], int(r.src))
+		}
+		return r.vals[i]
 	}
 	if pr.Distinct {
 		seen := map[string]bool{}
@@ -1007,8 +809,8 @@ func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings
 		var key []byte
 		for _, r := range rows {
 			key = key[:0]
-			for i, v := range r.vals {
-				key = m.materialize(outCols[i].kind, v).AppendKey(key)
+			for i := range items {
+				key = full(r, i).AppendKey(key)
 			}
 			if !seen[string(key)] {
 				seen[string(key)] = true
@@ -1020,14 +822,14 @@ func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings
 	if len(pr.OrderBy) > 0 {
 		keys := make([][]value.Value, len(rows))
 		for j, r := range rows {
-			mc := m.ctx(in.cols, r.src)
-			if r.src == nil {
-				mc = m.ctx(nil, nil)
+			mc := m.ctx(in, int(r.src))
+			if grouping || pr.Distinct || r.src < 0 {
+				mc.b = nil // after grouping or DISTINCT only the items are there
 			}
 			mc.names = names
-			mc.vals = make([]value.Value, len(r.vals))
-			for i, v := range r.vals {
-				mc.vals[i] = m.materialize(outCols[i].kind, v)
+			mc.vals = make([]value.Value, len(items))
+			for i := range items {
+				mc.vals[i] = full(r, i)
 			}
 			keys[j] = make([]value.Value, len(pr.OrderBy))
 			for k, f := range pr.OrderBy {
@@ -1075,27 +877,44 @@ func (m *matchRun) project(ctx context.Context, pr *ast.Projection, in *bindings
 	if pr.Limit != nil && int(limit) < len(rows) {
 		rows = rows[:limit]
 	}
-	out := &bindings{cols: outCols, rows: make([][]value.Value, len(rows))}
-	for j, r := range rows {
-		if final {
-			for i, v := range r.vals {
-				r.vals[i] = m.materialize(outCols[i].kind, v)
-			}
-		}
-		out.rows[j] = r.vals
-	}
+	res := &projected{names: names}
 	if final {
-		for i := range out.cols {
-			out.cols[i].kind = bindValue
+		res.rows = make([][]value.Value, len(rows))
+		var size int64
+		for j, r := range rows {
+			for i := range items {
+				r.vals[i] = full(r, i)
+			}
+			res.rows[j] = r.vals
+			size += rowSize(r.vals)
 		}
+		if err := m.t.grow(size, "MATCH RETURN"); err != nil {
+			return nil, err
+		}
+		return res, nil
 	}
-	if err := m.grow(out.rows, "MATCH "+map[bool]string{true: "RETURN", false: "WITH"}[final]); err != nil {
-		return nil, err
+	out := &bindings{cols: outCols, vecs: make([]*bindVec, len(items)), n: len(rows)}
+	srcs := make([]int32, len(rows))
+	for j, r := range rows {
+		srcs[j] = r.src
 	}
-	if !final {
-		m.record("Project", len(out.rows), start)
+	for i := range items {
+		if passCol[i] >= 0 {
+			out.vecs[i] = in.vecs[passCol[i]].gather(srcs)
+			continue
+		}
+		vals := make([]value.Value, len(rows))
+		for j, r := range rows {
+			vals[j] = r.vals[i]
+		}
+		if err := m.t.grow(valuesSize(vals), "MATCH WITH"); err != nil {
+			return nil, err
+		}
+		out.vecs[i] = valsVec(vals)
 	}
-	return out, nil
+	res.bindings = out
+	m.record("Project", out.n, start)
+	return res, nil
 }
 
 func allAggregates(items []*ast.YieldColumn) bool {

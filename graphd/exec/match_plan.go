@@ -92,6 +92,9 @@ type patternPlan struct {
 	kind     anchorKind
 	ids      ast.Expr // anchorIDs: the vid or list of vids
 	idsList  bool     // anchorIDs: ids is a list (id(v) IN ...)
+	// used are the WHERE conditions the start (and a shortest path's
+	// target) satisfy by construction: id(v) == x for a start from x.
+	used []ast.Expr
 	lookup   *ast.LookupStmt
 	hops     []hopPlan
 	// A shortest-path pattern searches from the anchor to the other node,
@@ -118,6 +121,9 @@ type clausePlan struct {
 	cols []bindCol
 	// keep are the columns left after a MATCH drops its hidden ones.
 	keep []int
+	// where is the MATCH's WHERE less the conditions the starts satisfy
+	// (nil: none left).
+	where ast.Expr
 	// relCols are the relationship columns of every pattern of a MATCH:
 	// one match uses an edge once across all of them, as in Cypher.
 	relCols []int
@@ -511,6 +517,19 @@ func (p *matchPlan) planMatchClause(c *ast.MatchClause, cp *clausePlan, in []bin
 		}
 	}
 	cp.patterns = ordered
+	used := map[ast.Expr]bool{}
+	for _, pp := range ordered {
+		for _, c := range pp.used {
+			used[c] = true
+		}
+	}
+	var rest []ast.Expr
+	for _, c := range conjuncts {
+		if !used[c] {
+			rest = append(rest, c)
+		}
+	}
+	cp.where = andAll(rest)
 	return nil
 }
 
@@ -605,6 +624,7 @@ func (p *matchPlan) chooseAnchor(pp *patternPlan, bound map[int]bool, conjuncts 
 		for _, c := range conjuncts {
 			if ids, list, ok := idCondition(c, n.Var); ok && !readsAny(ids, patVars) {
 				pp.anchor, pp.kind, pp.ids, pp.idsList = i, anchorIDs, ids, list
+				pp.used = append(pp.used, c)
 				return true
 			}
 		}
@@ -651,6 +671,7 @@ func (p *matchPlan) planShortest(pp *patternPlan, bound map[int]bool, conjuncts 
 		for _, c := range conjuncts {
 			if ids, list, ok := idCondition(c, n.Var); ok && !readsAny(ids, patVars) {
 				pp.targetIDs, pp.targetList = ids, list
+				pp.used = append(pp.used, c)
 				return nil
 			}
 		}
@@ -853,8 +874,8 @@ func (p *matchPlan) describe() []stageStat {
 			for _, pp := range cp.patterns {
 				out = append(out, pp.describe()...)
 			}
-			if c.Where != nil {
-				out = append(out, stageStat{name: "Filter", info: "condition: " + c.Where.String()})
+			if cp.where != nil {
+				out = append(out, stageStat{name: "Filter", info: "condition: " + cp.where.String()})
 			}
 			if c.Optional {
 				out = append(out, stageStat{name: "LeftJoin", info: "keeps rows without a match"})

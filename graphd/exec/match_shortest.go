@@ -10,11 +10,10 @@ import (
 	"github.com/novagraph/novagraph/query/value"
 )
 
-// shortestParent is how a breadth-first search first reached a vertex:
-// from the vertex before over edge.
+// shortestParent is how a breadth-first search reached a vertex: from the
+// vertex before over edge.
 type shortestParent struct {
-	from string
-	edge int32
+	from, edge int32
 }
 
 // shortest matches p = shortestPath((a)-[...]-(b)) (or allShortestPaths)
@@ -23,7 +22,7 @@ type shortestParent struct {
 // where it has reached every target (b's vertices) or at the upper bound.
 // Each target reached gives one row per shortest path (the first found,
 // for shortestPath). A path never repeats a vertex, so it is a trail.
-func (m *matchRun) shortest(ctx context.Context, pp *patternPlan, h hopPlan, cp *clausePlan, rows [][]value.Value, bound map[int]bool) ([][]value.Value, error) {
+func (m *matchRun) shortest(ctx context.Context, pp *patternPlan, h hopPlan, cp *clausePlan, cr *clauseRows, bound map[int]bool) error {
 	start := time.Now()
 	rel := pp.pat.Rels[h.rel]
 	fromCol, toCol, relCol := pp.nodeCols[h.from], pp.nodeCols[h.to], pp.relCols[h.rel]
@@ -33,59 +32,58 @@ func (m *matchRun) shortest(ctx context.Context, pp *patternPlan, h hopPlan, cp 
 	}
 	all := pp.pat.Shortest == ast.ShortestAll
 	props := pp.relProps[h.rel]
-	var out [][]value.Value
-	for _, row := range rows {
-		src := m.verts[mustIndex(row[fromCol])].key
-		targets, err := m.shortestTargets(pp, cp, row, toCol, bound[toCol])
+	b := cr.b
+	var parents, ends []int32
+	var lists [][]int32
+	for row := 0; row < b.n; row++ {
+		src := b.vecs[fromCol].ids[row]
+		targets, err := m.shortestTargets(pp, b, row, toCol, bound[toCol])
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(targets) == 0 {
 			continue
 		}
-		level := map[string]int{src: 0}
-		parents := map[string][]shortestParent{}
+		level := map[int32]int{src: 0}
+		via := map[int32][]shortestParent{}
 		found := 0
 		if targets[src] {
 			found++
 		}
-		frontier := []string{src}
+		frontier := []int32{src}
 		for depth := 1; depth <= maxHops && len(frontier) > 0 && found < len(targets); depth++ {
 			if err := m.t.checkCtx(ctx); err != nil {
-				return nil, err
+				return err
 			}
 			nbrs, err := m.neighbors(ctx, frontier, h, props)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			var next []string
+			var next []int32
 			for _, from := range frontier {
 				for _, e := range nbrs[from] {
-					if ok, err := m.relMatches(rel, e, cp, row); err != nil {
-						return nil, err
+					if ok, err := m.relMatches(rel, e, b, row); err != nil {
+						return err
 					} else if !ok {
 						continue
 					}
-					to := m.edges[e].dst
-					if m.edges[e].src != from {
-						to = m.edges[e].src
-					}
+					to := m.otherEnd(e, from)
 					d, seen := level[to]
 					switch {
 					case !seen:
 						level[to] = depth
-						parents[to] = []shortestParent{{from, e}}
+						via[to] = []shortestParent{{from, e}}
 						next = append(next, to)
 						if targets[to] {
 							found++
 						}
 					case d == depth && all:
-						parents[to] = append(parents[to], shortestParent{from, e})
+						via[to] = append(via[to], shortestParent{from, e})
 					}
 				}
 			}
-			if err := m.t.grow(int64(len(next))*(mapEntryBytes+2*stringBytes+pointerBytes), "MATCH shortest path search"); err != nil {
-				return nil, err
+			if err := m.t.grow(int64(len(next))*(mapEntryBytes+2*pointerBytes), "MATCH shortest path search"); err != nil {
+				return err
 			}
 			frontier = next
 		}
@@ -94,55 +92,57 @@ func (m *matchRun) shortest(ctx context.Context, pp *patternPlan, h hopPlan, cp 
 			if !reached || d < minHops {
 				continue
 			}
-			var paths [][]value.Value
-			var walk func(v string, suffix []value.Value) bool
-			walk = func(v string, suffix []value.Value) bool {
+			var paths [][]int32
+			var walk func(v int32, suffix []int32) bool
+			walk = func(v int32, suffix []int32) bool {
 				if v == src {
 					paths = append(paths, slices.Clone(suffix))
 					return all && len(paths) < maxPartialPaths
 				}
-				for _, p := range parents[v] {
-					if !walk(p.from, append([]value.Value{value.Int(int64(p.edge))}, suffix...)) {
-						return false
-					}
-					if !all {
+				for _, p := range via[v] {
+					if !walk(p.from, append([]int32{p.edge}, suffix...)) || !all {
 						return false
 					}
 				}
 				return true
 			}
-			walk(t, nil)
+			walk(t, []int32{})
 			for _, edges := range paths {
-				nr := slices.Clone(row)
-				nr[toCol] = value.Int(int64(m.vertex([]byte(t))))
-				if rel.VarLen {
-					nr[relCol] = value.List(edges...)
-				} else {
-					nr[relCol] = edges[0]
-				}
-				out = append(out, nr)
+				parents = append(parents, int32(row))
+				ends = append(ends, t)
+				lists = append(lists, edges)
 			}
 		}
 	}
-	if err := m.grow(out, "MATCH shortest paths"); err != nil {
-		return nil, err
+	cr.gather(parents)
+	cr.b.vecs[toCol] = idsVec(bindNode, ends)
+	if rel.VarLen {
+		cr.b.vecs[relCol] = listsVec(bindEdges, lists)
+	} else {
+		rels := make([]int32, len(lists))
+		for i, l := range lists {
+			rels[i] = l[0]
+		}
+		cr.b.vecs[relCol] = idsVec(bindEdge, rels)
 	}
-	m.record("ShortestPath", len(out), start)
-	return out, nil
+	if err := m.grow(cr.b.n, len(cr.b.vecs), "MATCH shortest paths"); err != nil {
+		return err
+	}
+	m.record("ShortestPath", cr.b.n, start)
+	return nil
 }
 
 // shortestTargets are the vertices a shortest-path search from row looks
 // for: the other node's, bound before or given by its id condition.
-func (m *matchRun) shortestTargets(pp *patternPlan, cp *clausePlan, row []value.Value, toCol int, toBound bool) (map[string]bool, error) {
-	targets := map[string]bool{}
+func (m *matchRun) shortestTargets(pp *patternPlan, b *bindings, row, toCol int, toBound bool) (map[int32]bool, error) {
+	targets := map[int32]bool{}
 	if toBound || pp.targetIDs == nil {
-		if row[toCol].IsNull() {
-			return nil, nil
+		if i := b.vecs[toCol].ids[row]; i != noCell {
+			targets[i] = true
 		}
-		targets[m.verts[mustIndex(row[toCol])].key] = true
 		return targets, nil
 	}
-	v, err := eval.Eval(m.ctx(cp.cols, row), pp.targetIDs)
+	v, err := eval.Eval(m.ctx(b, row), pp.targetIDs)
 	if err != nil {
 		return nil, at(pp.targetIDs, "%s: %v", pp.targetIDs, err)
 	}
@@ -164,13 +164,7 @@ func (m *matchRun) shortestTargets(pp *patternPlan, cp *clausePlan, row []value.
 		if err != nil {
 			return nil, at(pp.targetIDs, "%v", err)
 		}
-		targets[string(key)] = true
+		targets[m.vertex(key)] = true
 	}
 	return targets, nil
-}
-
-// mustIndex is the table index a node or edge cell holds.
-func mustIndex(cell value.Value) int32 {
-	i, _ := cell.IntVal()
-	return int32(i)
 }

@@ -48,6 +48,10 @@ func FuzzParse(f *testing.F) {
 		`$v = GO FROM 1 OVER e LIMIT [3] UNION DISTINCT YIELD sum($-.a); ORDER BY $v.a; GROUP BY $v.a YIELD collect_set($v.a)`,
 		"CREATE USER IF NOT EXISTS bob WITH PASSWORD 'pw'; ALTER USER bob WITH PASSWORD \"x\"; DROP USER IF EXISTS `a b`",
 		"CHANGE PASSWORD bob FROM 'a' TO 'b'; GRANT ROLE DBA ON nba TO bob; REVOKE guest ON nba FROM bob; SHOW USERS; SHOW ROLES IN nba; DESC USER bob",
+		// MATCH and the expressions that came with it.
+		`MATCH p = (v:player{name: "Tim"})-[e:follow|serve*1..3 {degree: 90}]->(w)<--(x)--(y) WHERE id(v) IN ["a"] RETURN DISTINCT w, count(*) AS n ORDER BY n DESC SKIP 1 LIMIT 2`,
+		"OPTIONAL MATCH (a)-[*0..2]-(b), q = shortestPath((a)-[:e*..9]->(c)) WITH a, collect(b) AS bs WHERE size(bs) > 1 UNWIND bs AS b RETURN *",
+		"YIELD CASE 1 WHEN 1 THEN 2 ELSE 3 END, 1 > 2 ? [x IN [1] WHERE x > 0 | x] : reduce(s = 0, x IN [1] | s + x), any(x IN [] WHERE x), 'a' =~ 'b', [1][..2], 1 IS NOT EMPTY, 3 & 1 ^ 2",
 	} {
 		f.Add(seed)
 	}
