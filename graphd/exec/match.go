@@ -138,12 +138,12 @@ func (b *bindings) isNull(col, row int) bool {
 // matchRun is one execution of a matchPlan. It owns the vertex and edge
 // tables the bindings index into.
 type matchRun struct {
-	r      *runState
-	p      *matchPlan
-	t      *traversal // space, vids, fetched tags, budget
-	verts  *vertexTable
-	built  map[int32]builtVertex
-	edges  []matchEdge
+	r        *runState
+	p        *matchPlan
+	t        *traversal // space, vids, fetched tags, budget
+	verts    *vertexTable
+	built    map[int32]builtVertex
+	edges    []matchEdge
 	edgeVals map[int32]value.Value // EDGE values made for expressions
 	// edgeProps are the property refs of every edge type, in one request
 	// order, for hops that read edge properties.

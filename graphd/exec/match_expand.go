@@ -526,7 +526,7 @@ func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *c
 	cache := map[int32][]int32{}
 	what := "MATCH expanding " + rel.String()
 	var parents, ends []int32
-	var rels []int32   // a plain relationship: the edge per new row
+	var rels []int32    // a plain relationship: the edge per new row
 	var lists [][]int32 // a variable-length one: the edges per new row
 	emit := func(row int, end int32) error {
 		if toBound && toIDs[row] != end {

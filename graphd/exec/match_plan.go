@@ -94,9 +94,9 @@ type patternPlan struct {
 	idsList  bool     // anchorIDs: ids is a list (id(v) IN ...)
 	// used are the WHERE conditions the start (and a shortest path's
 	// target) satisfy by construction: id(v) == x for a start from x.
-	used []ast.Expr
-	lookup   *ast.LookupStmt
-	hops     []hopPlan
+	used   []ast.Expr
+	lookup *ast.LookupStmt
+	hops   []hopPlan
 	// A shortest-path pattern searches from the anchor to the other node,
 	// whose vertices are bound before (targetIDs nil) or given by an id
 	// condition.
