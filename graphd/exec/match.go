@@ -149,6 +149,7 @@ type matchRun struct {
 	// order, for hops that read edge properties.
 	edgeProps []*storagepb.PropRef
 	vidLen    int
+	regexps   eval.RegexCache // the =~ patterns of the query, compiled once
 }
 
 // match runs a MATCH query and passes its rows to out. When out is the
@@ -423,6 +424,8 @@ func (c *matchContext) Variable(name string) (value.Value, bool) {
 	}
 	return value.Value{}, false
 }
+
+func (c *matchContext) Regexps() *eval.RegexCache { return &c.m.regexps }
 
 func (c *matchContext) Param(name string) (value.Value, bool) {
 	v, ok := c.m.r.params[name]

@@ -283,8 +283,8 @@ func checkColumns(cols []*ast.YieldColumn, exprs ...ast.Expr) error {
 			return err
 		}
 		var bad error
-		ast.Inspect(e, func(x ast.Expr) bool {
-			if l, ok := x.(*ast.LabelExpr); ok && bad == nil {
+		ast.InspectScoped(e, func(x ast.Expr, bound map[string]bool) bool {
+			if l, ok := x.(*ast.LabelExpr); ok && bad == nil && !bound[l.Name] {
 				bad = at(l, "invalid label %q: name a property as edge.prop, $^.tag.prop, $$.tag.prop, $-.col or $var.col", l.Name)
 			}
 			return bad == nil

@@ -86,3 +86,53 @@ func BoundVars(e Expr) []string {
 	}
 	return nil
 }
+
+// InspectScoped is Inspect that tracks the variables the expressions on
+// the way bind (BoundVars): f sees, with each expression, the names bound
+// around it, so that a walk resolving names can tell a comprehension's x
+// from an edge or column named x. bound is not modified.
+func InspectScoped(e Expr, f func(x Expr, bound map[string]bool) bool) {
+	inspectScoped(e, nil, f)
+}
+
+func inspectScoped(e Expr, bound map[string]bool, f func(Expr, map[string]bool) bool) {
+	if e == nil || !f(e, bound) {
+		return
+	}
+	if vars := BoundVars(e); vars != nil {
+		inner := make(map[string]bool, len(bound)+len(vars))
+		for k := range bound {
+			inner[k] = true
+		}
+		for _, v := range vars {
+			inner[v] = true
+		}
+		// A reduce's initial value and every list are outside the scope
+		// of its variables; the condition and the mapping inside it.
+		for _, c := range Children(e) {
+			if isBindingSource(e, c) {
+				inspectScoped(c, bound, f)
+			} else {
+				inspectScoped(c, inner, f)
+			}
+		}
+		return
+	}
+	for _, c := range Children(e) {
+		inspectScoped(c, bound, f)
+	}
+}
+
+// isBindingSource reports whether c is the list (or reduce's initial
+// value) of the binding expression e, evaluated outside its variables.
+func isBindingSource(e, c Expr) bool {
+	switch e := e.(type) {
+	case *ListComprehension:
+		return c == e.List
+	case *PredicateExpr:
+		return c == e.List
+	case *ReduceExpr:
+		return c == e.List || c == e.Init
+	}
+	return false
+}

@@ -95,6 +95,10 @@ func lookup(name string) (builtin, bool) {
 		return fixed(1, fnSign), true
 	case "pow":
 		return fixed(2, fnPow), true
+	case "hypot":
+		return fixed(2, fnHypot), true
+	case "bit_and", "bit_or", "bit_xor":
+		return fixed(2, bitFn(name)), true
 	case "e":
 		return fixed(0, constFn(value.Float(math.E))), true
 	case "pi":
@@ -337,6 +341,9 @@ func checkCall(c *ast.FuncCall, literals bool) error {
 	}
 	b, ok := lookup(name)
 	if !ok {
+		if notSupported(name) {
+			return fmt.Errorf("function %s() is not supported by novagraph", c.Name)
+		}
 		return fmt.Errorf("unknown function %s", c.Name)
 	}
 	for _, a := range c.Args {
@@ -609,4 +616,57 @@ func toFloat(v value.Value) (float64, bool) {
 		return float64(i), true
 	}
 	return v.FloatVal()
+}
+
+// notSupported reports whether name is a NebulaGraph 3.x function
+// novagraph does not have: a call says so rather than that the function is
+// unknown.
+func notSupported(name string) bool {
+	switch name {
+	case "typeid", "extract", "json_extract", "hassameedgeinpath", "none_direct_src", "none_direct_dst",
+		"uuid", "is_edge", "is_vertex", "std", "udf_is_in",
+		"st_point", "st_geogfromtext", "st_astext", "st_centroid", "st_isvalid", "st_intersects",
+		"st_covers", "st_coveredby", "st_dwithin", "st_distance", "s2_cellidfrompoint", "s2_coveringcellids":
+		return true
+	}
+	return false
+}
+
+func fnHypot(args []value.Value) (value.Value, error) {
+	x, ok1 := numberArg(args[0])
+	y, ok2 := numberArg(args[1])
+	if !ok1 || !ok2 {
+		return value.Value{}, fmt.Errorf("%w: hypot() takes two numbers, got %s and %s", value.ErrType, args[0].Kind(), args[1].Kind())
+	}
+	return value.Float(math.Hypot(x, y)), nil
+}
+
+func numberArg(v value.Value) (float64, bool) {
+	if i, ok := v.IntVal(); ok && v.Kind() == value.KindInt {
+		return float64(i), true
+	}
+	if f, ok := v.FloatVal(); ok {
+		return f, true
+	}
+	return 0, false
+}
+
+// bitFn is bit_and, bit_or or bit_xor of two INTs (NebulaGraph's bitwise
+// functions; '&' and '^' are also operators, '|' only this function since
+// it is the pipe).
+func bitFn(name string) func([]value.Value) (value.Value, error) {
+	return func(args []value.Value) (value.Value, error) {
+		x, ok1 := args[0].IntVal()
+		y, ok2 := args[1].IntVal()
+		if !ok1 || !ok2 || args[0].Kind() != value.KindInt || args[1].Kind() != value.KindInt {
+			return value.Value{}, fmt.Errorf("%w: %s() takes two INTs, got %s and %s", value.ErrType, name, args[0].Kind(), args[1].Kind())
+		}
+		switch name {
+		case "bit_and":
+			return value.Int(x & y), nil
+		case "bit_or":
+			return value.Int(x | y), nil
+		}
+		return value.Int(x ^ y), nil
+	}
 }

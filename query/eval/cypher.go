@@ -3,7 +3,6 @@ package eval
 import (
 	"fmt"
 	"regexp"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/novagraph/novagraph/query/ast"
@@ -63,6 +62,13 @@ func (s *scoped) VertexOf(scope Scope) (value.Value, error) {
 		return gs.VertexOf(scope)
 	}
 	return value.Value{}, fmt.Errorf("%s is not a value here", scope)
+}
+
+func (s *scoped) Regexps() *RegexCache {
+	if rs, ok := s.parent.(RegexSource); ok {
+		return rs.Regexps()
+	}
+	return nil
 }
 
 func (s *scoped) EdgeOf() (value.Value, error) {
@@ -341,40 +347,50 @@ func isEmpty(x value.Value) bool {
 	return false
 }
 
-// regexCache keeps compiled =~ patterns: a query applies the same pattern
-// to every row. It is a memo of a pure function, bounded, safe to share.
-type regexCache struct {
-	mu sync.Mutex
-	m  map[string]*regexp.Regexp
+// RegexCache keeps the compiled =~ patterns of one request: a query
+// applies the same pattern to every row. The executor owns one per
+// request and hands it out through RegexSource; without one, each match
+// compiles its pattern.
+type RegexCache struct {
+	m map[string]*regexp.Regexp
 }
 
+// regexCacheSize bounds a RegexCache (patterns computed per row could
+// otherwise fill it).
 const regexCacheSize = 256
 
-var compiled = &regexCache{m: map[string]*regexp.Regexp{}}
+// RegexSource is implemented by a Context that keeps compiled patterns.
+type RegexSource interface {
+	Regexps() *RegexCache
+}
 
-func (c *regexCache) get(pattern string) (*regexp.Regexp, error) {
-	c.mu.Lock()
-	re, ok := c.m[pattern]
-	c.mu.Unlock()
-	if ok {
+func (c *RegexCache) get(pattern string) (*regexp.Regexp, error) {
+	if re, ok := c.m[pattern]; ok {
 		return re, nil
 	}
-	// =~ matches the whole string, as in Cypher and NebulaGraph.
+	re, err := compileRegex(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if c.m == nil || len(c.m) >= regexCacheSize {
+		c.m = map[string]*regexp.Regexp{}
+	}
+	c.m[pattern] = re
+	return re, nil
+}
+
+// compileRegex compiles a =~ pattern, which matches the whole string, as
+// in Cypher and NebulaGraph.
+func compileRegex(pattern string) (*regexp.Regexp, error) {
 	re, err := regexp.Compile("^(?:" + pattern + ")$")
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression %q: %w", pattern, err)
 	}
-	c.mu.Lock()
-	if len(c.m) >= regexCacheSize {
-		clear(c.m)
-	}
-	c.m[pattern] = re
-	c.mu.Unlock()
 	return re, nil
 }
 
 // regexMatch is s =~ pattern: NULL if either is NULL.
-func regexMatch(s, pattern value.Value) (value.Value, error) {
+func regexMatch(ctx Context, s, pattern value.Value) (value.Value, error) {
 	if s.IsNull() || pattern.IsNull() {
 		return value.Null(), nil
 	}
@@ -383,7 +399,13 @@ func regexMatch(s, pattern value.Value) (value.Value, error) {
 	if !ok1 || !ok2 {
 		return value.Value{}, fmt.Errorf("%w: =~ compares a STRING with a STRING pattern, got %s and %s", value.ErrType, s.Kind(), pattern.Kind())
 	}
-	re, err := compiled.get(pat)
+	var re *regexp.Regexp
+	var err error
+	if rs, ok := ctx.(RegexSource); ok && rs.Regexps() != nil {
+		re, err = rs.Regexps().get(pat)
+	} else {
+		re, err = compileRegex(pat)
+	}
 	if err != nil {
 		return value.Value{}, err
 	}

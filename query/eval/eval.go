@@ -182,7 +182,12 @@ func evalBinary(ctx Context, e *ast.BinaryExpr) (value.Value, error) {
 	if err != nil {
 		return value.Value{}, err
 	}
-	v, err := apply(e.Op, l, r)
+	var v value.Value
+	if e.Op == ast.OpRegex {
+		v, err = regexMatch(ctx, l, r) // cypher.go
+	} else {
+		v, err = apply(e.Op, l, r)
+	}
 	if err != nil {
 		return value.Value{}, fail(e, err)
 	}
@@ -235,8 +240,6 @@ func apply(op ast.BinaryOp, l, r value.Value) (value.Value, error) {
 		return value.Or(l, r)
 	case ast.OpXor:
 		return value.Xor(l, r)
-	case ast.OpRegex:
-		return regexMatch(l, r)
 	case ast.OpBitAnd, ast.OpBitXor:
 		return bitwise(op, l, r)
 	}

@@ -46,10 +46,15 @@ func CollectProps(exprs ...ast.Expr) *Props {
 }
 
 // Collect adds the properties read by e.
+// A name a list comprehension, predicate function or reduce binds reads
+// nothing (x.prop of such an x is an attribute of the item).
 func (ps *Props) Collect(e ast.Expr) {
-	ast.Inspect(e, func(e ast.Expr) bool {
+	ast.InspectScoped(e, func(e ast.Expr, bound map[string]bool) bool {
 		switch e := e.(type) {
 		case *ast.EdgePropExpr:
+			if bound[e.Edge] {
+				return true
+			}
 			ps.Edge = addOnce(ps.Edge, PropRef{e.Edge, e.Prop})
 		case *ast.SrcPropExpr:
 			ps.Src = addOnce(ps.Src, PropRef{e.Tag, e.Prop})
