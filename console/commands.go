@@ -273,11 +273,18 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// demoAliases are other names of the demos: NebulaGraph's console calls
+// its sample basketballplayer.
+var demoAliases = map[string]string{"basketballplayer": "basketball"}
+
 // play loads the demo named in args, without printing the statements'
 // results. The session is left in the space the demo uses.
 func (c *console) play(ctx context.Context, args string) error {
 	names := demoNames()
 	name := strings.ToLower(unquote(args))
+	if alias, ok := demoAliases[name]; ok {
+		name = alias
+	}
 	if name == "" {
 		return commandErrorf("play", "which demo? There is %s", strings.Join(names, ", "))
 	}

@@ -406,9 +406,16 @@ func demoGraphd(t *testing.T) (*ct.Graphd, []string) {
 func isUse(s string) bool { return strings.HasPrefix(s, "USE ") }
 
 func TestPlay(t *testing.T) {
+	// NebulaGraph's console calls the sample basketballplayer.
+	for _, name := range []string{"basketball", "basketballplayer"} {
+		t.Run(name, func(t *testing.T) { testPlay(t, name) })
+	}
+}
+
+func testPlay(t *testing.T, name string) {
 	graphd, stmts := demoGraphd(t)
 	c, stdout, stderr := newTestConsole(t, graphd, formatTable)
-	if err := c.interact(testContext(t), &scriptedLines{lines: []string{":play basketball"}}); err != nil {
+	if err := c.interact(testContext(t), &scriptedLines{lines: []string{":play " + name}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := graphd.Executed(); !reflect.DeepEqual(got, stmts) {
@@ -453,7 +460,7 @@ func TestPlayErrors(t *testing.T) {
 		}
 	}
 	if err := c.execute(testContext(t), Statement{Text: ":play basketball"}); err == nil ||
-		!strings.Contains(err.Error(), "(line 4): [ERROR (E_SYNTAX)]: clienttest: no response scripted") {
+		!strings.Contains(err.Error(), "(line 5): [ERROR (E_SYNTAX)]: clienttest: no response scripted") {
 		t.Errorf(":play with failing statements: %v", err)
 	}
 }

@@ -205,7 +205,7 @@ func (r *runState) match(ctx context.Context, s *ast.MatchStmt, out rowSink) err
 	if ts, ok := out.(*tableSink); ok && ts.columnar {
 		if done, err := m.returnColumns(ctx, s.Return, b, ts); done || err != nil {
 			if err == nil {
-				m.record("Project", int(ts.t.columns.GetNumRows()), start)
+				m.record(projectionName(s.Return), int(ts.t.columns.GetNumRows()), start)
 				err = ts.close(ctx)
 			}
 			return err
@@ -215,7 +215,6 @@ func (r *runState) match(ctx context.Context, s *ast.MatchStmt, out rowSink) err
 	if err != nil {
 		return err
 	}
-	m.record("Project", len(res.rows), start)
 	return pushTable(ctx, &table{cols: res.names, rows: res.rows}, out)
 }
 
@@ -806,7 +805,9 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 		}
 		return r.vals[i]
 	}
+	m.record(projectionName(pr), len(rows), start)
 	if pr.Distinct {
+		start := time.Now()
 		seen := map[string]bool{}
 		kept := rows[:0]
 		var key []byte
@@ -821,8 +822,10 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 			}
 		}
 		rows = kept
+		m.record("Dedup", len(rows), start)
 	}
 	if len(pr.OrderBy) > 0 {
+		start := time.Now()
 		keys := make([][]value.Value, len(rows))
 		for j, r := range rows {
 			mc := m.ctx(in, int(r.src))
@@ -865,6 +868,7 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 			sorted[i] = rows[j]
 		}
 		rows = sorted
+		m.record("Sort", len(rows), start)
 	}
 	skip, err := m.count(pr.Skip, "SKIP")
 	if err != nil {
@@ -879,6 +883,9 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 	}
 	if pr.Limit != nil && int(limit) < len(rows) {
 		rows = rows[:limit]
+	}
+	if pr.Skip != nil || pr.Limit != nil {
+		m.record("Limit", len(rows), time.Now())
 	}
 	res := &projected{names: names}
 	if final {
@@ -916,7 +923,6 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 		out.vecs[i] = valsVec(vals)
 	}
 	res.bindings = out
-	m.record("Project", out.n, start)
 	return res, nil
 }
 

@@ -939,15 +939,20 @@ func (pp *patternPlan) describe() []stageStat {
 	return out
 }
 
-func projectionStages(clause string, pr *ast.Projection) []stageStat {
-	var out []stageStat
-	name := "Project"
+// projectionName is the plan node of a WITH or RETURN: Aggregate when an
+// item aggregates, else Project.
+func projectionName(pr *ast.Projection) string {
 	for _, it := range pr.Items {
 		if findAggregate(it.Expr) != nil {
-			name = "Aggregate"
+			return "Aggregate"
 		}
 	}
-	out = append(out, stageStat{name: name, info: clause + " " + pr.String()})
+	return "Project"
+}
+
+func projectionStages(clause string, pr *ast.Projection) []stageStat {
+	var out []stageStat
+	out = append(out, stageStat{name: projectionName(pr), info: clause + " " + pr.String()})
 	if pr.Distinct {
 		out = append(out, stageStat{name: "Dedup"})
 	}

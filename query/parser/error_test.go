@@ -70,7 +70,7 @@ func TestSyntaxErrors(t *testing.T) {
 		{"ALTER TAG t ADD (", 1, 18, "", "expected property name"},
 		{"ALTER TAG t", 1, 12, "", "expected ADD, DROP, CHANGE, TTL_DURATION or TTL_COL"},
 		{"ALTER TAG t ADD (a int),", 1, 25, "", "expected ADD, DROP, CHANGE, TTL_DURATION or TTL_COL"},
-		{"ALTER SPACE s", 1, 7, "SPACE s", "expected TAG, EDGE or USER"},
+		{"ALTER SPACE s", 1, 1, "ALTER SPACE", "ALTER SPACE is not supported"},
 		{"ALTER TAG t ADD a int", 1, 17, "a int", "expected '('"},
 		{"ALTER TAG t ADD ()", 1, 18, ")", "expected property name"},
 		{"ALTER TAG t CHANGE (a)", 1, 22, ")", "expected a property type"},

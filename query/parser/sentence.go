@@ -123,6 +123,7 @@ func (p *parser) parseQueryOr(what string) ast.Statement {
 }
 
 func (p *parser) parseStatement() ast.Statement {
+	p.rejectUnsupported()
 	switch {
 	case p.is("GO"), p.is("FETCH"), p.is("LOOKUP"), p.is("YIELD"):
 		return p.parseQuery()

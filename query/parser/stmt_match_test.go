@@ -108,3 +108,30 @@ func TestMatchSyntaxErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsupportedStatements: what NebulaGraph (or openCypher) has and
+// novagraph does not is refused by name, not as a bare syntax error.
+func TestUnsupportedStatements(t *testing.T) {
+	for _, tc := range []struct{ src, msg string }{
+		{"CREATE (v:player {name: 'a'})", "CREATE with a pattern (openCypher) is not supported"},
+		{"MERGE (v:player)", "MERGE is not supported by novagraph"},
+		{"SHOW STATS", "SHOW STATS is not supported"},
+		{"SHOW CREATE TAG player", "SHOW CREATE is not supported by novagraph: DESCRIBE shows"},
+		{"SUBMIT JOB STATS", "SUBMIT JOB STATS is not supported"},
+		{"SHOW TAG INDEX STATUS", "SHOW TAG INDEX STATUS is not supported"},
+		{"KILL SESSION 1", "KILL SESSION is not supported"},
+		{"CALL db.labels()", "CALL is not supported"},
+		{"DETACH DELETE v", "DETACH DELETE is not supported"},
+	} {
+		_, err := Parse(tc.src)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.src, err, tc.msg)
+		}
+	}
+	// What is supported still parses.
+	for _, src := range []string{"SHOW TAG INDEXES", "SUBMIT JOB COMPACT", "KILL QUERY (plan=1)", "CREATE TAG t()"} {
+		if _, err := Parse(src); err != nil && strings.Contains(err.Error(), "not supported") {
+			t.Errorf("Parse(%q) = %v", src, err)
+		}
+	}
+}
