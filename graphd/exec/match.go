@@ -38,12 +38,54 @@ type builtVertex struct {
 	withTags bool
 }
 
-// matchEdge is one edge the query followed, as stored (src → dst).
+// matchEdge is one edge the query followed, as stored (src → dst). Its
+// properties, when the hop asked for them, are props, or cell at of each
+// of cols (a hop over one edge type has them in columns, decoded only
+// when read).
 type matchEdge struct {
 	src, dst int32 // vertex indexes
 	typ      int32 // unsigned
+	at       int32
 	rank     int64
-	props    []value.Prop // nil unless the hop asked for properties
+	props    []value.Prop
+	cols     *edgeColumns
+}
+
+// edgeColumns are the property columns of one vertex's edges in a
+// packed GetNeighbors answer, parallel to refs.
+type edgeColumns struct {
+	refs []*storagepb.PropRef
+	cols []*commonpb.Column
+}
+
+// edgeProp is property name of edge e (ok false: it has none such).
+func (m *matchRun) edgeProp(e *matchEdge, name string) (value.Value, bool) {
+	if e.cols != nil {
+		for j, r := range e.cols.refs {
+			if r.Name == name {
+				return columnValue(e.cols.cols[j], int(e.at)), true
+			}
+		}
+		return value.Value{}, false
+	}
+	for _, p := range e.props {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return value.Value{}, false
+}
+
+// propsOf are edge e's properties, by name.
+func (m *matchRun) propsOf(e *matchEdge) []value.Prop {
+	if e.cols == nil {
+		return e.props
+	}
+	out := make([]value.Prop, len(e.cols.refs))
+	for j, r := range e.cols.refs {
+		out[j] = value.Prop{Name: r.Name, Value: columnValue(e.cols.cols[j], int(e.at))}
+	}
+	return out
 }
 
 // same reports whether a and b are one stored edge (found from either end).
@@ -150,6 +192,8 @@ type matchRun struct {
 	edgeProps []*storagepb.PropRef
 	vidLen    int
 	regexps   eval.RegexCache // the =~ patterns of the query, compiled once
+	// slim are the vertex properties fetched in columns (match_props.go).
+	slim map[propKey]*slimColumn
 }
 
 // match runs a MATCH query and passes its rows to out. When out is the
@@ -344,7 +388,7 @@ func (m *matchRun) edgeValue(i int32) value.Value {
 		return v
 	}
 	e := &m.edges[i]
-	ev := value.Edge{Src: m.vid(e.src), Dst: m.vid(e.dst), Type: m.t.edgeNames[e.typ], Rank: e.rank, Props: e.props}
+	ev := value.Edge{Src: m.vid(e.src), Dst: m.vid(e.dst), Type: m.t.edgeNames[e.typ], Rank: e.rank, Props: m.propsOf(e)}
 	if ev.Props == nil {
 		ev.Props = []value.Prop{}
 	}
@@ -425,6 +469,31 @@ func (c *matchContext) Variable(name string) (value.Value, bool) {
 }
 
 func (c *matchContext) Regexps() *eval.RegexCache { return &c.m.regexps }
+
+// TagProp reads v.tag.prop of a node variable from the columns fetched
+// for it, when it was fetched so.
+func (c *matchContext) TagProp(variable, tag, prop string) (value.Value, bool) {
+	if c.b == nil || c.m.slim == nil {
+		return value.Value{}, false
+	}
+	for _, n := range c.names {
+		if n == variable {
+			return value.Value{}, false // a projected name shadows the column
+		}
+	}
+	col := findCol(c.b.cols, variable)
+	if col < 0 || c.b.cols[col].hidden || c.b.cols[col].kind != bindNode {
+		return value.Value{}, false
+	}
+	i := c.b.vecs[col].ids[c.row]
+	if i == noCell {
+		return value.Null(), true
+	}
+	if v, ok := c.m.slim[propKey{tag, prop}].get(i); ok {
+		return v, true
+	}
+	return value.Value{}, false
+}
 
 func (c *matchContext) Param(name string) (value.Value, bool) {
 	v, ok := c.m.r.params[name]
@@ -569,6 +638,9 @@ func (m *matchRun) fastItem(e ast.Expr, b *bindings) itemReader {
 					if i == noCell {
 						return value.Null()
 					}
+					if v, ok := m.slim[propKey{tag, prop}].get(i); ok {
+						return v
+					}
 					for _, t := range m.t.vertexTags[m.verts.key(i)] {
 						if t.Name == tag {
 							for _, p := range t.Props {
@@ -590,12 +662,8 @@ func (m *matchRun) fastItem(e ast.Expr, b *bindings) itemReader {
 				if i == noCell {
 					return value.Null()
 				}
-				for _, p := range m.edges[i].props {
-					if p.Name == prop {
-						return p.Value
-					}
-				}
-				return value.Null()
+				v, _ := m.edgeProp(&m.edges[i], prop)
+				return v
 			}
 		}
 	}

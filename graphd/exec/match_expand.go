@@ -275,6 +275,37 @@ func (m *matchRun) checkNode(ctx context.Context, pp *patternPlan, n int, cp *cl
 	}
 	start := time.Now()
 	ids := cr.b.vecs[pp.nodeCols[n]].ids
+	node := pp.pat.Nodes[n]
+	if refs := pp.slim[n]; refs != nil {
+		seen := make(map[int32]bool, len(ids))
+		var distinct []int32
+		for _, i := range ids {
+			if !seen[i] {
+				seen[i] = true
+				distinct = append(distinct, i)
+			}
+		}
+		if err := m.fetchSlim(ctx, distinct, refs); err != nil {
+			return err
+		}
+		if len(node.Labels) > 0 {
+			var keep []int32
+			for row, i := range ids {
+				ok, err := m.slimNodeMatches(pp, n, i, cr.b, row)
+				if err != nil {
+					return err
+				}
+				if ok {
+					keep = append(keep, int32(row))
+				}
+			}
+			if len(keep) != cr.b.n {
+				cr.gather(keep)
+			}
+		}
+		m.record("GetVertices", cr.b.n, start)
+		return nil
+	}
 	want := map[string]bool{}
 	for _, i := range ids {
 		want[m.verts.key(i)] = true
@@ -282,7 +313,6 @@ func (m *matchRun) checkNode(ctx context.Context, pp *patternPlan, n int, cp *cl
 	if err := m.t.fetchVertexProps(ctx, want); err != nil {
 		return err
 	}
-	node := pp.pat.Nodes[n]
 	if len(node.Labels) > 0 {
 		var keep []int32
 		for row, i := range ids {
@@ -355,10 +385,18 @@ func (m *matchRun) neighbors(ctx context.Context, from []int32, h hopPlan, props
 	req := &storagepb.GetNeighborsReq{SpaceId: m.p.space.GetSpaceId(), CatalogVersion: m.p.snap.Version(),
 		EdgeTypes: h.types, PackedStrings: true}
 	if props {
-		req.EdgeProps = m.edgeProps
-	} else if len(h.types) == 1 {
-		req.PackedEdges = true
+		// Only the properties of the hop's own types.
+		for _, ref := range m.edgeProps {
+			for _, t := range h.types {
+				if ref.SchemaId == t || ref.SchemaId == -t {
+					req.EdgeProps = append(req.EdgeProps, ref)
+					break
+				}
+			}
+		}
 	}
+	// One edge type: the edges come in columns, not a message each.
+	req.PackedEdges = len(h.types) == 1
 	var onBatch func([]*storagepb.VertexNeighbors) error
 	if m.t.budget != nil {
 		what := "receiving MATCH " + h.typeText + " from storage"
@@ -401,12 +439,20 @@ func (m *matchRun) neighbors(ctx context.Context, from []int32, h hopPlan, props
 		}
 		if req.PackedEdges {
 			n := len(vn.PackedDsts) / m.vidLen
+			var cols *edgeColumns
+			if props {
+				cols = &edgeColumns{refs: req.EdgeProps, cols: vn.EdgeColumns}
+			}
 			for i := 0; i < n; i++ {
 				var rank int64
 				if i < len(vn.PackedRanks) {
 					rank = vn.PackedRanks[i]
 				}
 				add(h.types[0], rank, vn.PackedDsts[i*m.vidLen:(i+1)*m.vidLen], nil)
+				if cols != nil {
+					e := &m.edges[len(m.edges)-1]
+					e.cols, e.at = cols, int32(i)
+				}
 			}
 		} else {
 			for _, ne := range vn.Edges {
@@ -417,7 +463,7 @@ func (m *matchRun) neighbors(ctx context.Context, from []int32, h hopPlan, props
 						typ = -typ
 					}
 					eprops = []value.Prop{}
-					for i, ref := range m.edgeProps {
+					for i, ref := range req.EdgeProps {
 						if ref.SchemaId == typ && i < len(ne.Props) {
 							eprops = append(eprops, value.Prop{Name: ref.Name, Value: value.FromProto(ne.Props[i])})
 						}
@@ -466,13 +512,12 @@ func (m *matchRun) relMatches(rel *ast.RelPattern, e int32, b *bindings, row int
 	if rel.Props == nil {
 		return true, nil
 	}
-	have := value.Map(m.edges[e].props...)
 	for _, it := range rel.Props.Items {
 		want, err := eval.Eval(m.ctx(b, row), it.Value)
 		if err != nil {
 			return false, at(rel, "%s: %v", rel, err)
 		}
-		got, _ := have.MapGet(it.Key)
+		got, _ := m.edgeProp(&m.edges[e], it.Key)
 		if !value.IsTrue(value.Equal(got, want)) {
 			return false, nil
 		}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -107,6 +108,9 @@ type patternPlan struct {
 	fetch []bool
 	// relProps is, per relationship, whether its edges' properties are read.
 	relProps []bool
+	// slim is, per node, the properties fetched when its vertex is read
+	// only through v.tag.prop (slimRefs); nil: every tag is fetched.
+	slim [][]propKey
 	// pathRead: the named path is read, so every vertex on it is fetched
 	// (those inside variable-length relationships too).
 	pathRead bool
@@ -135,9 +139,16 @@ type matchPlan struct {
 	snap    *catalog.Snapshot
 	space   *metapb.SpaceDesc
 	clauses []*clausePlan
-	// read are the variables some expression reads other than as id(v).
+	// read are the variables some expression reads whole (other than as
+	// id(v), length(p), size(e) or v.tag.prop).
 	read map[string]bool
+	// tagProps are, per variable, the v.tag.prop it is read as.
+	tagProps map[string]map[propKey]bool
 }
+
+// propKey names a property of a tag (prop "_tag": whether the vertex has
+// the tag).
+type propKey struct{ tag, prop string }
 
 func (r *runState) planMatch(s *ast.MatchStmt) (*matchPlan, error) {
 	snap := r.x.meta.Catalog()
@@ -145,7 +156,8 @@ func (r *runState) planMatch(s *ast.MatchStmt) (*matchPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &matchPlan{stmt: s, snap: snap, space: space, read: readVariables(s)}
+	read, tagProps := readVariables(s)
+	p := &matchPlan{stmt: s, snap: snap, space: space, read: read, tagProps: tagProps}
 	var cols []bindCol
 	for _, c := range s.Clauses {
 		cp := &clausePlan{clause: c}
@@ -313,21 +325,30 @@ func checkMatchExpr(e ast.Expr, cols []bindCol, where string, aggOK bool) error 
 	return bad
 }
 
-// readVariables lists the variables an expression of s reads other than
-// as id(v), length(p) or size(e): those whose vertices (or edge
-// properties) must be fetched.
-func readVariables(s *ast.MatchStmt) map[string]bool {
-	read := map[string]bool{}
+// readVariables lists the variables an expression of s reads whole
+// (their vertices fetched with every tag, or their edges' properties) and,
+// apart, the v.tag.prop each variable is read as: a node read only so
+// (and through id(v)) has only those properties fetched, in columns.
+// id(v), length(p) and size(e) read nothing.
+func readVariables(s *ast.MatchStmt) (read map[string]bool, tagProps map[string]map[propKey]bool) {
+	read = map[string]bool{}
+	tagProps = map[string]map[propKey]bool{}
 	add := func(e ast.Expr) {
 		ast.Inspect(e, func(x ast.Expr) bool {
 			switch x := x.(type) {
 			case *ast.FuncCall:
-				// id(v), length(p) and size(e) need no vertex or edge
-				// properties.
 				if (strings.EqualFold(x.Name, "id") || strings.EqualFold(x.Name, "length") || strings.EqualFold(x.Name, "size")) && len(x.Args) == 1 {
 					if _, ok := x.Args[0].(*ast.LabelExpr); ok {
 						return false
 					}
+				}
+			case *ast.AttributeExpr:
+				if ep, ok := x.X.(*ast.EdgePropExpr); ok {
+					if tagProps[ep.Edge] == nil {
+						tagProps[ep.Edge] = map[propKey]bool{}
+					}
+					tagProps[ep.Edge][propKey{ep.Prop, x.Name}] = true
+					return false
 				}
 			case *ast.LabelExpr:
 				read[x.Name] = true
@@ -374,11 +395,44 @@ func readVariables(s *ast.MatchStmt) map[string]bool {
 		}
 	}
 	proj(s.Return)
-	return read
+	return read, tagProps
 }
 
+// isRead reports whether an expression reads the variable (whole or a
+// property of it).
 func (p *matchPlan) isRead(name string) bool {
-	return name != "" && (p.read[name] || p.read["*"])
+	return name != "" && (p.read[name] || p.read["*"] || len(p.tagProps[name]) > 0)
+}
+
+// slimRefs are the properties to fetch for node n, in columns, when the
+// query reads its vertex only as v.tag.prop (and the node's tags and
+// property maps need only their own): nil when the vertex is read whole.
+func (p *matchPlan) slimRefs(n *ast.NodePattern, pathRead bool) []propKey {
+	if pathRead || p.read["*"] || (n.Var != "" && p.read[n.Var]) {
+		return nil
+	}
+	set := map[propKey]bool{}
+	for k := range p.tagProps[n.Var] {
+		if n.Var != "" {
+			set[k] = true
+		}
+	}
+	for _, l := range n.Labels {
+		set[propKey{l.Name, "_tag"}] = true
+		if l.Props != nil {
+			for _, it := range l.Props.Items {
+				set[propKey{l.Name, it.Key}] = true
+			}
+		}
+	}
+	out := make([]propKey, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].tag < out[j].tag || out[i].tag == out[j].tag && out[i].prop < out[j].prop
+	})
+	return out
 }
 
 // planMatchClause lays out the columns of a MATCH clause and plans each
@@ -437,6 +491,7 @@ func (p *matchPlan) planMatchClause(c *ast.MatchClause, cp *clausePlan, in []bin
 		pp.pathRead = pathRead
 		for _, n := range pat.Nodes {
 			pp.fetch = append(pp.fetch, pathRead || len(n.Labels) > 0 || p.isRead(n.Var))
+			pp.slim = append(pp.slim, p.slimRefs(n, pathRead))
 		}
 		for _, rel := range pat.Rels {
 			pp.relProps = append(pp.relProps, pathRead || rel.Props != nil || p.isRead(rel.Var))

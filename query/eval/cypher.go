@@ -20,6 +20,14 @@ type VariableSource interface {
 	Variable(name string) (v value.Value, ok bool)
 }
 
+// TagPropSource is implemented by a Context that can read v.tag.prop of a
+// vertex variable without the whole vertex (MATCH fetches only the
+// properties a query reads that way). ok is false to evaluate it the
+// ordinary way, through the variable's value.
+type TagPropSource interface {
+	TagProp(variable, tag, prop string) (v value.Value, ok bool)
+}
+
 // scoped binds the variable of a list comprehension, a predicate function
 // or reduce over its parent context, for the item being evaluated.
 type scoped struct {

@@ -92,6 +92,13 @@ func eval(ctx Context, e ast.Expr) (value.Value, error) {
 	case *ast.SubscriptExpr:
 		return evalSubscript(ctx, e)
 	case *ast.AttributeExpr:
+		if ep, ok := e.X.(*ast.EdgePropExpr); ok {
+			if ts, ok := ctx.(TagPropSource); ok {
+				if v, ok := ts.TagProp(ep.Edge, ep.Prop, e.Name); ok {
+					return v, nil
+				}
+			}
+		}
 		x, err := eval(ctx, e.X)
 		if err != nil || x.IsNull() {
 			return value.Value{}, err

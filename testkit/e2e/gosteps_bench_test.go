@@ -164,6 +164,7 @@ func BenchmarkGoSteps(b *testing.B) {
 		{"go2", 2, "", 1000, ""},
 		{"go3", 3, "", 200, ""},
 		{"go3props", 3, props, 200, ""},
+		{"go2props", 2, props, 1000, ""},
 		// MATCH's 2-hop pattern in the same run as GO's (issue 25: rows/s
 		// within 1.5x of GO's): one row per path, not per frontier edge.
 		{"match1", 1, "", 1000, "MATCH (v)-[e:follows]->(w) WHERE id(v) == %d RETURN id(w)"},
