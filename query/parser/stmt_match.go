@@ -73,6 +73,11 @@ func (p *parser) parseMatch() *ast.MatchStmt {
 			if len(s.Clauses) == 0 {
 				p.expected("MATCH")
 			}
+			for _, w := range []string{"SET", "DELETE", "DETACH", "CREATE", "MERGE", "REMOVE", "CALL", "FOREACH"} {
+				if p.is(w) {
+					p.fail(w + " in a MATCH query is not supported by novagraph: write with INSERT, UPDATE or DELETE statements")
+				}
+			}
 			p.fail("expected MATCH, OPTIONAL MATCH, UNWIND, WITH or RETURN (a MATCH query ends with RETURN)")
 		}
 	}

@@ -122,6 +122,8 @@ func TestUnsupportedStatements(t *testing.T) {
 		{"KILL SESSION 1", "KILL SESSION is not supported"},
 		{"CALL db.labels()", "CALL is not supported"},
 		{"DETACH DELETE v", "DETACH DELETE is not supported"},
+		{"MATCH (v) WHERE id(v) == 1 SET v.player.age = 1", "SET in a MATCH query is not supported"},
+		{"MATCH (v) WHERE id(v) == 1 DETACH DELETE v", "DETACH in a MATCH query is not supported"},
 	} {
 		_, err := Parse(tc.src)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {
