@@ -711,6 +711,9 @@ type describeKind struct{ s *ast.DescribeStmt }
 
 func (k describeKind) rules() ([]rule, error) {
 	what := "DESCRIBE " + k.s.Target.String()
+	if k.s.ShowCreate {
+		what = "SHOW CREATE " + k.s.Target.String()
+	}
 	switch k.s.Target {
 	case ast.DescribeSpace:
 		return onSpace(what, k.s.Name, roleGuest), nil
@@ -720,6 +723,9 @@ func (k describeKind) rules() ([]rule, error) {
 	return []rule{{what: what, kind: needUnknown}}, nil
 }
 func (k describeKind) run(_ context.Context, r *runState) (*table, error) {
+	if k.s.ShowCreate {
+		return r.showCreate(k.s)
+	}
 	return r.describe(k.s)
 }
 func (k describeKind) describe(pl *planner, in []string, deps ...int) (int, []string, error) {

@@ -159,6 +159,9 @@ type DescribeStmt struct {
 	Pos
 	Target DescribeTarget
 	Name   string
+	// ShowCreate is SHOW CREATE SPACE | TAG | EDGE | TAG INDEX | EDGE
+	// INDEX name: the statement that creates the object as it is now.
+	ShowCreate bool
 }
 
 func (*CreateSpaceStmt) stmtNode() {}
@@ -194,5 +197,8 @@ func (s *DropSpaceStmt) String() string {
 func (s *UseStmt) String() string  { return "USE " + QuoteName(s.Space) }
 func (s *ShowStmt) String() string { return "SHOW " + s.Target.String() }
 func (s *DescribeStmt) String() string {
+	if s.ShowCreate {
+		return "SHOW CREATE " + s.Target.String() + " " + QuoteName(s.Name)
+	}
 	return "DESCRIBE " + s.Target.String() + " " + QuoteName(s.Name)
 }

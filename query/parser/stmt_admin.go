@@ -204,8 +204,16 @@ func (p *parser) parseShow() ast.Statement {
 		}
 	case p.is("QUERIES"):
 		s.Target = ast.ShowQueries
+	case p.is("CREATE"):
+		d := p.parseDescribe()
+		ds, ok := d.(*ast.DescribeStmt)
+		if !ok {
+			p.fail("SHOW CREATE USER is not supported by novagraph")
+		}
+		ds.Pos, ds.ShowCreate = s.Pos, true
+		return ds
 	default:
-		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES, QUERIES, USERS or ROLES")
+		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES, QUERIES, USERS, ROLES or CREATE")
 	}
 	p.next()
 	return s

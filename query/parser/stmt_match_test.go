@@ -116,7 +116,6 @@ func TestUnsupportedStatements(t *testing.T) {
 		{"CREATE (v:player {name: 'a'})", "CREATE with a pattern (openCypher) is not supported"},
 		{"MERGE (v:player)", "MERGE is not supported by novagraph"},
 		{"SHOW STATS", "SHOW STATS is not supported"},
-		{"SHOW CREATE TAG player", "SHOW CREATE is not supported by novagraph: DESCRIBE shows"},
 		{"SUBMIT JOB STATS", "SUBMIT JOB STATS is not supported"},
 		{"SHOW TAG INDEX STATUS", "SHOW TAG INDEX STATUS is not supported"},
 		{"KILL SESSION 1", "KILL SESSION is not supported"},

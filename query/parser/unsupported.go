@@ -26,7 +26,6 @@ var unsupportedStatements = []struct {
 	{[]string{"FOREACH"}, ""},
 	{[]string{"LOAD"}, "load files with nova-importer"},
 	{[]string{"SHOW", "STATS"}, ""},
-	{[]string{"SHOW", "CREATE"}, "DESCRIBE shows a space, tag or edge"},
 	{[]string{"SHOW", "SESSIONS"}, ""},
 	{[]string{"SHOW", "SESSION"}, ""},
 	{[]string{"SHOW", "LOCAL"}, ""},
