@@ -107,6 +107,18 @@ func (r *queryRegistry) KillQuery(ctx context.Context, session, plan int64) erro
 	return nil
 }
 
+// killSession stops every running query of a session (KILL SESSION).
+func (r *queryRegistry) killSession(session int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, q := range r.running {
+		if q.session == session && !q.killed {
+			q.killed = true
+			q.cancel(exec.KilledError(session, q.id))
+		}
+	}
+}
+
 func (r *queryRegistry) add(q *runningQuery) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

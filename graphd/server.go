@@ -118,6 +118,12 @@ type session struct {
 	credential []byte
 	state      exec.SessionState
 	lastUsed   time.Time
+	// created, and the space and last use as SHOW SESSIONS shows them,
+	// guarded by Server.mu (state and lastUsed are the statement's, under
+	// mu, which SHOW SESSIONS itself holds for its own session).
+	created   time.Time
+	shownUsed time.Time
+	shownIn   string
 }
 
 type metrics struct {
@@ -201,6 +207,7 @@ func (s *Server) Start() error {
 	s.executor = exec.New(s.meta, s.storage, s.log)
 	s.queries.host = lis.Addr().String()
 	s.executor.SetQueryAdmin(s.queries)
+	s.executor.SetSessionAdmin(s)
 	s.executor.SetLimitCeilings(exec.LimitCeilings{MemoryLimit: max(s.cfg.QueryMemoryLimit, 0), Timeout: max(s.cfg.QueryTimeout, 0)})
 	// sendTracker tells endQuery when a response has been written, so a
 	// query's result stays charged until then (queries.go).
@@ -368,7 +375,8 @@ func (s *Server) Authenticate(ctx context.Context, req *graphpb.AuthReq) (*graph
 		// statements are refused as of an unknown user.
 		s.log.Warn("catalog lags behind a sign-in", "user", req.Username, "err", err)
 	}
-	sess := &session{user: req.Username, host: host, credential: v.Credential, lastUsed: time.Now()}
+	now := time.Now()
+	sess := &session{user: req.Username, host: host, credential: v.Credential, lastUsed: now, created: now, shownUsed: now}
 	sess.state.User, sess.state.UserCreated = req.Username, v.Created
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -400,6 +408,34 @@ func (s *Server) Signout(_ context.Context, req *graphpb.SignoutReq) (*graphpb.S
 	s.metrics.sessions.Set(float64(len(s.sessions)))
 	s.mu.Unlock()
 	return &graphpb.SignoutResp{}, nil
+}
+
+// Sessions implements exec.SessionAdmin: SHOW SESSIONS.
+func (s *Server) Sessions() []exec.SessionInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]exec.SessionInfo, 0, len(s.sessions))
+	for _, sess := range s.sessions {
+		out = append(out, exec.SessionInfo{ID: sess.id, User: sess.user, Space: sess.shownIn, Created: sess.created,
+			Updated: sess.shownUsed, GraphAddr: s.queries.host, ClientIP: sess.host})
+	}
+	return out
+}
+
+// KillSession implements exec.SessionAdmin: KILL SESSION signs the
+// session out and stops its running queries. Killing one's own session
+// ends it after the statement.
+func (s *Server) KillSession(ctx context.Context, id int64) error {
+	s.mu.Lock()
+	delete(s.sessions, id)
+	s.metrics.sessions.Set(float64(len(s.sessions)))
+	s.mu.Unlock()
+	// A session runs one statement at a time: when it kills itself, the
+	// only query it has running is this KILL SESSION, which finishes.
+	if asker, _ := ctx.Value(sessionKey{}).(int64); asker != id {
+		s.queries.killSession(id)
+	}
+	return nil
 }
 
 // params converts a request's query parameters for the executor. A
@@ -484,6 +520,14 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	sess.lastUsed = start
+	s.mu.Lock()
+	sess.shownUsed = start
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		sess.shownIn = sess.state.SpaceName
+		s.mu.Unlock()
+	}()
 	// The query list and the logs keep the text: never a password.
 	ctx, q := s.beginQuery(ctx, sess, lexer.RedactSecrets(req.Stmt), start)
 	if req.GetColumnar() {

@@ -93,6 +93,8 @@ func (r *runState) show(s *ast.ShowStmt) (*table, error) {
 		return showHosts(snap), nil
 	case ast.ShowQueries:
 		return r.showQueries()
+	case ast.ShowSessions:
+		return r.showSessions()
 	case ast.ShowHostsMeta:
 		t := newTable("Host", "Port")
 		for _, addr := range r.x.meta.Addrs() {

@@ -28,6 +28,9 @@ type Executor struct {
 	storage Storage
 	log     *slog.Logger
 	admin   QueryAdmin // SHOW QUERIES and KILL QUERY (limits.go); nil: not available
+	// sessions answers SHOW SESSIONS and KILL SESSION (limits.go); nil:
+	// not available.
+	sessions SessionAdmin
 	// ceilings are graphd's own query limits, which only GOD may raise or
 	// clear with SET (limits.go).
 	ceilings LimitCeilings

@@ -170,6 +170,8 @@ func kindOf(st ast.Statement) statementKind {
 		return simpleKind{st: s, rule: anyone("SET"), exec: func(ctx context.Context, r *runState) error { return r.setSession(ctx, s) }}
 	case *ast.KillQueryStmt:
 		return killQueryKind{s}
+	case *ast.KillSessionStmt:
+		return simpleKind{st: s, rule: anyone("KILL SESSION"), exec: func(ctx context.Context, r *runState) error { return r.killSession(ctx, s) }}
 
 	// Users and roles (users.go).
 	case *ast.CreateUserStmt:
@@ -680,7 +682,7 @@ type showKind struct{ s *ast.ShowStmt }
 func (k showKind) rules() ([]rule, error) {
 	what := "SHOW " + k.s.Target.String()
 	switch k.s.Target {
-	case ast.ShowSpaces, ast.ShowHosts, ast.ShowHostsMeta, ast.ShowQueries:
+	case ast.ShowSpaces, ast.ShowHosts, ast.ShowHostsMeta, ast.ShowQueries, ast.ShowSessions:
 		return anyone(what), nil
 	case ast.ShowParts, ast.ShowTags, ast.ShowEdges, ast.ShowTagIndexes, ast.ShowEdgeIndexes:
 		return onCurrent(what, roleGuest), nil

@@ -96,6 +96,68 @@ type QueryInfo struct {
 // SetQueryAdmin connects SHOW QUERIES and KILL QUERY to their owner.
 func (x *Executor) SetQueryAdmin(a QueryAdmin) { x.admin = a }
 
+// SessionAdmin is what SHOW SESSIONS and KILL SESSION ask of the daemon
+// that owns the sessions (graphd).
+type SessionAdmin interface {
+	// Sessions lists the signed-in sessions.
+	Sessions() []SessionInfo
+	// KillSession signs the session out and stops its running queries;
+	// asker is the session running the statement.
+	KillSession(ctx context.Context, id int64) error
+}
+
+// SessionInfo is one session, a row of SHOW SESSIONS.
+type SessionInfo struct {
+	ID        int64
+	User      string
+	Space     string
+	Created   time.Time
+	Updated   time.Time
+	GraphAddr string // the graphd serving it
+	ClientIP  string
+}
+
+// SetSessionAdmin connects SHOW SESSIONS and KILL SESSION to their owner.
+func (x *Executor) SetSessionAdmin(a SessionAdmin) { x.sessions = a }
+
+// showSessions runs SHOW SESSIONS, in NebulaGraph's columns; a user who
+// is not GOD sees its own sessions only.
+func (r *runState) showSessions() (*table, error) {
+	if r.x.sessions == nil {
+		return nil, execErrorf("SHOW SESSIONS is not available here")
+	}
+	ss := r.x.sessions.Sessions()
+	sort.Slice(ss, func(i, j int) bool { return ss[i].ID < ss[j].ID })
+	t := newTable("SessionId", "UserName", "SpaceName", "CreateTime", "UpdateTime", "GraphAddr", "Timezone", "ClientIp")
+	for _, s := range ss {
+		if !isGod(r.sess) && s.User != r.sess.User {
+			continue
+		}
+		t.add(value.Int(s.ID), value.Str(s.User), value.Str(s.Space),
+			value.Str(s.Created.UTC().Format("2006-01-02T15:04:05.000000Z")), value.Str(s.Updated.UTC().Format("2006-01-02T15:04:05.000000Z")),
+			value.Str(s.GraphAddr), value.Int(0), value.Str(s.ClientIP))
+	}
+	return t, nil
+}
+
+// killSession runs KILL SESSION: anyone may end their own sessions, GOD
+// any session.
+func (r *runState) killSession(ctx context.Context, s *ast.KillSessionStmt) error {
+	if r.x.sessions == nil {
+		return execErrorf("KILL SESSION is not available here")
+	}
+	for _, info := range r.x.sessions.Sessions() {
+		if info.ID != s.Session {
+			continue
+		}
+		if info.User != r.sess.User && !isGod(r.sess) {
+			return deniedf("user %q is not GOD; KILL SESSION of a session of user %q needs GOD", r.sess.User, info.User)
+		}
+		return r.x.sessions.KillSession(ctx, s.Session)
+	}
+	return at(s, "KILL SESSION: no session %d on this graphd (SHOW SESSIONS lists them)", s.Session)
+}
+
 // setSession runs SET QUERY_MEMORY_LIMIT / SET QUERY_TIMEOUT: it changes the
 // session's limits from its next request on. Within the request that runs
 // the SET, a memory limit applies at once and a timeout to the statements

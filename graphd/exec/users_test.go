@@ -119,6 +119,8 @@ var permissionCases = []struct {
 	{stmt: `EXPLAIN CREATE TAG t2()`, least: "DBA"},
 	{stmt: `SET QUERY_TIMEOUT = 1s`, least: "ANY"},
 	{stmt: `KILL QUERY (plan = 1)`, least: "ANY"},
+	{stmt: `KILL SESSION 1`, least: "ANY"},
+	{stmt: `SHOW SESSIONS`, least: "ANY"},
 	{stmt: `SUBMIT JOB COMPACT`, least: "ADMIN"},
 	{stmt: `SUBMIT JOB BALANCE DATA`, least: "GOD"},
 	{stmt: `SUBMIT JOB BALANCE DATA REMOVE "127.0.0.1":9779`, least: "GOD"},

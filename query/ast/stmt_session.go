@@ -37,6 +37,17 @@ type KillQueryStmt struct {
 	Plan       int64
 }
 
+// KillSessionStmt is KILL SESSION id: the session is signed out and its
+// running queries stopped.
+type KillSessionStmt struct {
+	Pos
+	Session int64
+}
+
+func (*KillSessionStmt) stmtNode() {}
+
+func (s *KillSessionStmt) String() string { return "KILL SESSION " + strconv.FormatInt(s.Session, 10) }
+
 func (*SetSessionStmt) stmtNode() {}
 func (*KillQueryStmt) stmtNode()  {}
 

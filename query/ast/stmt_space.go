@@ -76,6 +76,7 @@ const (
 	ShowEdgeIndexes // SHOW EDGE INDEXES
 	ShowQueries     // SHOW QUERIES: the queries running on this graphd
 	ShowHostsMeta   // SHOW HOSTS META: the metad addresses graphd uses
+	ShowSessions    // SHOW SESSIONS: the sessions of this graphd
 )
 
 func (t ShowTarget) String() string {
@@ -96,6 +97,8 @@ func (t ShowTarget) String() string {
 		return "EDGE INDEXES"
 	case ShowQueries:
 		return "QUERIES"
+	case ShowSessions:
+		return "SESSIONS"
 	case ShowHostsMeta:
 		return "HOSTS META"
 	}

@@ -204,6 +204,8 @@ func (p *parser) parseShow() ast.Statement {
 		}
 	case p.is("QUERIES"):
 		s.Target = ast.ShowQueries
+	case p.is("SESSIONS"):
+		s.Target = ast.ShowSessions
 	case p.is("CREATE"):
 		d := p.parseDescribe()
 		ds, ok := d.(*ast.DescribeStmt)
@@ -213,7 +215,7 @@ func (p *parser) parseShow() ast.Statement {
 		ds.Pos, ds.ShowCreate = s.Pos, true
 		return ds
 	default:
-		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES, QUERIES, USERS, ROLES or CREATE")
+		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES, QUERIES, SESSIONS, USERS, ROLES or CREATE")
 	}
 	p.next()
 	return s

@@ -118,7 +118,6 @@ func TestUnsupportedStatements(t *testing.T) {
 		{"SHOW STATS", "SHOW STATS is not supported"},
 		{"SUBMIT JOB STATS", "SUBMIT JOB STATS is not supported"},
 		{"SHOW TAG INDEX STATUS", "SHOW TAG INDEX STATUS is not supported"},
-		{"KILL SESSION 1", "KILL SESSION is not supported"},
 		{"CALL db.labels()", "CALL is not supported"},
 		{"DETACH DELETE v", "DETACH DELETE is not supported"},
 		{"MATCH (v) WHERE id(v) == 1 SET v.player.age = 1", "SET in a MATCH query is not supported"},

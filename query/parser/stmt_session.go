@@ -123,9 +123,13 @@ func ParseTimeout(text string) (time.Duration, error) {
 
 // parseKillQuery parses KILL QUERY (session = id, plan = id), session
 // optional.
-func (p *parser) parseKillQuery() *ast.KillQueryStmt {
+func (p *parser) parseKillQuery() ast.Statement {
 	s := &ast.KillQueryStmt{Pos: p.pos()}
 	p.next()
+	if p.is("SESSION") || p.is("SESSIONS") {
+		p.next()
+		return &ast.KillSessionStmt{Pos: s.Pos, Session: p.int64InRange("a session id", 1, math.MaxInt64)}
+	}
 	p.expectKeyword("QUERY")
 	p.expect(lexer.LParen)
 	hasPlan := false
