@@ -87,7 +87,7 @@ func (s *splitter) Feed(line string) []Statement {
 		case s.command && c != ';' && !(c == '\\' && i == lastNonSpace):
 			s.trackDepth(c)
 			s.write(c)
-		case c == '#' || (c == '/' && next == '/') || (c == '-' && next == '-' && dashComment(runes, i+2)):
+		case c == '#' || (c == '/' && next == '/') || (c == '-' && next == '-' && s.dashComment(runes, i+2)):
 			i = len(runes) // the rest of the line is a comment
 		case c == '/' && next == '*':
 			s.inBlockComment = true
@@ -172,14 +172,13 @@ func (s *splitter) emit(done []Statement) []Statement {
 	return append(done, Statement{Text: text, Line: start})
 }
 
-// dashComment reports whether a "--" whose next rune is runes[at] (past
-// the end: none) starts a comment, as graphd's lexer decides it.
-func dashComment(runes []rune, at int) bool {
-	if at >= len(runes) {
-		return true
+// dashComment reports whether a "--" whose next rune is runes[at] starts
+// a comment, as graphd's lexer decides it (lexer.DashStartsComment): the
+// character before it is the last one of the statement so far.
+func (s *splitter) dashComment(runes []rune, at int) bool {
+	var prev byte
+	if text := strings.TrimRight(s.text.String(), " \t\r\n"); text != "" {
+		prev = text[len(text)-1]
 	}
-	if runes[at] > 0x7f {
-		return false
-	}
-	return lexer.IsDashComment(byte(runes[at]))
+	return lexer.DashStartsComment(prev, string(runes[min(at, len(runes)):]))
 }

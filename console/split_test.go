@@ -31,6 +31,9 @@ func TestPromptSplitter(t *testing.T) {
 			[]Statement{{`RETURN "a\";b"`, 1}, {"RETURN 1", 1}}},
 		{"backquoted name", "USE `my;space`; SHOW TAGS",
 			[]Statement{{"USE `my;space`", 1}, {"SHOW TAGS", 1}}},
+		// MATCH's relationships are not comments; "-- " elsewhere is.
+		{"match arrows", "MATCH (a)-->(b)<--(c)-- (d) RETURN a -- note\nYIELD 1 --1",
+			[]Statement{{"MATCH (a)-->(b)<--(c)-- (d) RETURN a", 1}, {"YIELD 1 --1", 2}}},
 		{"trailing backslash", "GO FROM \"a\" \\\n  OVER follow \\  \nYIELD dst(edge)\nRETURN 1",
 			[]Statement{{"GO FROM \"a\" \n  OVER follow \nYIELD dst(edge)", 1}, {"RETURN 1", 4}}},
 		{"open paren continues", "INSERT VERTEX player(name) VALUES\n\"a\":(\n\"Tim\"\n)",

@@ -887,6 +887,9 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 			if !seen[string(key)] {
 				seen[string(key)] = true
 				kept = append(kept, r)
+				if err := m.t.grow(mapEntryBytes+stringBytes+int64(len(key)), "MATCH DISTINCT"); err != nil {
+					return nil, err
+				}
 			}
 		}
 		rows = kept
@@ -894,6 +897,7 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 	}
 	if len(pr.OrderBy) > 0 {
 		start := time.Now()
+		orderBy := orderKeys(pr, items)
 		keys := make([][]value.Value, len(rows))
 		for j, r := range rows {
 			mc := m.ctx(in, int(r.src))
@@ -907,11 +911,14 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 			}
 			keys[j] = make([]value.Value, len(pr.OrderBy))
 			for k, f := range pr.OrderBy {
-				v, err := eval.Eval(mc, f.Expr)
+				v, err := eval.Eval(mc, orderBy[k])
 				if err != nil {
 					return nil, at(f, "ORDER BY %s: %v", f.Expr, err)
 				}
 				keys[j][k] = v
+			}
+			if err := m.t.grow(valuesSize(keys[j])+sliceBytes, "MATCH ORDER BY"); err != nil {
+				return nil, err
 			}
 		}
 		idx := make([]int, len(rows))

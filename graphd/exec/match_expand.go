@@ -103,7 +103,15 @@ func (m *matchRun) matchClause(ctx context.Context, c *ast.MatchClause, cp *clau
 				v.vals = append(v.vals, null.vals...)
 				ext.vecs[col] = v
 			}
-			out = ext
+			// Keep the input's order: each input row's matches, or its
+			// NULL row, where the input row was.
+			origins := append(append([]int32(nil), cr.origin...), missing...)
+			perm := make([]int32, len(origins))
+			for i := range perm {
+				perm[i] = int32(i)
+			}
+			sort.SliceStable(perm, func(a, b int) bool { return origins[perm[a]] < origins[perm[b]] })
+			out = ext.gather(perm)
 		}
 		m.record("LeftJoin", out.n, start)
 	}
@@ -415,6 +423,7 @@ func (m *matchRun) neighbors(ctx context.Context, from []int32, h hopPlan, props
 	// Size the tables once: a hop adds an edge per answer and about as
 	// many vertices.
 	total := 0
+	before := len(m.edges)
 	for _, vn := range resp {
 		if err := checkNeighbors(vn, req, m.vidLen); err != nil {
 			return nil, storageError("MATCH expanding "+h.typeText, err)
@@ -474,7 +483,7 @@ func (m *matchRun) neighbors(ctx context.Context, from []int32, h hopPlan, props
 		}
 		out[src] = list
 	}
-	if err := m.t.grow(int64(len(m.edges))*matchEdgeBytes, "MATCH edges"); err != nil {
+	if err := m.t.grow(int64(len(m.edges)-before)*matchEdgeBytes, "MATCH edges"); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -652,6 +661,9 @@ func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *c
 						edges := make([]int32, hop)
 						k := hop
 						walk(hop, int32(i), func(e int32) bool { k--; edges[k] = e; return true })
+						if h.reverse {
+							slices.Reverse(edges)
+						}
 						lists = append(lists, edges)
 					}
 				}
@@ -690,6 +702,20 @@ func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *c
 			}
 			levels = append(levels, next)
 		}
+	}
+	if rel.VarLen {
+		// Paths came out level by level: put each row's paths back
+		// together, in the order of the rows they extend.
+		perm := make([]int, len(parents))
+		for i := range perm {
+			perm[i] = i
+		}
+		sort.SliceStable(perm, func(a, b int) bool { return parents[perm[a]] < parents[perm[b]] })
+		p2, e2, l2 := make([]int32, len(perm)), make([]int32, len(perm)), make([][]int32, len(perm))
+		for i, j := range perm {
+			p2[i], e2[i], l2[i] = parents[j], ends[j], lists[j]
+		}
+		parents, ends, lists = p2, e2, l2
 	}
 	cr.gather(parents)
 	if !toBound {

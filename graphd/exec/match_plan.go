@@ -246,11 +246,22 @@ func projectionCols(pr *ast.Projection, in []bindCol, clause string) ([]bindCol,
 		seen[name] = true
 		out = append(out, bindCol{name: name, kind: kind})
 	}
-	// ORDER BY reads the items' names and (checked when it runs) the
-	// variables before the projection.
-	all := append(append([]bindCol(nil), out...), in...)
-	for _, f := range pr.OrderBy {
-		if err := checkMatchExpr(f.Expr, all, "ORDER BY", true); err != nil {
+	// ORDER BY reads the items' names and, without DISTINCT or an
+	// aggregate, the variables before the projection.
+	visible := append(append([]bindCol(nil), out...), in...)
+	grouped := pr.Distinct
+	for _, it := range pr.Items {
+		grouped = grouped || findAggregate(it.Expr) != nil
+	}
+	if grouped {
+		visible = out
+	}
+	for _, k := range orderKeys(pr, pr.Items) {
+		where := "ORDER BY"
+		if grouped {
+			where = "ORDER BY after DISTINCT or an aggregate (it reads the returned items)"
+		}
+		if err := checkMatchExpr(k, visible, where, false); err != nil {
 			return nil, err
 		}
 	}
@@ -270,22 +281,8 @@ func projectionCols(pr *ast.Projection, in []bindCol, clause string) ([]bindCol,
 // and aggregates where they cannot be.
 func checkMatchExpr(e ast.Expr, cols []bindCol, where string, aggOK bool) error {
 	var bad error
-	var visit func(x ast.Expr, local map[string]bool) bool
-	visit = func(x ast.Expr, local map[string]bool) bool {
+	ast.InspectScoped(e, func(x ast.Expr, local map[string]bool) bool {
 		if bad != nil {
-			return false
-		}
-		if bound := ast.BoundVars(x); bound != nil {
-			inner := map[string]bool{}
-			for k := range local {
-				inner[k] = true
-			}
-			for _, v := range bound {
-				inner[v] = true
-			}
-			for _, c := range ast.Children(x) {
-				ast.Inspect(c, func(y ast.Expr) bool { return visit(y, inner) })
-			}
 			return false
 		}
 		switch x := x.(type) {
@@ -309,8 +306,7 @@ func checkMatchExpr(e ast.Expr, cols []bindCol, where string, aggOK bool) error 
 			}
 		}
 		return bad == nil
-	}
-	ast.Inspect(e, func(x ast.Expr) bool { return visit(x, nil) })
+	})
 	if bad == nil {
 		// Aggregates were checked above; the functions must exist.
 		ast.Inspect(e, func(x ast.Expr) bool {
@@ -323,6 +319,25 @@ func checkMatchExpr(e ast.Expr, cols []bindCol, where string, aggOK bool) error 
 		})
 	}
 	return bad
+}
+
+// orderKeys are a projection's ORDER BY expressions, each that is one of
+// the items (as written) replaced by the item's name: after DISTINCT or an
+// aggregation only the items are there, and ORDER BY count(*) or ORDER BY
+// v.tag.prop means the item that computed it.
+func orderKeys(pr *ast.Projection, items []*ast.YieldColumn) []ast.Expr {
+	out := make([]ast.Expr, len(pr.OrderBy))
+	for i, f := range pr.OrderBy {
+		out[i] = f.Expr
+		text := f.Expr.String()
+		for _, it := range items {
+			if it.Expr.String() == text {
+				out[i] = &ast.LabelExpr{Pos: f.Pos, Name: it.Name()}
+				break
+			}
+		}
+	}
+	return out
 }
 
 // readVariables lists the variables an expression of s reads whole
@@ -548,19 +563,27 @@ func (p *matchPlan) planMatchClause(c *ast.MatchClause, cp *clausePlan, in []bin
 	left := append([]*patternPlan(nil), cp.patterns...)
 	for len(left) > 0 {
 		progress := false
+		var waiting error // why the first pattern left cannot be planned yet, when it is a shortest path's
 		for i, pp := range left {
-			if !p.chooseAnchor(pp, boundCols, conjuncts, cols) {
+			if readsUnbound(pp, boundCols, cols) || !p.chooseAnchor(pp, boundCols, conjuncts, cols) {
 				continue
 			}
 			if pp.pat.Shortest != ast.NotShortest {
+				// Its other end may be bound by a pattern not planned yet.
 				if err := p.planShortest(pp, boundCols, conjuncts, cols); err != nil {
-					return err
+					if waiting == nil {
+						waiting = err
+					}
+					continue
 				}
 			}
 			pp.planHops()
 			p.resolveHopTypes(pp)
-			for _, col := range pp.nodeCols {
+			for _, col := range append(append([]int(nil), pp.nodeCols...), pp.relCols...) {
 				boundCols[col] = true
+			}
+			if pp.pathCol >= 0 {
+				boundCols[pp.pathCol] = true
 			}
 			ordered = append(ordered, pp)
 			left = append(left[:i], left[i+1:]...)
@@ -568,6 +591,9 @@ func (p *matchPlan) planMatchClause(c *ast.MatchClause, cp *clausePlan, in []bin
 			break
 		}
 		if !progress {
+			if waiting != nil {
+				return waiting
+			}
 			return p.noStartError(left[0])
 		}
 	}
@@ -667,7 +693,7 @@ func (p *matchPlan) chooseAnchor(pp *patternPlan, bound map[int]bool, conjuncts 
 		}
 	}
 	patVars := map[string]bool{}
-	for _, col := range append(append([]int(nil), pp.nodeCols...), pp.relCols...) {
+	for col := range cols {
 		if !bound[col] {
 			patVars[cols[col].name] = true
 		}
@@ -708,16 +734,48 @@ func (p *matchPlan) chooseAnchor(pp *patternPlan, bound map[int]bool, conjuncts 
 	return false
 }
 
+// readsUnbound reports whether a property map of the pattern reads a
+// variable that neither an earlier pattern nor this one binds: the
+// pattern waits until the one binding it is planned.
+func readsUnbound(pp *patternPlan, bound map[int]bool, cols []bindCol) bool {
+	own := map[int]bool{}
+	for _, c := range append(append([]int(nil), pp.nodeCols...), pp.relCols...) {
+		own[c] = true
+	}
+	unbound := map[string]bool{}
+	for i, c := range cols {
+		if !bound[i] && !own[i] {
+			unbound[c.name] = true
+		}
+	}
+	for _, n := range pp.pat.Nodes {
+		for _, l := range n.Labels {
+			if l.Props != nil && readsAny(l.Props, unbound) {
+				return true
+			}
+		}
+	}
+	for _, r := range pp.pat.Rels {
+		if r.Props != nil && readsAny(r.Props, unbound) {
+			return true
+		}
+	}
+	return false
+}
+
 // planShortest finds the other end of a shortest-path pattern: bound
 // before, or an id condition.
 func (p *matchPlan) planShortest(pp *patternPlan, bound map[int]bool, conjuncts []ast.Expr, cols []bindCol) error {
+	if rel := pp.pat.Rels[0]; rel.VarLen && rel.Min > 1 {
+		return at(rel, "%s: a shortest path starts at 0 or 1 hops (*0..n or *1..n), not %d", pp.pat, rel.Min)
+	}
 	other := 1 - pp.anchor
 	if bound[pp.nodeCols[other]] {
 		return nil
 	}
 	n := pp.pat.Nodes[other]
 	patVars := map[string]bool{}
-	for _, col := range append(append([]int(nil), pp.nodeCols...), pp.relCols...) {
+	for col := range cols {
 		if !bound[col] {
 			patVars[cols[col].name] = true
 		}

@@ -78,7 +78,14 @@ func (m *matchRun) fetchSlim(ctx context.Context, ids []int32, refs []propKey) e
 	parts := map[int32]*storagepb.VidList{}
 	n := 0
 	for _, i := range ids {
-		if _, done := cols[0].get(i); done {
+		done := true
+		for _, c := range cols {
+			if _, ok := c.get(i); !ok {
+				done = false
+				break
+			}
+		}
+		if done {
 			continue
 		}
 		key := []byte(m.verts.key(i))

@@ -62,6 +62,9 @@ func (m *matchRun) shortest(ctx context.Context, pp *patternPlan, h hopPlan, cp 
 			var next []int32
 			for _, from := range frontier {
 				for _, e := range nbrs[from] {
+					if m.usedIn(cp, b, row, e, relCol) {
+						continue // one MATCH uses an edge once
+					}
 					if ok, err := m.relMatches(rel, e, b, row); err != nil {
 						return err
 					} else if !ok {
@@ -99,6 +102,9 @@ func (m *matchRun) shortest(ctx context.Context, pp *patternPlan, h hopPlan, cp 
 					paths = append(paths, slices.Clone(suffix))
 					return all && len(paths) < maxPartialPaths
 				}
+				if len(paths) >= maxPartialPaths {
+					return false
+				}
 				for _, p := range via[v] {
 					if !walk(p.from, append([]int32{p.edge}, suffix...)) || !all {
 						return false
@@ -107,7 +113,16 @@ func (m *matchRun) shortest(ctx context.Context, pp *patternPlan, h hopPlan, cp 
 				return true
 			}
 			walk(t, []int32{})
+			if len(paths) >= maxPartialPaths {
+				return execErrorf("MATCH %s: more than %d shortest paths between two vertices", pp.pat, maxPartialPaths)
+			}
+			if err := m.t.grow(int64(len(paths))*(sliceBytes+int64(d)*4), "MATCH shortest paths"); err != nil {
+				return err
+			}
 			for _, edges := range paths {
+				if h.reverse {
+					slices.Reverse(edges)
+				}
 				parents = append(parents, int32(row))
 				ends = append(ends, t)
 				lists = append(lists, edges)

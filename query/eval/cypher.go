@@ -51,6 +51,18 @@ func (s *scoped) Variable(name string) (value.Value, bool) {
 
 // The optional interfaces of the parent stay reachable through scoped.
 
+func (s *scoped) TagProp(variable, tag, prop string) (value.Value, bool) {
+	for _, n := range s.names {
+		if n != "" && n == variable {
+			return value.Value{}, false
+		}
+	}
+	if ts, ok := s.parent.(TagPropSource); ok {
+		return ts.TagProp(variable, tag, prop)
+	}
+	return value.Value{}, false
+}
+
 func (s *scoped) Param(name string) (value.Value, bool) {
 	if ps, ok := s.parent.(ParamSource); ok {
 		return ps.Param(name)

@@ -11,6 +11,7 @@ type Lexer struct {
 	src       string
 	off       int // byte offset of the next unread character
 	line, col int // position of the next unread character
+	lastEnd   int // byte offset just after the last token (a "--" after it may not be a comment)
 }
 
 // New returns a lexer positioned at the start of src.
@@ -35,6 +36,12 @@ func Tokenize(src string) []Token {
 // Next returns the next token, skipping white space and comments. At the
 // end of input it returns EOF, positioned just after the last character.
 func (l *Lexer) Next() Token {
+	t := l.next()
+	l.lastEnd = l.off
+	return t
+}
+
+func (l *Lexer) next() Token {
 	if t, ok := l.skipSpaceAndComments(); !ok {
 		return t
 	}
@@ -119,7 +126,7 @@ func (l *Lexer) skipSpaceAndComments() (Token, bool) {
 		switch c := l.src[l.off]; {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			l.advance()
-		case l.hasPrefix("--") && IsDashComment(l.peekByte(2)) || l.hasPrefix("//") || c == '#':
+		case l.hasPrefix("--") && DashStartsComment(l.lastByte(), l.src[l.off+2:]) || l.hasPrefix("//") || c == '#':
 			for l.off < len(l.src) && l.src[l.off] != '\n' {
 				l.advance()
 			}
@@ -430,14 +437,40 @@ func hexValue(c byte) byte {
 	return c - 'A' + 10
 }
 
-// IsDashComment reports whether "--" followed by the byte next (0 at the
-// end of the input) starts a comment: only before a blank or the end, so
-// that a MATCH pattern's "-->" or "--(" and the arithmetic 1--2 lex as
-// operators. The console's statement splitter asks the same.
-func IsDashComment(next byte) bool {
-	switch next {
-	case 0, ' ', '\t', '\n', '\r', '\f', '\v':
+// DashStartsComment reports whether a "--" followed by rest starts a
+// comment; prev is the last character of the token before it (0 at the
+// start). It does only before a blank or the end (SQL's rule), so that a
+// MATCH pattern's "-->" and "--(", and the arithmetic 1--2, are
+// operators; and not between a node and the next one, as in "(a)-- (b)"
+// or "(a)<-- (b)": after ')', ']' or '<' with '(' next on the line. The
+// console's statement splitter asks the same.
+func DashStartsComment(prev byte, rest string) bool {
+	if rest != "" && !isBlank(rest[0]) {
+		return false
+	}
+	if prev == ')' || prev == ']' || prev == '<' {
+		for i := 0; i < len(rest) && rest[i] != '\n'; i++ {
+			if !isBlank(rest[i]) {
+				return rest[i] != '('
+			}
+		}
+	}
+	return true
+}
+
+func isBlank(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v':
 		return true
 	}
 	return false
+}
+
+// lastByte is the last character of the token before the current
+// position, 0 at the start.
+func (l *Lexer) lastByte() byte {
+	if l.lastEnd == 0 {
+		return 0
+	}
+	return l.src[l.lastEnd-1]
 }

@@ -65,6 +65,10 @@ func TestTokens(t *testing.T) {
 		// "-->" and "(a)--(b)", and 1 - -1.
 		{"x--1", []tok{{Ident, "x", "x"}, {Minus, "-", ""}, {Minus, "-", ""}, {Int, "1", ""}, eof}},
 		{"-->", []tok{{Minus, "-", ""}, {Arrow, "->", ""}, eof}},
+		// Between two nodes, "-- (" is a relationship; elsewhere "-- " a comment.
+		{"(a)-- (b)", []tok{{LParen, "(", ""}, {Ident, "a", "a"}, {RParen, ")", ""}, {Minus, "-", ""}, {Minus, "-", ""}, {LParen, "(", ""}, {Ident, "b", "b"}, {RParen, ")", ""}, eof}},
+		{"(a) -- note", []tok{{LParen, "(", ""}, {Ident, "a", "a"}, {RParen, ")", ""}, eof}},
+		{"f(1) -- (note)\n", []tok{{Ident, "f", "f"}, {LParen, "(", ""}, {Int, "1", ""}, {RParen, ")", ""}, {Minus, "-", ""}, {Minus, "-", ""}, {LParen, "(", ""}, {Ident, "note", "note"}, {RParen, ")", ""}, eof}},
 		{"1..3 =~ ? & ^", []tok{{Int, "1", ""}, {DotDot, "..", ""}, {Int, "3", ""}, {Match, "=~", ""}, {Question, "?", ""}, {Amp, "&", ""}, {Caret, "^", ""}, eof}},
 	} {
 		got := lexAll(tc.src)

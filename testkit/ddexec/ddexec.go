@@ -238,7 +238,7 @@ func readOnly(text string) bool {
 	reads = func(st ast.Statement) bool {
 		switch s := st.(type) {
 		case *ast.GoStmt, *ast.FetchVerticesStmt, *ast.FetchEdgesStmt, *ast.LookupStmt, *ast.FindPathStmt,
-			*ast.SubgraphStmt, *ast.YieldStmt, *ast.GroupByStmt, *ast.OrderByStmt, *ast.LimitStmt, *ast.UseStmt:
+			*ast.SubgraphStmt, *ast.YieldStmt, *ast.GroupByStmt, *ast.OrderByStmt, *ast.LimitStmt, *ast.UseStmt, *ast.MatchStmt:
 			return true
 		case *ast.PipeStmt:
 			return reads(s.Left) && reads(s.Right)
