@@ -75,6 +75,8 @@ func jobCommand(t metapb.JobType, remove []string) string {
 		return "BALANCE LEADER"
 	case metapb.JobType_JOB_COMPACT:
 		return "COMPACT"
+	case metapb.JobType_JOB_STATS:
+		return "STATS"
 	}
 	return t.String()
 }
@@ -100,7 +102,7 @@ func decodeTask(kv *mvccpb.KeyValue) (*metapb.JobTask, error) {
 func (s *Server) submitJob(ctx context.Context, req *metapb.SubmitJobReq) (int64, error) {
 	switch req.GetType() {
 	case metapb.JobType_JOB_BALANCE_DATA:
-	case metapb.JobType_JOB_BALANCE_LEADER, metapb.JobType_JOB_COMPACT:
+	case metapb.JobType_JOB_BALANCE_LEADER, metapb.JobType_JOB_COMPACT, metapb.JobType_JOB_STATS:
 		if len(req.GetRemoveHosts()) > 0 {
 			return 0, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "only BALANCE DATA removes hosts")
 		}

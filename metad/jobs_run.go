@@ -64,6 +64,7 @@ type jobStorage interface {
 	RemoveReplica(ctx context.Context, space, part int32, store uint64) error
 	TransferLeader(ctx context.Context, space, part int32, store uint64) error
 	Compact(ctx context.Context, addr string, space int32) error
+	SpaceStats(ctx context.Context, space int32) (*metapb.SpaceStats, error)
 	Close()
 }
 
@@ -570,6 +571,11 @@ func (jr *jobRunner) plan(ctx context.Context, job *metapb.JobDesc, log *slog.Lo
 		})
 	}
 	switch job.Type {
+	case metapb.JobType_JOB_STATS:
+		if job.Rounds > 0 {
+			return true, "counted", nil
+		}
+		add(0, 0, 0)
 	case metapb.JobType_JOB_COMPACT:
 		if job.Rounds > 0 {
 			return true, fmt.Sprintf("compacted on %d hosts", job.TaskCount), nil
@@ -715,6 +721,15 @@ func (jr *jobRunner) runTask(ctx context.Context, job *metapb.JobDesc, t *metapb
 			err = jr.step(ctx, job, t, 1, 1, func(ctx context.Context) error { return jr.transferLeader(ctx, job.SpaceId, t.PartId, t.ToStore) })
 		case metapb.JobType_JOB_COMPACT:
 			err = jr.step(ctx, job, t, 1, stepAttempts, func(ctx context.Context) error { return jr.compact(ctx, job.SpaceId, t.ToStore) })
+		case metapb.JobType_JOB_STATS:
+			// The counts go into the task, which is saved when it ends.
+			err = jr.step(ctx, job, t, 1, stepAttempts, func(ctx context.Context) error {
+				st, err := jr.storage.SpaceStats(ctx, job.SpaceId)
+				if err == nil {
+					t.Stats = st
+				}
+				return err
+			})
 		}
 	} else if errors.Is(err, errJobStopped) && !wasRunning {
 		return err // never started: it stays QUEUE

@@ -137,6 +137,13 @@ func (f *fakeStorage) Compact(ctx context.Context, addr string, space int32) err
 	return f.record(ctx, "compact "+addr)
 }
 
+func (f *fakeStorage) SpaceStats(ctx context.Context, space int32) (*metapb.SpaceStats, error) {
+	if err := f.record(ctx, fmt.Sprintf("stats %d", space)); err != nil {
+		return nil, err
+	}
+	return &metapb.SpaceStats{Vertices: 7, Edges: 9, Tags: []*metapb.SchemaCount{{SchemaId: 1, Count: 7}}}, nil
+}
+
 func (f *fakeStorage) Close() {}
 
 // report sends every host's leaderships to metad, as heartbeats would.
@@ -355,6 +362,13 @@ func TestJobsBalanceWithFakeStorage(t *testing.T) {
 		}
 	}
 
+	// STATS: one task, which keeps what storage counted.
+	id = e.submit(space, metapb.JobType_JOB_STATS)
+	if r := e.waitStatus(space, id, metapb.JobStatus_JOB_FINISHED); len(r.Tasks) != 1 || r.Tasks[0].GetStats().GetVertices() != 7 ||
+		r.Tasks[0].GetStats().GetEdges() != 9 || r.Job.Command != "STATS" {
+		t.Fatalf("STATS job %v, tasks %v", r.Job, r.Tasks)
+	}
+
 	// BALANCE DATA REMOVE: the host keeps no replica, the rest balance.
 	victim := &commonpb.HostAddr{Host: "127.0.0.1", Port: 9779}
 	id = e.submit(space, metapb.JobType_JOB_BALANCE_DATA, victim)
@@ -377,7 +391,7 @@ func TestJobsBalanceWithFakeStorage(t *testing.T) {
 
 	// The list is newest first; unknown hosts and jobs are refused.
 	list, err := e.rpc.ListJobs(ctxT(t), &metapb.ListJobsReq{SpaceId: space})
-	if err != nil || len(list.Jobs) != 5 || list.Jobs[0].JobId != id {
+	if err != nil || len(list.Jobs) != 6 || list.Jobs[0].JobId != id {
 		t.Fatalf("ListJobs: %v %v", list, err)
 	}
 	resp, err := e.rpc.SubmitJob(ctxT(t), &metapb.SubmitJobReq{SpaceId: space, Type: metapb.JobType_JOB_BALANCE_DATA,

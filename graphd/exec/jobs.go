@@ -37,6 +37,8 @@ func (r *runState) jobStmt(ctx context.Context, st ast.Statement) (*table, error
 			typ = metapb.JobType_JOB_BALANCE_LEADER
 		case ast.JobCompact:
 			typ = metapb.JobType_JOB_COMPACT
+		case ast.JobStats:
+			typ = metapb.JobType_JOB_STATS
 		}
 		var remove []*commonpb.HostAddr
 		for _, h := range s.Remove {
@@ -122,6 +124,65 @@ func taskText(snap *catalog.Snapshot, typ metapb.JobType, t *metapb.JobTask) str
 		return fmt.Sprintf("leader %s → %s", hostName(snap, t.FromStore), hostName(snap, t.ToStore))
 	case metapb.JobType_JOB_COMPACT:
 		return "compact " + hostName(snap, t.ToStore)
+	case metapb.JobType_JOB_STATS:
+		return "count the space's vertices and edges"
 	}
 	return typ.String()
+}
+
+// showStats runs SHOW STATS: what the space's newest finished STATS job
+// counted, in NebulaGraph's rows: each tag's vertices, each edge type's
+// edges, then the space's vertices and edges. Tags and types with none
+// show 0; a schema dropped since the job is left out.
+func (r *runState) showStats(ctx context.Context, s *ast.ShowStmt) (*table, error) {
+	snap := r.x.meta.Catalog()
+	space, err := r.currentSpace(snap, s)
+	if err != nil {
+		return nil, err
+	}
+	sid := space.GetSpaceId()
+	jobs, err := r.x.meta.ListJobs(ctx, sid)
+	if err != nil {
+		return nil, metaError("SHOW STATS", err)
+	}
+	var newest *metapb.JobDesc
+	for _, j := range jobs {
+		if j.Type == metapb.JobType_JOB_STATS && j.Status == metapb.JobStatus_JOB_FINISHED && (newest == nil || j.JobId > newest.JobId) {
+			newest = j
+		}
+	}
+	if newest == nil {
+		return nil, at(s, "SHOW STATS: no STATS job has finished in space %q: run SUBMIT JOB STATS, and SHOW JOB <id> until it is FINISHED", space.GetName())
+	}
+	_, tasks, err := r.x.meta.GetJob(ctx, sid, newest.JobId)
+	if err != nil {
+		return nil, metaError("SHOW STATS", err)
+	}
+	var stats *metapb.SpaceStats
+	for _, t := range tasks {
+		if t.GetStats() != nil {
+			stats = t.GetStats()
+		}
+	}
+	if stats == nil {
+		return nil, execErrorf("SHOW STATS: STATS job %d finished without counts", newest.JobId)
+	}
+	count := func(list []*metapb.SchemaCount, id int32) int64 {
+		for _, c := range list {
+			if c.GetSchemaId() == id {
+				return c.GetCount()
+			}
+		}
+		return 0
+	}
+	t := newTable("Type", "Name", "Count")
+	for _, tag := range snap.Tags(sid) {
+		t.add(value.Str("Tag"), value.Str(tag.GetName()), value.Int(count(stats.GetTags(), tag.GetTagId())))
+	}
+	for _, e := range snap.Edges(sid) {
+		t.add(value.Str("Edge"), value.Str(e.GetName()), value.Int(count(stats.GetEdgeTypes(), e.GetEdgeType())))
+	}
+	t.add(value.Str("Space"), value.Str("vertices"), value.Int(stats.GetVertices()))
+	t.add(value.Str("Space"), value.Str("edges"), value.Int(stats.GetEdges()))
+	return t, nil
 }

@@ -154,8 +154,8 @@ func kindOf(st ast.Statement) statementKind {
 		return simpleKind{st: s, rule: godOnly("DROP HOSTS"), exec: func(ctx context.Context, r *runState) error { return r.dropHosts(ctx, s) }}
 	case *ast.SubmitJobStmt:
 		rule := godOnly("SUBMIT JOB " + s.Kind.String())
-		if s.Kind == ast.JobCompact {
-			rule = onCurrent("SUBMIT JOB COMPACT", roleAdmin)
+		if s.Kind == ast.JobCompact || s.Kind == ast.JobStats {
+			rule = onCurrent("SUBMIT JOB "+s.Kind.String(), roleAdmin)
 		}
 		return jobKind{st: s, rule: rule}
 	case *ast.ShowJobsStmt:
@@ -684,12 +684,15 @@ func (k showKind) rules() ([]rule, error) {
 	switch k.s.Target {
 	case ast.ShowSpaces, ast.ShowHosts, ast.ShowHostsMeta, ast.ShowQueries, ast.ShowSessions:
 		return anyone(what), nil
-	case ast.ShowParts, ast.ShowTags, ast.ShowEdges, ast.ShowTagIndexes, ast.ShowEdgeIndexes:
+	case ast.ShowParts, ast.ShowTags, ast.ShowEdges, ast.ShowTagIndexes, ast.ShowEdgeIndexes, ast.ShowStats:
 		return onCurrent(what, roleGuest), nil
 	}
 	return []rule{{what: what, kind: needUnknown}}, nil
 }
-func (k showKind) run(_ context.Context, r *runState) (*table, error) {
+func (k showKind) run(ctx context.Context, r *runState) (*table, error) {
+	if k.s.Target == ast.ShowStats {
+		return r.showStats(ctx, k.s)
+	}
 	if !isGod(r.sess) {
 		switch k.s.Target {
 		case ast.ShowSpaces:

@@ -120,6 +120,8 @@ var permissionCases = []struct {
 	{stmt: `SET QUERY_TIMEOUT = 1s`, least: "ANY"},
 	{stmt: `KILL QUERY (plan = 1)`, least: "ANY"},
 	{stmt: `KILL SESSION 1`, least: "ANY"},
+	{stmt: `SUBMIT JOB STATS`, least: "ADMIN"},
+	{stmt: `SHOW STATS`, least: "GUEST"},
 	{stmt: `SHOW SESSIONS`, least: "ANY"},
 	{stmt: `SUBMIT JOB COMPACT`, least: "ADMIN"},
 	{stmt: `SUBMIT JOB BALANCE DATA`, least: "GOD"},

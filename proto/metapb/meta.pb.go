@@ -216,6 +216,7 @@ const (
 	JobType_JOB_BALANCE_DATA     JobType = 1 // move replicas until every active host holds its even share ±1
 	JobType_JOB_BALANCE_LEADER   JobType = 2 // transfer leaderships until every active host leads its even share ±1
 	JobType_JOB_COMPACT          JobType = 3 // RocksDB manual compaction of the space's keys, one task per host
+	JobType_JOB_STATS            JobType = 4 // count the space's vertices per tag and edges per type, one task
 )
 
 // Enum value maps for JobType.
@@ -225,12 +226,14 @@ var (
 		1: "JOB_BALANCE_DATA",
 		2: "JOB_BALANCE_LEADER",
 		3: "JOB_COMPACT",
+		4: "JOB_STATS",
 	}
 	JobType_value = map[string]int32{
 		"JOB_TYPE_UNSPECIFIED": 0,
 		"JOB_BALANCE_DATA":     1,
 		"JOB_BALANCE_LEADER":   2,
 		"JOB_COMPACT":          3,
+		"JOB_STATS":            4,
 	}
 )
 
@@ -3925,6 +3928,129 @@ func (x *VerifyUserResp) GetCredential() []byte {
 	return nil
 }
 
+// SchemaCount is how many rows one tag or edge type has (a STATS job).
+type SchemaCount struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SchemaId      int32                  `protobuf:"varint,1,opt,name=schema_id,json=schemaId,proto3" json:"schema_id,omitempty"` // tag id or (positive) edge type
+	Count         int64                  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SchemaCount) Reset() {
+	*x = SchemaCount{}
+	mi := &file_novagraph_meta_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SchemaCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SchemaCount) ProtoMessage() {}
+
+func (x *SchemaCount) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SchemaCount.ProtoReflect.Descriptor instead.
+func (*SchemaCount) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *SchemaCount) GetSchemaId() int32 {
+	if x != nil {
+		return x.SchemaId
+	}
+	return 0
+}
+
+func (x *SchemaCount) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// SpaceStats is what a STATS job counted: the leaders' copies of every
+// partition, at about the same time (not one snapshot of the space).
+type SpaceStats struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vertices      int64                  `protobuf:"varint,1,opt,name=vertices,proto3" json:"vertices,omitempty"`                   // vertices with at least one tag
+	Edges         int64                  `protobuf:"varint,2,opt,name=edges,proto3" json:"edges,omitempty"`                         // edges, each once (its out-edge copy)
+	Tags          []*SchemaCount         `protobuf:"bytes,3,rep,name=tags,proto3" json:"tags,omitempty"`                            // vertices per tag
+	EdgeTypes     []*SchemaCount         `protobuf:"bytes,4,rep,name=edge_types,json=edgeTypes,proto3" json:"edge_types,omitempty"` // edges per type
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SpaceStats) Reset() {
+	*x = SpaceStats{}
+	mi := &file_novagraph_meta_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SpaceStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SpaceStats) ProtoMessage() {}
+
+func (x *SpaceStats) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SpaceStats.ProtoReflect.Descriptor instead.
+func (*SpaceStats) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *SpaceStats) GetVertices() int64 {
+	if x != nil {
+		return x.Vertices
+	}
+	return 0
+}
+
+func (x *SpaceStats) GetEdges() int64 {
+	if x != nil {
+		return x.Edges
+	}
+	return 0
+}
+
+func (x *SpaceStats) GetTags() []*SchemaCount {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *SpaceStats) GetEdgeTypes() []*SchemaCount {
+	if x != nil {
+		return x.EdgeTypes
+	}
+	return nil
+}
+
 type JobDesc struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	JobId   int64                  `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
@@ -3949,7 +4075,7 @@ type JobDesc struct {
 
 func (x *JobDesc) Reset() {
 	*x = JobDesc{}
-	mi := &file_novagraph_meta_proto_msgTypes[57]
+	mi := &file_novagraph_meta_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3961,7 +4087,7 @@ func (x *JobDesc) String() string {
 func (*JobDesc) ProtoMessage() {}
 
 func (x *JobDesc) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[57]
+	mi := &file_novagraph_meta_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3974,7 +4100,7 @@ func (x *JobDesc) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobDesc.ProtoReflect.Descriptor instead.
 func (*JobDesc) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{57}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *JobDesc) GetJobId() int64 {
@@ -4081,17 +4207,18 @@ type JobTask struct {
 	Status    JobStatus              `protobuf:"varint,7,opt,name=status,proto3,enum=novagraph.meta.JobStatus" json:"status,omitempty"`
 	// done_steps: the steps of a move that finished (1 add, 2 leader moved
 	// away, 3 removed); a resumed task continues after them.
-	DoneSteps     int32  `protobuf:"varint,8,opt,name=done_steps,json=doneSteps,proto3" json:"done_steps,omitempty"`
-	StartTimeMs   int64  `protobuf:"varint,9,opt,name=start_time_ms,json=startTimeMs,proto3" json:"start_time_ms,omitempty"`
-	StopTimeMs    int64  `protobuf:"varint,10,opt,name=stop_time_ms,json=stopTimeMs,proto3" json:"stop_time_ms,omitempty"`
-	Message       string `protobuf:"bytes,11,opt,name=message,proto3" json:"message,omitempty"`
+	DoneSteps     int32       `protobuf:"varint,8,opt,name=done_steps,json=doneSteps,proto3" json:"done_steps,omitempty"`
+	StartTimeMs   int64       `protobuf:"varint,9,opt,name=start_time_ms,json=startTimeMs,proto3" json:"start_time_ms,omitempty"`
+	StopTimeMs    int64       `protobuf:"varint,10,opt,name=stop_time_ms,json=stopTimeMs,proto3" json:"stop_time_ms,omitempty"`
+	Message       string      `protobuf:"bytes,11,opt,name=message,proto3" json:"message,omitempty"`
+	Stats         *SpaceStats `protobuf:"bytes,12,opt,name=stats,proto3" json:"stats,omitempty"` // STATS: what the task counted
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JobTask) Reset() {
 	*x = JobTask{}
-	mi := &file_novagraph_meta_proto_msgTypes[58]
+	mi := &file_novagraph_meta_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4103,7 +4230,7 @@ func (x *JobTask) String() string {
 func (*JobTask) ProtoMessage() {}
 
 func (x *JobTask) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[58]
+	mi := &file_novagraph_meta_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4116,7 +4243,7 @@ func (x *JobTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobTask.ProtoReflect.Descriptor instead.
 func (*JobTask) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{58}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *JobTask) GetJobId() int64 {
@@ -4196,6 +4323,13 @@ func (x *JobTask) GetMessage() string {
 	return ""
 }
 
+func (x *JobTask) GetStats() *SpaceStats {
+	if x != nil {
+		return x.Stats
+	}
+	return nil
+}
+
 type SubmitJobReq struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
@@ -4207,7 +4341,7 @@ type SubmitJobReq struct {
 
 func (x *SubmitJobReq) Reset() {
 	*x = SubmitJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[59]
+	mi := &file_novagraph_meta_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4219,7 +4353,7 @@ func (x *SubmitJobReq) String() string {
 func (*SubmitJobReq) ProtoMessage() {}
 
 func (x *SubmitJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[59]
+	mi := &file_novagraph_meta_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4232,7 +4366,7 @@ func (x *SubmitJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitJobReq.ProtoReflect.Descriptor instead.
 func (*SubmitJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{59}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *SubmitJobReq) GetSpaceId() int32 {
@@ -4266,7 +4400,7 @@ type SubmitJobResp struct {
 
 func (x *SubmitJobResp) Reset() {
 	*x = SubmitJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[60]
+	mi := &file_novagraph_meta_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4278,7 +4412,7 @@ func (x *SubmitJobResp) String() string {
 func (*SubmitJobResp) ProtoMessage() {}
 
 func (x *SubmitJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[60]
+	mi := &file_novagraph_meta_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4291,7 +4425,7 @@ func (x *SubmitJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitJobResp.ProtoReflect.Descriptor instead.
 func (*SubmitJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{60}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *SubmitJobResp) GetStatus() *Status {
@@ -4317,7 +4451,7 @@ type ListJobsReq struct {
 
 func (x *ListJobsReq) Reset() {
 	*x = ListJobsReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[61]
+	mi := &file_novagraph_meta_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4329,7 +4463,7 @@ func (x *ListJobsReq) String() string {
 func (*ListJobsReq) ProtoMessage() {}
 
 func (x *ListJobsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[61]
+	mi := &file_novagraph_meta_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4342,7 +4476,7 @@ func (x *ListJobsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsReq.ProtoReflect.Descriptor instead.
 func (*ListJobsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{61}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ListJobsReq) GetSpaceId() int32 {
@@ -4362,7 +4496,7 @@ type ListJobsResp struct {
 
 func (x *ListJobsResp) Reset() {
 	*x = ListJobsResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[62]
+	mi := &file_novagraph_meta_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4374,7 +4508,7 @@ func (x *ListJobsResp) String() string {
 func (*ListJobsResp) ProtoMessage() {}
 
 func (x *ListJobsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[62]
+	mi := &file_novagraph_meta_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4387,7 +4521,7 @@ func (x *ListJobsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResp.ProtoReflect.Descriptor instead.
 func (*ListJobsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{62}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ListJobsResp) GetStatus() *Status {
@@ -4414,7 +4548,7 @@ type GetJobReq struct {
 
 func (x *GetJobReq) Reset() {
 	*x = GetJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[63]
+	mi := &file_novagraph_meta_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4426,7 +4560,7 @@ func (x *GetJobReq) String() string {
 func (*GetJobReq) ProtoMessage() {}
 
 func (x *GetJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[63]
+	mi := &file_novagraph_meta_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4439,7 +4573,7 @@ func (x *GetJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobReq.ProtoReflect.Descriptor instead.
 func (*GetJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{63}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *GetJobReq) GetSpaceId() int32 {
@@ -4467,7 +4601,7 @@ type GetJobResp struct {
 
 func (x *GetJobResp) Reset() {
 	*x = GetJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[64]
+	mi := &file_novagraph_meta_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4479,7 +4613,7 @@ func (x *GetJobResp) String() string {
 func (*GetJobResp) ProtoMessage() {}
 
 func (x *GetJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[64]
+	mi := &file_novagraph_meta_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4492,7 +4626,7 @@ func (x *GetJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobResp.ProtoReflect.Descriptor instead.
 func (*GetJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{64}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *GetJobResp) GetStatus() *Status {
@@ -4528,7 +4662,7 @@ type StopJobReq struct {
 
 func (x *StopJobReq) Reset() {
 	*x = StopJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[65]
+	mi := &file_novagraph_meta_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4540,7 +4674,7 @@ func (x *StopJobReq) String() string {
 func (*StopJobReq) ProtoMessage() {}
 
 func (x *StopJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[65]
+	mi := &file_novagraph_meta_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4553,7 +4687,7 @@ func (x *StopJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopJobReq.ProtoReflect.Descriptor instead.
 func (*StopJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{65}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *StopJobReq) GetSpaceId() int32 {
@@ -4579,7 +4713,7 @@ type StopJobResp struct {
 
 func (x *StopJobResp) Reset() {
 	*x = StopJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[66]
+	mi := &file_novagraph_meta_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4591,7 +4725,7 @@ func (x *StopJobResp) String() string {
 func (*StopJobResp) ProtoMessage() {}
 
 func (x *StopJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[66]
+	mi := &file_novagraph_meta_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4604,7 +4738,7 @@ func (x *StopJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopJobResp.ProtoReflect.Descriptor instead.
 func (*StopJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{66}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *StopJobResp) GetStatus() *Status {
@@ -4627,7 +4761,7 @@ type RecoverJobReq struct {
 
 func (x *RecoverJobReq) Reset() {
 	*x = RecoverJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[67]
+	mi := &file_novagraph_meta_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4639,7 +4773,7 @@ func (x *RecoverJobReq) String() string {
 func (*RecoverJobReq) ProtoMessage() {}
 
 func (x *RecoverJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[67]
+	mi := &file_novagraph_meta_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4652,7 +4786,7 @@ func (x *RecoverJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverJobReq.ProtoReflect.Descriptor instead.
 func (*RecoverJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{67}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *RecoverJobReq) GetSpaceId() int32 {
@@ -4679,7 +4813,7 @@ type RecoverJobResp struct {
 
 func (x *RecoverJobResp) Reset() {
 	*x = RecoverJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[68]
+	mi := &file_novagraph_meta_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4691,7 +4825,7 @@ func (x *RecoverJobResp) String() string {
 func (*RecoverJobResp) ProtoMessage() {}
 
 func (x *RecoverJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[68]
+	mi := &file_novagraph_meta_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4704,7 +4838,7 @@ func (x *RecoverJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverJobResp.ProtoReflect.Descriptor instead.
 func (*RecoverJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{68}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *RecoverJobResp) GetStatus() *Status {
@@ -4982,7 +5116,17 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x0ecreate_version\x18\x04 \x01(\x03R\rcreateVersion\x12\x1e\n" +
 	"\n" +
 	"credential\x18\x05 \x01(\fR\n" +
-	"credential\"\xb1\x03\n" +
+	"credential\"@\n" +
+	"\vSchemaCount\x12\x1b\n" +
+	"\tschema_id\x18\x01 \x01(\x05R\bschemaId\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xab\x01\n" +
+	"\n" +
+	"SpaceStats\x12\x1a\n" +
+	"\bvertices\x18\x01 \x01(\x03R\bvertices\x12\x14\n" +
+	"\x05edges\x18\x02 \x01(\x03R\x05edges\x12/\n" +
+	"\x04tags\x18\x03 \x03(\v2\x1b.novagraph.meta.SchemaCountR\x04tags\x12:\n" +
+	"\n" +
+	"edge_types\x18\x04 \x03(\v2\x1b.novagraph.meta.SchemaCountR\tedgeTypes\"\xb1\x03\n" +
 	"\aJobDesc\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x19\n" +
 	"\bspace_id\x18\x02 \x01(\x05R\aspaceId\x12+\n" +
@@ -4999,7 +5143,7 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\aplanned\x18\v \x01(\bR\aplanned\x12\x16\n" +
 	"\x06rounds\x18\f \x01(\x05R\x06rounds\x12\x1d\n" +
 	"\n" +
-	"task_count\x18\r \x01(\x05R\ttaskCount\"\xd9\x02\n" +
+	"task_count\x18\r \x01(\x05R\ttaskCount\"\x8b\x03\n" +
 	"\aJobTask\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x17\n" +
 	"\atask_id\x18\x02 \x01(\x05R\x06taskId\x12\x19\n" +
@@ -5015,7 +5159,8 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\fstop_time_ms\x18\n" +
 	" \x01(\x03R\n" +
 	"stopTimeMs\x12\x18\n" +
-	"\amessage\x18\v \x01(\tR\amessage\"\x95\x01\n" +
+	"\amessage\x18\v \x01(\tR\amessage\x120\n" +
+	"\x05stats\x18\f \x01(\v2\x1a.novagraph.meta.SpaceStatsR\x05stats\"\x95\x01\n" +
 	"\fSubmitJobReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12+\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x17.novagraph.meta.JobTypeR\x04type\x12=\n" +
@@ -5073,12 +5218,13 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x05ADMIN\x10\x02\x12\a\n" +
 	"\x03DBA\x10\x03\x12\b\n" +
 	"\x04USER\x10\x04\x12\t\n" +
-	"\x05GUEST\x10\x05*b\n" +
+	"\x05GUEST\x10\x05*q\n" +
 	"\aJobType\x12\x18\n" +
 	"\x14JOB_TYPE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10JOB_BALANCE_DATA\x10\x01\x12\x16\n" +
 	"\x12JOB_BALANCE_LEADER\x10\x02\x12\x0f\n" +
-	"\vJOB_COMPACT\x10\x03*z\n" +
+	"\vJOB_COMPACT\x10\x03\x12\r\n" +
+	"\tJOB_STATS\x10\x04*z\n" +
 	"\tJobStatus\x12\x1a\n" +
 	"\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tJOB_QUEUE\x10\x01\x12\x0f\n" +
@@ -5134,7 +5280,7 @@ func file_novagraph_meta_proto_rawDescGZIP() []byte {
 }
 
 var file_novagraph_meta_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 71)
+var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 73)
 var file_novagraph_meta_proto_goTypes = []any{
 	(PropType)(0),                  // 0: novagraph.meta.PropType
 	(VidType)(0),                   // 1: novagraph.meta.VidType
@@ -5199,44 +5345,46 @@ var file_novagraph_meta_proto_goTypes = []any{
 	(*RevokeRoleResp)(nil),         // 60: novagraph.meta.RevokeRoleResp
 	(*VerifyUserReq)(nil),          // 61: novagraph.meta.VerifyUserReq
 	(*VerifyUserResp)(nil),         // 62: novagraph.meta.VerifyUserResp
-	(*JobDesc)(nil),                // 63: novagraph.meta.JobDesc
-	(*JobTask)(nil),                // 64: novagraph.meta.JobTask
-	(*SubmitJobReq)(nil),           // 65: novagraph.meta.SubmitJobReq
-	(*SubmitJobResp)(nil),          // 66: novagraph.meta.SubmitJobResp
-	(*ListJobsReq)(nil),            // 67: novagraph.meta.ListJobsReq
-	(*ListJobsResp)(nil),           // 68: novagraph.meta.ListJobsResp
-	(*GetJobReq)(nil),              // 69: novagraph.meta.GetJobReq
-	(*GetJobResp)(nil),             // 70: novagraph.meta.GetJobResp
-	(*StopJobReq)(nil),             // 71: novagraph.meta.StopJobReq
-	(*StopJobResp)(nil),            // 72: novagraph.meta.StopJobResp
-	(*RecoverJobReq)(nil),          // 73: novagraph.meta.RecoverJobReq
-	(*RecoverJobResp)(nil),         // 74: novagraph.meta.RecoverJobResp
-	nil,                            // 75: novagraph.meta.Catalog.PartsEntry
-	nil,                            // 76: novagraph.meta.UserInfo.RolesEntry
-	(*commonpb.Value)(nil),         // 77: novagraph.common.Value
-	(*commonpb.HostAddr)(nil),      // 78: novagraph.common.HostAddr
-	(commonpb.ErrorCode)(0),        // 79: novagraph.common.ErrorCode
+	(*SchemaCount)(nil),            // 63: novagraph.meta.SchemaCount
+	(*SpaceStats)(nil),             // 64: novagraph.meta.SpaceStats
+	(*JobDesc)(nil),                // 65: novagraph.meta.JobDesc
+	(*JobTask)(nil),                // 66: novagraph.meta.JobTask
+	(*SubmitJobReq)(nil),           // 67: novagraph.meta.SubmitJobReq
+	(*SubmitJobResp)(nil),          // 68: novagraph.meta.SubmitJobResp
+	(*ListJobsReq)(nil),            // 69: novagraph.meta.ListJobsReq
+	(*ListJobsResp)(nil),           // 70: novagraph.meta.ListJobsResp
+	(*GetJobReq)(nil),              // 71: novagraph.meta.GetJobReq
+	(*GetJobResp)(nil),             // 72: novagraph.meta.GetJobResp
+	(*StopJobReq)(nil),             // 73: novagraph.meta.StopJobReq
+	(*StopJobResp)(nil),            // 74: novagraph.meta.StopJobResp
+	(*RecoverJobReq)(nil),          // 75: novagraph.meta.RecoverJobReq
+	(*RecoverJobResp)(nil),         // 76: novagraph.meta.RecoverJobResp
+	nil,                            // 77: novagraph.meta.Catalog.PartsEntry
+	nil,                            // 78: novagraph.meta.UserInfo.RolesEntry
+	(*commonpb.Value)(nil),         // 79: novagraph.common.Value
+	(*commonpb.HostAddr)(nil),      // 80: novagraph.common.HostAddr
+	(commonpb.ErrorCode)(0),        // 81: novagraph.common.ErrorCode
 }
 var file_novagraph_meta_proto_depIdxs = []int32{
 	0,  // 0: novagraph.meta.ColumnDef.type:type_name -> novagraph.meta.PropType
-	77, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
+	79, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
 	6,  // 2: novagraph.meta.Schema.columns:type_name -> novagraph.meta.ColumnDef
 	1,  // 3: novagraph.meta.SpaceDesc.vid_type:type_name -> novagraph.meta.VidType
 	7,  // 4: novagraph.meta.TagDesc.versions:type_name -> novagraph.meta.Schema
 	7,  // 5: novagraph.meta.EdgeDesc.versions:type_name -> novagraph.meta.Schema
 	11, // 6: novagraph.meta.IndexDesc.fields:type_name -> novagraph.meta.IndexField
-	78, // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
+	80, // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
 	8,  // 8: novagraph.meta.Catalog.spaces:type_name -> novagraph.meta.SpaceDesc
 	9,  // 9: novagraph.meta.Catalog.tags:type_name -> novagraph.meta.TagDesc
 	10, // 10: novagraph.meta.Catalog.edges:type_name -> novagraph.meta.EdgeDesc
-	75, // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
+	77, // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
 	14, // 12: novagraph.meta.Catalog.hosts:type_name -> novagraph.meta.HostInfo
 	15, // 13: novagraph.meta.Catalog.leaders:type_name -> novagraph.meta.LeaderInfo
 	12, // 14: novagraph.meta.Catalog.indexes:type_name -> novagraph.meta.IndexDesc
 	17, // 15: novagraph.meta.Catalog.users:type_name -> novagraph.meta.UserInfo
-	76, // 16: novagraph.meta.UserInfo.roles:type_name -> novagraph.meta.UserInfo.RolesEntry
+	78, // 16: novagraph.meta.UserInfo.roles:type_name -> novagraph.meta.UserInfo.RolesEntry
 	13, // 17: novagraph.meta.SpaceParts.parts:type_name -> novagraph.meta.PartAlloc
-	79, // 18: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
+	81, // 18: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
 	8,  // 19: novagraph.meta.CreateSpaceReq.space:type_name -> novagraph.meta.SpaceDesc
 	20, // 20: novagraph.meta.CreateSpaceResp.status:type_name -> novagraph.meta.Status
 	20, // 21: novagraph.meta.DropSpaceResp.status:type_name -> novagraph.meta.Status
@@ -5250,15 +5398,15 @@ var file_novagraph_meta_proto_depIdxs = []int32{
 	11, // 29: novagraph.meta.CreateIndexReq.fields:type_name -> novagraph.meta.IndexField
 	20, // 30: novagraph.meta.CreateIndexResp.status:type_name -> novagraph.meta.Status
 	20, // 31: novagraph.meta.DropIndexResp.status:type_name -> novagraph.meta.Status
-	78, // 32: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
+	80, // 32: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
 	20, // 33: novagraph.meta.RegisterHostResp.status:type_name -> novagraph.meta.Status
-	78, // 34: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
+	80, // 34: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
 	15, // 35: novagraph.meta.HeartbeatReq.leaders:type_name -> novagraph.meta.LeaderInfo
 	20, // 36: novagraph.meta.HeartbeatResp.status:type_name -> novagraph.meta.Status
 	20, // 37: novagraph.meta.UpdatePartReplicasResp.status:type_name -> novagraph.meta.Status
-	78, // 38: novagraph.meta.AddHostsReq.hosts:type_name -> novagraph.common.HostAddr
+	80, // 38: novagraph.meta.AddHostsReq.hosts:type_name -> novagraph.common.HostAddr
 	20, // 39: novagraph.meta.AddHostsResp.status:type_name -> novagraph.meta.Status
-	78, // 40: novagraph.meta.DropHostsReq.hosts:type_name -> novagraph.common.HostAddr
+	80, // 40: novagraph.meta.DropHostsReq.hosts:type_name -> novagraph.common.HostAddr
 	20, // 41: novagraph.meta.DropHostsResp.status:type_name -> novagraph.meta.Status
 	20, // 42: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
 	16, // 43: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
@@ -5271,78 +5419,81 @@ var file_novagraph_meta_proto_depIdxs = []int32{
 	2,  // 50: novagraph.meta.RevokeRoleReq.role:type_name -> novagraph.meta.RoleType
 	20, // 51: novagraph.meta.RevokeRoleResp.status:type_name -> novagraph.meta.Status
 	20, // 52: novagraph.meta.VerifyUserResp.status:type_name -> novagraph.meta.Status
-	3,  // 53: novagraph.meta.JobDesc.type:type_name -> novagraph.meta.JobType
-	4,  // 54: novagraph.meta.JobDesc.status:type_name -> novagraph.meta.JobStatus
-	4,  // 55: novagraph.meta.JobTask.status:type_name -> novagraph.meta.JobStatus
-	3,  // 56: novagraph.meta.SubmitJobReq.type:type_name -> novagraph.meta.JobType
-	78, // 57: novagraph.meta.SubmitJobReq.remove_hosts:type_name -> novagraph.common.HostAddr
-	20, // 58: novagraph.meta.SubmitJobResp.status:type_name -> novagraph.meta.Status
-	20, // 59: novagraph.meta.ListJobsResp.status:type_name -> novagraph.meta.Status
-	63, // 60: novagraph.meta.ListJobsResp.jobs:type_name -> novagraph.meta.JobDesc
-	20, // 61: novagraph.meta.GetJobResp.status:type_name -> novagraph.meta.Status
-	63, // 62: novagraph.meta.GetJobResp.job:type_name -> novagraph.meta.JobDesc
-	64, // 63: novagraph.meta.GetJobResp.tasks:type_name -> novagraph.meta.JobTask
-	20, // 64: novagraph.meta.StopJobResp.status:type_name -> novagraph.meta.Status
-	20, // 65: novagraph.meta.RecoverJobResp.status:type_name -> novagraph.meta.Status
-	19, // 66: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
-	2,  // 67: novagraph.meta.UserInfo.RolesEntry.value:type_name -> novagraph.meta.RoleType
-	21, // 68: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
-	23, // 69: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
-	25, // 70: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
-	27, // 71: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
-	30, // 72: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
-	32, // 73: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
-	34, // 74: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
-	36, // 75: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
-	38, // 76: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
-	46, // 77: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
-	40, // 78: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
-	49, // 79: novagraph.meta.MetaService.CreateUser:input_type -> novagraph.meta.CreateUserReq
-	51, // 80: novagraph.meta.MetaService.DropUser:input_type -> novagraph.meta.DropUserReq
-	53, // 81: novagraph.meta.MetaService.AlterUser:input_type -> novagraph.meta.AlterUserReq
-	55, // 82: novagraph.meta.MetaService.ChangePassword:input_type -> novagraph.meta.ChangePasswordReq
-	57, // 83: novagraph.meta.MetaService.GrantRole:input_type -> novagraph.meta.GrantRoleReq
-	59, // 84: novagraph.meta.MetaService.RevokeRole:input_type -> novagraph.meta.RevokeRoleReq
-	61, // 85: novagraph.meta.MetaService.VerifyUser:input_type -> novagraph.meta.VerifyUserReq
-	42, // 86: novagraph.meta.MetaService.AddHosts:input_type -> novagraph.meta.AddHostsReq
-	44, // 87: novagraph.meta.MetaService.DropHosts:input_type -> novagraph.meta.DropHostsReq
-	65, // 88: novagraph.meta.MetaService.SubmitJob:input_type -> novagraph.meta.SubmitJobReq
-	67, // 89: novagraph.meta.MetaService.ListJobs:input_type -> novagraph.meta.ListJobsReq
-	69, // 90: novagraph.meta.MetaService.GetJob:input_type -> novagraph.meta.GetJobReq
-	71, // 91: novagraph.meta.MetaService.StopJob:input_type -> novagraph.meta.StopJobReq
-	73, // 92: novagraph.meta.MetaService.RecoverJob:input_type -> novagraph.meta.RecoverJobReq
-	48, // 93: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
-	22, // 94: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
-	24, // 95: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
-	26, // 96: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
-	29, // 97: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
-	31, // 98: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
-	33, // 99: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
-	35, // 100: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
-	37, // 101: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
-	39, // 102: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
-	47, // 103: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
-	41, // 104: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
-	50, // 105: novagraph.meta.MetaService.CreateUser:output_type -> novagraph.meta.CreateUserResp
-	52, // 106: novagraph.meta.MetaService.DropUser:output_type -> novagraph.meta.DropUserResp
-	54, // 107: novagraph.meta.MetaService.AlterUser:output_type -> novagraph.meta.AlterUserResp
-	56, // 108: novagraph.meta.MetaService.ChangePassword:output_type -> novagraph.meta.ChangePasswordResp
-	58, // 109: novagraph.meta.MetaService.GrantRole:output_type -> novagraph.meta.GrantRoleResp
-	60, // 110: novagraph.meta.MetaService.RevokeRole:output_type -> novagraph.meta.RevokeRoleResp
-	62, // 111: novagraph.meta.MetaService.VerifyUser:output_type -> novagraph.meta.VerifyUserResp
-	43, // 112: novagraph.meta.MetaService.AddHosts:output_type -> novagraph.meta.AddHostsResp
-	45, // 113: novagraph.meta.MetaService.DropHosts:output_type -> novagraph.meta.DropHostsResp
-	66, // 114: novagraph.meta.MetaService.SubmitJob:output_type -> novagraph.meta.SubmitJobResp
-	68, // 115: novagraph.meta.MetaService.ListJobs:output_type -> novagraph.meta.ListJobsResp
-	70, // 116: novagraph.meta.MetaService.GetJob:output_type -> novagraph.meta.GetJobResp
-	72, // 117: novagraph.meta.MetaService.StopJob:output_type -> novagraph.meta.StopJobResp
-	74, // 118: novagraph.meta.MetaService.RecoverJob:output_type -> novagraph.meta.RecoverJobResp
-	16, // 119: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
-	94, // [94:120] is the sub-list for method output_type
-	68, // [68:94] is the sub-list for method input_type
-	68, // [68:68] is the sub-list for extension type_name
-	68, // [68:68] is the sub-list for extension extendee
-	0,  // [0:68] is the sub-list for field type_name
+	63, // 53: novagraph.meta.SpaceStats.tags:type_name -> novagraph.meta.SchemaCount
+	63, // 54: novagraph.meta.SpaceStats.edge_types:type_name -> novagraph.meta.SchemaCount
+	3,  // 55: novagraph.meta.JobDesc.type:type_name -> novagraph.meta.JobType
+	4,  // 56: novagraph.meta.JobDesc.status:type_name -> novagraph.meta.JobStatus
+	4,  // 57: novagraph.meta.JobTask.status:type_name -> novagraph.meta.JobStatus
+	64, // 58: novagraph.meta.JobTask.stats:type_name -> novagraph.meta.SpaceStats
+	3,  // 59: novagraph.meta.SubmitJobReq.type:type_name -> novagraph.meta.JobType
+	80, // 60: novagraph.meta.SubmitJobReq.remove_hosts:type_name -> novagraph.common.HostAddr
+	20, // 61: novagraph.meta.SubmitJobResp.status:type_name -> novagraph.meta.Status
+	20, // 62: novagraph.meta.ListJobsResp.status:type_name -> novagraph.meta.Status
+	65, // 63: novagraph.meta.ListJobsResp.jobs:type_name -> novagraph.meta.JobDesc
+	20, // 64: novagraph.meta.GetJobResp.status:type_name -> novagraph.meta.Status
+	65, // 65: novagraph.meta.GetJobResp.job:type_name -> novagraph.meta.JobDesc
+	66, // 66: novagraph.meta.GetJobResp.tasks:type_name -> novagraph.meta.JobTask
+	20, // 67: novagraph.meta.StopJobResp.status:type_name -> novagraph.meta.Status
+	20, // 68: novagraph.meta.RecoverJobResp.status:type_name -> novagraph.meta.Status
+	19, // 69: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
+	2,  // 70: novagraph.meta.UserInfo.RolesEntry.value:type_name -> novagraph.meta.RoleType
+	21, // 71: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
+	23, // 72: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
+	25, // 73: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
+	27, // 74: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
+	30, // 75: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
+	32, // 76: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
+	34, // 77: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
+	36, // 78: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
+	38, // 79: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
+	46, // 80: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
+	40, // 81: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
+	49, // 82: novagraph.meta.MetaService.CreateUser:input_type -> novagraph.meta.CreateUserReq
+	51, // 83: novagraph.meta.MetaService.DropUser:input_type -> novagraph.meta.DropUserReq
+	53, // 84: novagraph.meta.MetaService.AlterUser:input_type -> novagraph.meta.AlterUserReq
+	55, // 85: novagraph.meta.MetaService.ChangePassword:input_type -> novagraph.meta.ChangePasswordReq
+	57, // 86: novagraph.meta.MetaService.GrantRole:input_type -> novagraph.meta.GrantRoleReq
+	59, // 87: novagraph.meta.MetaService.RevokeRole:input_type -> novagraph.meta.RevokeRoleReq
+	61, // 88: novagraph.meta.MetaService.VerifyUser:input_type -> novagraph.meta.VerifyUserReq
+	42, // 89: novagraph.meta.MetaService.AddHosts:input_type -> novagraph.meta.AddHostsReq
+	44, // 90: novagraph.meta.MetaService.DropHosts:input_type -> novagraph.meta.DropHostsReq
+	67, // 91: novagraph.meta.MetaService.SubmitJob:input_type -> novagraph.meta.SubmitJobReq
+	69, // 92: novagraph.meta.MetaService.ListJobs:input_type -> novagraph.meta.ListJobsReq
+	71, // 93: novagraph.meta.MetaService.GetJob:input_type -> novagraph.meta.GetJobReq
+	73, // 94: novagraph.meta.MetaService.StopJob:input_type -> novagraph.meta.StopJobReq
+	75, // 95: novagraph.meta.MetaService.RecoverJob:input_type -> novagraph.meta.RecoverJobReq
+	48, // 96: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
+	22, // 97: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
+	24, // 98: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
+	26, // 99: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
+	29, // 100: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
+	31, // 101: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
+	33, // 102: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
+	35, // 103: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
+	37, // 104: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
+	39, // 105: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
+	47, // 106: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
+	41, // 107: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
+	50, // 108: novagraph.meta.MetaService.CreateUser:output_type -> novagraph.meta.CreateUserResp
+	52, // 109: novagraph.meta.MetaService.DropUser:output_type -> novagraph.meta.DropUserResp
+	54, // 110: novagraph.meta.MetaService.AlterUser:output_type -> novagraph.meta.AlterUserResp
+	56, // 111: novagraph.meta.MetaService.ChangePassword:output_type -> novagraph.meta.ChangePasswordResp
+	58, // 112: novagraph.meta.MetaService.GrantRole:output_type -> novagraph.meta.GrantRoleResp
+	60, // 113: novagraph.meta.MetaService.RevokeRole:output_type -> novagraph.meta.RevokeRoleResp
+	62, // 114: novagraph.meta.MetaService.VerifyUser:output_type -> novagraph.meta.VerifyUserResp
+	43, // 115: novagraph.meta.MetaService.AddHosts:output_type -> novagraph.meta.AddHostsResp
+	45, // 116: novagraph.meta.MetaService.DropHosts:output_type -> novagraph.meta.DropHostsResp
+	68, // 117: novagraph.meta.MetaService.SubmitJob:output_type -> novagraph.meta.SubmitJobResp
+	70, // 118: novagraph.meta.MetaService.ListJobs:output_type -> novagraph.meta.ListJobsResp
+	72, // 119: novagraph.meta.MetaService.GetJob:output_type -> novagraph.meta.GetJobResp
+	74, // 120: novagraph.meta.MetaService.StopJob:output_type -> novagraph.meta.StopJobResp
+	76, // 121: novagraph.meta.MetaService.RecoverJob:output_type -> novagraph.meta.RecoverJobResp
+	16, // 122: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
+	97, // [97:123] is the sub-list for method output_type
+	71, // [71:97] is the sub-list for method input_type
+	71, // [71:71] is the sub-list for extension type_name
+	71, // [71:71] is the sub-list for extension extendee
+	0,  // [0:71] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_meta_proto_init() }
@@ -5356,7 +5507,7 @@ func file_novagraph_meta_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_meta_proto_rawDesc), len(file_novagraph_meta_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   71,
+			NumMessages:   73,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -3735,6 +3735,110 @@ func (x *CompactReq) GetSpaceId() int32 {
 	return 0
 }
 
+type PartStatsReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PartStatsReq) Reset() {
+	*x = PartStatsReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PartStatsReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PartStatsReq) ProtoMessage() {}
+
+func (x *PartStatsReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PartStatsReq.ProtoReflect.Descriptor instead.
+func (*PartStatsReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *PartStatsReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *PartStatsReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+type PartStatsResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FailedParts   []*PartResult          `protobuf:"bytes,1,rep,name=failed_parts,json=failedParts,proto3" json:"failed_parts,omitempty"`
+	Stats         *metapb.SpaceStats     `protobuf:"bytes,2,opt,name=stats,proto3" json:"stats,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PartStatsResp) Reset() {
+	*x = PartStatsResp{}
+	mi := &file_novagraph_storage_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PartStatsResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PartStatsResp) ProtoMessage() {}
+
+func (x *PartStatsResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PartStatsResp.ProtoReflect.Descriptor instead.
+func (*PartStatsResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *PartStatsResp) GetFailedParts() []*PartResult {
+	if x != nil {
+		return x.FailedParts
+	}
+	return nil
+}
+
+func (x *PartStatsResp) GetStats() *metapb.SpaceStats {
+	if x != nil {
+		return x.Stats
+	}
+	return nil
+}
+
 type RebuildIndexReq struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	SpaceId        int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
@@ -3747,7 +3851,7 @@ type RebuildIndexReq struct {
 
 func (x *RebuildIndexReq) Reset() {
 	*x = RebuildIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[52]
+	mi := &file_novagraph_storage_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3759,7 +3863,7 @@ func (x *RebuildIndexReq) String() string {
 func (*RebuildIndexReq) ProtoMessage() {}
 
 func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[52]
+	mi := &file_novagraph_storage_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3772,7 +3876,7 @@ func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexReq.ProtoReflect.Descriptor instead.
 func (*RebuildIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{52}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RebuildIndexReq) GetSpaceId() int32 {
@@ -4122,7 +4226,13 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"'\n" +
 	"\n" +
 	"CompactReq\x12\x19\n" +
-	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\"\x89\x01\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\"B\n" +
+	"\fPartStatsReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\"\x83\x01\n" +
+	"\rPartStatsResp\x12@\n" +
+	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\x120\n" +
+	"\x05stats\x18\x02 \x01(\v2\x1a.novagraph.meta.SpaceStatsR\x05stats\"\x89\x01\n" +
 	"\x0fRebuildIndexReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
@@ -4147,7 +4257,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp\x12L\n" +
 	"\tUploadSST\x12\x1b.novagraph.storage.SSTChunk\x1a .novagraph.storage.UploadSSTResp(\x01\x12N\n" +
 	"\tIngestSST\x12\x1f.novagraph.storage.IngestSSTReq\x1a .novagraph.storage.IngestSSTResp\x12[\n" +
-	"\x11DownloadStagedSST\x12'.novagraph.storage.DownloadStagedSSTReq\x1a\x1b.novagraph.storage.SSTChunk0\x012\xea\x03\n" +
+	"\x11DownloadStagedSST\x12'.novagraph.storage.DownloadStagedSSTReq\x1a\x1b.novagraph.storage.SSTChunk0\x012\xba\x04\n" +
 	"\x13StorageAdminService\x12J\n" +
 	"\n" +
 	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
@@ -4155,7 +4265,8 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x0eTransferLeader\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
 	"\x0eReplaceReplica\x12\x1e.novagraph.storage.PartMoveReq\x1a\x1c.novagraph.storage.AdminResp\x12P\n" +
 	"\fRebuildIndex\x12\".novagraph.storage.RebuildIndexReq\x1a\x1c.novagraph.storage.AdminResp\x12F\n" +
-	"\aCompact\x12\x1d.novagraph.storage.CompactReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
+	"\aCompact\x12\x1d.novagraph.storage.CompactReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
+	"\tPartStats\x12\x1f.novagraph.storage.PartStatsReq\x1a .novagraph.storage.PartStatsRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
 
 var (
 	file_novagraph_storage_proto_rawDescOnce sync.Once
@@ -4169,7 +4280,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),           // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),               // 1: novagraph.storage.NewTag
@@ -4223,150 +4334,157 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*PartMoveReq)(nil),          // 49: novagraph.storage.PartMoveReq
 	(*AdminResp)(nil),            // 50: novagraph.storage.AdminResp
 	(*CompactReq)(nil),           // 51: novagraph.storage.CompactReq
-	(*RebuildIndexReq)(nil),      // 52: novagraph.storage.RebuildIndexReq
-	nil,                          // 53: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                          // 54: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                          // 55: novagraph.storage.DeleteVerticesReq.PartsEntry
-	nil,                          // 56: novagraph.storage.DeleteTagsReq.PartsEntry
-	nil,                          // 57: novagraph.storage.DeleteEdgesReq.PartsEntry
-	nil,                          // 58: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                          // 59: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                          // 60: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),      // 61: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil),    // 62: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),       // 63: novagraph.common.Value
-	(*metapb.TagDesc)(nil),       // 64: novagraph.meta.TagDesc
-	(*metapb.EdgeDesc)(nil),      // 65: novagraph.meta.EdgeDesc
-	(*metapb.IndexDesc)(nil),     // 66: novagraph.meta.IndexDesc
-	(*metapb.SpaceDesc)(nil),     // 67: novagraph.meta.SpaceDesc
-	(*commonpb.Column)(nil),      // 68: novagraph.common.Column
+	(*PartStatsReq)(nil),         // 52: novagraph.storage.PartStatsReq
+	(*PartStatsResp)(nil),        // 53: novagraph.storage.PartStatsResp
+	(*RebuildIndexReq)(nil),      // 54: novagraph.storage.RebuildIndexReq
+	nil,                          // 55: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                          // 56: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                          // 57: novagraph.storage.DeleteVerticesReq.PartsEntry
+	nil,                          // 58: novagraph.storage.DeleteTagsReq.PartsEntry
+	nil,                          // 59: novagraph.storage.DeleteEdgesReq.PartsEntry
+	nil,                          // 60: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                          // 61: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                          // 62: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),      // 63: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil),    // 64: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),       // 65: novagraph.common.Value
+	(*metapb.TagDesc)(nil),       // 66: novagraph.meta.TagDesc
+	(*metapb.EdgeDesc)(nil),      // 67: novagraph.meta.EdgeDesc
+	(*metapb.IndexDesc)(nil),     // 68: novagraph.meta.IndexDesc
+	(*metapb.SpaceDesc)(nil),     // 69: novagraph.meta.SpaceDesc
+	(*commonpb.Column)(nil),      // 70: novagraph.common.Column
+	(*metapb.SpaceStats)(nil),    // 71: novagraph.meta.SpaceStats
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	61, // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	62, // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
-	1,  // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
-	2,  // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
-	3,  // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	53, // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	54, // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
-	55, // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
-	56, // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
-	57, // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
-	14, // 10: novagraph.storage.IngestSSTReq.files:type_name -> novagraph.storage.SSTFile
-	0,  // 11: novagraph.storage.IngestSSTResp.result:type_name -> novagraph.storage.PartResult
-	37, // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
-	18, // 13: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
-	0,  // 14: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
-	63, // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
-	0,  // 16: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	64, // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
-	65, // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
-	66, // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
-	23, // 20: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
-	67, // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
-	2,  // 22: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
-	26, // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
-	3,  // 24: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
-	37, // 25: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
-	27, // 26: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
-	19, // 27: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
-	24, // 28: novagraph.storage.Mutation.resolve_intents:type_name -> novagraph.storage.IntentKeys
-	28, // 29: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
-	25, // 30: novagraph.storage.Mutation.ingest_sst:type_name -> novagraph.storage.IngestSSTOp
-	14, // 31: novagraph.storage.IngestSSTOp.files:type_name -> novagraph.storage.SSTFile
-	37, // 32: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
-	27, // 33: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
-	27, // 34: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
-	37, // 35: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
-	27, // 36: novagraph.storage.Intent.mirrors:type_name -> novagraph.storage.MirrorEdge
-	58, // 37: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
-	32, // 38: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
-	32, // 39: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	63, // 40: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	63, // 41: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
-	34, // 42: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
-	68, // 43: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
-	0,  // 44: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	35, // 45: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
-	37, // 46: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	59, // 47: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	60, // 48: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
-	32, // 49: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	68, // 50: novagraph.storage.PropColumns.columns:type_name -> novagraph.common.Column
-	37, // 51: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	63, // 52: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
-	0,  // 53: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	41, // 54: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	40, // 55: novagraph.storage.GetPropsResp.blocks:type_name -> novagraph.storage.PropColumns
-	32, // 56: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 57: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
-	41, // 58: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	63, // 59: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	63, // 60: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	63, // 61: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
-	45, // 62: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
-	32, // 63: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
-	0,  // 64: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
-	41, // 65: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
-	40, // 66: novagraph.storage.LookupIndexResp.blocks:type_name -> novagraph.storage.PropColumns
-	0,  // 67: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
-	4,  // 68: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
-	5,  // 69: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	31, // 70: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31, // 71: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	38, // 72: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	31, // 73: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31, // 74: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	38, // 75: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	6,  // 76: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
-	7,  // 77: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
-	8,  // 78: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
-	9,  // 79: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
-	10, // 80: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
-	19, // 81: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
-	33, // 82: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	39, // 83: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	43, // 84: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
-	43, // 85: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
-	46, // 86: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
-	29, // 87: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
-	11, // 88: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
-	12, // 89: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
-	15, // 90: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
-	17, // 91: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
-	48, // 92: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	48, // 93: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	48, // 94: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	49, // 95: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	52, // 96: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	51, // 97: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
-	21, // 98: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	21, // 99: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	21, // 100: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	21, // 101: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	21, // 102: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	20, // 103: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	36, // 104: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	42, // 105: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	44, // 106: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	44, // 107: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	47, // 108: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	21, // 109: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	21, // 110: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
-	13, // 111: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
-	16, // 112: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
-	12, // 113: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
-	50, // 114: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	50, // 115: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	50, // 116: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	50, // 117: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	50, // 118: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	50, // 119: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
-	98, // [98:120] is the sub-list for method output_type
-	76, // [76:98] is the sub-list for method input_type
-	76, // [76:76] is the sub-list for extension type_name
-	76, // [76:76] is the sub-list for extension extendee
-	0,  // [0:76] is the sub-list for field type_name
+	63,  // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	64,  // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	1,   // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
+	2,   // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
+	3,   // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
+	55,  // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	56,  // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	57,  // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
+	58,  // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
+	59,  // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
+	14,  // 10: novagraph.storage.IngestSSTReq.files:type_name -> novagraph.storage.SSTFile
+	0,   // 11: novagraph.storage.IngestSSTResp.result:type_name -> novagraph.storage.PartResult
+	37,  // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
+	18,  // 13: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
+	0,   // 14: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
+	65,  // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
+	0,   // 16: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
+	66,  // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
+	67,  // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
+	68,  // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
+	23,  // 20: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
+	69,  // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
+	2,   // 22: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
+	26,  // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
+	3,   // 24: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
+	37,  // 25: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
+	27,  // 26: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
+	19,  // 27: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
+	24,  // 28: novagraph.storage.Mutation.resolve_intents:type_name -> novagraph.storage.IntentKeys
+	28,  // 29: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
+	25,  // 30: novagraph.storage.Mutation.ingest_sst:type_name -> novagraph.storage.IngestSSTOp
+	14,  // 31: novagraph.storage.IngestSSTOp.files:type_name -> novagraph.storage.SSTFile
+	37,  // 32: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
+	27,  // 33: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
+	27,  // 34: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
+	37,  // 35: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
+	27,  // 36: novagraph.storage.Intent.mirrors:type_name -> novagraph.storage.MirrorEdge
+	60,  // 37: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	32,  // 38: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
+	32,  // 39: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
+	65,  // 40: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	65,  // 41: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	34,  // 42: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
+	70,  // 43: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
+	0,   // 44: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	35,  // 45: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
+	37,  // 46: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
+	61,  // 47: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	62,  // 48: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	32,  // 49: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
+	70,  // 50: novagraph.storage.PropColumns.columns:type_name -> novagraph.common.Column
+	37,  // 51: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
+	65,  // 52: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	0,   // 53: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	41,  // 54: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
+	40,  // 55: novagraph.storage.GetPropsResp.blocks:type_name -> novagraph.storage.PropColumns
+	32,  // 56: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
+	0,   // 57: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
+	41,  // 58: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
+	65,  // 59: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	65,  // 60: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	65,  // 61: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	45,  // 62: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
+	32,  // 63: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
+	0,   // 64: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
+	41,  // 65: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
+	40,  // 66: novagraph.storage.LookupIndexResp.blocks:type_name -> novagraph.storage.PropColumns
+	0,   // 67: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
+	0,   // 68: novagraph.storage.PartStatsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	71,  // 69: novagraph.storage.PartStatsResp.stats:type_name -> novagraph.meta.SpaceStats
+	4,   // 70: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
+	5,   // 71: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
+	31,  // 72: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31,  // 73: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	38,  // 74: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	31,  // 75: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	31,  // 76: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	38,  // 77: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	6,   // 78: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
+	7,   // 79: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
+	8,   // 80: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
+	9,   // 81: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
+	10,  // 82: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
+	19,  // 83: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	33,  // 84: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	39,  // 85: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	43,  // 86: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	43,  // 87: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	46,  // 88: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	29,  // 89: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	11,  // 90: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
+	12,  // 91: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
+	15,  // 92: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
+	17,  // 93: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
+	48,  // 94: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	48,  // 95: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	48,  // 96: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	49,  // 97: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	54,  // 98: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	51,  // 99: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
+	52,  // 100: novagraph.storage.StorageAdminService.PartStats:input_type -> novagraph.storage.PartStatsReq
+	21,  // 101: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	21,  // 102: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	21,  // 103: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	21,  // 104: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	21,  // 105: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	20,  // 106: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	36,  // 107: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	42,  // 108: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	44,  // 109: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	44,  // 110: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	47,  // 111: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	21,  // 112: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	21,  // 113: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	13,  // 114: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
+	16,  // 115: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
+	12,  // 116: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
+	50,  // 117: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	50,  // 118: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	50,  // 119: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	50,  // 120: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	50,  // 121: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	50,  // 122: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
+	53,  // 123: novagraph.storage.StorageAdminService.PartStats:output_type -> novagraph.storage.PartStatsResp
+	101, // [101:124] is the sub-list for method output_type
+	78,  // [78:101] is the sub-list for method input_type
+	78,  // [78:78] is the sub-list for extension type_name
+	78,  // [78:78] is the sub-list for extension extendee
+	0,   // [0:78] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_storage_proto_init() }
@@ -4393,7 +4511,7 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   61,
+			NumMessages:   63,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -717,6 +717,7 @@ const (
 	StorageAdminService_ReplaceReplica_FullMethodName = "/novagraph.storage.StorageAdminService/ReplaceReplica"
 	StorageAdminService_RebuildIndex_FullMethodName   = "/novagraph.storage.StorageAdminService/RebuildIndex"
 	StorageAdminService_Compact_FullMethodName        = "/novagraph.storage.StorageAdminService/Compact"
+	StorageAdminService_PartStats_FullMethodName      = "/novagraph.storage.StorageAdminService/PartStats"
 )
 
 // StorageAdminServiceClient is the client API for StorageAdminService service.
@@ -744,6 +745,9 @@ type StorageAdminServiceClient interface {
 	// Compact runs a RocksDB manual compaction of the space's key range on
 	// this host (every data path). It goes to a host, not to a leader.
 	Compact(ctx context.Context, in *CompactReq, opts ...grpc.CallOption) (*AdminResp, error)
+	// PartStats counts the rows of one partition (a STATS job): it goes to
+	// the partition's leader.
+	PartStats(ctx context.Context, in *PartStatsReq, opts ...grpc.CallOption) (*PartStatsResp, error)
 }
 
 type storageAdminServiceClient struct {
@@ -814,6 +818,16 @@ func (c *storageAdminServiceClient) Compact(ctx context.Context, in *CompactReq,
 	return out, nil
 }
 
+func (c *storageAdminServiceClient) PartStats(ctx context.Context, in *PartStatsReq, opts ...grpc.CallOption) (*PartStatsResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PartStatsResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_PartStats_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StorageAdminServiceServer is the server API for StorageAdminService service.
 // All implementations must embed UnimplementedStorageAdminServiceServer
 // for forward compatibility.
@@ -839,6 +853,9 @@ type StorageAdminServiceServer interface {
 	// Compact runs a RocksDB manual compaction of the space's key range on
 	// this host (every data path). It goes to a host, not to a leader.
 	Compact(context.Context, *CompactReq) (*AdminResp, error)
+	// PartStats counts the rows of one partition (a STATS job): it goes to
+	// the partition's leader.
+	PartStats(context.Context, *PartStatsReq) (*PartStatsResp, error)
 	mustEmbedUnimplementedStorageAdminServiceServer()
 }
 
@@ -866,6 +883,9 @@ func (UnimplementedStorageAdminServiceServer) RebuildIndex(context.Context, *Reb
 }
 func (UnimplementedStorageAdminServiceServer) Compact(context.Context, *CompactReq) (*AdminResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Compact not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) PartStats(context.Context, *PartStatsReq) (*PartStatsResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method PartStats not implemented")
 }
 func (UnimplementedStorageAdminServiceServer) mustEmbedUnimplementedStorageAdminServiceServer() {}
 func (UnimplementedStorageAdminServiceServer) testEmbeddedByValue()                             {}
@@ -996,6 +1016,24 @@ func _StorageAdminService_Compact_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StorageAdminService_PartStats_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PartStatsReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).PartStats(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_PartStats_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).PartStats(ctx, req.(*PartStatsReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // StorageAdminService_ServiceDesc is the grpc.ServiceDesc for StorageAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1026,6 +1064,10 @@ var StorageAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Compact",
 			Handler:    _StorageAdminService_Compact_Handler,
+		},
+		{
+			MethodName: "PartStats",
+			Handler:    _StorageAdminService_PartStats_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

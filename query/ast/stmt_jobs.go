@@ -15,6 +15,7 @@ const (
 	JobBalanceData JobKind = iota + 1
 	JobBalanceLeader
 	JobCompact
+	JobStats // count the space's vertices and edges (SHOW STATS prints them)
 )
 
 func (k JobKind) String() string {
@@ -25,6 +26,8 @@ func (k JobKind) String() string {
 		return "BALANCE LEADER"
 	case JobCompact:
 		return "COMPACT"
+	case JobStats:
+		return "STATS"
 	}
 	return "?"
 }

@@ -77,6 +77,7 @@ const (
 	ShowQueries     // SHOW QUERIES: the queries running on this graphd
 	ShowHostsMeta   // SHOW HOSTS META: the metad addresses graphd uses
 	ShowSessions    // SHOW SESSIONS: the sessions of this graphd
+	ShowStats       // SHOW STATS: what the space's last STATS job counted
 )
 
 func (t ShowTarget) String() string {
@@ -99,6 +100,8 @@ func (t ShowTarget) String() string {
 		return "QUERIES"
 	case ShowSessions:
 		return "SESSIONS"
+	case ShowStats:
+		return "STATS"
 	case ShowHostsMeta:
 		return "HOSTS META"
 	}

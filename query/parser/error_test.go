@@ -25,7 +25,7 @@ func TestSyntaxErrors(t *testing.T) {
 		{"USE s t", 1, 7, "t", "expected ';' or end of input"},
 		{"USE", 1, 4, "", "expected space name"},
 		{"USE from", 1, 5, "from", "reserved word"},
-		{"SHOW THINGS", 1, 6, "THINGS", "expected SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES, QUERIES, SESSIONS, USERS, ROLES or CREATE"},
+		{"SHOW THINGS", 1, 6, "THINGS", "expected SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES, QUERIES, SESSIONS, STATS, USERS, ROLES or CREATE"},
 		{"DESCRIBE INDEX i", 1, 10, "INDEX i", "expected SPACE, TAG, EDGE or USER"},
 		{"DROP INDEX i", 1, 6, "INDEX i", "expected SPACE, TAG, EDGE or USER"},
 		{"DROP SPACE IF s", 1, 15, "s", "expected EXISTS"},

@@ -206,6 +206,8 @@ func (p *parser) parseShow() ast.Statement {
 		s.Target = ast.ShowQueries
 	case p.is("SESSIONS"):
 		s.Target = ast.ShowSessions
+	case p.is("STATS"):
+		s.Target = ast.ShowStats
 	case p.is("CREATE"):
 		d := p.parseDescribe()
 		ds, ok := d.(*ast.DescribeStmt)
@@ -215,7 +217,7 @@ func (p *parser) parseShow() ast.Statement {
 		ds.Pos, ds.ShowCreate = s.Pos, true
 		return ds
 	default:
-		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES, QUERIES, SESSIONS, USERS, ROLES or CREATE")
+		p.expected("SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES, QUERIES, SESSIONS, STATS, USERS, ROLES or CREATE")
 	}
 	p.next()
 	return s

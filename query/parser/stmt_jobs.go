@@ -35,6 +35,8 @@ func (p *parser) parseJobStmt() ast.Statement {
 		switch {
 		case p.acceptKeyword("COMPACT"):
 			s.Kind = ast.JobCompact
+		case p.acceptKeyword("STATS"):
+			s.Kind = ast.JobStats
 		case p.acceptKeyword("BALANCE"):
 			switch {
 			case p.acceptKeyword("LEADER"):
@@ -53,7 +55,7 @@ func (p *parser) parseJobStmt() ast.Statement {
 				p.expected("DATA or LEADER after BALANCE")
 			}
 		default:
-			p.expected("BALANCE DATA, BALANCE LEADER or COMPACT")
+			p.expected("BALANCE DATA, BALANCE LEADER, COMPACT or STATS")
 		}
 		return s
 	case p.acceptKeyword("STOP"):

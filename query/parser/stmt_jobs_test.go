@@ -48,7 +48,7 @@ func TestJobStatements(t *testing.T) {
 
 func TestJobStatementErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"SUBMIT JOB", "expected BALANCE DATA, BALANCE LEADER or COMPACT"},
+		{"SUBMIT JOB", "expected BALANCE DATA, BALANCE LEADER, COMPACT or STATS"},
 		{"SUBMIT BALANCE DATA", "expected JOB"},
 		{"SUBMIT JOB BALANCE", "expected DATA or LEADER after BALANCE"},
 		{"SUBMIT JOB BALANCE DATA REMOVE", `expected a storage host as "host":port`},

@@ -115,8 +115,6 @@ func TestUnsupportedStatements(t *testing.T) {
 	for _, tc := range []struct{ src, msg string }{
 		{"CREATE (v:player {name: 'a'})", "CREATE with a pattern (openCypher) is not supported"},
 		{"MERGE (v:player)", "MERGE is not supported by novagraph"},
-		{"SHOW STATS", "SHOW STATS is not supported"},
-		{"SUBMIT JOB STATS", "SUBMIT JOB STATS is not supported"},
 		{"SHOW TAG INDEX STATUS", "SHOW TAG INDEX STATUS is not supported"},
 		{"CALL db.labels()", "CALL is not supported"},
 		{"DETACH DELETE v", "DETACH DELETE is not supported"},

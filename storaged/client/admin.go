@@ -1,10 +1,14 @@
 package client
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"sync"
 
 	"google.golang.org/grpc"
 
+	"github.com/novagraph/novagraph/proto/metapb"
 	"github.com/novagraph/novagraph/proto/storagepb"
 )
 
@@ -63,4 +67,57 @@ func (c *Client) RebuildIndex(ctx context.Context, space, indexID int32, catalog
 		}
 		return failed, nil
 	})
+}
+
+// SpaceStats counts the space's rows for a STATS job: every partition's
+// leader counts its copy (PartStats), and the counts are summed. Each
+// partition's count is kept by partition, so a host the client retries
+// (after it answered some of its partitions) is not counted twice. A
+// partition without a leader for the client's retries fails the call.
+func (c *Client) SpaceStats(ctx context.Context, space int32) (*metapb.SpaceStats, error) {
+	parts := keys(c.meta.Catalog().Parts(space))
+	var mu sync.Mutex
+	byPart := map[int32]*metapb.SpaceStats{}
+	err := c.fanOut(ctx, space, parts, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+		cli := storagepb.NewStorageAdminServiceClient(conn)
+		var failed []*storagepb.PartResult
+		for _, p := range ps {
+			resp, err := cli.PartStats(ctx, &storagepb.PartStatsReq{SpaceId: space, PartId: p})
+			if err != nil {
+				return nil, err
+			}
+			if f := resp.GetFailedParts(); len(f) > 0 {
+				failed = append(failed, f...)
+				continue
+			}
+			mu.Lock()
+			byPart[p] = resp.GetStats()
+			mu.Unlock()
+		}
+		return failed, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	total := &metapb.SpaceStats{}
+	tags, edges := map[int32]int64{}, map[int32]int64{}
+	for _, st := range byPart {
+		total.Vertices += st.GetVertices()
+		total.Edges += st.GetEdges()
+		for _, t := range st.GetTags() {
+			tags[t.GetSchemaId()] += t.GetCount()
+		}
+		for _, e := range st.GetEdgeTypes() {
+			edges[e.GetSchemaId()] += e.GetCount()
+		}
+	}
+	for id, n := range tags {
+		total.Tags = append(total.Tags, &metapb.SchemaCount{SchemaId: id, Count: n})
+	}
+	for id, n := range edges {
+		total.EdgeTypes = append(total.EdgeTypes, &metapb.SchemaCount{SchemaId: id, Count: n})
+	}
+	slices.SortFunc(total.Tags, func(a, b *metapb.SchemaCount) int { return cmp.Compare(a.SchemaId, b.SchemaId) })
+	slices.SortFunc(total.EdgeTypes, func(a, b *metapb.SchemaCount) int { return cmp.Compare(a.SchemaId, b.SchemaId) })
+	return total, nil
 }
