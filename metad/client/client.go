@@ -223,9 +223,11 @@ func (c *Client) refresh(ctx context.Context, v int64) {
 	case c.wake <- struct{}{}:
 	default:
 	}
-	for _, conn := range c.conns {
-		conn.ResetConnectBackoff()
-	}
+	// No ResetConnectBackoff here: in gRPC 1.85 it ranges over the
+	// ClientConn's connection map outside its lock, a data race with the
+	// balancer adding a connection (the race detector caught it in
+	// TestMetaHAServesQueries). The reconnect backoff is capped at
+	// maxBackoff instead.
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
 	answers := make(chan *metapb.Catalog, len(c.stubs))

@@ -328,11 +328,12 @@ func (c *Client) callHost(ctx context.Context, snap *catalog.Snapshot, space int
 			return nil, &PartError{Part: parts[0], Code: commonpb.ErrorCode_E_OUTCOME_UNKNOWN,
 				Msg: fmt.Sprintf("connection to storaged %s failed during the write, which may or may not have applied: %v", addr, err)}
 		}
-		// Unreachable host: forget it as leader and try other replicas,
-		// and let the next call to it dial again at once instead of
-		// waiting out the connection's backoff.
+		// Unreachable host: forget it as leader and try other replicas.
+		// The connection redials within its backoff, capped at a second;
+		// ResetConnectBackoff is not called to shorten it: in gRPC 1.85 it
+		// ranges over the connection map outside the ClientConn's lock, a
+		// data race with the balancer adding a connection.
 		c.log.Debug("storaged unreachable, retrying elsewhere", "addr", addr, "err", err)
-		conn.ResetConnectBackoff()
 		for _, p := range parts {
 			c.setLeader(space, p, 0)
 		}
