@@ -254,19 +254,9 @@ func (r *runState) describe(s *ast.DescribeStmt) (*table, error) {
 		if err != nil {
 			return nil, err
 		}
-		var versions []*metapb.Schema
-		if s.Target == ast.DescribeTag {
-			tag, ok := snap.TagByName(space.GetSpaceId(), s.Name)
-			if !ok {
-				return nil, at(s, "tag %q not found in space %q", s.Name, space.GetName())
-			}
-			versions = tag.GetVersions()
-		} else {
-			edge, ok := snap.EdgeByName(space.GetSpaceId(), s.Name)
-			if !ok {
-				return nil, at(s, "edge %q not found in space %q", s.Name, space.GetName())
-			}
-			versions = edge.GetVersions()
+		versions, err := describedSchema(snap, space, s)
+		if err != nil {
+			return nil, err
 		}
 		t := newTable("Field", "Type", "Null", "Default")
 		latest := versions[len(versions)-1]
@@ -292,6 +282,20 @@ func (r *runState) describe(s *ast.DescribeStmt) (*table, error) {
 		return describeIndex(snap, space, s, s.Target == ast.DescribeEdgeIndex)
 	}
 	return nil, at(s, "unsupported DESCRIBE")
+}
+
+// describedSchema are the versions of the tag or edge a DESCRIBE or SHOW
+// CREATE names (its Target is DescribeTag or DescribeEdge).
+func describedSchema(snap *catalog.Snapshot, space *metapb.SpaceDesc, s *ast.DescribeStmt) ([]*metapb.Schema, error) {
+	kind := ast.TagSchema
+	if s.Target == ast.DescribeEdge {
+		kind = ast.EdgeSchema
+	}
+	versions, _, ok := schemaVersions(snap, space, kind, s.Name)
+	if !ok {
+		return nil, at(s, "%s %q not found in space %q", kindWord(kind), s.Name, space.GetName())
+	}
+	return versions, nil
 }
 
 func (r *runState) createSchema(ctx context.Context, s *ast.CreateSchemaStmt) error {

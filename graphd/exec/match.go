@@ -756,6 +756,22 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 		return v, nil
 	}
 
+	// itemValues are the items of one row (zero for a pass-through column
+	// of WITH, read from the input when needed).
+	itemValues := func(mc *matchContext) ([]value.Value, error) {
+		vals := make([]value.Value, len(items))
+		for i := range items {
+			if passCol[i] >= 0 {
+				continue
+			}
+			v, err := eval1(mc, i)
+			if err != nil {
+				return nil, err
+			}
+			vals[i] = v
+		}
+		return vals, nil
+	}
 	// Each output row: its item values (nil for a pass-through column of
 	// WITH) and the input row it came from (-1 for a group).
 	type outRow struct {
@@ -831,16 +847,9 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 			for i, acc := range g.accs {
 				mc.vals[i] = acc.result()
 			}
-			vals := make([]value.Value, len(items))
-			for i := range items {
-				if passCol[i] >= 0 {
-					continue
-				}
-				v, err := eval1(mc, i)
-				if err != nil {
-					return nil, err
-				}
-				vals[i] = v
+			vals, err := itemValues(mc)
+			if err != nil {
+				return nil, err
 			}
 			rows = append(rows, outRow{vals: vals, src: int32(g.row)})
 		}
@@ -851,16 +860,9 @@ func (m *matchRun) project(pr *ast.Projection, in *bindings, final bool) (*proje
 		mc := m.ctx(in, 0)
 		for row := 0; row < in.n; row++ {
 			mc.row = row
-			vals := make([]value.Value, len(items))
-			for i := range items {
-				if passCol[i] >= 0 {
-					continue
-				}
-				v, err := eval1(mc, i)
-				if err != nil {
-					return nil, err
-				}
-				vals[i] = v
+			vals, err := itemValues(mc)
+			if err != nil {
+				return nil, err
 			}
 			rows[row] = outRow{vals: vals, src: int32(row)}
 		}

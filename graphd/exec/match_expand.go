@@ -297,18 +297,8 @@ func (m *matchRun) checkNode(ctx context.Context, pp *patternPlan, n int, cp *cl
 			return err
 		}
 		if len(node.Labels) > 0 {
-			var keep []int32
-			for row, i := range ids {
-				ok, err := m.slimNodeMatches(pp, n, i, cr.b, row)
-				if err != nil {
-					return err
-				}
-				if ok {
-					keep = append(keep, int32(row))
-				}
-			}
-			if len(keep) != cr.b.n {
-				cr.gather(keep)
+			if err := cr.keep(func(row int) (bool, error) { return m.slimNodeMatches(pp, n, ids[row], cr.b, row) }); err != nil {
+				return err
 			}
 		}
 		m.record("GetVertices", cr.b.n, start)
@@ -322,21 +312,31 @@ func (m *matchRun) checkNode(ctx context.Context, pp *patternPlan, n int, cp *cl
 		return err
 	}
 	if len(node.Labels) > 0 {
-		var keep []int32
-		for row, i := range ids {
-			ok, err := m.nodeMatches(node, m.t.vertexTags[m.verts.key(i)], cr.b, row)
-			if err != nil {
-				return err
-			}
-			if ok {
-				keep = append(keep, int32(row))
-			}
-		}
-		if len(keep) != cr.b.n {
-			cr.gather(keep)
+		if err := cr.keep(func(row int) (bool, error) {
+			return m.nodeMatches(node, m.t.vertexTags[m.verts.key(ids[row])], cr.b, row)
+		}); err != nil {
+			return err
 		}
 	}
 	m.record("GetVertices", cr.b.n, start)
+	return nil
+}
+
+// keep keeps the rows for which ok holds.
+func (cr *clauseRows) keep(ok func(row int) (bool, error)) error {
+	var kept []int32
+	for row := 0; row < cr.b.n; row++ {
+		yes, err := ok(row)
+		if err != nil {
+			return err
+		}
+		if yes {
+			kept = append(kept, int32(row))
+		}
+	}
+	if len(kept) != cr.b.n {
+		cr.gather(kept)
+	}
 	return nil
 }
 

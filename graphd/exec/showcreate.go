@@ -33,20 +33,12 @@ func (r *runState) showCreate(s *ast.DescribeStmt) (*table, error) {
 	switch s.Target {
 	case ast.DescribeTag, ast.DescribeEdge:
 		kind, col := "TAG", "Tag"
-		var versions []*metapb.Schema
-		if s.Target == ast.DescribeTag {
-			tag, ok := snap.TagByName(space.GetSpaceId(), s.Name)
-			if !ok {
-				return nil, at(s, "tag %q not found in space %q", s.Name, space.GetName())
-			}
-			versions = tag.GetVersions()
-		} else {
+		if s.Target == ast.DescribeEdge {
 			kind, col = "EDGE", "Edge"
-			edge, ok := snap.EdgeByName(space.GetSpaceId(), s.Name)
-			if !ok {
-				return nil, at(s, "edge %q not found in space %q", s.Name, space.GetName())
-			}
-			versions = edge.GetVersions()
+		}
+		versions, err := describedSchema(snap, space, s)
+		if err != nil {
+			return nil, err
 		}
 		t := newTable(col, "Create "+col)
 		t.add(value.Str(s.Name), value.Str(createSchemaText(kind, s.Name, versions[len(versions)-1])))
