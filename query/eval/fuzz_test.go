@@ -30,6 +30,10 @@ func FuzzEval(f *testing.F) {
 		`{a: {b: [10, 20]}}.a.b[1] + size({x: 1})`, `{m: date({year: 2024, month: 2})}["m"]`,
 		`duration({days: 3, hours: -1})`, "{`if`: 1, NULL: true, \"\": 'e'}", `properties({k: 'v'}).k`,
 		`[{a: 1}] + {b: time({hour: 1})}`,
+		// The expressions that came with MATCH.
+		`CASE 2 WHEN 1 THEN "a" WHEN 2 THEN [x IN range(1, 3) WHERE x > 1 | x * 2] ELSE NULL END`,
+		`reduce(s = 0, x IN [1, 2, 3] | s + x) > 2 ? all(y IN [1] WHERE y == 1) : single(z IN [] WHERE z)`,
+		`"abc"[1..] =~ "b.*" AND [1, 2, 3][..-1] IS NOT EMPTY AND (6 & 3 ^ 1) == bit_or(4, 0)`,
 	} {
 		f.Add(seed)
 	}
