@@ -472,7 +472,7 @@ func (s *Server) createSchema(ctx context.Context, req *metapb.CreateSchemaReq) 
 			return nil, err
 		}
 		ref.id = int32(next)
-		versions := []*metapb.Schema{{Version: 0, Columns: cols, TtlCol: req.TtlCol, TtlDuration: req.TtlDuration}}
+		versions := []*metapb.Schema{{Version: 0, Columns: cols, TtlCol: req.TtlCol, TtlDuration: req.TtlDuration, Comment: req.Comment}}
 		var descKey, descVal string
 		if ref.isEdge {
 			descKey = edgeKey(req.SpaceId, ref.id)

@@ -258,7 +258,7 @@ func (r *runState) describe(s *ast.DescribeStmt) (*table, error) {
 		if err != nil {
 			return nil, err
 		}
-		t := newTable("Field", "Type", "Null", "Default")
+		t := newTable("Field", "Type", "Null", "Default", "Comment")
 		latest := versions[len(versions)-1]
 		for _, c := range latest.GetColumns() {
 			null := "NO"
@@ -271,7 +271,11 @@ func (r *runState) describe(s *ast.DescribeStmt) (*table, error) {
 			} else if c.GetDefaultValue() != nil {
 				def = value.FromProto(c.GetDefaultValue())
 			}
-			t.add(value.Str(c.GetName()), value.Str(schema.TypeName(c)), value.Str(null), def)
+			comment := value.Null()
+			if c.GetComment() != "" {
+				comment = value.Str(c.GetComment())
+			}
+			t.add(value.Str(c.GetName()), value.Str(schema.TypeName(c)), value.Str(null), def, comment)
 		}
 		return t, nil
 	case ast.DescribeTagIndex, ast.DescribeEdgeIndex:
@@ -313,7 +317,7 @@ func (r *runState) createSchema(ctx context.Context, s *ast.CreateSchemaStmt) er
 		req.Columns = append(req.Columns, col)
 	}
 	if s.TTL != nil {
-		req.TtlCol, req.TtlDuration = s.TTL.Col, s.TTL.Duration
+		req.TtlCol, req.TtlDuration, req.Comment = s.TTL.Col, s.TTL.Duration, s.TTL.Comment
 	}
 	if _, _, err := r.x.meta.CreateSchema(ctx, req); err != nil {
 		return metaError(fmt.Sprintf("CREATE %s %s", s.Kind, s.Name), err)
@@ -323,7 +327,7 @@ func (r *runState) createSchema(ctx context.Context, s *ast.CreateSchemaStmt) er
 
 // columnDef converts a property definition of CREATE or ALTER.
 func columnDef(p *ast.PropDef) (*metapb.ColumnDef, error) {
-	col := &metapb.ColumnDef{Name: p.Name, Nullable: p.Nullable}
+	col := &metapb.ColumnDef{Name: p.Name, Nullable: p.Nullable, Comment: p.Comment}
 	switch p.Type.Kind {
 	case ast.PropInt64:
 		col.Type, col.IntBits = metapb.PropType_INT64, int32(p.Type.Bits)

@@ -42,6 +42,9 @@ func (r *runState) alterSchema(ctx context.Context, s *ast.AlterSchemaStmt) erro
 	if !ok {
 		return at(s, "%s %q not found in space %q", kindWord(s.Kind), s.Name, space.GetName())
 	}
+	if s.TTL != nil && s.TTL.HasComment {
+		return at(s, "ALTER %s ... COMMENT is not supported by novagraph: a %s's comment is set when it is created", s.Kind, kindWord(s.Kind))
+	}
 	req := &metapb.AlterSchemaReq{SpaceId: space.GetSpaceId(), Name: s.Name, IsEdge: s.Kind == ast.EdgeSchema}
 	for _, op := range s.Ops {
 		out := &metapb.AlterSchemaOp{}

@@ -90,11 +90,17 @@ func createSchemaText(kind, name string, v *metapb.Schema) string {
 		case c.GetDefaultValue() != nil:
 			b.WriteString(" DEFAULT " + value.FromProto(c.GetDefaultValue()).String())
 		}
+		if c.GetComment() != "" {
+			b.WriteString(" COMMENT " + value.Str(c.GetComment()).String())
+		}
 		if i < len(v.GetColumns())-1 {
 			b.WriteByte(',')
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, ") TTL_DURATION = %d, TTL_COL = %q", v.GetTtlDuration(), v.GetTtlCol())
+	fmt.Fprintf(&b, ") TTL_DURATION = %d, TTL_COL = %s", v.GetTtlDuration(), value.Str(v.GetTtlCol()))
+	if v.GetComment() != "" {
+		b.WriteString(", COMMENT = " + value.Str(v.GetComment()).String())
+	}
 	return b.String()
 }

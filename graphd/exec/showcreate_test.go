@@ -41,13 +41,13 @@ func TestShowCreateParsesBack(t *testing.T) {
 		t.Fatalf("SHOW CREATE SPACE a = %q, want %q", spaceText, want)
 	}
 	run(`USE a`)
-	run(`CREATE TAG player(name string NOT NULL DEFAULT "x", age int8 NULL, ts timestamp DEFAULT now(), ` + "`from`" + ` fixed_string(4)) TTL_DURATION = 100, TTL_COL = "ts"`)
+	run(`CREATE TAG player(name string NOT NULL DEFAULT "x" COMMENT "the name", age int8 NULL, ts timestamp DEFAULT now(), ` + "`from`" + ` fixed_string(4)) TTL_DURATION = 100, TTL_COL = "ts", COMMENT = "a player's tag"`)
 	run(`CREATE EDGE follow(degree double NOT NULL)`)
 	run(`CREATE TAG INDEX player_name ON player(name(10), age)`)
 	tagText := text(run(`SHOW CREATE TAG player`))
 	edgeText := text(run(`SHOW CREATE EDGE follow`))
 	indexText := text(run(`SHOW CREATE TAG INDEX player_name`))
-	for _, want := range []string{"`from` fixed_string(4)", "age int8 NULL", `name string NOT NULL DEFAULT "x"`, `TTL_COL = "ts"`} {
+	for _, want := range []string{"`from` fixed_string(4)", "age int8 NULL", `name string NOT NULL DEFAULT "x" COMMENT "the name"`, `TTL_COL = "ts"`, `COMMENT = "a player's tag"`} {
 		if !strings.Contains(tagText, want) {
 			t.Errorf("SHOW CREATE TAG player = %q, missing %q", tagText, want)
 		}

@@ -460,7 +460,7 @@ func Alter(where string, prev *metapb.Schema, req *metapb.AlterSchemaReq, indexe
 	if err != nil {
 		return nil, err
 	}
-	next := &metapb.Schema{Version: prev.Version + 1, Columns: out, TtlCol: prev.TtlCol, TtlDuration: prev.TtlDuration}
+	next := &metapb.Schema{Version: prev.Version + 1, Columns: out, TtlCol: prev.TtlCol, TtlDuration: prev.TtlDuration, Comment: prev.Comment}
 	if req.SetTtl {
 		next.TtlCol, next.TtlDuration = req.TtlCol, req.TtlDuration
 	} else if next.TtlCol != "" && slices.Contains(dropped, next.TtlCol) && find(next.TtlCol) < 0 {

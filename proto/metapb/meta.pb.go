@@ -395,6 +395,7 @@ type ColumnDef struct {
 	// CREATE or ALTER time, which rows written before the column existed
 	// read.
 	DefaultExpr   string `protobuf:"bytes,8,opt,name=default_expr,json=defaultExpr,proto3" json:"default_expr,omitempty"`
+	Comment       string `protobuf:"bytes,9,opt,name=comment,proto3" json:"comment,omitempty"` // COMMENT "…" of the property
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -485,6 +486,13 @@ func (x *ColumnDef) GetDefaultExpr() string {
 	return ""
 }
 
+func (x *ColumnDef) GetComment() string {
+	if x != nil {
+		return x.Comment
+	}
+	return ""
+}
+
 // Schema is one version of a tag's or edge type's property list. Versions
 // start at 0 and only grow; rows carry the version they were written with.
 type Schema struct {
@@ -496,6 +504,7 @@ type Schema struct {
 	// skip it and compaction removes it. Both empty/0: no TTL.
 	TtlCol        string `protobuf:"bytes,3,opt,name=ttl_col,json=ttlCol,proto3" json:"ttl_col,omitempty"`
 	TtlDuration   int64  `protobuf:"varint,4,opt,name=ttl_duration,json=ttlDuration,proto3" json:"ttl_duration,omitempty"`
+	Comment       string `protobuf:"bytes,5,opt,name=comment,proto3" json:"comment,omitempty"` // COMMENT = "…" of the tag or edge type
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -556,6 +565,13 @@ func (x *Schema) GetTtlDuration() int64 {
 		return x.TtlDuration
 	}
 	return 0
+}
+
+func (x *Schema) GetComment() string {
+	if x != nil {
+		return x.Comment
+	}
+	return ""
 }
 
 type SpaceDesc struct {
@@ -1695,6 +1711,7 @@ type CreateSchemaReq struct {
 	IsEdge        bool                   `protobuf:"varint,5,opt,name=is_edge,json=isEdge,proto3" json:"is_edge,omitempty"`
 	TtlCol        string                 `protobuf:"bytes,6,opt,name=ttl_col,json=ttlCol,proto3" json:"ttl_col,omitempty"`
 	TtlDuration   int64                  `protobuf:"varint,7,opt,name=ttl_duration,json=ttlDuration,proto3" json:"ttl_duration,omitempty"`
+	Comment       string                 `protobuf:"bytes,8,opt,name=comment,proto3" json:"comment,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1776,6 +1793,13 @@ func (x *CreateSchemaReq) GetTtlDuration() int64 {
 		return x.TtlDuration
 	}
 	return 0
+}
+
+func (x *CreateSchemaReq) GetComment() string {
+	if x != nil {
+		return x.Comment
+	}
+	return ""
 }
 
 type CreateSchemaResp struct {
@@ -4859,7 +4883,7 @@ var File_novagraph_meta_proto protoreflect.FileDescriptor
 
 const file_novagraph_meta_proto_rawDesc = "" +
 	"\n" +
-	"\x14novagraph/meta.proto\x12\x0enovagraph.meta\x1a\x16novagraph/common.proto\"\x9c\x02\n" +
+	"\x14novagraph/meta.proto\x12\x0enovagraph.meta\x1a\x16novagraph/common.proto\"\xb6\x02\n" +
 	"\tColumnDef\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12,\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x18.novagraph.meta.PropTypeR\x04type\x12\x1b\n" +
@@ -4868,12 +4892,14 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\rdefault_value\x18\x05 \x01(\v2\x17.novagraph.common.ValueR\fdefaultValue\x12\x19\n" +
 	"\bint_bits\x18\x06 \x01(\x05R\aintBits\x12\x18\n" +
 	"\afloat32\x18\a \x01(\bR\afloat32\x12!\n" +
-	"\fdefault_expr\x18\b \x01(\tR\vdefaultExpr\"\x93\x01\n" +
+	"\fdefault_expr\x18\b \x01(\tR\vdefaultExpr\x12\x18\n" +
+	"\acomment\x18\t \x01(\tR\acomment\"\xad\x01\n" +
 	"\x06Schema\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x05R\aversion\x123\n" +
 	"\acolumns\x18\x02 \x03(\v2\x19.novagraph.meta.ColumnDefR\acolumns\x12\x17\n" +
 	"\attl_col\x18\x03 \x01(\tR\x06ttlCol\x12!\n" +
-	"\fttl_duration\x18\x04 \x01(\x03R\vttlDuration\"\xd3\x01\n" +
+	"\fttl_duration\x18\x04 \x01(\x03R\vttlDuration\x12\x18\n" +
+	"\acomment\x18\x05 \x01(\tR\acomment\"\xd3\x01\n" +
 	"\tSpaceDesc\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12#\n" +
@@ -4964,7 +4990,7 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\tif_exists\x18\x02 \x01(\bR\bifExists\"Y\n" +
 	"\rDropSpaceResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion\"\xee\x01\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"\x88\x02\n" +
 	"\x0fCreateSchemaReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +
@@ -4972,7 +4998,8 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\rif_not_exists\x18\x04 \x01(\bR\vifNotExists\x12\x17\n" +
 	"\ais_edge\x18\x05 \x01(\bR\x06isEdge\x12\x17\n" +
 	"\attl_col\x18\x06 \x01(\tR\x06ttlCol\x12!\n" +
-	"\fttl_duration\x18\a \x01(\x03R\vttlDuration\"l\n" +
+	"\fttl_duration\x18\a \x01(\x03R\vttlDuration\x12\x18\n" +
+	"\acomment\x18\b \x01(\tR\acomment\"l\n" +
 	"\x10CreateSchemaResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\x05R\x02id\x12\x18\n" +

@@ -118,6 +118,9 @@ type TTLOptions struct {
 	Col         string
 	HasDuration bool
 	HasCol      bool
+	// COMMENT = "…", the schema's comment, is one of these options too.
+	Comment    string
+	HasComment bool
 }
 
 func (o *TTLOptions) String() string {
@@ -127,6 +130,9 @@ func (o *TTLOptions) String() string {
 	}
 	if o.HasCol {
 		parts = append(parts, "TTL_COL = "+value.Str(o.Col).String())
+	}
+	if o.HasComment {
+		parts = append(parts, "COMMENT = "+value.Str(o.Comment).String())
 	}
 	return strings.Join(parts, ", ")
 }

@@ -266,7 +266,7 @@ func (p *parser) parseCreateSchema(pos ast.Pos, kind ast.SchemaKind) *ast.Create
 // name), separated by commas, in any order and each at most once. It
 // returns nil unless the current token starts one.
 func (p *parser) parseTTLOptions() *ast.TTLOptions {
-	if !p.is("TTL_DURATION") && !p.is("TTL_COL") {
+	if !p.is("TTL_DURATION") && !p.is("TTL_COL") && !p.is("COMMENT") {
 		return nil
 	}
 	o := &ast.TTLOptions{Pos: p.pos()}
@@ -293,8 +293,19 @@ func (p *parser) parseTTLOptions() *ast.TTLOptions {
 				o.Col = p.name("a property name or string after TTL_COL =")
 			}
 			o.HasCol = true
+		case p.is("COMMENT"):
+			if o.HasComment {
+				p.fail("duplicate COMMENT")
+			}
+			p.next()
+			p.expect(lexer.Assign)
+			if !p.at(lexer.String) {
+				p.expected("a string after COMMENT =")
+			}
+			o.Comment, o.HasComment = p.tok().Value, true
+			p.next()
 		default:
-			p.expected("TTL_DURATION or TTL_COL")
+			p.expected("TTL_DURATION, TTL_COL or COMMENT")
 		}
 		if !p.accept(lexer.Comma) {
 			return o
@@ -321,7 +332,7 @@ func (p *parser) parseAlter() ast.Statement {
 		p.expected("TAG, EDGE or USER")
 	}
 	s.Name = p.name(schemaWhat(s.Kind))
-	for !p.is("TTL_DURATION") && !p.is("TTL_COL") {
+	for !p.is("TTL_DURATION") && !p.is("TTL_COL") && !p.is("COMMENT") {
 		s.Ops = append(s.Ops, p.parseAlterOp())
 		if !p.accept(lexer.Comma) {
 			break

@@ -157,7 +157,7 @@ func (m *Meta) CreateSchema(_ context.Context, req *metapb.CreateSchemaReq) (int
 	}
 	g.lastSchema[req.SpaceId]++
 	id := g.lastSchema[req.SpaceId]
-	versions := []*metapb.Schema{{Version: 0, Columns: cols, TtlCol: req.TtlCol, TtlDuration: req.TtlDuration}}
+	versions := []*metapb.Schema{{Version: 0, Columns: cols, TtlCol: req.TtlCol, TtlDuration: req.TtlDuration, Comment: req.Comment}}
 	version := g.change(func(cat *metapb.Catalog) {
 		if req.IsEdge {
 			cat.Edges = append(cat.Edges, &metapb.EdgeDesc{SpaceId: req.SpaceId, EdgeType: id, Name: req.Name, Versions: versions})
