@@ -127,7 +127,7 @@ func TestUnsupportedStatements(t *testing.T) {
 		}
 	}
 	// What is supported still parses.
-	for _, src := range []string{"SHOW TAG INDEXES", "SUBMIT JOB COMPACT", "KILL QUERY (plan=1)", "CREATE TAG t()"} {
+	for _, src := range []string{"SHOW TAG INDEXES", "SUBMIT JOB COMPACT", "KILL QUERY (plan=1)", "CREATE TAG t()", "SHOW LOCAL QUERIES"} {
 		if _, err := Parse(src); err != nil && strings.Contains(err.Error(), "not supported") {
 			t.Errorf("Parse(%q) = %v", src, err)
 		}

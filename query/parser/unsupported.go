@@ -26,7 +26,6 @@ var unsupportedStatements = []struct {
 	{[]string{"FOREACH"}, ""},
 	{[]string{"LOAD"}, "load files with nova-importer"},
 	{[]string{"SHOW", "SESSION"}, ""},
-	{[]string{"SHOW", "LOCAL"}, ""},
 	{[]string{"SHOW", "CHARSET"}, ""},
 	{[]string{"SHOW", "COLLATION"}, ""},
 	{[]string{"SHOW", "SNAPSHOTS"}, ""},
