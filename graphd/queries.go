@@ -114,7 +114,7 @@ func (r *queryRegistry) killSession(session int64) {
 	for _, q := range r.running {
 		if q.session == session && !q.killed {
 			q.killed = true
-			q.cancel(exec.KilledError(session, q.id))
+			q.cancel(exec.SessionKilledError(session, q.id))
 		}
 	}
 }

@@ -521,8 +521,14 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 	defer sess.mu.Unlock()
 	sess.lastUsed = start
 	s.mu.Lock()
+	// A statement that waited for the session while KILL SESSION or a
+	// sign-out ended it does not run.
+	ended := s.sessions[req.SessionId] != sess
 	sess.shownUsed = start
 	s.mu.Unlock()
+	if ended {
+		return &graphpb.ExecuteResp{Code: graphpb.QueryErrorCode_E_SESSION, Error: fmt.Sprintf("session %d was ended (KILL SESSION or sign-out) before this statement ran: sign in again", req.SessionId)}, nil
+	}
 	defer func() {
 		s.mu.Lock()
 		sess.shownIn = sess.state.SpaceName

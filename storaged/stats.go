@@ -17,12 +17,15 @@ import (
 // PartStats implements StorageAdminService: what a STATS job counts in one
 // partition, on its leader. It reads a RocksDB snapshot of the partition's
 // tag and edge keys: the vertices (with a tag), the rows per tag, and the
-// edges per type, each edge once, as its out-edge copy. Rows a TTL has
-// expired but compaction has not removed yet are counted (as NebulaGraph's
-// STATS job counts them).
+// edges per type, each edge once, as its out-edge copy. Rows of a tag or
+// edge type the catalog no longer has (dropped: their keys stay until
+// compaction) are not counted, as NebulaGraph's STATS task skips them;
+// rows a TTL has expired but compaction has not removed yet are.
 func (a *adminService) PartStats(ctx context.Context, req *storagepb.PartStatsReq) (*storagepb.PartStatsResp, error) {
 	g := raftgroup.GroupID{Space: req.GetSpaceId(), Part: req.GetPartId()}
-	if err := a.requireLeader(g); err != nil {
+	// As every read: the leader confirms it leads and has applied what
+	// was committed, so rows acknowledged before the job are counted.
+	if err := a.srv.engine.ReadIndex(ctx, g); err != nil {
 		return &storagepb.PartStatsResp{FailedParts: a.fail(g, err).FailedParts}, nil
 	}
 	stats, err := a.countPart(ctx, g)
@@ -37,7 +40,8 @@ func (a *adminService) countPart(ctx context.Context, g raftgroup.GroupID) (*met
 	if db == nil {
 		return nil, fmt.Errorf("%s: stats: %w", g, raftgroup.ErrGroupNotFound)
 	}
-	space, ok := a.srv.meta.Catalog().SpaceByID(g.Space)
+	catalog := a.srv.meta.Catalog()
+	space, ok := catalog.SpaceByID(g.Space)
 	if !ok {
 		return nil, fmt.Errorf("%s: stats: space %d not in the catalog", g, g.Space)
 	}
@@ -86,6 +90,9 @@ func (a *adminService) countPart(ctx context.Context, g raftgroup.GroupID) (*met
 		if err != nil {
 			return fmt.Errorf("%s: stats: %w", g, err)
 		}
+		if _, ok := catalog.TagByID(g.Space, tag); !ok {
+			return nil // a dropped tag's row
+		}
 		tags[tag]++
 		if !bytes.Equal(vid, lastVid) {
 			out.Vertices++
@@ -96,11 +103,20 @@ func (a *adminService) countPart(ctx context.Context, g raftgroup.GroupID) (*met
 	if err != nil {
 		return nil, err
 	}
+	edgeKeyLen := partition.EdgeKeyLen(vidLen)
 	err = scan(partition.KindEdge, func(key []byte) error {
-		if typ := partition.EdgeKeyType(key, vidLen); typ > 0 {
-			edges[typ]++
-			out.Edges++
+		if len(key) != edgeKeyLen {
+			return fmt.Errorf("%s: stats: edge key %x is %d bytes, want %d", g, key, len(key), edgeKeyLen)
 		}
+		typ := partition.EdgeKeyType(key, vidLen)
+		if typ <= 0 {
+			return nil // the in-edge copy: the edge is counted at its source
+		}
+		if _, ok := catalog.EdgeByType(g.Space, typ); !ok {
+			return nil // a dropped edge type's row
+		}
+		edges[typ]++
+		out.Edges++
 		return nil
 	})
 	if err != nil {

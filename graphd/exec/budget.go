@@ -196,6 +196,13 @@ func KilledError(sessionID, planID int64) error {
 		Msg: fmt.Sprintf("query (session=%d, plan=%d) was killed by KILL QUERY", sessionID, planID)}
 }
 
+// SessionKilledError is the error of a query stopped because KILL SESSION
+// ended its session.
+func SessionKilledError(sessionID, planID int64) error {
+	return &Error{Code: graphpb.QueryErrorCode_E_KILLED,
+		Msg: fmt.Sprintf("query (session=%d, plan=%d) was stopped: KILL SESSION ended its session", sessionID, planID)}
+}
+
 // isLimitError reports whether err is a query-ending limit error.
 func isLimitError(err error) (*Error, bool) {
 	var e *Error

@@ -168,8 +168,9 @@ func Columns(schema string, cols []*metapb.ColumnDef) ([]*metapb.ColumnDef, erro
 }
 
 // checkDefaultWidth refuses a default outside an int8/int16/int32 or float
-// column's range: every write leaving the column out would fail on it, and
-// rows written before an ALTER ADD would read it.
+// column's range (every write leaving the column out would fail on it, and
+// rows written before an ALTER ADD would read it), and a NaN or infinite
+// one.
 func checkDefaultWidth(where string, c *metapb.ColumnDef) error {
 	switch v := c.DefaultValue.GetV().(type) {
 	case *commonpb.Value_IntVal:
@@ -177,7 +178,12 @@ func checkDefaultWidth(where string, c *metapb.ColumnDef) error {
 			return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: default %d is out of int%d's range [%d, %d]", where, v.IntVal, b, int64(-1)<<(b-1), int64(1)<<(b-1)-1)
 		}
 	case *commonpb.Value_FloatVal:
-		if c.Float32 && !math.IsInf(v.FloatVal, 0) && math.Abs(v.FloatVal) > math.MaxFloat32 {
+		// nGQL has no literal for NaN or an infinity: such a default could
+		// not be written back (SHOW CREATE) and is surely a mistake.
+		if math.IsNaN(v.FloatVal) || math.IsInf(v.FloatVal, 0) {
+			return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: default %g is not a finite number", where, v.FloatVal)
+		}
+		if c.Float32 && math.Abs(v.FloatVal) > math.MaxFloat32 {
 			return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: default %g is beyond float's range", where, v.FloatVal)
 		}
 	}

@@ -3,6 +3,7 @@ package client
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -76,6 +77,9 @@ func (c *Client) RebuildIndex(ctx context.Context, space, indexID int32, catalog
 // partition without a leader for the client's retries fails the call.
 func (c *Client) SpaceStats(ctx context.Context, space int32) (*metapb.SpaceStats, error) {
 	parts := keys(c.meta.Catalog().Parts(space))
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("space %d has no partitions in the catalog", space)
+	}
 	var mu sync.Mutex
 	byPart := map[int32]*metapb.SpaceStats{}
 	err := c.fanOut(ctx, space, parts, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
@@ -110,6 +114,9 @@ func (c *Client) SpaceStats(ctx context.Context, space int32) (*metapb.SpaceStat
 		for _, e := range st.GetEdgeTypes() {
 			edges[e.GetSchemaId()] += e.GetCount()
 		}
+	}
+	if len(byPart) != len(parts) {
+		return nil, fmt.Errorf("space %d: %d of %d partitions counted", space, len(byPart), len(parts))
 	}
 	for id, n := range tags {
 		total.Tags = append(total.Tags, &metapb.SchemaCount{SchemaId: id, Count: n})

@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/testkit/testcluster"
@@ -63,4 +65,50 @@ func TestShowAndKillSessions(t *testing.T) {
 		t.Fatal("alice's session, killed by root, still runs statements")
 	}
 	exec(t, root, `YIELD 1`)
+}
+
+// TestKillSessionStopsItsQueries: KILL SESSION stops the session's running
+// query (E_KILLED, saying KILL SESSION) and refuses a statement that was
+// waiting behind it, which never runs.
+func TestKillSessionStopsItsQueries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("in-process cluster test")
+	}
+	c := testcluster.Start(t, testcluster.Options{Stores: 1})
+	root := c.Session()
+	defer root.Close()
+	loadSuperVertex(t, root)
+	victim, err := c.SessionAs("root", "nova")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer victim.Close()
+	exec(t, victim, "USE budget")
+	running := start(victim, endlessGo)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		rs := exec(t, root, "SHOW QUERIES")
+		found := false
+		for i := 0; i < rs.Len(); i++ {
+			if sid, _ := rs.Row(i).Int(0); sid == victim.ID() {
+				found = true
+			}
+		}
+		if found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the endless query never showed in SHOW QUERIES")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	queued := start(victim, "CREATE TAG made_after_kill()")
+	time.Sleep(200 * time.Millisecond) // it waits for the session now
+	exec(t, root, fmt.Sprintf("KILL SESSION %d", victim.ID()))
+	checkQueryError(t, endlessGo, <-running, graphpb.QueryErrorCode_E_KILLED, "KILL SESSION")
+	if err := <-queued; err == nil {
+		t.Fatal("a statement queued on the killed session ran")
+	}
+	if rows := fmt.Sprint(resultRows(exec(t, root, "SHOW TAGS"))); strings.Contains(rows, "made_after_kill") {
+		t.Fatalf("SHOW TAGS lists the queued statement's tag: %s", rows)
+	}
 }
