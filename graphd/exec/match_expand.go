@@ -649,6 +649,7 @@ func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *c
 				i = pt.prev
 			}
 		}
+		var arena []int32 // the edge lists of emitted paths, allocated in chunks
 		for hop := 0; ; hop++ {
 			level := levels[hop]
 			if hop >= rel.Min {
@@ -658,7 +659,14 @@ func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *c
 						return err
 					}
 					if len(parents) > n {
-						edges := make([]int32, hop)
+						// The emitted lists share arrays allocated in
+						// chunks, not one allocation per row.
+						if arena == nil || cap(arena)-len(arena) < hop {
+							// (never nil: an empty list is a 0-hop path, nil a NULL one)
+							arena = make([]int32, 0, max(4096, hop*len(level)))
+						}
+						arena = arena[:len(arena)+hop]
+						edges := arena[len(arena)-hop : len(arena) : len(arena)]
 						k := hop
 						walk(hop, int32(i), func(e int32) bool { k--; edges[k] = e; return true })
 						if h.reverse {
@@ -703,9 +711,10 @@ func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *c
 			levels = append(levels, next)
 		}
 	}
-	if rel.VarLen {
+	if rel.VarLen && !slices.IsSorted(parents) {
 		// Paths came out level by level: put each row's paths back
-		// together, in the order of the rows they extend.
+		// together, in the order of the rows they extend. (One level,
+		// as *2 is, comes out in order.)
 		perm := make([]int, len(parents))
 		for i := range perm {
 			perm[i] = i
