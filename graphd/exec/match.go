@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
@@ -317,7 +318,7 @@ func (m *matchRun) returnColumns(ctx context.Context, pr *ast.Projection, b *bin
 	intIDCol := make([]int, len(readers))
 	for j, it := range pr.Items {
 		intIDCol[j] = -1
-		if f, ok := it.Expr.(*ast.FuncCall); ok && m.verts.intVids && len(f.Args) == 1 && equalFold(f.Name, "id") {
+		if f, ok := it.Expr.(*ast.FuncCall); ok && m.verts.intVids && len(f.Args) == 1 && strings.EqualFold(f.Name, "id") {
 			if l, ok := f.Args[0].(*ast.LabelExpr); ok {
 				if col := findCol(b.cols, l.Name); col >= 0 && b.cols[col].kind == bindNode {
 					intIDCol[j] = col
@@ -617,7 +618,7 @@ func (m *matchRun) fastItem(e ast.Expr, b *bindings) itemReader {
 			return func(b *bindings, row int) value.Value { return m.cell(b, col, row) }
 		}
 	case *ast.FuncCall:
-		if len(x.Args) == 1 && equalFold(x.Name, "id") {
+		if len(x.Args) == 1 && strings.EqualFold(x.Name, "id") {
 			if l, ok := x.Args[0].(*ast.LabelExpr); ok {
 				if col := colOf(l.Name, bindNode); col >= 0 {
 					return func(b *bindings, row int) value.Value {
@@ -668,25 +669,6 @@ func (m *matchRun) fastItem(e ast.Expr, b *bindings) itemReader {
 		}
 	}
 	return nil
-}
-
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // project runs a WITH or RETURN: the items (grouped when one has an

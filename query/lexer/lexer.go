@@ -120,7 +120,8 @@ func (l *Lexer) hasPrefix(s string) bool { return strings.HasPrefix(l.src[l.off:
 // false and an Illegal token for an unterminated block comment.
 //
 // "--" starts a comment only before a blank or the end of the line (as in
-// SQL): MATCH patterns write "-->" and "(a)--(b)", and 1--2 is 1 - -2.
+// SQL), and not between two nodes (DashStartsComment): MATCH patterns
+// write "-->", "(a)--(b)" and "(a)-- (b)", and 1--2 is 1 - -2.
 func (l *Lexer) skipSpaceAndComments() (Token, bool) {
 	for l.off < len(l.src) {
 		switch c := l.src[l.off]; {
