@@ -11,11 +11,14 @@ import (
 //	time      H:M[:S[.fraction]][zone]       12:34:56, 1:2:3.5, 12:34:56.123456Z, 08:00+08:00
 //	datetime  date[(T|space)time]            2024-01-02T12:34:56.5, 2024-01-02 12:34:56+08:00
 //	zone      Z | (+|-)HH[:MM] | (+|-)HHMM    converted to UTC
+//	          and, on a datetime, [Area/City] after or instead of it: the
+//	          IANA zone's offset at that local time (zone.go)
 //	duration  [-]P[nY][nM][nW][nD][T[nH][nM][n[.fraction]S]]   ISO 8601, e.g. P1DT2H,
 //	          PT1.5S, P0MT93600.000000000S; numbers may carry a sign
 //
 // Fractions of a second keep six digits (microseconds) and drop the rest.
-// Named zones ([Asia/Shanghai]) are not supported.
+// A time of day alone takes an offset, not a zone name: it has no date to
+// choose the zone's offset by.
 
 // ParseDate parses a date string.
 func ParseDate(s string) (Date, error) {
@@ -34,14 +37,17 @@ func ParseDate(s string) (Date, error) {
 // around midnight.
 func ParseTime(s string) (Time, error) {
 	p := scanner{s: strings.TrimSpace(s), what: "time"}
-	t, off, err := p.clock()
+	t, z, err := p.clock()
 	if err != nil {
 		return 0, err
 	}
 	if !p.done() {
 		return 0, p.fail("unexpected %q", p.rest())
 	}
-	return Time(floorMod(int64(t)-off, Day)), nil
+	if z.name != "" {
+		return 0, p.fail("a time of day has no date to choose the offset of %s by; give an offset such as +01:00", z.name)
+	}
+	return Time(floorMod(int64(t)-z.offset, Day)), nil
 }
 
 // ParseDateTime parses a datetime string; a date alone is midnight, and an
@@ -60,14 +66,21 @@ func ParseDateTime(s string) (DateTime, error) {
 		return 0, p.fail("expected T or a space between the date and the time, got %q", p.rest())
 	}
 	p.i++
-	t, off, err := p.clock()
+	t, z, err := p.clock()
 	if err != nil {
 		return 0, err
 	}
 	if !p.done() {
 		return 0, p.fail("unexpected %q", p.rest())
 	}
-	dt = NewDateTime(d, t) - DateTime(off)
+	if z.name != "" {
+		dt, err := LocalToUTC(NewDateTime(d, t), z.name, z.offset, z.hasOffset)
+		if err != nil {
+			return 0, fmt.Errorf("datetime %q: %w", s, err)
+		}
+		return dt, nil
+	}
+	dt = NewDateTime(d, t) - DateTime(z.offset)
 	if !dt.Valid() {
 		return 0, fmt.Errorf("datetime %q: %w", s, ErrRange)
 	}
@@ -266,46 +279,53 @@ func (p *scanner) date() (Date, error) {
 	return date, nil
 }
 
-// clock reads H:M[:S[.f]][zone] and returns the local time and the zone's
-// offset east of UTC in microseconds.
-func (p *scanner) clock() (Time, int64, error) {
+// zoneSpec is what follows a clock time: an offset east of UTC in
+// microseconds, if one was written, and a zone name, if one was.
+type zoneSpec struct {
+	offset    int64
+	hasOffset bool
+	name      string
+}
+
+// clock reads H:M[:S[.f]][zone] and returns the local time and its zone.
+func (p *scanner) clock() (Time, zoneSpec, error) {
 	h, err := p.digits(2, "hour")
 	if err != nil {
-		return 0, 0, err
+		return 0, zoneSpec{}, err
 	}
 	if !p.accept(':') {
-		return 0, 0, p.fail("expected :MM after the hour")
+		return 0, zoneSpec{}, p.fail("expected :MM after the hour")
 	}
 	mi, err := p.digits(2, "minute")
 	if err != nil {
-		return 0, 0, err
+		return 0, zoneSpec{}, err
 	}
 	var s, us int64
 	if p.accept(':') {
 		if s, err = p.digits(2, "second"); err != nil {
-			return 0, 0, err
+			return 0, zoneSpec{}, err
 		}
 		if p.accept('.') || p.accept(',') {
 			if us, err = p.fraction(); err != nil {
-				return 0, 0, err
+				return 0, zoneSpec{}, err
 			}
 		}
 	}
 	t, err := NewTime(h, mi, s, us)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s %q: %w", p.what, p.s, err)
+		return 0, zoneSpec{}, fmt.Errorf("%s %q: %w", p.what, p.s, err)
 	}
-	off, err := p.zone()
-	return t, off, err
+	z, err := p.zone()
+	return t, z, err
 }
 
-func (p *scanner) zone() (int64, error) {
+func (p *scanner) zone() (zoneSpec, error) {
+	var z zoneSpec
 	switch c := p.peek(); {
-	case p.done():
-		return 0, nil
+	case p.done() || c == '[':
 	case c == 'Z' || c == 'z':
 		p.i++
-		return 0, nil
+		z.hasOffset = true
 	case c == '+' || c == '-':
 		p.i++
 		start := p.i
@@ -315,26 +335,38 @@ func (p *scanner) zone() (int64, error) {
 			p.i++
 		}
 		if p.i == start {
-			return 0, p.fail("expected the zone hour")
+			return z, p.fail("expected the zone hour")
 		}
 		var err error
 		var m int64
-		if p.i-start == 2 && !p.done() {
+		if p.i-start == 2 && !p.done() && p.peek() != '[' {
 			p.accept(':')
 			if m, err = p.digits(2, "zone minute"); err != nil {
-				return 0, err
+				return z, err
 			}
 		}
 		if h > 18 || m > 59 {
-			return 0, p.fail("zone offset %02d:%02d out of range", h, m)
+			return z, p.fail("zone offset %02d:%02d out of range", h, m)
 		}
-		off := h*Hour + m*Minute
+		z.offset, z.hasOffset = h*Hour+m*Minute, true
 		if c == '-' {
-			off = -off
+			z.offset = -z.offset
 		}
-		return off, nil
+	default:
+		return z, p.fail("unexpected %q", p.rest())
 	}
-	return 0, p.fail("unexpected %q", p.rest())
+	if p.accept('[') {
+		end := strings.IndexByte(p.rest(), ']')
+		if end < 0 {
+			return z, p.fail("the zone name has no closing ]")
+		}
+		z.name = p.rest()[:end]
+		if z.name == "" {
+			return z, p.fail("empty zone name in []")
+		}
+		p.i += end + 1
+	}
+	return z, nil
 }
 
 // ParseFields parses the text of a map of integers, {name: n, ...}, as the

@@ -3,6 +3,7 @@ package temporal
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -291,10 +292,49 @@ func TestDurationAttributes(t *testing.T) {
 	}
 }
 
+// TestNamedZones: a zone name gives the offset of that local time, the
+// repeated autumn hour takes the offset written next to the name, and
+// what the zone never uses there is refused.
+func TestNamedZones(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{in: "2024-07-01T12:00:00[Europe/Berlin]", want: "2024-07-01T10:00:00.000000"},
+		{in: "2024-01-01T12:00:00[Europe/Berlin]", want: "2024-01-01T11:00:00.000000"},
+		{in: "2024-01-01 08:00[Asia/Shanghai]", want: "2024-01-01T00:00:00.000000"},
+		{in: "2024-01-01T00:00:00Z[UTC]", want: "2024-01-01T00:00:00.000000"},
+		// 02:30 happens twice on 2024-10-27 in Berlin.
+		{in: "2024-10-27T02:30:00+02:00[Europe/Berlin]", want: "2024-10-27T00:30:00.000000"},
+		{in: "2024-10-27T02:30:00+01:00[Europe/Berlin]", want: "2024-10-27T01:30:00.000000"},
+		{in: "2024-10-27T02:30:00+03:00[Europe/Berlin]", err: "offset +03:00 is not what Europe/Berlin uses"},
+		// Before standard time, Paris kept its local mean time, 9 min
+		// 21 s east of Greenwich.
+		{in: "-2000-01-01T00:00:00[Europe/Paris]", want: "-2001-12-31T23:50:39.000000"},
+		{in: "2024-01-01T00:00:00[Nowhere/Land]", err: `unknown time zone "Nowhere/Land"`},
+		{in: "2024-01-01T00:00:00[../../etc/passwd]", err: "unknown time zone"},
+		{in: "2024-01-01T00:00:00[]", err: "empty zone name"},
+		{in: "2024-01-01T00:00:00[UTC]x", err: "unexpected"},
+	} {
+		dt, err := ParseDateTime(tc.in)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseDateTime(%q) = %s, %v; want an error with %q", tc.in, dt, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("ParseDateTime(%q): %v", tc.in, err)
+		case dt.String() != tc.want:
+			t.Errorf("ParseDateTime(%q) = %s, want %s", tc.in, dt, tc.want)
+		}
+	}
+	if _, err := ParseTime("12:00[Europe/Berlin]"); err == nil || !strings.Contains(err.Error(), "no date to choose") {
+		t.Errorf("a time with a zone name: %v", err)
+	}
+}
+
 // FuzzParse: no parser panics, and what parses prints to a string that
 // parses back to the same value.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"2024-01-02", "12:34:56.5+08:00", "2024-01-02T12:34:56Z", "P1Y2M3W4DT5H6M7.5S", "-P1D", "{days: 1}", "23333", "-32768-01-01"} {
+	for _, s := range []string{"2024-01-02", "12:34:56.5+08:00", "2024-01-02T12:34:56Z", "P1Y2M3W4DT5H6M7.5S", "-P1D", "{days: 1}", "23333", "-32768-01-01",
+		"2024-10-27T02:30:00+01:00[Europe/Berlin]", "2024-03-10T02:30[America/New_York]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

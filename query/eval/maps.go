@@ -65,18 +65,37 @@ func propsOf(x value.Value) (value.Value, error) {
 // mapFields reads the map argument of date(), time(), datetime() and
 // duration(): names (case-insensitive) to integers.
 func mapFields(m value.Value) (map[string]int64, error) {
+	fields, zone, err := mapFieldsZone(m)
+	if err == nil && zone != "" {
+		err = argErrorf("only a datetime takes a timezone field")
+	}
+	return fields, err
+}
+
+// mapFieldsZone is mapFields for a datetime map, which may also name its
+// zone as a string: {year: 2024, hour: 12, timezone: "Europe/Berlin"}.
+func mapFieldsZone(m value.Value) (map[string]int64, string, error) {
 	props, _ := m.MapVal()
 	fields := make(map[string]int64, len(props))
+	zone := ""
 	for _, p := range props {
 		name := strings.ToLower(p.Name)
+		if name == "timezone" {
+			z, ok := p.Value.StrVal()
+			if !ok || z == "" {
+				return nil, "", fmt.Errorf("%w: field %s must be a zone name such as \"Europe/Berlin\", got %s", value.ErrType, p.Name, p.Value.Kind())
+			}
+			zone = z
+			continue
+		}
 		n, ok := p.Value.IntVal()
 		if !ok {
-			return nil, fmt.Errorf("%w: field %s must be an integer, got %s", value.ErrType, p.Name, p.Value.Kind())
+			return nil, "", fmt.Errorf("%w: field %s must be an integer, got %s", value.ErrType, p.Name, p.Value.Kind())
 		}
 		if _, dup := fields[name]; dup {
-			return nil, argErrorf("field %s given twice", name)
+			return nil, "", argErrorf("field %s given twice", name)
 		}
 		fields[name] = n
 	}
-	return fields, nil
+	return fields, zone, nil
 }

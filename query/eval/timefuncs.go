@@ -18,7 +18,10 @@ import (
 //	             minute: 34}), a TIME, a DATETIME (its time of day), or
 //	             seconds since the epoch
 //	datetime(x)  a datetime string (2024-01-02T12:34:56), a map, a
-//	             DATETIME, a DATE (midnight), or seconds since the epoch
+//	             DATETIME, a DATE (midnight), or seconds since the epoch;
+//	             a named zone converts local time to UTC, in the string
+//	             (2024-07-01T12:00:00[Europe/Berlin]) or as the map's
+//	             timezone field ({year: 2024, timezone: "Asia/Shanghai"})
 //	timestamp(x) seconds since the epoch (INT or TIMESTAMP), a datetime
 //	             string, a DATETIME or a DATE
 //	duration(x)  an ISO 8601 string (P1DT2H), a map ({days: 1,
@@ -163,11 +166,14 @@ func fnDateTime(args []value.Value) (value.Value, error) {
 		d, _ := a.DateVal()
 		return value.DateTime(temporal.NewDateTime(d, 0)), nil
 	case value.KindMap:
-		f, err := mapFields(a)
+		f, zone, err := mapFieldsZone(a)
 		if err != nil {
 			return value.Value{}, err
 		}
 		dt, err := temporal.DateTimeFromFields(f)
+		if err == nil && zone != "" {
+			dt, err = temporal.LocalToUTC(dt, zone, 0, false)
+		}
 		return value.DateTime(dt), err
 	case value.KindString:
 		s, _ := a.StrVal()
