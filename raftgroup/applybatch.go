@@ -215,6 +215,45 @@ func (b *ApplyBatch) IngestFiles(paths []string) error {
 	return nil
 }
 
+// DeleteRange deletes every key in [lo, hi) as the effect of the entry
+// being applied (storaged's CLEAR SPACE), which must be the group's own
+// range. The overlay cannot hold a range, so the round so far is written
+// at once with the range deletion and this entry's applied index, in one
+// RocksDB write: the deletion lands exactly once, after the entries
+// before it, and the round goes on from an empty batch whose reads see
+// the range empty. The group's apply cache is emptied, since the keys it
+// held are gone. It must not be called inside Atomically.
+//
+// A failed write is a disk failure of this replica, not the entry's
+// result: the engine halts on it as on any failed apply write.
+func (b *ApplyBatch) DeleteRange(lo, hi []byte) error {
+	if len(b.savepoints) > 0 {
+		return fmt.Errorf("raftgroup: DeleteRange inside Atomically")
+	}
+	fills := b.stage()
+	b.wb.DeleteRange(lo, hi)
+	if b.cur.index > 0 {
+		putApplied(b.wb, b.cur.g, b.cur.index)
+	}
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	if err := b.db.Write(wo, b.wb); err != nil {
+		for _, f := range fills {
+			f.cache.clear() // as Write: what reached the database is unknown
+		}
+		b.cur.cache.clear()
+		b.writeErr = fmt.Errorf("deleting a key range: %w", err)
+		return b.writeErr
+	}
+	for _, f := range fills {
+		f.cache.put(f.key, f.value)
+	}
+	b.cur.cache.clear() // after the puts: this group's keys are gone
+	b.wb.Clear()
+	b.undo = b.undo[:0]
+	return nil
+}
+
 func (b *ApplyBatch) destroy() {
 	b.wb.Destroy()
 	b.ro.Destroy()

@@ -258,3 +258,54 @@ func BenchmarkApplyRoundWrite(b *testing.B) {
 		})
 	}
 }
+
+// TestApplyBatchDeleteRange checks that a range deletion lands after the
+// round's earlier writes and before its later ones, together with the
+// entry's applied index, and that it is refused inside Atomically.
+func TestApplyBatchDeleteRange(t *testing.T) {
+	db := openTestDB(t, t.TempDir())
+	defer db.Close()
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	for _, k := range []string{"p/a", "p/c", "q/z"} {
+		if err := db.Put(wo, []byte(k), []byte("db:"+k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newApplyBatch(db)
+	defer b.destroy()
+	g := GroupID{Space: 1, Part: 2}
+	b.cur.g, b.cur.index = g, 7
+	b.Put([]byte("p/b"), []byte("before"))  // an earlier entry's write: deleted
+	b.Put([]byte("q/y"), []byte("outside")) // outside the range: kept
+	if err := b.Atomically(func() error { return b.DeleteRange([]byte("p/"), []byte("p0")) }); err == nil {
+		t.Fatal("DeleteRange inside Atomically succeeded")
+	}
+	if err := b.DeleteRange([]byte("p/"), []byte("p0")); err != nil {
+		t.Fatal(err)
+	}
+	// Written at once, applied index included.
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	if v, err := db.GetBytes(ro, partition.RaftAppliedKey(g.Space, g.Part)); err != nil || len(v) != 8 || v[7] != 7 {
+		t.Fatalf("applied index after DeleteRange: %q, %v", v, err)
+	}
+	b.Put([]byte("p/d"), []byte("after")) // a later entry's write: kept
+	for k, want := range map[string]string{"p/a": "", "p/b": "", "p/c": "", "p/d": "after", "q/y": "outside", "q/z": "db:q/z"} {
+		if v, err := b.Get([]byte(k)); err != nil || string(v) != want {
+			t.Errorf("Get(%s) = %q, %v; want %q", k, v, err, want)
+		}
+	}
+	if err := b.Write(wo); err != nil {
+		t.Fatal(err)
+	}
+	it := db.NewIterator(ro)
+	defer it.Close()
+	var keys []string
+	for it.Seek([]byte("p/")); it.ValidForPrefix([]byte("p/")); it.Next() {
+		keys = append(keys, string(it.Key().Data()))
+	}
+	if !slices.Equal(keys, []string{"p/d"}) {
+		t.Errorf("keys under p/ = %v, want [p/d]", keys)
+	}
+}

@@ -83,6 +83,9 @@ func (a applier) Apply(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint6
 		// Not inside Atomically: an ingest writes the round so far first.
 		return nil, st.ingestSST(cmd.Mutations[0].GetIngestSst())
 	}
+	if len(cmd.Mutations) == 1 && cmd.Mutations[0].GetClearPart() != nil {
+		return nil, st.clearPart() // as an ingest: writes the round so far
+	}
 	var result []byte
 	err = b.Atomically(func() error {
 		for i, m := range cmd.Mutations {
@@ -239,6 +242,8 @@ func hasBody(m *storagepb.Mutation) bool {
 		return op.ResolveIntents != nil
 	case *storagepb.Mutation_RebuildIndex:
 		return op.RebuildIndex != nil
+	case *storagepb.Mutation_ClearPart:
+		return op.ClearPart != nil
 	case *storagepb.Mutation_DeleteVertex, *storagepb.Mutation_PurgeTombstonesBefore:
 		return true
 	}

@@ -368,6 +368,62 @@ func TestApplyDeleteVertexStartsAtOwners(t *testing.T) {
 	}
 }
 
+// TestApplyClearPart checks CLEAR SPACE's apply: every data key of the
+// partition goes (rows, edges, degrees, intents), its raft keys and the
+// other partition stay, a ClearPartOp is refused beside other mutations,
+// and writes after it start from nothing (the degree counts from zero).
+func TestApplyClearPart(t *testing.T) {
+	f := newApplyFixture(t)
+	p1, p2 := partOf(1), partOf(2)
+	f.mustApply(p2, &storagepb.Mutation{Op: &storagepb.Mutation_PutVertex{PutVertex: &storagepb.NewVertex{Vid: vid(2), Tags: []*storagepb.NewTag{{TagId: 3, Row: f.personRow("b", 30)}}}}})
+	f.mustApply(p1, &storagepb.Mutation{Op: &storagepb.Mutation_PutVertex{PutVertex: &storagepb.NewVertex{Vid: vid(1), Tags: []*storagepb.NewTag{{TagId: 3, Row: f.personRow("a", 20)}}}}})
+	f.mustApply(p2, putEdge(2, 4, 0, f.knowsRow(1)))
+	f.mustApply(p1, putEdge(1, 2, 0, f.knowsRow(1)))
+	f.resolve(p1) // 1→2's in-edge lands in p2; p2's own intent stays unresolved
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	raftKey := partition.RaftAppliedKey(testSpace, p2)
+	if err := f.db.Put(wo, raftKey, []byte("raft state")); err != nil {
+		t.Fatal(err)
+	}
+	countData := func(part int32) int {
+		lo, hi := partition.DataRange(testSpace, part)
+		ro := grocksdb.NewDefaultReadOptions()
+		defer ro.Destroy()
+		ro.SetIterateUpperBound(hi)
+		it := f.db.NewIterator(ro)
+		defer it.Close()
+		n := 0
+		for it.Seek(lo); it.Valid(); it.Next() {
+			n++
+		}
+		return n
+	}
+	if countData(p2) == 0 || countData(p1) == 0 {
+		t.Fatal("the fixture wrote nothing")
+	}
+	before1 := countData(p1)
+
+	clear := &storagepb.Mutation{Op: &storagepb.Mutation_ClearPart{ClearPart: &storagepb.ClearPartOp{}}}
+	if _, err := f.apply(p2, clear, putEdge(2, 6, 0, nil)); err == nil {
+		t.Fatal("a ClearPartOp beside another mutation was applied")
+	}
+	f.mustApply(p2, clear)
+	if n := countData(p2); n != 0 {
+		t.Fatalf("%d data keys left in the cleared partition", n)
+	}
+	if n := countData(p1); n != before1 {
+		t.Fatalf("the other partition has %d data keys, had %d", n, before1)
+	}
+	if string(f.get(raftKey)) != "raft state" {
+		t.Fatal("the cleared partition lost its raft state")
+	}
+	f.mustApply(p2, putEdge(2, 4, 0, f.knowsRow(1)))
+	if d := f.degree(2, 4); d != 1 {
+		t.Fatalf("degree after clear and one edge = %d, want 1", d)
+	}
+}
+
 func TestApplyUpdateIsAtomic(t *testing.T) {
 	f := newApplyFixture(t)
 	f.ix = []*metapb.IndexDesc{{SpaceId: testSpace, IndexId: 9, Name: "by_age", SchemaId: 3, Fields: []*metapb.IndexField{{Name: "age"}}}}
@@ -472,7 +528,8 @@ func FuzzApplyCommand(f *testing.F) {
 	seed(&storagepb.Mutation{Op: &storagepb.Mutation_PutVertex{}}, &storagepb.Mutation{Op: &storagepb.Mutation_MirrorEdge{}},
 		&storagepb.Mutation{Op: &storagepb.Mutation_Update{}}, &storagepb.Mutation{Op: &storagepb.Mutation_DeleteTags{}},
 		&storagepb.Mutation{Op: &storagepb.Mutation_RebuildIndex{}}, &storagepb.Mutation{Op: &storagepb.Mutation_ResolveIntents{}},
-		&storagepb.Mutation{Op: &storagepb.Mutation_PutEdge{}}, &storagepb.Mutation{Op: &storagepb.Mutation_DeleteEdge{}})
+		&storagepb.Mutation{Op: &storagepb.Mutation_PutEdge{}}, &storagepb.Mutation{Op: &storagepb.Mutation_DeleteEdge{}}, &storagepb.Mutation{Op: &storagepb.Mutation_ClearPart{}})
+	seed(&storagepb.Mutation{Op: &storagepb.Mutation_ClearPart{ClearPart: &storagepb.ClearPartOp{}}})
 	f.Add([]byte{commandFormat})
 	opts := grocksdb.NewDefaultOptions()
 	opts.SetCreateIfMissing(true)

@@ -19,8 +19,9 @@ import (
 //   - DownloadStagedSST: storaged, a follower fetching a staged file from
 //     the replica that received it.
 //   - Admin (moving replicas and leaders, compaction, index rebuilds):
-//     metad, which runs balance and jobs; RebuildIndex also graphd
-//     (REBUILD INDEX), which calls no other admin method.
+//     metad, which runs balance and jobs; RebuildIndex and ClearPart also
+//     graphd (REBUILD INDEX, CLEAR SPACE), which calls no other admin
+//     method.
 //   - Raft messages and snapshots: storaged, and a batch only from the
 //     store its certificate names (peerCheck).
 var policy = func() nodetls.Policy {
@@ -32,6 +33,7 @@ var policy = func() nodetls.Policy {
 		"/novagraph.storage.StorageService/DownloadStagedSST": {nodetls.RoleStoraged},
 		"/novagraph.storage.StorageAdminService/*":            {nodetls.RoleMetad},
 		"/novagraph.storage.StorageAdminService/RebuildIndex": {nodetls.RoleMetad, nodetls.RoleGraphd},
+		"/novagraph.storage.StorageAdminService/ClearPart":    {nodetls.RoleMetad, nodetls.RoleGraphd},
 		"/novagraph.raft.RaftService/*":                       {nodetls.RoleStoraged},
 		"/novagraph.raft.RaftSnapshotService/*":               {nodetls.RoleStoraged},
 	}

@@ -229,6 +229,11 @@ var checkSeq atomic.Uint64
 // checkFiles checks what an IngestSSTOp says of its files: names and key
 // ranges. The same on every replica, so a failure is the entry's result.
 func checkFiles(g raftgroup.GroupID, files []*storagepb.SSTFile) error {
+	if len(files) == 0 {
+		// grocksdb's IngestExternalFile indexes the first path: an entry
+		// with none would panic every replica at the same index.
+		return invalid("an SST ingest with no files")
+	}
 	start, end := partition.DataRange(g.Space, g.Part)
 	for _, f := range files {
 		if !sstName.MatchString(f.Name) {

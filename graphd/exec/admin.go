@@ -53,6 +53,23 @@ func (r *runState) dropSpace(ctx context.Context, s *ast.DropSpaceStmt) error {
 	return nil
 }
 
+// clearSpace runs CLEAR SPACE: every partition deletes its data through
+// raft (storaged/clear.go); the schema, indexes and the space stay. It
+// returns once every partition is empty.
+func (r *runState) clearSpace(ctx context.Context, s *ast.ClearSpaceStmt) error {
+	space, ok := r.x.meta.Catalog().SpaceByName(s.Name)
+	if !ok {
+		if s.IfExists {
+			return nil
+		}
+		return at(s, "space %q not found", s.Name)
+	}
+	if err := r.x.storage.ClearSpace(ctx, space.GetSpaceId()); err != nil {
+		return storageError(fmt.Sprintf("CLEAR SPACE %s", s.Name), err)
+	}
+	return nil
+}
+
 func (r *runState) use(s *ast.UseStmt) error {
 	space, ok := r.x.meta.Catalog().SpaceByName(s.Space)
 	if !ok {

@@ -89,6 +89,8 @@ type Storage interface {
 	Update(ctx context.Context, req *storagepb.UpdateReq) (*storagepb.UpdateResp, error)
 	// RebuildIndex rebuilds an index on every partition of the space.
 	RebuildIndex(ctx context.Context, space, indexID int32, catalogVersion int64) error
+	// ClearSpace deletes every vertex, edge and index entry of the space.
+	ClearSpace(ctx context.Context, space int32) error
 }
 
 // codedError is a failure the catalog or storage answered with a code

@@ -126,6 +126,8 @@ func kindOf(st ast.Statement) statementKind {
 		return simpleKind{st: s, rule: godOnly("CREATE SPACE"), exec: func(ctx context.Context, r *runState) error { return r.createSpace(ctx, s) }}
 	case *ast.DropSpaceStmt:
 		return simpleKind{st: s, rule: godOnly("DROP SPACE"), exec: func(ctx context.Context, r *runState) error { return r.dropSpace(ctx, s) }}
+	case *ast.ClearSpaceStmt:
+		return simpleKind{st: s, rule: godOnly("CLEAR SPACE"), exec: func(ctx context.Context, r *runState) error { return r.clearSpace(ctx, s) }}
 	case *ast.UseStmt:
 		return simpleKind{st: s, rule: onSpace("USE", s.Space, roleGuest), exec: func(_ context.Context, r *runState) error { return r.use(s) }}
 	case *ast.ShowStmt:

@@ -50,6 +50,7 @@ var permissionCases = []struct {
 }{
 	{stmt: `CREATE SPACE s`, least: "GOD"},
 	{stmt: `DROP SPACE nba`, least: "GOD"},
+	{stmt: `CLEAR SPACE nba`, least: "GOD"},
 	{stmt: `CREATE USER u WITH PASSWORD 'p'`, least: "GOD"},
 	{stmt: `ALTER USER user1 WITH PASSWORD 'p'`, least: "GOD"},
 	{stmt: `DROP USER user1`, least: "GOD"},

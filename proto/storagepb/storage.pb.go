@@ -1568,6 +1568,7 @@ type Mutation struct {
 	//	*Mutation_RebuildIndex
 	//	*Mutation_PurgeTombstonesBefore
 	//	*Mutation_IngestSst
+	//	*Mutation_ClearPart
 	Op            isMutation_Op `protobuf_oneof:"op"`
 	IfNotExists   bool          `protobuf:"varint,10,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1710,6 +1711,15 @@ func (x *Mutation) GetIngestSst() *IngestSSTOp {
 	return nil
 }
 
+func (x *Mutation) GetClearPart() *ClearPartOp {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_ClearPart); ok {
+			return x.ClearPart
+		}
+	}
+	return nil
+}
+
 func (x *Mutation) GetIfNotExists() bool {
 	if x != nil {
 		return x.IfNotExists
@@ -1769,6 +1779,12 @@ type Mutation_IngestSst struct {
 	IngestSst *IngestSSTOp `protobuf:"bytes,12,opt,name=ingest_sst,json=ingestSst,proto3,oneof"`
 }
 
+type Mutation_ClearPart struct {
+	// Delete every data key of the partition (CLEAR SPACE): vertices,
+	// edges, indexes, degrees, intents, tombstones. Raft state stays.
+	ClearPart *ClearPartOp `protobuf:"bytes,13,opt,name=clear_part,json=clearPart,proto3,oneof"`
+}
+
 func (*Mutation_PutVertex) isMutation_Op() {}
 
 func (*Mutation_DeleteVertex) isMutation_Op() {}
@@ -1790,6 +1806,8 @@ func (*Mutation_RebuildIndex) isMutation_Op() {}
 func (*Mutation_PurgeTombstonesBefore) isMutation_Op() {}
 
 func (*Mutation_IngestSst) isMutation_Op() {}
+
+func (*Mutation_ClearPart) isMutation_Op() {}
 
 type IntentKeys struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1835,6 +1853,42 @@ func (x *IntentKeys) GetKeys() [][]byte {
 	return nil
 }
 
+type ClearPartOp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClearPartOp) Reset() {
+	*x = ClearPartOp{}
+	mi := &file_novagraph_storage_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClearPartOp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClearPartOp) ProtoMessage() {}
+
+func (x *ClearPartOp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClearPartOp.ProtoReflect.Descriptor instead.
+func (*ClearPartOp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
+}
+
 type IngestSSTOp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Files         []*SSTFile             `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
@@ -1845,7 +1899,7 @@ type IngestSSTOp struct {
 
 func (x *IngestSSTOp) Reset() {
 	*x = IngestSSTOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[25]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1857,7 +1911,7 @@ func (x *IngestSSTOp) String() string {
 func (*IngestSSTOp) ProtoMessage() {}
 
 func (x *IngestSSTOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[25]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1870,7 +1924,7 @@ func (x *IngestSSTOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestSSTOp.ProtoReflect.Descriptor instead.
 func (*IngestSSTOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *IngestSSTOp) GetFiles() []*SSTFile {
@@ -1897,7 +1951,7 @@ type DeleteTagsOp struct {
 
 func (x *DeleteTagsOp) Reset() {
 	*x = DeleteTagsOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[26]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1909,7 +1963,7 @@ func (x *DeleteTagsOp) String() string {
 func (*DeleteTagsOp) ProtoMessage() {}
 
 func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[26]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1922,7 +1976,7 @@ func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTagsOp.ProtoReflect.Descriptor instead.
 func (*DeleteTagsOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeleteTagsOp) GetVid() []byte {
@@ -1957,7 +2011,7 @@ type MirrorEdge struct {
 
 func (x *MirrorEdge) Reset() {
 	*x = MirrorEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[27]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1969,7 +2023,7 @@ func (x *MirrorEdge) String() string {
 func (*MirrorEdge) ProtoMessage() {}
 
 func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[27]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1982,7 +2036,7 @@ func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MirrorEdge.ProtoReflect.Descriptor instead.
 func (*MirrorEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *MirrorEdge) GetKey() *EdgeKey {
@@ -2041,7 +2095,7 @@ type RebuildIndexOp struct {
 
 func (x *RebuildIndexOp) Reset() {
 	*x = RebuildIndexOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[28]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2053,7 +2107,7 @@ func (x *RebuildIndexOp) String() string {
 func (*RebuildIndexOp) ProtoMessage() {}
 
 func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[28]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2066,7 +2120,7 @@ func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexOp.ProtoReflect.Descriptor instead.
 func (*RebuildIndexOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RebuildIndexOp) GetIndexId() int32 {
@@ -2103,7 +2157,7 @@ type MirrorEdgesReq struct {
 
 func (x *MirrorEdgesReq) Reset() {
 	*x = MirrorEdgesReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[29]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2115,7 +2169,7 @@ func (x *MirrorEdgesReq) String() string {
 func (*MirrorEdgesReq) ProtoMessage() {}
 
 func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[29]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2128,7 +2182,7 @@ func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MirrorEdgesReq.ProtoReflect.Descriptor instead.
 func (*MirrorEdgesReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *MirrorEdgesReq) GetSpaceId() int32 {
@@ -2169,7 +2223,7 @@ type Intent struct {
 
 func (x *Intent) Reset() {
 	*x = Intent{}
-	mi := &file_novagraph_storage_proto_msgTypes[30]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2181,7 +2235,7 @@ func (x *Intent) String() string {
 func (*Intent) ProtoMessage() {}
 
 func (x *Intent) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[30]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2194,7 +2248,7 @@ func (x *Intent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Intent.ProtoReflect.Descriptor instead.
 func (*Intent) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Intent) GetTargetPart() int32 {
@@ -2234,7 +2288,7 @@ type VidList struct {
 
 func (x *VidList) Reset() {
 	*x = VidList{}
-	mi := &file_novagraph_storage_proto_msgTypes[31]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2246,7 +2300,7 @@ func (x *VidList) String() string {
 func (*VidList) ProtoMessage() {}
 
 func (x *VidList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[31]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2259,7 +2313,7 @@ func (x *VidList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VidList.ProtoReflect.Descriptor instead.
 func (*VidList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *VidList) GetVids() [][]byte {
@@ -2282,7 +2336,7 @@ type PropRef struct {
 
 func (x *PropRef) Reset() {
 	*x = PropRef{}
-	mi := &file_novagraph_storage_proto_msgTypes[32]
+	mi := &file_novagraph_storage_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2294,7 +2348,7 @@ func (x *PropRef) String() string {
 func (*PropRef) ProtoMessage() {}
 
 func (x *PropRef) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[32]
+	mi := &file_novagraph_storage_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2307,7 +2361,7 @@ func (x *PropRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRef.ProtoReflect.Descriptor instead.
 func (*PropRef) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PropRef) GetSchemaId() int32 {
@@ -2365,7 +2419,7 @@ type GetNeighborsReq struct {
 
 func (x *GetNeighborsReq) Reset() {
 	*x = GetNeighborsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[33]
+	mi := &file_novagraph_storage_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2377,7 +2431,7 @@ func (x *GetNeighborsReq) String() string {
 func (*GetNeighborsReq) ProtoMessage() {}
 
 func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[33]
+	mi := &file_novagraph_storage_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2390,7 +2444,7 @@ func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsReq.ProtoReflect.Descriptor instead.
 func (*GetNeighborsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetNeighborsReq) GetSpaceId() int32 {
@@ -2517,7 +2571,7 @@ type NeighborEdge struct {
 
 func (x *NeighborEdge) Reset() {
 	*x = NeighborEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[34]
+	mi := &file_novagraph_storage_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2529,7 +2583,7 @@ func (x *NeighborEdge) String() string {
 func (*NeighborEdge) ProtoMessage() {}
 
 func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[34]
+	mi := &file_novagraph_storage_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2542,7 +2596,7 @@ func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborEdge.ProtoReflect.Descriptor instead.
 func (*NeighborEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *NeighborEdge) GetEdgeType() int32 {
@@ -2594,7 +2648,7 @@ type VertexNeighbors struct {
 
 func (x *VertexNeighbors) Reset() {
 	*x = VertexNeighbors{}
-	mi := &file_novagraph_storage_proto_msgTypes[35]
+	mi := &file_novagraph_storage_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2606,7 +2660,7 @@ func (x *VertexNeighbors) String() string {
 func (*VertexNeighbors) ProtoMessage() {}
 
 func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[35]
+	mi := &file_novagraph_storage_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2619,7 +2673,7 @@ func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexNeighbors.ProtoReflect.Descriptor instead.
 func (*VertexNeighbors) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *VertexNeighbors) GetVid() []byte {
@@ -2688,7 +2742,7 @@ type GetNeighborsResp struct {
 
 func (x *GetNeighborsResp) Reset() {
 	*x = GetNeighborsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[36]
+	mi := &file_novagraph_storage_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2700,7 +2754,7 @@ func (x *GetNeighborsResp) String() string {
 func (*GetNeighborsResp) ProtoMessage() {}
 
 func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[36]
+	mi := &file_novagraph_storage_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2713,7 +2767,7 @@ func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsResp.ProtoReflect.Descriptor instead.
 func (*GetNeighborsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetNeighborsResp) GetFailedParts() []*PartResult {
@@ -2742,7 +2796,7 @@ type EdgeKey struct {
 
 func (x *EdgeKey) Reset() {
 	*x = EdgeKey{}
-	mi := &file_novagraph_storage_proto_msgTypes[37]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2754,7 +2808,7 @@ func (x *EdgeKey) String() string {
 func (*EdgeKey) ProtoMessage() {}
 
 func (x *EdgeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[37]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2767,7 +2821,7 @@ func (x *EdgeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKey.ProtoReflect.Descriptor instead.
 func (*EdgeKey) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *EdgeKey) GetSrc() []byte {
@@ -2807,7 +2861,7 @@ type EdgeKeyList struct {
 
 func (x *EdgeKeyList) Reset() {
 	*x = EdgeKeyList{}
-	mi := &file_novagraph_storage_proto_msgTypes[38]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2819,7 +2873,7 @@ func (x *EdgeKeyList) String() string {
 func (*EdgeKeyList) ProtoMessage() {}
 
 func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[38]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2832,7 +2886,7 @@ func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKeyList.ProtoReflect.Descriptor instead.
 func (*EdgeKeyList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *EdgeKeyList) GetKeys() []*EdgeKey {
@@ -2860,7 +2914,7 @@ type GetPropsReq struct {
 
 func (x *GetPropsReq) Reset() {
 	*x = GetPropsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[39]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2872,7 +2926,7 @@ func (x *GetPropsReq) String() string {
 func (*GetPropsReq) ProtoMessage() {}
 
 func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[39]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2885,7 +2939,7 @@ func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsReq.ProtoReflect.Descriptor instead.
 func (*GetPropsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetPropsReq) GetSpaceId() int32 {
@@ -2950,7 +3004,7 @@ type PropColumns struct {
 
 func (x *PropColumns) Reset() {
 	*x = PropColumns{}
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2962,7 +3016,7 @@ func (x *PropColumns) String() string {
 func (*PropColumns) ProtoMessage() {}
 
 func (x *PropColumns) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2975,7 +3029,7 @@ func (x *PropColumns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropColumns.ProtoReflect.Descriptor instead.
 func (*PropColumns) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *PropColumns) GetPackedVids() []byte {
@@ -3003,7 +3057,7 @@ type PropRow struct {
 
 func (x *PropRow) Reset() {
 	*x = PropRow{}
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3015,7 +3069,7 @@ func (x *PropRow) String() string {
 func (*PropRow) ProtoMessage() {}
 
 func (x *PropRow) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3028,7 +3082,7 @@ func (x *PropRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRow.ProtoReflect.Descriptor instead.
 func (*PropRow) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *PropRow) GetVid() []byte {
@@ -3065,7 +3119,7 @@ type GetPropsResp struct {
 
 func (x *GetPropsResp) Reset() {
 	*x = GetPropsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[42]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3077,7 +3131,7 @@ func (x *GetPropsResp) String() string {
 func (*GetPropsResp) ProtoMessage() {}
 
 func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[42]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3090,7 +3144,7 @@ func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsResp.ProtoReflect.Descriptor instead.
 func (*GetPropsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetPropsResp) GetFailedParts() []*PartResult {
@@ -3133,7 +3187,7 @@ type ScanReq struct {
 
 func (x *ScanReq) Reset() {
 	*x = ScanReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3145,7 +3199,7 @@ func (x *ScanReq) String() string {
 func (*ScanReq) ProtoMessage() {}
 
 func (x *ScanReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3158,7 +3212,7 @@ func (x *ScanReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanReq.ProtoReflect.Descriptor instead.
 func (*ScanReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ScanReq) GetSpaceId() int32 {
@@ -3221,7 +3275,7 @@ type ScanResp struct {
 
 func (x *ScanResp) Reset() {
 	*x = ScanResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[44]
+	mi := &file_novagraph_storage_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3233,7 +3287,7 @@ func (x *ScanResp) String() string {
 func (*ScanResp) ProtoMessage() {}
 
 func (x *ScanResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[44]
+	mi := &file_novagraph_storage_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3246,7 +3300,7 @@ func (x *ScanResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResp.ProtoReflect.Descriptor instead.
 func (*ScanResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ScanResp) GetResult() *PartResult {
@@ -3287,7 +3341,7 @@ type IndexColumnHint struct {
 
 func (x *IndexColumnHint) Reset() {
 	*x = IndexColumnHint{}
-	mi := &file_novagraph_storage_proto_msgTypes[45]
+	mi := &file_novagraph_storage_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3299,7 +3353,7 @@ func (x *IndexColumnHint) String() string {
 func (*IndexColumnHint) ProtoMessage() {}
 
 func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[45]
+	mi := &file_novagraph_storage_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3312,7 +3366,7 @@ func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexColumnHint.ProtoReflect.Descriptor instead.
 func (*IndexColumnHint) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{45}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *IndexColumnHint) GetColumn() string {
@@ -3373,7 +3427,7 @@ type LookupIndexReq struct {
 
 func (x *LookupIndexReq) Reset() {
 	*x = LookupIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[46]
+	mi := &file_novagraph_storage_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3385,7 +3439,7 @@ func (x *LookupIndexReq) String() string {
 func (*LookupIndexReq) ProtoMessage() {}
 
 func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[46]
+	mi := &file_novagraph_storage_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3398,7 +3452,7 @@ func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexReq.ProtoReflect.Descriptor instead.
 func (*LookupIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{46}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *LookupIndexReq) GetSpaceId() int32 {
@@ -3468,7 +3522,7 @@ type LookupIndexResp struct {
 
 func (x *LookupIndexResp) Reset() {
 	*x = LookupIndexResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[47]
+	mi := &file_novagraph_storage_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3480,7 +3534,7 @@ func (x *LookupIndexResp) String() string {
 func (*LookupIndexResp) ProtoMessage() {}
 
 func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[47]
+	mi := &file_novagraph_storage_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3493,7 +3547,7 @@ func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexResp.ProtoReflect.Descriptor instead.
 func (*LookupIndexResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{47}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *LookupIndexResp) GetFailedParts() []*PartResult {
@@ -3529,7 +3583,7 @@ type PartPeerReq struct {
 
 func (x *PartPeerReq) Reset() {
 	*x = PartPeerReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[48]
+	mi := &file_novagraph_storage_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3541,7 +3595,7 @@ func (x *PartPeerReq) String() string {
 func (*PartPeerReq) ProtoMessage() {}
 
 func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[48]
+	mi := &file_novagraph_storage_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3554,7 +3608,7 @@ func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartPeerReq.ProtoReflect.Descriptor instead.
 func (*PartPeerReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{48}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *PartPeerReq) GetSpaceId() int32 {
@@ -3591,7 +3645,7 @@ type PartMoveReq struct {
 
 func (x *PartMoveReq) Reset() {
 	*x = PartMoveReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[49]
+	mi := &file_novagraph_storage_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3603,7 +3657,7 @@ func (x *PartMoveReq) String() string {
 func (*PartMoveReq) ProtoMessage() {}
 
 func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[49]
+	mi := &file_novagraph_storage_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3616,7 +3670,7 @@ func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartMoveReq.ProtoReflect.Descriptor instead.
 func (*PartMoveReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{49}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *PartMoveReq) GetSpaceId() int32 {
@@ -3656,7 +3710,7 @@ type AdminResp struct {
 
 func (x *AdminResp) Reset() {
 	*x = AdminResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[50]
+	mi := &file_novagraph_storage_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3668,7 +3722,7 @@ func (x *AdminResp) String() string {
 func (*AdminResp) ProtoMessage() {}
 
 func (x *AdminResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[50]
+	mi := &file_novagraph_storage_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3681,7 +3735,7 @@ func (x *AdminResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdminResp.ProtoReflect.Descriptor instead.
 func (*AdminResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{50}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *AdminResp) GetFailedParts() []*PartResult {
@@ -3689,6 +3743,58 @@ func (x *AdminResp) GetFailedParts() []*PartResult {
 		return x.FailedParts
 	}
 	return nil
+}
+
+type ClearPartReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClearPartReq) Reset() {
+	*x = ClearPartReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClearPartReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClearPartReq) ProtoMessage() {}
+
+func (x *ClearPartReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClearPartReq.ProtoReflect.Descriptor instead.
+func (*ClearPartReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *ClearPartReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *ClearPartReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
 }
 
 type CompactReq struct {
@@ -3700,7 +3806,7 @@ type CompactReq struct {
 
 func (x *CompactReq) Reset() {
 	*x = CompactReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[51]
+	mi := &file_novagraph_storage_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3712,7 +3818,7 @@ func (x *CompactReq) String() string {
 func (*CompactReq) ProtoMessage() {}
 
 func (x *CompactReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[51]
+	mi := &file_novagraph_storage_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3725,7 +3831,7 @@ func (x *CompactReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactReq.ProtoReflect.Descriptor instead.
 func (*CompactReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{51}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *CompactReq) GetSpaceId() int32 {
@@ -3745,7 +3851,7 @@ type PartStatsReq struct {
 
 func (x *PartStatsReq) Reset() {
 	*x = PartStatsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[52]
+	mi := &file_novagraph_storage_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3757,7 +3863,7 @@ func (x *PartStatsReq) String() string {
 func (*PartStatsReq) ProtoMessage() {}
 
 func (x *PartStatsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[52]
+	mi := &file_novagraph_storage_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3770,7 +3876,7 @@ func (x *PartStatsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartStatsReq.ProtoReflect.Descriptor instead.
 func (*PartStatsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{52}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *PartStatsReq) GetSpaceId() int32 {
@@ -3797,7 +3903,7 @@ type PartStatsResp struct {
 
 func (x *PartStatsResp) Reset() {
 	*x = PartStatsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[53]
+	mi := &file_novagraph_storage_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3809,7 +3915,7 @@ func (x *PartStatsResp) String() string {
 func (*PartStatsResp) ProtoMessage() {}
 
 func (x *PartStatsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[53]
+	mi := &file_novagraph_storage_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3822,7 +3928,7 @@ func (x *PartStatsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartStatsResp.ProtoReflect.Descriptor instead.
 func (*PartStatsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{53}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *PartStatsResp) GetFailedParts() []*PartResult {
@@ -3851,7 +3957,7 @@ type RebuildIndexReq struct {
 
 func (x *RebuildIndexReq) Reset() {
 	*x = RebuildIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[54]
+	mi := &file_novagraph_storage_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3863,7 +3969,7 @@ func (x *RebuildIndexReq) String() string {
 func (*RebuildIndexReq) ProtoMessage() {}
 
 func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[54]
+	mi := &file_novagraph_storage_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3876,7 +3982,7 @@ func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexReq.ProtoReflect.Descriptor instead.
 func (*RebuildIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{54}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *RebuildIndexReq) GetSpaceId() int32 {
@@ -4040,7 +4146,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\aindexes\x18\x03 \x03(\v2\x19.novagraph.meta.IndexDescR\aindexes\x12\x10\n" +
 	"\x03now\x18\x04 \x01(\x03R\x03now\x129\n" +
 	"\tmutations\x18\x05 \x03(\v2\x1b.novagraph.storage.MutationR\tmutations\x12/\n" +
-	"\x05space\x18\x06 \x01(\v2\x19.novagraph.meta.SpaceDescR\x05space\"\xdf\x05\n" +
+	"\x05space\x18\x06 \x01(\v2\x19.novagraph.meta.SpaceDescR\x05space\"\xa0\x06\n" +
 	"\bMutation\x12=\n" +
 	"\n" +
 	"put_vertex\x18\x01 \x01(\v2\x1c.novagraph.storage.NewVertexH\x00R\tputVertex\x12%\n" +
@@ -4057,13 +4163,16 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\rrebuild_index\x18\t \x01(\v2!.novagraph.storage.RebuildIndexOpH\x00R\frebuildIndex\x128\n" +
 	"\x17purge_tombstones_before\x18\v \x01(\x03H\x00R\x15purgeTombstonesBefore\x12?\n" +
 	"\n" +
-	"ingest_sst\x18\f \x01(\v2\x1e.novagraph.storage.IngestSSTOpH\x00R\tingestSst\x12\"\n" +
+	"ingest_sst\x18\f \x01(\v2\x1e.novagraph.storage.IngestSSTOpH\x00R\tingestSst\x12?\n" +
+	"\n" +
+	"clear_part\x18\r \x01(\v2\x1e.novagraph.storage.ClearPartOpH\x00R\tclearPart\x12\"\n" +
 	"\rif_not_exists\x18\n" +
 	" \x01(\bR\vifNotExistsB\x04\n" +
 	"\x02op\" \n" +
 	"\n" +
 	"IntentKeys\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\fR\x04keys\"W\n" +
+	"\x04keys\x18\x01 \x03(\fR\x04keys\"\r\n" +
+	"\vClearPartOp\"W\n" +
 	"\vIngestSSTOp\x120\n" +
 	"\x05files\x18\x01 \x03(\v2\x1a.novagraph.storage.SSTFileR\x05files\x12\x16\n" +
 	"\x06stores\x18\x02 \x03(\x04R\x06stores\"9\n" +
@@ -4223,7 +4332,10 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"from_store\x18\x03 \x01(\x04R\tfromStore\x12\x19\n" +
 	"\bto_store\x18\x04 \x01(\x04R\atoStore\"M\n" +
 	"\tAdminResp\x12@\n" +
-	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"'\n" +
+	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"B\n" +
+	"\fClearPartReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\"'\n" +
 	"\n" +
 	"CompactReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\"B\n" +
@@ -4257,7 +4369,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp\x12L\n" +
 	"\tUploadSST\x12\x1b.novagraph.storage.SSTChunk\x1a .novagraph.storage.UploadSSTResp(\x01\x12N\n" +
 	"\tIngestSST\x12\x1f.novagraph.storage.IngestSSTReq\x1a .novagraph.storage.IngestSSTResp\x12[\n" +
-	"\x11DownloadStagedSST\x12'.novagraph.storage.DownloadStagedSSTReq\x1a\x1b.novagraph.storage.SSTChunk0\x012\xba\x04\n" +
+	"\x11DownloadStagedSST\x12'.novagraph.storage.DownloadStagedSSTReq\x1a\x1b.novagraph.storage.SSTChunk0\x012\x86\x05\n" +
 	"\x13StorageAdminService\x12J\n" +
 	"\n" +
 	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
@@ -4266,7 +4378,8 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x0eReplaceReplica\x12\x1e.novagraph.storage.PartMoveReq\x1a\x1c.novagraph.storage.AdminResp\x12P\n" +
 	"\fRebuildIndex\x12\".novagraph.storage.RebuildIndexReq\x1a\x1c.novagraph.storage.AdminResp\x12F\n" +
 	"\aCompact\x12\x1d.novagraph.storage.CompactReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
-	"\tPartStats\x12\x1f.novagraph.storage.PartStatsReq\x1a .novagraph.storage.PartStatsRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
+	"\tPartStats\x12\x1f.novagraph.storage.PartStatsReq\x1a .novagraph.storage.PartStatsResp\x12J\n" +
+	"\tClearPart\x12\x1f.novagraph.storage.ClearPartReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
 
 var (
 	file_novagraph_storage_proto_rawDescOnce sync.Once
@@ -4280,7 +4393,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),           // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),               // 1: novagraph.storage.NewTag
@@ -4307,184 +4420,189 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*Command)(nil),              // 22: novagraph.storage.Command
 	(*Mutation)(nil),             // 23: novagraph.storage.Mutation
 	(*IntentKeys)(nil),           // 24: novagraph.storage.IntentKeys
-	(*IngestSSTOp)(nil),          // 25: novagraph.storage.IngestSSTOp
-	(*DeleteTagsOp)(nil),         // 26: novagraph.storage.DeleteTagsOp
-	(*MirrorEdge)(nil),           // 27: novagraph.storage.MirrorEdge
-	(*RebuildIndexOp)(nil),       // 28: novagraph.storage.RebuildIndexOp
-	(*MirrorEdgesReq)(nil),       // 29: novagraph.storage.MirrorEdgesReq
-	(*Intent)(nil),               // 30: novagraph.storage.Intent
-	(*VidList)(nil),              // 31: novagraph.storage.VidList
-	(*PropRef)(nil),              // 32: novagraph.storage.PropRef
-	(*GetNeighborsReq)(nil),      // 33: novagraph.storage.GetNeighborsReq
-	(*NeighborEdge)(nil),         // 34: novagraph.storage.NeighborEdge
-	(*VertexNeighbors)(nil),      // 35: novagraph.storage.VertexNeighbors
-	(*GetNeighborsResp)(nil),     // 36: novagraph.storage.GetNeighborsResp
-	(*EdgeKey)(nil),              // 37: novagraph.storage.EdgeKey
-	(*EdgeKeyList)(nil),          // 38: novagraph.storage.EdgeKeyList
-	(*GetPropsReq)(nil),          // 39: novagraph.storage.GetPropsReq
-	(*PropColumns)(nil),          // 40: novagraph.storage.PropColumns
-	(*PropRow)(nil),              // 41: novagraph.storage.PropRow
-	(*GetPropsResp)(nil),         // 42: novagraph.storage.GetPropsResp
-	(*ScanReq)(nil),              // 43: novagraph.storage.ScanReq
-	(*ScanResp)(nil),             // 44: novagraph.storage.ScanResp
-	(*IndexColumnHint)(nil),      // 45: novagraph.storage.IndexColumnHint
-	(*LookupIndexReq)(nil),       // 46: novagraph.storage.LookupIndexReq
-	(*LookupIndexResp)(nil),      // 47: novagraph.storage.LookupIndexResp
-	(*PartPeerReq)(nil),          // 48: novagraph.storage.PartPeerReq
-	(*PartMoveReq)(nil),          // 49: novagraph.storage.PartMoveReq
-	(*AdminResp)(nil),            // 50: novagraph.storage.AdminResp
-	(*CompactReq)(nil),           // 51: novagraph.storage.CompactReq
-	(*PartStatsReq)(nil),         // 52: novagraph.storage.PartStatsReq
-	(*PartStatsResp)(nil),        // 53: novagraph.storage.PartStatsResp
-	(*RebuildIndexReq)(nil),      // 54: novagraph.storage.RebuildIndexReq
-	nil,                          // 55: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                          // 56: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                          // 57: novagraph.storage.DeleteVerticesReq.PartsEntry
-	nil,                          // 58: novagraph.storage.DeleteTagsReq.PartsEntry
-	nil,                          // 59: novagraph.storage.DeleteEdgesReq.PartsEntry
-	nil,                          // 60: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                          // 61: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                          // 62: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),      // 63: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil),    // 64: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),       // 65: novagraph.common.Value
-	(*metapb.TagDesc)(nil),       // 66: novagraph.meta.TagDesc
-	(*metapb.EdgeDesc)(nil),      // 67: novagraph.meta.EdgeDesc
-	(*metapb.IndexDesc)(nil),     // 68: novagraph.meta.IndexDesc
-	(*metapb.SpaceDesc)(nil),     // 69: novagraph.meta.SpaceDesc
-	(*commonpb.Column)(nil),      // 70: novagraph.common.Column
-	(*metapb.SpaceStats)(nil),    // 71: novagraph.meta.SpaceStats
+	(*ClearPartOp)(nil),          // 25: novagraph.storage.ClearPartOp
+	(*IngestSSTOp)(nil),          // 26: novagraph.storage.IngestSSTOp
+	(*DeleteTagsOp)(nil),         // 27: novagraph.storage.DeleteTagsOp
+	(*MirrorEdge)(nil),           // 28: novagraph.storage.MirrorEdge
+	(*RebuildIndexOp)(nil),       // 29: novagraph.storage.RebuildIndexOp
+	(*MirrorEdgesReq)(nil),       // 30: novagraph.storage.MirrorEdgesReq
+	(*Intent)(nil),               // 31: novagraph.storage.Intent
+	(*VidList)(nil),              // 32: novagraph.storage.VidList
+	(*PropRef)(nil),              // 33: novagraph.storage.PropRef
+	(*GetNeighborsReq)(nil),      // 34: novagraph.storage.GetNeighborsReq
+	(*NeighborEdge)(nil),         // 35: novagraph.storage.NeighborEdge
+	(*VertexNeighbors)(nil),      // 36: novagraph.storage.VertexNeighbors
+	(*GetNeighborsResp)(nil),     // 37: novagraph.storage.GetNeighborsResp
+	(*EdgeKey)(nil),              // 38: novagraph.storage.EdgeKey
+	(*EdgeKeyList)(nil),          // 39: novagraph.storage.EdgeKeyList
+	(*GetPropsReq)(nil),          // 40: novagraph.storage.GetPropsReq
+	(*PropColumns)(nil),          // 41: novagraph.storage.PropColumns
+	(*PropRow)(nil),              // 42: novagraph.storage.PropRow
+	(*GetPropsResp)(nil),         // 43: novagraph.storage.GetPropsResp
+	(*ScanReq)(nil),              // 44: novagraph.storage.ScanReq
+	(*ScanResp)(nil),             // 45: novagraph.storage.ScanResp
+	(*IndexColumnHint)(nil),      // 46: novagraph.storage.IndexColumnHint
+	(*LookupIndexReq)(nil),       // 47: novagraph.storage.LookupIndexReq
+	(*LookupIndexResp)(nil),      // 48: novagraph.storage.LookupIndexResp
+	(*PartPeerReq)(nil),          // 49: novagraph.storage.PartPeerReq
+	(*PartMoveReq)(nil),          // 50: novagraph.storage.PartMoveReq
+	(*AdminResp)(nil),            // 51: novagraph.storage.AdminResp
+	(*ClearPartReq)(nil),         // 52: novagraph.storage.ClearPartReq
+	(*CompactReq)(nil),           // 53: novagraph.storage.CompactReq
+	(*PartStatsReq)(nil),         // 54: novagraph.storage.PartStatsReq
+	(*PartStatsResp)(nil),        // 55: novagraph.storage.PartStatsResp
+	(*RebuildIndexReq)(nil),      // 56: novagraph.storage.RebuildIndexReq
+	nil,                          // 57: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                          // 58: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                          // 59: novagraph.storage.DeleteVerticesReq.PartsEntry
+	nil,                          // 60: novagraph.storage.DeleteTagsReq.PartsEntry
+	nil,                          // 61: novagraph.storage.DeleteEdgesReq.PartsEntry
+	nil,                          // 62: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                          // 63: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                          // 64: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),      // 65: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil),    // 66: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),       // 67: novagraph.common.Value
+	(*metapb.TagDesc)(nil),       // 68: novagraph.meta.TagDesc
+	(*metapb.EdgeDesc)(nil),      // 69: novagraph.meta.EdgeDesc
+	(*metapb.IndexDesc)(nil),     // 70: novagraph.meta.IndexDesc
+	(*metapb.SpaceDesc)(nil),     // 71: novagraph.meta.SpaceDesc
+	(*commonpb.Column)(nil),      // 72: novagraph.common.Column
+	(*metapb.SpaceStats)(nil),    // 73: novagraph.meta.SpaceStats
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	63,  // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	64,  // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	65,  // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	66,  // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,   // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,   // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,   // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	55,  // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	56,  // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
-	57,  // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
-	58,  // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
-	59,  // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
+	57,  // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	58,  // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	59,  // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
+	60,  // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
+	61,  // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
 	14,  // 10: novagraph.storage.IngestSSTReq.files:type_name -> novagraph.storage.SSTFile
 	0,   // 11: novagraph.storage.IngestSSTResp.result:type_name -> novagraph.storage.PartResult
-	37,  // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
+	38,  // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
 	18,  // 13: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
 	0,   // 14: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
-	65,  // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
+	67,  // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
 	0,   // 16: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	66,  // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
-	67,  // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
-	68,  // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
+	68,  // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
+	69,  // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
+	70,  // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
 	23,  // 20: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
-	69,  // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
+	71,  // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
 	2,   // 22: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
-	26,  // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
+	27,  // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
 	3,   // 24: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
-	37,  // 25: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
-	27,  // 26: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
+	38,  // 25: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
+	28,  // 26: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
 	19,  // 27: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
 	24,  // 28: novagraph.storage.Mutation.resolve_intents:type_name -> novagraph.storage.IntentKeys
-	28,  // 29: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
-	25,  // 30: novagraph.storage.Mutation.ingest_sst:type_name -> novagraph.storage.IngestSSTOp
-	14,  // 31: novagraph.storage.IngestSSTOp.files:type_name -> novagraph.storage.SSTFile
-	37,  // 32: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
-	27,  // 33: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
-	27,  // 34: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
-	37,  // 35: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
-	27,  // 36: novagraph.storage.Intent.mirrors:type_name -> novagraph.storage.MirrorEdge
-	60,  // 37: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
-	32,  // 38: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
-	32,  // 39: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	65,  // 40: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	65,  // 41: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
-	34,  // 42: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
-	70,  // 43: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
-	0,   // 44: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	35,  // 45: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
-	37,  // 46: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	61,  // 47: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	62,  // 48: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
-	32,  // 49: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	70,  // 50: novagraph.storage.PropColumns.columns:type_name -> novagraph.common.Column
-	37,  // 51: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	65,  // 52: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
-	0,   // 53: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	41,  // 54: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	40,  // 55: novagraph.storage.GetPropsResp.blocks:type_name -> novagraph.storage.PropColumns
-	32,  // 56: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
-	0,   // 57: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
-	41,  // 58: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	65,  // 59: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	65,  // 60: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	65,  // 61: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
-	45,  // 62: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
-	32,  // 63: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
-	0,   // 64: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
-	41,  // 65: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
-	40,  // 66: novagraph.storage.LookupIndexResp.blocks:type_name -> novagraph.storage.PropColumns
-	0,   // 67: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
-	0,   // 68: novagraph.storage.PartStatsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	71,  // 69: novagraph.storage.PartStatsResp.stats:type_name -> novagraph.meta.SpaceStats
-	4,   // 70: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
-	5,   // 71: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	31,  // 72: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31,  // 73: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	38,  // 74: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	31,  // 75: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	31,  // 76: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	38,  // 77: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	6,   // 78: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
-	7,   // 79: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
-	8,   // 80: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
-	9,   // 81: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
-	10,  // 82: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
-	19,  // 83: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
-	33,  // 84: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	39,  // 85: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	43,  // 86: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
-	43,  // 87: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
-	46,  // 88: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
-	29,  // 89: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
-	11,  // 90: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
-	12,  // 91: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
-	15,  // 92: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
-	17,  // 93: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
-	48,  // 94: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	48,  // 95: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	48,  // 96: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	49,  // 97: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	54,  // 98: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	51,  // 99: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
-	52,  // 100: novagraph.storage.StorageAdminService.PartStats:input_type -> novagraph.storage.PartStatsReq
-	21,  // 101: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	21,  // 102: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	21,  // 103: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	21,  // 104: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	21,  // 105: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	20,  // 106: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	36,  // 107: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	42,  // 108: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	44,  // 109: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	44,  // 110: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	47,  // 111: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	21,  // 112: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	21,  // 113: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
-	13,  // 114: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
-	16,  // 115: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
-	12,  // 116: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
-	50,  // 117: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	50,  // 118: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	50,  // 119: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	50,  // 120: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	50,  // 121: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	50,  // 122: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
-	53,  // 123: novagraph.storage.StorageAdminService.PartStats:output_type -> novagraph.storage.PartStatsResp
-	101, // [101:124] is the sub-list for method output_type
-	78,  // [78:101] is the sub-list for method input_type
-	78,  // [78:78] is the sub-list for extension type_name
-	78,  // [78:78] is the sub-list for extension extendee
-	0,   // [0:78] is the sub-list for field type_name
+	29,  // 29: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
+	26,  // 30: novagraph.storage.Mutation.ingest_sst:type_name -> novagraph.storage.IngestSSTOp
+	25,  // 31: novagraph.storage.Mutation.clear_part:type_name -> novagraph.storage.ClearPartOp
+	14,  // 32: novagraph.storage.IngestSSTOp.files:type_name -> novagraph.storage.SSTFile
+	38,  // 33: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
+	28,  // 34: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
+	28,  // 35: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
+	38,  // 36: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
+	28,  // 37: novagraph.storage.Intent.mirrors:type_name -> novagraph.storage.MirrorEdge
+	62,  // 38: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	33,  // 39: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
+	33,  // 40: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
+	67,  // 41: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	67,  // 42: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	35,  // 43: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
+	72,  // 44: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
+	0,   // 45: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	36,  // 46: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
+	38,  // 47: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
+	63,  // 48: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	64,  // 49: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	33,  // 50: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
+	72,  // 51: novagraph.storage.PropColumns.columns:type_name -> novagraph.common.Column
+	38,  // 52: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
+	67,  // 53: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	0,   // 54: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	42,  // 55: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
+	41,  // 56: novagraph.storage.GetPropsResp.blocks:type_name -> novagraph.storage.PropColumns
+	33,  // 57: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
+	0,   // 58: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
+	42,  // 59: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
+	67,  // 60: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	67,  // 61: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	67,  // 62: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	46,  // 63: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
+	33,  // 64: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
+	0,   // 65: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
+	42,  // 66: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
+	41,  // 67: novagraph.storage.LookupIndexResp.blocks:type_name -> novagraph.storage.PropColumns
+	0,   // 68: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
+	0,   // 69: novagraph.storage.PartStatsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	73,  // 70: novagraph.storage.PartStatsResp.stats:type_name -> novagraph.meta.SpaceStats
+	4,   // 71: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
+	5,   // 72: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
+	32,  // 73: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	32,  // 74: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	39,  // 75: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	32,  // 76: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	32,  // 77: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	39,  // 78: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	6,   // 79: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
+	7,   // 80: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
+	8,   // 81: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
+	9,   // 82: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
+	10,  // 83: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
+	19,  // 84: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	34,  // 85: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	40,  // 86: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	44,  // 87: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	44,  // 88: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	47,  // 89: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	30,  // 90: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	11,  // 91: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
+	12,  // 92: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
+	15,  // 93: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
+	17,  // 94: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
+	49,  // 95: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	49,  // 96: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	49,  // 97: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	50,  // 98: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	56,  // 99: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	53,  // 100: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
+	54,  // 101: novagraph.storage.StorageAdminService.PartStats:input_type -> novagraph.storage.PartStatsReq
+	52,  // 102: novagraph.storage.StorageAdminService.ClearPart:input_type -> novagraph.storage.ClearPartReq
+	21,  // 103: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	21,  // 104: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	21,  // 105: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	21,  // 106: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	21,  // 107: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	20,  // 108: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	37,  // 109: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	43,  // 110: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	45,  // 111: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	45,  // 112: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	48,  // 113: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	21,  // 114: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	21,  // 115: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	13,  // 116: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
+	16,  // 117: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
+	12,  // 118: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
+	51,  // 119: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	51,  // 120: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	51,  // 121: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	51,  // 122: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	51,  // 123: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	51,  // 124: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
+	55,  // 125: novagraph.storage.StorageAdminService.PartStats:output_type -> novagraph.storage.PartStatsResp
+	51,  // 126: novagraph.storage.StorageAdminService.ClearPart:output_type -> novagraph.storage.AdminResp
+	103, // [103:127] is the sub-list for method output_type
+	79,  // [79:103] is the sub-list for method input_type
+	79,  // [79:79] is the sub-list for extension type_name
+	79,  // [79:79] is the sub-list for extension extendee
+	0,   // [0:79] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_storage_proto_init() }
@@ -4504,6 +4622,7 @@ func file_novagraph_storage_proto_init() {
 		(*Mutation_RebuildIndex)(nil),
 		(*Mutation_PurgeTombstonesBefore)(nil),
 		(*Mutation_IngestSst)(nil),
+		(*Mutation_ClearPart)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -4511,7 +4630,7 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   63,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

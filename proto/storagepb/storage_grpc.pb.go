@@ -718,6 +718,7 @@ const (
 	StorageAdminService_RebuildIndex_FullMethodName   = "/novagraph.storage.StorageAdminService/RebuildIndex"
 	StorageAdminService_Compact_FullMethodName        = "/novagraph.storage.StorageAdminService/Compact"
 	StorageAdminService_PartStats_FullMethodName      = "/novagraph.storage.StorageAdminService/PartStats"
+	StorageAdminService_ClearPart_FullMethodName      = "/novagraph.storage.StorageAdminService/ClearPart"
 )
 
 // StorageAdminServiceClient is the client API for StorageAdminService service.
@@ -748,6 +749,9 @@ type StorageAdminServiceClient interface {
 	// PartStats counts the rows of one partition (a STATS job): it goes to
 	// the partition's leader.
 	PartStats(ctx context.Context, in *PartStatsReq, opts ...grpc.CallOption) (*PartStatsResp, error)
+	// ClearPart deletes every vertex, edge and index entry of one partition
+	// through raft (CLEAR SPACE), on the partition's leader.
+	ClearPart(ctx context.Context, in *ClearPartReq, opts ...grpc.CallOption) (*AdminResp, error)
 }
 
 type storageAdminServiceClient struct {
@@ -828,6 +832,16 @@ func (c *storageAdminServiceClient) PartStats(ctx context.Context, in *PartStats
 	return out, nil
 }
 
+func (c *storageAdminServiceClient) ClearPart(ctx context.Context, in *ClearPartReq, opts ...grpc.CallOption) (*AdminResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdminResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_ClearPart_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StorageAdminServiceServer is the server API for StorageAdminService service.
 // All implementations must embed UnimplementedStorageAdminServiceServer
 // for forward compatibility.
@@ -856,6 +870,9 @@ type StorageAdminServiceServer interface {
 	// PartStats counts the rows of one partition (a STATS job): it goes to
 	// the partition's leader.
 	PartStats(context.Context, *PartStatsReq) (*PartStatsResp, error)
+	// ClearPart deletes every vertex, edge and index entry of one partition
+	// through raft (CLEAR SPACE), on the partition's leader.
+	ClearPart(context.Context, *ClearPartReq) (*AdminResp, error)
 	mustEmbedUnimplementedStorageAdminServiceServer()
 }
 
@@ -886,6 +903,9 @@ func (UnimplementedStorageAdminServiceServer) Compact(context.Context, *CompactR
 }
 func (UnimplementedStorageAdminServiceServer) PartStats(context.Context, *PartStatsReq) (*PartStatsResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method PartStats not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) ClearPart(context.Context, *ClearPartReq) (*AdminResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ClearPart not implemented")
 }
 func (UnimplementedStorageAdminServiceServer) mustEmbedUnimplementedStorageAdminServiceServer() {}
 func (UnimplementedStorageAdminServiceServer) testEmbeddedByValue()                             {}
@@ -1034,6 +1054,24 @@ func _StorageAdminService_PartStats_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StorageAdminService_ClearPart_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClearPartReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).ClearPart(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_ClearPart_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).ClearPart(ctx, req.(*ClearPartReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // StorageAdminService_ServiceDesc is the grpc.ServiceDesc for StorageAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1068,6 +1106,10 @@ var StorageAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "PartStats",
 			Handler:    _StorageAdminService_PartStats_Handler,
+		},
+		{
+			MethodName: "ClearPart",
+			Handler:    _StorageAdminService_ClearPart_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

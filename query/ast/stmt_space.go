@@ -56,6 +56,14 @@ type DropSpaceStmt struct {
 	Name     string
 }
 
+// ClearSpaceStmt is CLEAR SPACE [IF EXISTS] name: it deletes every
+// vertex, edge and index entry of the space and keeps its schema.
+type ClearSpaceStmt struct {
+	Pos
+	IfExists bool
+	Name     string
+}
+
 // UseStmt is USE name: it sets the session's current space.
 type UseStmt struct {
 	Pos
@@ -172,6 +180,7 @@ type DescribeStmt struct {
 
 func (*CreateSpaceStmt) stmtNode() {}
 func (*DropSpaceStmt) stmtNode()   {}
+func (*ClearSpaceStmt) stmtNode()  {}
 func (*UseStmt) stmtNode()         {}
 func (*ShowStmt) stmtNode()        {}
 func (*DescribeStmt) stmtNode()    {}
@@ -198,6 +207,13 @@ func (s *DropSpaceStmt) String() string {
 		return "DROP SPACE IF EXISTS " + QuoteName(s.Name)
 	}
 	return "DROP SPACE " + QuoteName(s.Name)
+}
+
+func (s *ClearSpaceStmt) String() string {
+	if s.IfExists {
+		return "CLEAR SPACE IF EXISTS " + QuoteName(s.Name)
+	}
+	return "CLEAR SPACE " + QuoteName(s.Name)
 }
 
 func (s *UseStmt) String() string  { return "USE " + QuoteName(s.Space) }

@@ -143,6 +143,14 @@ func (p *parser) parseStatement() ast.Statement {
 		return p.parseDelete()
 	case p.is("UPDATE"), p.is("UPSERT"):
 		return p.parseUpdate()
+	case p.is("CLEAR") && p.peek(1).Is("SPACE"):
+		pos := p.pos()
+		p.next()
+		p.next()
+		s := &ast.ClearSpaceStmt{Pos: pos}
+		s.IfExists = p.ifExists()
+		s.Name = p.name("space name")
+		return s
 	case p.is("USE"):
 		pos := p.pos()
 		p.next()

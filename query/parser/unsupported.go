@@ -43,7 +43,6 @@ var unsupportedStatements = []struct {
 	{[]string{"SUBMIT", "JOB", "FLUSH"}, ""},
 	{[]string{"SUBMIT", "JOB", "DOWNLOAD"}, "load files with nova-importer"},
 	{[]string{"SUBMIT", "JOB", "INGEST"}, "load files with nova-importer"},
-	{[]string{"CLEAR", "SPACE"}, ""},
 	{[]string{"CREATE", "SNAPSHOT"}, ""},
 	{[]string{"DROP", "SNAPSHOT"}, ""},
 	{[]string{"CREATE", "FULLTEXT"}, ""},

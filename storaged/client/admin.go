@@ -70,6 +70,29 @@ func (c *Client) RebuildIndex(ctx context.Context, space, indexID int32, catalog
 	})
 }
 
+// ClearSpace deletes every vertex, edge and index entry of the space
+// (CLEAR SPACE), each partition through raft on its leader, partitions of
+// one host in turn and hosts in parallel. It is idempotent, so a host the
+// client retries clears its partitions again harmlessly.
+func (c *Client) ClearSpace(ctx context.Context, space int32) error {
+	parts := keys(c.meta.Catalog().Parts(space))
+	if len(parts) == 0 {
+		return fmt.Errorf("space %d has no partitions in the catalog", space)
+	}
+	return c.fanOut(ctx, space, parts, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+		cli := storagepb.NewStorageAdminServiceClient(conn)
+		var failed []*storagepb.PartResult
+		for _, p := range ps {
+			resp, err := cli.ClearPart(ctx, &storagepb.ClearPartReq{SpaceId: space, PartId: p})
+			if err != nil {
+				return nil, err
+			}
+			failed = append(failed, resp.GetFailedParts()...)
+		}
+		return failed, nil
+	})
+}
+
 // SpaceStats counts the space's rows for a STATS job: every partition's
 // leader counts its copy (PartStats), and the counts are summed. Each
 // partition's count is kept by partition, so a host the client retries

@@ -245,6 +245,19 @@ func (g *Graph) write(spaceID int32, version int64, parts []int32,
 	return first
 }
 
+// ClearSpace deletes every key of the space (storaged's ClearPart on
+// every partition): memgraph holds nothing else of it.
+func (s *Storage) ClearSpace(_ context.Context, space int32) error {
+	g := s.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.snap.SpaceByID(space); !ok {
+		return partError(1, &partitionError{Code: commonpb.ErrorCode_E_SPACE_NOT_FOUND, Msg: fmt.Sprintf("space %d not found", space)})
+	}
+	g.data[space] = newKVs()
+	return nil
+}
+
 // AddVertices writes vertices (storaged's AddVertices and putVertex).
 func (s *Storage) AddVertices(_ context.Context, req *storagepb.AddVerticesReq) error {
 	return s.g.write(req.SpaceId, req.CatalogVersion, sortedParts(req.Parts), func(space *metapb.SpaceDesc, part int32) error {
