@@ -149,6 +149,8 @@ type Node struct {
 	log  *slog.Logger
 	list *memberlist.Memberlist
 	view atomic.Pointer[map[string]Member] // service addr → member; replaced whole
+	all  atomic.Pointer[[]Member]          // every member by name, itself too; replaced whole
+	name string                            // this node's member name
 
 	// Memberlist calls the event sink with its node lock held, so the sink
 	// only copies what it is told into pending and wakes the owner; the
@@ -181,12 +183,14 @@ func Start(cfg Config) (*Node, error) {
 	n := &Node{cfg: cfg, log: cfg.Logger, members: map[string]Member{}, events: make(chan struct{}, 1), stop: make(chan struct{})}
 	empty := map[string]Member{}
 	n.view.Store(&empty)
+	n.all.Store(&[]Member{})
 
 	mc := memberlist.DefaultLANConfig()
 	// A restarted daemon is a new member (its old incarnation may still be
 	// suspect or dead on the peers, which refuse a name's address change),
 	// so the name carries the start time.
 	mc.Name = fmt.Sprintf("%s@%s/%d", cfg.Role, cfg.ServiceAddr, time.Now().UnixNano())
+	n.name = mc.Name
 	host, port, err := splitHostPort(cfg.BindAddr)
 	if err != nil {
 		return nil, fmt.Errorf("gossip: bind address %q: %w", cfg.BindAddr, err)
@@ -247,6 +251,34 @@ func (n *Node) Members() []Member {
 	v := *n.view.Load()
 	out := make([]Member, 0, len(v))
 	for _, m := range v {
+		out = append(out, m)
+	}
+	return out
+}
+
+// Peers returns the other members of role that this node holds alive,
+// each with ServiceAddr an address to reach it at: the one it advertises,
+// or, when it listens on a wildcard address (0.0.0.0:9669, as graphd does
+// in the containers), that port on the host gossip reaches it at. Members
+// are taken by name, not by service address, so peers that all advertise
+// the same wildcard address are each listed.
+func (n *Node) Peers(role string) []Member {
+	var out []Member
+	for _, m := range *n.all.Load() {
+		if m.Role != role || m.State != Alive || m.Name == n.name {
+			continue
+		}
+		host, port, err := net.SplitHostPort(m.ServiceAddr)
+		if err != nil {
+			continue
+		}
+		if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+			gh, _, err := net.SplitHostPort(m.GossipAddr)
+			if err != nil {
+				continue
+			}
+			m.ServiceAddr = net.JoinHostPort(gh, port)
+		}
 		out = append(out, m)
 	}
 	return out
@@ -348,6 +380,11 @@ func (n *Node) apply() {
 		}
 		n.members[ev.name] = m
 	}
+	all := make([]Member, 0, len(n.members))
+	for _, m := range n.members {
+		all = append(all, m)
+	}
+	n.all.Store(&all)
 	view := make(map[string]Member, len(n.members))
 	for _, m := range n.members {
 		if cur, dup := view[m.ServiceAddr]; dup && (cur.State < m.State || (cur.State == m.State && cur.Since.After(m.Since))) {

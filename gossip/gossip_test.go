@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -222,4 +223,43 @@ func TestLoadKeyFileErrors(t *testing.T) {
 			t.Errorf("%q: %v, want %q", tc.content, err, tc.want)
 		}
 	}
+}
+
+// TestPeersByRole: Peers lists the live members of a role other than the
+// node itself, each once although two advertise the same wildcard service
+// address, which becomes the member's gossip host with the service port;
+// a crashed peer drops out.
+func TestPeersByRole(t *testing.T) {
+	a, err := Start(Config{Role: "graphd", ServiceAddr: "0.0.0.0:9669"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Kill)
+	var others []*Node
+	for _, cfg := range []Config{
+		{Role: "graphd", ServiceAddr: "0.0.0.0:9669"},
+		{Role: "graphd", ServiceAddr: "127.0.0.1:9670"},
+		{Role: "storaged", ServiceAddr: "127.0.0.1:9779"},
+	} {
+		cfg.Seeds = []string{a.Addr()}
+		nd, err := Start(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nd.Kill)
+		others = append(others, nd)
+	}
+	addrs := func() string {
+		var out []string
+		for _, m := range a.Peers("graphd") {
+			out = append(out, m.ServiceAddr)
+		}
+		slices.Sort(out)
+		return strings.Join(out, " ")
+	}
+	host, _, _ := net.SplitHostPort(others[0].Addr())
+	want := strings.Join(slices.Sorted(slices.Values([]string{net.JoinHostPort(host, "9669"), "127.0.0.1:9670"})), " ")
+	waitFor(t, "both graphd peers listed", func() bool { return addrs() == want })
+	others[1].Kill()
+	waitFor(t, "the crashed graphd dropped", func() bool { return addrs() == net.JoinHostPort(host, "9669") })
 }

@@ -6,4 +6,8 @@ import "github.com/novagraph/novagraph/internal/nodetls"
 // are by password (Authenticate) and each statement is checked against
 // the session's role. With TLS a client certificate is verified when one
 // is given, so a certificate from another CA is still refused.
-var policy = nodetls.Policy{"/novagraph.graph.GraphService/*": {nodetls.Anyone}}
+// GraphPeerService is for the other graphds only (peers.go).
+var policy = nodetls.Policy{
+	"/novagraph.graph.GraphService/*":     {nodetls.Anyone},
+	"/novagraph.graph.GraphPeerService/*": {nodetls.RoleGraphd},
+}

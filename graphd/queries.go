@@ -68,7 +68,7 @@ func newQueryRegistry(total int64) *queryRegistry {
 	return &queryRegistry{total: exec.NewBudget(total, totalSourceFlag, nil, nil), running: map[int64]*runningQuery{}}
 }
 
-// Queries implements exec.QueryAdmin.
+// Queries lists this graphd's running queries.
 func (r *queryRegistry) Queries() []exec.QueryInfo {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -88,9 +88,9 @@ func (r *queryRegistry) Queries() []exec.QueryInfo {
 
 type sessionKey struct{}
 
-// KillQuery implements exec.QueryAdmin: it cancels the query's context with
-// the killed error as the cause; the query returns that error as soon as it
-// notices (storage calls in flight are cancelled).
+// KillQuery stops one of this graphd's queries: it cancels the query's
+// context with the killed error as the cause; the query returns that
+// error as soon as it notices (storage calls in flight are cancelled).
 func (r *queryRegistry) KillQuery(ctx context.Context, session, plan int64) error {
 	if session == 0 {
 		session, _ = ctx.Value(sessionKey{}).(int64)
@@ -105,6 +105,18 @@ func (r *queryRegistry) KillQuery(ctx context.Context, session, plan int64) erro
 	q.killed = true
 	q.cancel(exec.KilledError(session, plan))
 	return nil
+}
+
+// owner is the user of this graphd's query plan of session; false if it
+// runs no such query.
+func (r *queryRegistry) owner(session, plan int64) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q := r.running[plan]
+	if q == nil || q.session != session {
+		return "", false
+	}
+	return q.user, true
 }
 
 // killSession stops every running query of a session (KILL SESSION).

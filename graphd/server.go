@@ -91,6 +91,7 @@ type Server struct {
 	meta     *metaclient.Client
 	storage  *storageclient.Client
 	gossip   *gossip.Node // nil without Config.GossipAddr
+	peers    peerConns    // connections to the other graphds (peers.go)
 	executor *exec.Executor
 	queries  *queryRegistry
 	grpc     *grpc.Server
@@ -206,7 +207,7 @@ func (s *Server) Start() error {
 	}
 	s.executor = exec.New(s.meta, s.storage, s.log)
 	s.queries.host = lis.Addr().String()
-	s.executor.SetQueryAdmin(s.queries)
+	s.executor.SetQueryAdmin(s)
 	s.executor.SetSessionAdmin(s)
 	s.executor.SetLimitCeilings(exec.LimitCeilings{MemoryLimit: max(s.cfg.QueryMemoryLimit, 0), Timeout: max(s.cfg.QueryTimeout, 0)})
 	// sendTracker tells endQuery when a response has been written, so a
@@ -223,6 +224,7 @@ func (s *Server) Start() error {
 		grpc.MaxRecvMsgSize(64<<20), grpc.MaxSendMsgSize(256<<20), grpc.StatsHandler(sendTracker{}),
 		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))...)
 	graphpb.RegisterGraphServiceServer(s.grpc, s)
+	graphpb.RegisterGraphPeerServiceServer(s.grpc, peerService{s: s})
 	go func() {
 		if err := s.grpc.Serve(lis); err != nil {
 			s.log.Error("grpc server stopped", "err", err)
@@ -274,6 +276,7 @@ func (s *Server) Stop() {
 			s.grpc.Stop()
 		}
 	}
+	s.peers.close()
 	if s.storage != nil {
 		s.storage.Close()
 	}
@@ -410,8 +413,8 @@ func (s *Server) Signout(_ context.Context, req *graphpb.SignoutReq) (*graphpb.S
 	return &graphpb.SignoutResp{}, nil
 }
 
-// Sessions implements exec.SessionAdmin: SHOW SESSIONS.
-func (s *Server) Sessions() []exec.SessionInfo {
+// localSessions lists this graphd's sessions (SHOW SESSIONS).
+func (s *Server) localSessions() []exec.SessionInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]exec.SessionInfo, 0, len(s.sessions))
@@ -422,11 +425,15 @@ func (s *Server) Sessions() []exec.SessionInfo {
 	return out
 }
 
-// KillSession implements exec.SessionAdmin: KILL SESSION signs the
-// session out and stops its running queries. Killing one's own session
-// ends it after the statement.
-func (s *Server) KillSession(ctx context.Context, id int64) error {
+// killLocalSession signs one of this graphd's sessions out and stops its
+// running queries (KILL SESSION); false if it has no such session.
+// Killing one's own session ends it after the statement.
+func (s *Server) killLocalSession(ctx context.Context, id int64) bool {
 	s.mu.Lock()
+	if s.sessions[id] == nil {
+		s.mu.Unlock()
+		return false
+	}
 	delete(s.sessions, id)
 	s.metrics.sessions.Set(float64(len(s.sessions)))
 	s.mu.Unlock()
@@ -435,7 +442,7 @@ func (s *Server) KillSession(ctx context.Context, id int64) error {
 	if asker, _ := ctx.Value(sessionKey{}).(int64); asker != id {
 		s.queries.killSession(id)
 	}
-	return nil
+	return true
 }
 
 // params converts a request's query parameters for the executor. A

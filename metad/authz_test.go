@@ -31,6 +31,7 @@ func TestPolicy(t *testing.T) {
 		{"AlterUser", graphdOnly},
 		{"CreateUser", graphdOnly},
 		{"VerifyUser", graphdOnly},
+		{"WhoAmI", graphdOnly},
 		{"GrantRole", graphdOnly},
 		{"DropHosts", graphdOnly},
 		{"SubmitJob", graphdOnly},

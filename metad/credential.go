@@ -49,8 +49,10 @@ import (
 // storaged. A credential is a bearer token that does not expire: it holds
 // until its user is dropped (or the key replaced), whatever becomes of the
 // session that got it, and a password change does not void it (nor end
-// sessions, as in NebulaGraph). It travels only between graphd and metad:
-// metaclient attaches it to the users and roles calls alone. Deleting the
+// sessions, as in NebulaGraph). It travels only between graphd and metad,
+// and from graphd to its peer graphds (SHOW QUERIES and KILL across the
+// cluster, graphd/peers.go), which ask metad whose it is (WhoAmI):
+// metaclient attaches it to those calls alone, never to storaged's. Deleting the
 // key from etcd and restarting every metad voids every credential (every
 // session must sign in again before its next users or roles statement).
 

@@ -94,6 +94,16 @@ func (svc *service) VerifyUser(ctx context.Context, req *metapb.VerifyUserReq) (
 	return resp, nil
 }
 
+// WhoAmI names the user behind the call's credential (callerUser): a
+// dropped user's or a forged credential is refused as Unauthenticated.
+func (svc *service) WhoAmI(ctx context.Context, _ *metapb.WhoAmIReq) (*metapb.WhoAmIResp, error) {
+	name, err := svc.s.callerUser(ctx, "WhoAmI")
+	if err != nil {
+		return nil, err
+	}
+	return &metapb.WhoAmIResp{User: name}, nil
+}
+
 // parseRole decodes the value of a roles key. GOD is never stored.
 func parseRole(v []byte) (metapb.RoleType, error) {
 	r := metapb.RoleType(metapb.RoleType_value[string(v)])

@@ -29,6 +29,7 @@ func TestPolicy(t *testing.T) {
 		{"/novagraph.storage.StorageAdminService/TransferLeader", []nodetls.Role{nodetls.RoleMetad}},
 		{"/novagraph.storage.StorageAdminService/Compact", []nodetls.Role{nodetls.RoleMetad}},
 		{"/novagraph.storage.StorageAdminService/RebuildIndex", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd}},
+		{"/novagraph.storage.StorageAdminService/ClearPart", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd}},
 		{"/novagraph.raft.RaftService/Send", []nodetls.Role{nodetls.RoleStoraged}},
 		{"/novagraph.raft.RaftSnapshotService/Snapshot", []nodetls.Role{nodetls.RoleStoraged}},
 	}

@@ -108,10 +108,6 @@ func (r *runState) show(s *ast.ShowStmt) (*table, error) {
 		return t, nil
 	case ast.ShowHosts:
 		return showHosts(snap), nil
-	case ast.ShowQueries:
-		return r.showQueries()
-	case ast.ShowSessions:
-		return r.showSessions()
 	case ast.ShowHostsMeta:
 		t := newTable("Host", "Port")
 		for _, addr := range r.x.meta.Addrs() {

@@ -684,7 +684,7 @@ type showKind struct{ s *ast.ShowStmt }
 func (k showKind) rules() ([]rule, error) {
 	what := "SHOW " + k.s.Target.String()
 	switch k.s.Target {
-	case ast.ShowSpaces, ast.ShowHosts, ast.ShowHostsMeta, ast.ShowQueries, ast.ShowSessions:
+	case ast.ShowSpaces, ast.ShowHosts, ast.ShowHostsMeta, ast.ShowQueries, ast.ShowSessions, ast.ShowLocalQueries, ast.ShowLocalSessions:
 		return anyone(what), nil
 	case ast.ShowParts, ast.ShowTags, ast.ShowEdges, ast.ShowTagIndexes, ast.ShowEdgeIndexes, ast.ShowStats:
 		return onCurrent(what, roleGuest), nil
@@ -692,19 +692,20 @@ func (k showKind) rules() ([]rule, error) {
 	return []rule{{what: what, kind: needUnknown}}, nil
 }
 func (k showKind) run(ctx context.Context, r *runState) (*table, error) {
-	if k.s.Target == ast.ShowStats {
+	switch k.s.Target {
+	case ast.ShowStats:
 		return r.showStats(ctx, k.s)
-	}
-	if !isGod(r.sess) {
-		switch k.s.Target {
-		case ast.ShowSpaces:
+	case ast.ShowQueries, ast.ShowLocalQueries:
+		t, err := r.showQueries(ctx, k.s.Target == ast.ShowLocalQueries)
+		if err == nil && !isGod(r.sess) {
+			t.rows = ownRows(t, r.sess.User)
+		}
+		return t, err
+	case ast.ShowSessions, ast.ShowLocalSessions:
+		return r.showSessions(ctx, k.s.Target == ast.ShowLocalSessions)
+	case ast.ShowSpaces:
+		if !isGod(r.sess) {
 			return r.showOwnSpaces(r.x.meta.Catalog()), nil
-		case ast.ShowQueries:
-			t, err := r.showQueries()
-			if err == nil {
-				t.rows = ownRows(t, r.sess.User)
-			}
-			return t, err
 		}
 	}
 	return r.show(k.s)
@@ -760,7 +761,7 @@ type killQueryKind struct{ s *ast.KillQueryStmt }
 func (k killQueryKind) rules() ([]rule, error) { return anyone("KILL QUERY"), nil }
 func (k killQueryKind) run(ctx context.Context, r *runState) (*table, error) {
 	if !isGod(r.sess) {
-		if err := r.checkKill(k.s); err != nil {
+		if err := r.checkKill(ctx, k.s); err != nil {
 			return nil, err
 		}
 	}

@@ -71,12 +71,16 @@ func (c LimitCeilings) check(user string, s *ast.SetSessionStmt) error {
 }
 
 // QueryAdmin is what SHOW QUERIES and KILL QUERY ask of the daemon that owns
-// the running queries (graphd).
+// the running queries (graphd). ctx carries the session's credential
+// (metaclient.WithCredential): the other graphds of the cluster answer
+// with what that user may see and stop.
 type QueryAdmin interface {
-	// Queries lists the running queries.
-	Queries() []QueryInfo
-	// KillQuery stops a running query. session 0 is the session of the
-	// query that ctx belongs to.
+	// Queries lists the running queries of this graphd and, unless
+	// local, those of every other graphd; a graphd that does not answer
+	// fails the call.
+	Queries(ctx context.Context, local bool) ([]QueryInfo, error)
+	// KillQuery stops a running query, on this graphd or another. session
+	// 0 is the session of the query that ctx belongs to.
 	KillQuery(ctx context.Context, session, plan int64) error
 }
 
@@ -99,10 +103,11 @@ func (x *Executor) SetQueryAdmin(a QueryAdmin) { x.admin = a }
 // SessionAdmin is what SHOW SESSIONS and KILL SESSION ask of the daemon
 // that owns the sessions (graphd).
 type SessionAdmin interface {
-	// Sessions lists the signed-in sessions.
-	Sessions() []SessionInfo
-	// KillSession signs the session out and stops its running queries;
-	// asker is the session running the statement.
+	// Sessions lists the signed-in sessions of this graphd and, unless
+	// local, those of every other graphd (as QueryAdmin.Queries).
+	Sessions(ctx context.Context, local bool) ([]SessionInfo, error)
+	// KillSession signs the session out and stops its running queries,
+	// on this graphd or another.
 	KillSession(ctx context.Context, id int64) error
 }
 
@@ -120,13 +125,16 @@ type SessionInfo struct {
 // SetSessionAdmin connects SHOW SESSIONS and KILL SESSION to their owner.
 func (x *Executor) SetSessionAdmin(a SessionAdmin) { x.sessions = a }
 
-// showSessions runs SHOW SESSIONS, in NebulaGraph's columns; a user who
-// is not GOD sees its own sessions only.
-func (r *runState) showSessions() (*table, error) {
+// showSessions runs SHOW [LOCAL] SESSIONS, in NebulaGraph's columns; a
+// user who is not GOD sees its own sessions only.
+func (r *runState) showSessions(ctx context.Context, local bool) (*table, error) {
 	if r.x.sessions == nil {
 		return nil, execErrorf("SHOW SESSIONS is not available here")
 	}
-	ss := r.x.sessions.Sessions()
+	ss, err := r.x.sessions.Sessions(ctx, local)
+	if err != nil {
+		return nil, err
+	}
 	sort.Slice(ss, func(i, j int) bool { return ss[i].ID < ss[j].ID })
 	t := newTable("SessionId", "UserName", "SpaceName", "CreateTime", "UpdateTime", "GraphAddr", "Timezone", "ClientIp")
 	for _, s := range ss {
@@ -146,7 +154,11 @@ func (r *runState) killSession(ctx context.Context, s *ast.KillSessionStmt) erro
 	if r.x.sessions == nil {
 		return execErrorf("KILL SESSION is not available here")
 	}
-	for _, info := range r.x.sessions.Sessions() {
+	ss, err := r.x.sessions.Sessions(ctx, false)
+	if err != nil {
+		return err
+	}
+	for _, info := range ss {
 		if info.ID != s.Session {
 			continue
 		}
@@ -155,7 +167,7 @@ func (r *runState) killSession(ctx context.Context, s *ast.KillSessionStmt) erro
 		}
 		return r.x.sessions.KillSession(ctx, s.Session)
 	}
-	return at(s, "KILL SESSION: no session %d on this graphd (SHOW SESSIONS lists them)", s.Session)
+	return at(s, "KILL SESSION: no session %d on any graphd (SHOW SESSIONS lists them)", s.Session)
 }
 
 // setSession runs SET QUERY_MEMORY_LIMIT / SET QUERY_TIMEOUT: it changes the
@@ -240,13 +252,17 @@ func (r *runState) killQuery(ctx context.Context, s *ast.KillQueryStmt) error {
 	return r.x.admin.KillQuery(ctx, s.Session, s.Plan)
 }
 
-// showQueries lists the running queries, oldest first, with NebulaGraph's
-// columns plus the memory each has charged and its limit (bytes; 0: none).
-func (r *runState) showQueries() (*table, error) {
+// showQueries lists the running queries (of this graphd alone if local),
+// oldest first, with NebulaGraph's columns plus the memory each has
+// charged and its limit (bytes; 0: none).
+func (r *runState) showQueries(ctx context.Context, local bool) (*table, error) {
 	if r.x.admin == nil {
 		return nil, execErrorf("SHOW QUERIES is not available here")
 	}
-	qs := r.x.admin.Queries()
+	qs, err := r.x.admin.Queries(ctx, local)
+	if err != nil {
+		return nil, err
+	}
 	sort.Slice(qs, func(i, j int) bool {
 		if !qs[i].Start.Equal(qs[j].Start) {
 			return qs[i].Start.Before(qs[j].Start)

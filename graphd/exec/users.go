@@ -318,11 +318,17 @@ func ownRows(t *table, user string) [][]value.Value {
 // checkKill refuses KILL QUERY of another user's query to a user who is not
 // GOD. Without session = the query is the session's own, which KillQuery
 // checks.
-func (r *runState) checkKill(s *ast.KillQueryStmt) error {
+func (r *runState) checkKill(ctx context.Context, s *ast.KillQueryStmt) error {
 	if r.x.admin == nil || !s.HasSession {
 		return nil
 	}
-	for _, q := range r.x.admin.Queries() {
+	// This graphd's queries: another graphd checks its own when asked to
+	// stop one (it knows the user by the session's credential).
+	qs, err := r.x.admin.Queries(ctx, true)
+	if err != nil {
+		return err
+	}
+	for _, q := range qs {
 		if q.PlanID == s.Plan && q.SessionID == s.Session && q.User != r.sess.User {
 			return deniedf("user %q is not GOD; KILL QUERY of a query of user %q needs GOD", r.sess.User, q.User)
 		}

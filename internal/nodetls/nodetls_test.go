@@ -298,3 +298,57 @@ func TestFlags(t *testing.T) {
 		t.Fatalf("no flags: %v, %v; want plaintext", c, err)
 	}
 }
+
+// TestRoleClientCredentials: a client dialling by role accepts a server
+// whose certificate names another host, as long as the cluster's CA signed
+// it for that role; a certificate of another role or from another CA is
+// refused in the handshake.
+func TestRoleClientCredentials(t *testing.T) {
+	dir := t.TempDir()
+	ca := newCA(t, dir)
+	load := func(ca *CA, dir, name string, role Role) *Config {
+		t.Helper()
+		if err := ca.WriteIssued(dir, name, name, role, []string{"elsewhere.example"}, validity); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(Files{Cert: filepath.Join(dir, name+".crt"), Key: filepath.Join(dir, name+".key"), CA: filepath.Join(dir, "ca.crt")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	client := writeIdentity(t, ca, dir, "graphd1", RoleGraphd)
+	otherDir := filepath.Join(dir, "other")
+	other := newCA(t, otherDir)
+	for _, tc := range []struct {
+		name   string
+		server *Config
+		ok     bool
+	}{
+		{"a graphd naming another host", load(ca, dir, "graphd2", RoleGraphd), true},
+		{"a storaged", load(ca, dir, "storaged1", RoleStoraged), false},
+		{"another CA's graphd", load(other, otherDir, "graphd9", RoleGraphd), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := serve(t, tc.server, RequireClientCert, Policy{"/grpc.health.v1.Health/Check": {RoleGraphd}})
+			conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(client.RoleClientCredentials(RoleGraphd)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err = healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+			if (err == nil) != tc.ok {
+				t.Fatalf("Check: %v, want ok=%v", err, tc.ok)
+			}
+			// By host name, the same server is refused: its certificate
+			// does not name 127.0.0.1.
+			if tc.ok {
+				if err := check(t, addr, client); err == nil {
+					t.Fatal("host-name verification accepted a certificate for elsewhere.example at 127.0.0.1")
+				}
+			}
+		})
+	}
+}

@@ -629,7 +629,7 @@ func (c *Client) writeUser(ctx context.Context, method string, fn func(metapb.Me
 // CreateUser creates a user with a password (metad stores its bcrypt hash)
 // and returns the catalog version that has it, once the cache has it.
 func (c *Client) CreateUser(ctx context.Context, name, password string, ifNotExists bool) (int64, error) {
-	ctx = sendCredential(ctx)
+	ctx = AttachCredential(ctx)
 	return c.writeUser(ctx, "CreateUser", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
 		resp, err := s.CreateUser(ctx, &metapb.CreateUserReq{Name: name, Password: password, IfNotExists: ifNotExists})
 		return resp.GetStatus(), resp.GetVersion(), err
@@ -638,7 +638,7 @@ func (c *Client) CreateUser(ctx context.Context, name, password string, ifNotExi
 
 // DropUser drops a user and its roles (never root).
 func (c *Client) DropUser(ctx context.Context, name string, ifExists bool) (int64, error) {
-	ctx = sendCredential(ctx)
+	ctx = AttachCredential(ctx)
 	return c.writeUser(ctx, "DropUser", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
 		resp, err := s.DropUser(ctx, &metapb.DropUserReq{Name: name, IfExists: ifExists})
 		return resp.GetStatus(), resp.GetVersion(), err
@@ -647,7 +647,7 @@ func (c *Client) DropUser(ctx context.Context, name string, ifExists bool) (int6
 
 // AlterUser sets a user's password.
 func (c *Client) AlterUser(ctx context.Context, name, password string) (int64, error) {
-	ctx = sendCredential(ctx)
+	ctx = AttachCredential(ctx)
 	return c.writeUser(ctx, "AlterUser", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
 		resp, err := s.AlterUser(ctx, &metapb.AlterUserReq{Name: name, Password: password})
 		return resp.GetStatus(), resp.GetVersion(), err
@@ -666,7 +666,7 @@ func (c *Client) ChangePassword(ctx context.Context, name, old, password string)
 // and returns once the cache has the change, so the grant is in force for
 // the next statement of every session on this graphd.
 func (c *Client) GrantRole(ctx context.Context, user string, spaceID int32, role metapb.RoleType) (int64, error) {
-	ctx = sendCredential(ctx)
+	ctx = AttachCredential(ctx)
 	return c.writeUser(ctx, "GrantRole", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
 		resp, err := s.GrantRole(ctx, &metapb.GrantRoleReq{User: user, SpaceId: spaceID, Role: role})
 		return resp.GetStatus(), resp.GetVersion(), err
@@ -676,7 +676,7 @@ func (c *Client) GrantRole(ctx context.Context, user string, spaceID int32, role
 // RevokeRole takes the user's role on the space away; role must be the one
 // it has.
 func (c *Client) RevokeRole(ctx context.Context, user string, spaceID int32, role metapb.RoleType) (int64, error) {
-	ctx = sendCredential(ctx)
+	ctx = AttachCredential(ctx)
 	return c.writeUser(ctx, "RevokeRole", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
 		resp, err := s.RevokeRole(ctx, &metapb.RevokeRoleReq{User: user, SpaceId: spaceID, Role: role})
 		return resp.GetStatus(), resp.GetVersion(), err
@@ -711,9 +711,28 @@ func (c *Client) VerifyUser(ctx context.Context, name, password string) (Verifie
 	return Verified{OK: resp.Ok, Version: resp.Version, Created: resp.CreateVersion, Credential: resp.Credential}, nil
 }
 
+// WhoAmI asks metad whose credential ctx carries (WithCredential): the
+// user it was issued to, if that user still exists as it signed in.
+func (c *Client) WhoAmI(ctx context.Context) (string, error) {
+	ctx = AttachCredential(ctx)
+	var resp *metapb.WhoAmIResp
+	err := c.call(ctx, "WhoAmI", func(s metapb.MetaServiceClient) (err error) {
+		resp, err = s.WhoAmI(ctx, &metapb.WhoAmIReq{})
+		return err
+	})
+	if err == nil {
+		err = statusErr(resp.GetStatus())
+	}
+	if err != nil {
+		return "", err
+	}
+	return resp.GetUser(), nil
+}
+
 // CredentialHeader is the gRPC metadata key (binary: gRPC base64-encodes
-// it on the wire) under which a users or roles call carries a session's
-// credential. metad refuses such a call without one.
+// it on the wire) under which a users or roles call, and a call to a peer
+// graphd, carries a session's credential. metad refuses such a call
+// without one.
 const CredentialHeader = "novagraph-credential-bin"
 
 // credentialKey is the context key of WithCredential.
@@ -733,7 +752,7 @@ func WithCredential(ctx context.Context, credential []byte) context.Context {
 
 // sendCredential returns ctx whose gRPC calls carry the credential ctx
 // holds (WithCredential), for the users and roles calls.
-func sendCredential(ctx context.Context) context.Context {
+func AttachCredential(ctx context.Context) context.Context {
 	c, _ := ctx.Value(credentialKey{}).([]byte)
 	if len(c) == 0 {
 		return ctx

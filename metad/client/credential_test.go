@@ -15,11 +15,11 @@ func TestCredentialGoesOnlyToUsersCalls(t *testing.T) {
 	if md, ok := metadata.FromOutgoingContext(ctx); ok && len(md.Get(CredentialHeader)) > 0 {
 		t.Fatalf("WithCredential put the credential into the outgoing metadata of every call: %v", md)
 	}
-	md, _ := metadata.FromOutgoingContext(sendCredential(ctx))
+	md, _ := metadata.FromOutgoingContext(AttachCredential(ctx))
 	if got := md.Get(CredentialHeader); len(got) != 1 || got[0] != "secret-credential" {
 		t.Fatalf("a users call carries %q, want the credential once", got)
 	}
-	if md, ok := metadata.FromOutgoingContext(sendCredential(context.Background())); ok && len(md.Get(CredentialHeader)) > 0 {
+	if md, ok := metadata.FromOutgoingContext(AttachCredential(context.Background())); ok && len(md.Get(CredentialHeader)) > 0 {
 		t.Fatalf("a context without a credential sends one: %v", md)
 	}
 }

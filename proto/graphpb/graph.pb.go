@@ -563,6 +563,448 @@ func (*SignoutResp) Descriptor() ([]byte, []int) {
 	return file_novagraph_graph_proto_rawDescGZIP(), []int{7}
 }
 
+type PeerListReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PeerListReq) Reset() {
+	*x = PeerListReq{}
+	mi := &file_novagraph_graph_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PeerListReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PeerListReq) ProtoMessage() {}
+
+func (x *PeerListReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_graph_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PeerListReq.ProtoReflect.Descriptor instead.
+func (*PeerListReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{8}
+}
+
+// PeerQuery is one running query, a row of SHOW QUERIES.
+type PeerQuery struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     int64                  `protobuf:"varint,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	PlanId        int64                  `protobuf:"varint,2,opt,name=plan_id,json=planId,proto3" json:"plan_id,omitempty"`
+	User          string                 `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
+	Host          string                 `protobuf:"bytes,4,opt,name=host,proto3" json:"host,omitempty"` // the graphd running it
+	Text          string                 `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`
+	StartUnixUs   int64                  `protobuf:"varint,6,opt,name=start_unix_us,json=startUnixUs,proto3" json:"start_unix_us,omitempty"`
+	Status        string                 `protobuf:"bytes,7,opt,name=status,proto3" json:"status,omitempty"` // RUNNING or KILLING
+	MemoryUsed    int64                  `protobuf:"varint,8,opt,name=memory_used,json=memoryUsed,proto3" json:"memory_used,omitempty"`
+	MemoryLimit   int64                  `protobuf:"varint,9,opt,name=memory_limit,json=memoryLimit,proto3" json:"memory_limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PeerQuery) Reset() {
+	*x = PeerQuery{}
+	mi := &file_novagraph_graph_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PeerQuery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PeerQuery) ProtoMessage() {}
+
+func (x *PeerQuery) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_graph_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PeerQuery.ProtoReflect.Descriptor instead.
+func (*PeerQuery) Descriptor() ([]byte, []int) {
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PeerQuery) GetSessionId() int64 {
+	if x != nil {
+		return x.SessionId
+	}
+	return 0
+}
+
+func (x *PeerQuery) GetPlanId() int64 {
+	if x != nil {
+		return x.PlanId
+	}
+	return 0
+}
+
+func (x *PeerQuery) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *PeerQuery) GetHost() string {
+	if x != nil {
+		return x.Host
+	}
+	return ""
+}
+
+func (x *PeerQuery) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *PeerQuery) GetStartUnixUs() int64 {
+	if x != nil {
+		return x.StartUnixUs
+	}
+	return 0
+}
+
+func (x *PeerQuery) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *PeerQuery) GetMemoryUsed() int64 {
+	if x != nil {
+		return x.MemoryUsed
+	}
+	return 0
+}
+
+func (x *PeerQuery) GetMemoryLimit() int64 {
+	if x != nil {
+		return x.MemoryLimit
+	}
+	return 0
+}
+
+type PeerQueriesResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Queries       []*PeerQuery           `protobuf:"bytes,1,rep,name=queries,proto3" json:"queries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PeerQueriesResp) Reset() {
+	*x = PeerQueriesResp{}
+	mi := &file_novagraph_graph_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PeerQueriesResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PeerQueriesResp) ProtoMessage() {}
+
+func (x *PeerQueriesResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_graph_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PeerQueriesResp.ProtoReflect.Descriptor instead.
+func (*PeerQueriesResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *PeerQueriesResp) GetQueries() []*PeerQuery {
+	if x != nil {
+		return x.Queries
+	}
+	return nil
+}
+
+// PeerSession is one signed-in session, a row of SHOW SESSIONS.
+type PeerSession struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	User          string                 `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	Space         string                 `protobuf:"bytes,3,opt,name=space,proto3" json:"space,omitempty"`
+	CreatedUnixUs int64                  `protobuf:"varint,4,opt,name=created_unix_us,json=createdUnixUs,proto3" json:"created_unix_us,omitempty"`
+	UpdatedUnixUs int64                  `protobuf:"varint,5,opt,name=updated_unix_us,json=updatedUnixUs,proto3" json:"updated_unix_us,omitempty"`
+	GraphAddr     string                 `protobuf:"bytes,6,opt,name=graph_addr,json=graphAddr,proto3" json:"graph_addr,omitempty"`
+	ClientIp      string                 `protobuf:"bytes,7,opt,name=client_ip,json=clientIp,proto3" json:"client_ip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PeerSession) Reset() {
+	*x = PeerSession{}
+	mi := &file_novagraph_graph_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PeerSession) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PeerSession) ProtoMessage() {}
+
+func (x *PeerSession) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_graph_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PeerSession.ProtoReflect.Descriptor instead.
+func (*PeerSession) Descriptor() ([]byte, []int) {
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *PeerSession) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *PeerSession) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *PeerSession) GetSpace() string {
+	if x != nil {
+		return x.Space
+	}
+	return ""
+}
+
+func (x *PeerSession) GetCreatedUnixUs() int64 {
+	if x != nil {
+		return x.CreatedUnixUs
+	}
+	return 0
+}
+
+func (x *PeerSession) GetUpdatedUnixUs() int64 {
+	if x != nil {
+		return x.UpdatedUnixUs
+	}
+	return 0
+}
+
+func (x *PeerSession) GetGraphAddr() string {
+	if x != nil {
+		return x.GraphAddr
+	}
+	return ""
+}
+
+func (x *PeerSession) GetClientIp() string {
+	if x != nil {
+		return x.ClientIp
+	}
+	return ""
+}
+
+type PeerSessionsResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Sessions      []*PeerSession         `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PeerSessionsResp) Reset() {
+	*x = PeerSessionsResp{}
+	mi := &file_novagraph_graph_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PeerSessionsResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PeerSessionsResp) ProtoMessage() {}
+
+func (x *PeerSessionsResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_graph_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PeerSessionsResp.ProtoReflect.Descriptor instead.
+func (*PeerSessionsResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *PeerSessionsResp) GetSessions() []*PeerSession {
+	if x != nil {
+		return x.Sessions
+	}
+	return nil
+}
+
+// PeerKillReq stops a query (plan_id of session_id) or, with
+// whole_session, signs the session out and stops its queries.
+type PeerKillReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     int64                  `protobuf:"varint,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	PlanId        int64                  `protobuf:"varint,2,opt,name=plan_id,json=planId,proto3" json:"plan_id,omitempty"`
+	WholeSession  bool                   `protobuf:"varint,3,opt,name=whole_session,json=wholeSession,proto3" json:"whole_session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PeerKillReq) Reset() {
+	*x = PeerKillReq{}
+	mi := &file_novagraph_graph_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PeerKillReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PeerKillReq) ProtoMessage() {}
+
+func (x *PeerKillReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_graph_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PeerKillReq.ProtoReflect.Descriptor instead.
+func (*PeerKillReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *PeerKillReq) GetSessionId() int64 {
+	if x != nil {
+		return x.SessionId
+	}
+	return 0
+}
+
+func (x *PeerKillReq) GetPlanId() int64 {
+	if x != nil {
+		return x.PlanId
+	}
+	return 0
+}
+
+func (x *PeerKillReq) GetWholeSession() bool {
+	if x != nil {
+		return x.WholeSession
+	}
+	return false
+}
+
+// PeerKillResp: found is false when the peer has no such query or
+// session; denied, when set, is why the user may not stop it.
+type PeerKillResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Found         bool                   `protobuf:"varint,1,opt,name=found,proto3" json:"found,omitempty"`
+	Denied        string                 `protobuf:"bytes,2,opt,name=denied,proto3" json:"denied,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PeerKillResp) Reset() {
+	*x = PeerKillResp{}
+	mi := &file_novagraph_graph_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PeerKillResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PeerKillResp) ProtoMessage() {}
+
+func (x *PeerKillResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_graph_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PeerKillResp.ProtoReflect.Descriptor instead.
+func (*PeerKillResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_graph_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *PeerKillResp) GetFound() bool {
+	if x != nil {
+		return x.Found
+	}
+	return false
+}
+
+func (x *PeerKillResp) GetDenied() string {
+	if x != nil {
+		return x.Denied
+	}
+	return ""
+}
+
 var File_novagraph_graph_proto protoreflect.FileDescriptor
 
 const file_novagraph_graph_proto_rawDesc = "" +
@@ -606,7 +1048,41 @@ const file_novagraph_graph_proto_rawDesc = "" +
 	"SignoutReq\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x03R\tsessionId\"\r\n" +
-	"\vSignoutResp*\xac\x01\n" +
+	"\vSignoutResp\"\r\n" +
+	"\vPeerListReq\"\xff\x01\n" +
+	"\tPeerQuery\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\x03R\tsessionId\x12\x17\n" +
+	"\aplan_id\x18\x02 \x01(\x03R\x06planId\x12\x12\n" +
+	"\x04user\x18\x03 \x01(\tR\x04user\x12\x12\n" +
+	"\x04host\x18\x04 \x01(\tR\x04host\x12\x12\n" +
+	"\x04text\x18\x05 \x01(\tR\x04text\x12\"\n" +
+	"\rstart_unix_us\x18\x06 \x01(\x03R\vstartUnixUs\x12\x16\n" +
+	"\x06status\x18\a \x01(\tR\x06status\x12\x1f\n" +
+	"\vmemory_used\x18\b \x01(\x03R\n" +
+	"memoryUsed\x12!\n" +
+	"\fmemory_limit\x18\t \x01(\x03R\vmemoryLimit\"G\n" +
+	"\x0fPeerQueriesResp\x124\n" +
+	"\aqueries\x18\x01 \x03(\v2\x1a.novagraph.graph.PeerQueryR\aqueries\"\xd3\x01\n" +
+	"\vPeerSession\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
+	"\x04user\x18\x02 \x01(\tR\x04user\x12\x14\n" +
+	"\x05space\x18\x03 \x01(\tR\x05space\x12&\n" +
+	"\x0fcreated_unix_us\x18\x04 \x01(\x03R\rcreatedUnixUs\x12&\n" +
+	"\x0fupdated_unix_us\x18\x05 \x01(\x03R\rupdatedUnixUs\x12\x1d\n" +
+	"\n" +
+	"graph_addr\x18\x06 \x01(\tR\tgraphAddr\x12\x1b\n" +
+	"\tclient_ip\x18\a \x01(\tR\bclientIp\"L\n" +
+	"\x10PeerSessionsResp\x128\n" +
+	"\bsessions\x18\x01 \x03(\v2\x1c.novagraph.graph.PeerSessionR\bsessions\"j\n" +
+	"\vPeerKillReq\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\x03R\tsessionId\x12\x17\n" +
+	"\aplan_id\x18\x02 \x01(\x03R\x06planId\x12#\n" +
+	"\rwhole_session\x18\x03 \x01(\bR\fwholeSession\"<\n" +
+	"\fPeerKillResp\x12\x14\n" +
+	"\x05found\x18\x01 \x01(\bR\x05found\x12\x16\n" +
+	"\x06denied\x18\x02 \x01(\tR\x06denied*\xac\x01\n" +
 	"\x0eQueryErrorCode\x12\x06\n" +
 	"\x02OK\x10\x00\x12\f\n" +
 	"\bE_SYNTAX\x10\x01\x12\x0e\n" +
@@ -623,7 +1099,11 @@ const file_novagraph_graph_proto_rawDesc = "" +
 	"\fGraphService\x12C\n" +
 	"\fAuthenticate\x12\x18.novagraph.graph.AuthReq\x1a\x19.novagraph.graph.AuthResp\x12D\n" +
 	"\aExecute\x12\x1b.novagraph.graph.ExecuteReq\x1a\x1c.novagraph.graph.ExecuteResp\x12D\n" +
-	"\aSignout\x12\x1b.novagraph.graph.SignoutReq\x1a\x1c.novagraph.graph.SignoutRespB.Z,github.com/novagraph/novagraph/proto/graphpbb\x06proto3"
+	"\aSignout\x12\x1b.novagraph.graph.SignoutReq\x1a\x1c.novagraph.graph.SignoutResp2\xfb\x01\n" +
+	"\x10GraphPeerService\x12M\n" +
+	"\vPeerQueries\x12\x1c.novagraph.graph.PeerListReq\x1a .novagraph.graph.PeerQueriesResp\x12O\n" +
+	"\fPeerSessions\x12\x1c.novagraph.graph.PeerListReq\x1a!.novagraph.graph.PeerSessionsResp\x12G\n" +
+	"\bPeerKill\x12\x1c.novagraph.graph.PeerKillReq\x1a\x1d.novagraph.graph.PeerKillRespB.Z,github.com/novagraph/novagraph/proto/graphpbb\x06proto3"
 
 var (
 	file_novagraph_graph_proto_rawDescOnce sync.Once
@@ -638,42 +1118,57 @@ func file_novagraph_graph_proto_rawDescGZIP() []byte {
 }
 
 var file_novagraph_graph_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_novagraph_graph_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_novagraph_graph_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_novagraph_graph_proto_goTypes = []any{
-	(QueryErrorCode)(0),     // 0: novagraph.graph.QueryErrorCode
-	(*AuthReq)(nil),         // 1: novagraph.graph.AuthReq
-	(*AuthResp)(nil),        // 2: novagraph.graph.AuthResp
-	(*ExecuteReq)(nil),      // 3: novagraph.graph.ExecuteReq
-	(*Row)(nil),             // 4: novagraph.graph.Row
-	(*DataSet)(nil),         // 5: novagraph.graph.DataSet
-	(*ExecuteResp)(nil),     // 6: novagraph.graph.ExecuteResp
-	(*SignoutReq)(nil),      // 7: novagraph.graph.SignoutReq
-	(*SignoutResp)(nil),     // 8: novagraph.graph.SignoutResp
-	nil,                     // 9: novagraph.graph.ExecuteReq.ParamsEntry
-	(commonpb.ErrorCode)(0), // 10: novagraph.common.ErrorCode
-	(*commonpb.Value)(nil),  // 11: novagraph.common.Value
-	(*commonpb.Column)(nil), // 12: novagraph.common.Column
+	(QueryErrorCode)(0),      // 0: novagraph.graph.QueryErrorCode
+	(*AuthReq)(nil),          // 1: novagraph.graph.AuthReq
+	(*AuthResp)(nil),         // 2: novagraph.graph.AuthResp
+	(*ExecuteReq)(nil),       // 3: novagraph.graph.ExecuteReq
+	(*Row)(nil),              // 4: novagraph.graph.Row
+	(*DataSet)(nil),          // 5: novagraph.graph.DataSet
+	(*ExecuteResp)(nil),      // 6: novagraph.graph.ExecuteResp
+	(*SignoutReq)(nil),       // 7: novagraph.graph.SignoutReq
+	(*SignoutResp)(nil),      // 8: novagraph.graph.SignoutResp
+	(*PeerListReq)(nil),      // 9: novagraph.graph.PeerListReq
+	(*PeerQuery)(nil),        // 10: novagraph.graph.PeerQuery
+	(*PeerQueriesResp)(nil),  // 11: novagraph.graph.PeerQueriesResp
+	(*PeerSession)(nil),      // 12: novagraph.graph.PeerSession
+	(*PeerSessionsResp)(nil), // 13: novagraph.graph.PeerSessionsResp
+	(*PeerKillReq)(nil),      // 14: novagraph.graph.PeerKillReq
+	(*PeerKillResp)(nil),     // 15: novagraph.graph.PeerKillResp
+	nil,                      // 16: novagraph.graph.ExecuteReq.ParamsEntry
+	(commonpb.ErrorCode)(0),  // 17: novagraph.common.ErrorCode
+	(*commonpb.Value)(nil),   // 18: novagraph.common.Value
+	(*commonpb.Column)(nil),  // 19: novagraph.common.Column
 }
 var file_novagraph_graph_proto_depIdxs = []int32{
-	10, // 0: novagraph.graph.AuthResp.code:type_name -> novagraph.common.ErrorCode
-	9,  // 1: novagraph.graph.ExecuteReq.params:type_name -> novagraph.graph.ExecuteReq.ParamsEntry
-	11, // 2: novagraph.graph.Row.values:type_name -> novagraph.common.Value
+	17, // 0: novagraph.graph.AuthResp.code:type_name -> novagraph.common.ErrorCode
+	16, // 1: novagraph.graph.ExecuteReq.params:type_name -> novagraph.graph.ExecuteReq.ParamsEntry
+	18, // 2: novagraph.graph.Row.values:type_name -> novagraph.common.Value
 	4,  // 3: novagraph.graph.DataSet.rows:type_name -> novagraph.graph.Row
-	12, // 4: novagraph.graph.DataSet.columns:type_name -> novagraph.common.Column
+	19, // 4: novagraph.graph.DataSet.columns:type_name -> novagraph.common.Column
 	0,  // 5: novagraph.graph.ExecuteResp.code:type_name -> novagraph.graph.QueryErrorCode
 	5,  // 6: novagraph.graph.ExecuteResp.data:type_name -> novagraph.graph.DataSet
-	11, // 7: novagraph.graph.ExecuteReq.ParamsEntry.value:type_name -> novagraph.common.Value
-	1,  // 8: novagraph.graph.GraphService.Authenticate:input_type -> novagraph.graph.AuthReq
-	3,  // 9: novagraph.graph.GraphService.Execute:input_type -> novagraph.graph.ExecuteReq
-	7,  // 10: novagraph.graph.GraphService.Signout:input_type -> novagraph.graph.SignoutReq
-	2,  // 11: novagraph.graph.GraphService.Authenticate:output_type -> novagraph.graph.AuthResp
-	6,  // 12: novagraph.graph.GraphService.Execute:output_type -> novagraph.graph.ExecuteResp
-	8,  // 13: novagraph.graph.GraphService.Signout:output_type -> novagraph.graph.SignoutResp
-	11, // [11:14] is the sub-list for method output_type
-	8,  // [8:11] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	10, // 7: novagraph.graph.PeerQueriesResp.queries:type_name -> novagraph.graph.PeerQuery
+	12, // 8: novagraph.graph.PeerSessionsResp.sessions:type_name -> novagraph.graph.PeerSession
+	18, // 9: novagraph.graph.ExecuteReq.ParamsEntry.value:type_name -> novagraph.common.Value
+	1,  // 10: novagraph.graph.GraphService.Authenticate:input_type -> novagraph.graph.AuthReq
+	3,  // 11: novagraph.graph.GraphService.Execute:input_type -> novagraph.graph.ExecuteReq
+	7,  // 12: novagraph.graph.GraphService.Signout:input_type -> novagraph.graph.SignoutReq
+	9,  // 13: novagraph.graph.GraphPeerService.PeerQueries:input_type -> novagraph.graph.PeerListReq
+	9,  // 14: novagraph.graph.GraphPeerService.PeerSessions:input_type -> novagraph.graph.PeerListReq
+	14, // 15: novagraph.graph.GraphPeerService.PeerKill:input_type -> novagraph.graph.PeerKillReq
+	2,  // 16: novagraph.graph.GraphService.Authenticate:output_type -> novagraph.graph.AuthResp
+	6,  // 17: novagraph.graph.GraphService.Execute:output_type -> novagraph.graph.ExecuteResp
+	8,  // 18: novagraph.graph.GraphService.Signout:output_type -> novagraph.graph.SignoutResp
+	11, // 19: novagraph.graph.GraphPeerService.PeerQueries:output_type -> novagraph.graph.PeerQueriesResp
+	13, // 20: novagraph.graph.GraphPeerService.PeerSessions:output_type -> novagraph.graph.PeerSessionsResp
+	15, // 21: novagraph.graph.GraphPeerService.PeerKill:output_type -> novagraph.graph.PeerKillResp
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_graph_proto_init() }
@@ -687,9 +1182,9 @@ func file_novagraph_graph_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_graph_proto_rawDesc), len(file_novagraph_graph_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   9,
+			NumMessages:   16,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_novagraph_graph_proto_goTypes,
 		DependencyIndexes: file_novagraph_graph_proto_depIdxs,

@@ -197,3 +197,197 @@ var GraphService_ServiceDesc = grpc.ServiceDesc{
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "novagraph/graph.proto",
 }
+
+const (
+	GraphPeerService_PeerQueries_FullMethodName  = "/novagraph.graph.GraphPeerService/PeerQueries"
+	GraphPeerService_PeerSessions_FullMethodName = "/novagraph.graph.GraphPeerService/PeerSessions"
+	GraphPeerService_PeerKill_FullMethodName     = "/novagraph.graph.GraphPeerService/PeerKill"
+)
+
+// GraphPeerServiceClient is the client API for GraphPeerService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// GraphPeerService is what one graphd asks another for SHOW QUERIES, SHOW
+// SESSIONS, KILL QUERY and KILL SESSION across the cluster (graphd finds
+// its peers by gossip). Every call carries the asking session's metad
+// credential as the metadata novagraph-credential-bin; the peer has metad
+// name the user behind it (WhoAmI) and shows or kills only what that user
+// may: everything for GOD, the user's own queries and sessions otherwise.
+// With TLS only graphd may call it.
+type GraphPeerServiceClient interface {
+	PeerQueries(ctx context.Context, in *PeerListReq, opts ...grpc.CallOption) (*PeerQueriesResp, error)
+	PeerSessions(ctx context.Context, in *PeerListReq, opts ...grpc.CallOption) (*PeerSessionsResp, error)
+	PeerKill(ctx context.Context, in *PeerKillReq, opts ...grpc.CallOption) (*PeerKillResp, error)
+}
+
+type graphPeerServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewGraphPeerServiceClient(cc grpc.ClientConnInterface) GraphPeerServiceClient {
+	return &graphPeerServiceClient{cc}
+}
+
+func (c *graphPeerServiceClient) PeerQueries(ctx context.Context, in *PeerListReq, opts ...grpc.CallOption) (*PeerQueriesResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PeerQueriesResp)
+	err := c.cc.Invoke(ctx, GraphPeerService_PeerQueries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphPeerServiceClient) PeerSessions(ctx context.Context, in *PeerListReq, opts ...grpc.CallOption) (*PeerSessionsResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PeerSessionsResp)
+	err := c.cc.Invoke(ctx, GraphPeerService_PeerSessions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphPeerServiceClient) PeerKill(ctx context.Context, in *PeerKillReq, opts ...grpc.CallOption) (*PeerKillResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PeerKillResp)
+	err := c.cc.Invoke(ctx, GraphPeerService_PeerKill_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GraphPeerServiceServer is the server API for GraphPeerService service.
+// All implementations must embed UnimplementedGraphPeerServiceServer
+// for forward compatibility.
+//
+// GraphPeerService is what one graphd asks another for SHOW QUERIES, SHOW
+// SESSIONS, KILL QUERY and KILL SESSION across the cluster (graphd finds
+// its peers by gossip). Every call carries the asking session's metad
+// credential as the metadata novagraph-credential-bin; the peer has metad
+// name the user behind it (WhoAmI) and shows or kills only what that user
+// may: everything for GOD, the user's own queries and sessions otherwise.
+// With TLS only graphd may call it.
+type GraphPeerServiceServer interface {
+	PeerQueries(context.Context, *PeerListReq) (*PeerQueriesResp, error)
+	PeerSessions(context.Context, *PeerListReq) (*PeerSessionsResp, error)
+	PeerKill(context.Context, *PeerKillReq) (*PeerKillResp, error)
+	mustEmbedUnimplementedGraphPeerServiceServer()
+}
+
+// UnimplementedGraphPeerServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedGraphPeerServiceServer struct{}
+
+func (UnimplementedGraphPeerServiceServer) PeerQueries(context.Context, *PeerListReq) (*PeerQueriesResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method PeerQueries not implemented")
+}
+func (UnimplementedGraphPeerServiceServer) PeerSessions(context.Context, *PeerListReq) (*PeerSessionsResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method PeerSessions not implemented")
+}
+func (UnimplementedGraphPeerServiceServer) PeerKill(context.Context, *PeerKillReq) (*PeerKillResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method PeerKill not implemented")
+}
+func (UnimplementedGraphPeerServiceServer) mustEmbedUnimplementedGraphPeerServiceServer() {}
+func (UnimplementedGraphPeerServiceServer) testEmbeddedByValue()                          {}
+
+// UnsafeGraphPeerServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to GraphPeerServiceServer will
+// result in compilation errors.
+type UnsafeGraphPeerServiceServer interface {
+	mustEmbedUnimplementedGraphPeerServiceServer()
+}
+
+func RegisterGraphPeerServiceServer(s grpc.ServiceRegistrar, srv GraphPeerServiceServer) {
+	// If the following call pancis, it indicates UnimplementedGraphPeerServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&GraphPeerService_ServiceDesc, srv)
+}
+
+func _GraphPeerService_PeerQueries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PeerListReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphPeerServiceServer).PeerQueries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphPeerService_PeerQueries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphPeerServiceServer).PeerQueries(ctx, req.(*PeerListReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphPeerService_PeerSessions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PeerListReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphPeerServiceServer).PeerSessions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphPeerService_PeerSessions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphPeerServiceServer).PeerSessions(ctx, req.(*PeerListReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphPeerService_PeerKill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PeerKillReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphPeerServiceServer).PeerKill(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphPeerService_PeerKill_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphPeerServiceServer).PeerKill(ctx, req.(*PeerKillReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// GraphPeerService_ServiceDesc is the grpc.ServiceDesc for GraphPeerService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var GraphPeerService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "novagraph.graph.GraphPeerService",
+	HandlerType: (*GraphPeerServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "PeerQueries",
+			Handler:    _GraphPeerService_PeerQueries_Handler,
+		},
+		{
+			MethodName: "PeerSessions",
+			Handler:    _GraphPeerService_PeerSessions_Handler,
+		},
+		{
+			MethodName: "PeerKill",
+			Handler:    _GraphPeerService_PeerKill_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "novagraph/graph.proto",
+}

@@ -3869,6 +3869,94 @@ func (x *VerifyUserReq) GetPassword() string {
 	return ""
 }
 
+type WhoAmIReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WhoAmIReq) Reset() {
+	*x = WhoAmIReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WhoAmIReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WhoAmIReq) ProtoMessage() {}
+
+func (x *WhoAmIReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WhoAmIReq.ProtoReflect.Descriptor instead.
+func (*WhoAmIReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{56}
+}
+
+type WhoAmIResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	User          string                 `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WhoAmIResp) Reset() {
+	*x = WhoAmIResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WhoAmIResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WhoAmIResp) ProtoMessage() {}
+
+func (x *WhoAmIResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WhoAmIResp.ProtoReflect.Descriptor instead.
+func (*WhoAmIResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *WhoAmIResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *WhoAmIResp) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
 type VerifyUserResp struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Status *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
@@ -3889,7 +3977,7 @@ type VerifyUserResp struct {
 
 func (x *VerifyUserResp) Reset() {
 	*x = VerifyUserResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[56]
+	mi := &file_novagraph_meta_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3901,7 +3989,7 @@ func (x *VerifyUserResp) String() string {
 func (*VerifyUserResp) ProtoMessage() {}
 
 func (x *VerifyUserResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[56]
+	mi := &file_novagraph_meta_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3914,7 +4002,7 @@ func (x *VerifyUserResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyUserResp.ProtoReflect.Descriptor instead.
 func (*VerifyUserResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{56}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *VerifyUserResp) GetStatus() *Status {
@@ -3963,7 +4051,7 @@ type SchemaCount struct {
 
 func (x *SchemaCount) Reset() {
 	*x = SchemaCount{}
-	mi := &file_novagraph_meta_proto_msgTypes[57]
+	mi := &file_novagraph_meta_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3975,7 +4063,7 @@ func (x *SchemaCount) String() string {
 func (*SchemaCount) ProtoMessage() {}
 
 func (x *SchemaCount) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[57]
+	mi := &file_novagraph_meta_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3988,7 +4076,7 @@ func (x *SchemaCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SchemaCount.ProtoReflect.Descriptor instead.
 func (*SchemaCount) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{57}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *SchemaCount) GetSchemaId() int32 {
@@ -4019,7 +4107,7 @@ type SpaceStats struct {
 
 func (x *SpaceStats) Reset() {
 	*x = SpaceStats{}
-	mi := &file_novagraph_meta_proto_msgTypes[58]
+	mi := &file_novagraph_meta_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4031,7 +4119,7 @@ func (x *SpaceStats) String() string {
 func (*SpaceStats) ProtoMessage() {}
 
 func (x *SpaceStats) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[58]
+	mi := &file_novagraph_meta_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4044,7 +4132,7 @@ func (x *SpaceStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpaceStats.ProtoReflect.Descriptor instead.
 func (*SpaceStats) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{58}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *SpaceStats) GetVertices() int64 {
@@ -4099,7 +4187,7 @@ type JobDesc struct {
 
 func (x *JobDesc) Reset() {
 	*x = JobDesc{}
-	mi := &file_novagraph_meta_proto_msgTypes[59]
+	mi := &file_novagraph_meta_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4111,7 +4199,7 @@ func (x *JobDesc) String() string {
 func (*JobDesc) ProtoMessage() {}
 
 func (x *JobDesc) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[59]
+	mi := &file_novagraph_meta_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4124,7 +4212,7 @@ func (x *JobDesc) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobDesc.ProtoReflect.Descriptor instead.
 func (*JobDesc) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{59}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *JobDesc) GetJobId() int64 {
@@ -4242,7 +4330,7 @@ type JobTask struct {
 
 func (x *JobTask) Reset() {
 	*x = JobTask{}
-	mi := &file_novagraph_meta_proto_msgTypes[60]
+	mi := &file_novagraph_meta_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4254,7 +4342,7 @@ func (x *JobTask) String() string {
 func (*JobTask) ProtoMessage() {}
 
 func (x *JobTask) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[60]
+	mi := &file_novagraph_meta_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4267,7 +4355,7 @@ func (x *JobTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobTask.ProtoReflect.Descriptor instead.
 func (*JobTask) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{60}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *JobTask) GetJobId() int64 {
@@ -4365,7 +4453,7 @@ type SubmitJobReq struct {
 
 func (x *SubmitJobReq) Reset() {
 	*x = SubmitJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[61]
+	mi := &file_novagraph_meta_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4377,7 +4465,7 @@ func (x *SubmitJobReq) String() string {
 func (*SubmitJobReq) ProtoMessage() {}
 
 func (x *SubmitJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[61]
+	mi := &file_novagraph_meta_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4390,7 +4478,7 @@ func (x *SubmitJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitJobReq.ProtoReflect.Descriptor instead.
 func (*SubmitJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{61}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *SubmitJobReq) GetSpaceId() int32 {
@@ -4424,7 +4512,7 @@ type SubmitJobResp struct {
 
 func (x *SubmitJobResp) Reset() {
 	*x = SubmitJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[62]
+	mi := &file_novagraph_meta_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4436,7 +4524,7 @@ func (x *SubmitJobResp) String() string {
 func (*SubmitJobResp) ProtoMessage() {}
 
 func (x *SubmitJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[62]
+	mi := &file_novagraph_meta_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4449,7 +4537,7 @@ func (x *SubmitJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitJobResp.ProtoReflect.Descriptor instead.
 func (*SubmitJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{62}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *SubmitJobResp) GetStatus() *Status {
@@ -4475,7 +4563,7 @@ type ListJobsReq struct {
 
 func (x *ListJobsReq) Reset() {
 	*x = ListJobsReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[63]
+	mi := &file_novagraph_meta_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4487,7 +4575,7 @@ func (x *ListJobsReq) String() string {
 func (*ListJobsReq) ProtoMessage() {}
 
 func (x *ListJobsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[63]
+	mi := &file_novagraph_meta_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4500,7 +4588,7 @@ func (x *ListJobsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsReq.ProtoReflect.Descriptor instead.
 func (*ListJobsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{63}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *ListJobsReq) GetSpaceId() int32 {
@@ -4520,7 +4608,7 @@ type ListJobsResp struct {
 
 func (x *ListJobsResp) Reset() {
 	*x = ListJobsResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[64]
+	mi := &file_novagraph_meta_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4532,7 +4620,7 @@ func (x *ListJobsResp) String() string {
 func (*ListJobsResp) ProtoMessage() {}
 
 func (x *ListJobsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[64]
+	mi := &file_novagraph_meta_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4545,7 +4633,7 @@ func (x *ListJobsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResp.ProtoReflect.Descriptor instead.
 func (*ListJobsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{64}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *ListJobsResp) GetStatus() *Status {
@@ -4572,7 +4660,7 @@ type GetJobReq struct {
 
 func (x *GetJobReq) Reset() {
 	*x = GetJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[65]
+	mi := &file_novagraph_meta_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4584,7 +4672,7 @@ func (x *GetJobReq) String() string {
 func (*GetJobReq) ProtoMessage() {}
 
 func (x *GetJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[65]
+	mi := &file_novagraph_meta_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4597,7 +4685,7 @@ func (x *GetJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobReq.ProtoReflect.Descriptor instead.
 func (*GetJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{65}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *GetJobReq) GetSpaceId() int32 {
@@ -4625,7 +4713,7 @@ type GetJobResp struct {
 
 func (x *GetJobResp) Reset() {
 	*x = GetJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[66]
+	mi := &file_novagraph_meta_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4637,7 +4725,7 @@ func (x *GetJobResp) String() string {
 func (*GetJobResp) ProtoMessage() {}
 
 func (x *GetJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[66]
+	mi := &file_novagraph_meta_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4650,7 +4738,7 @@ func (x *GetJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobResp.ProtoReflect.Descriptor instead.
 func (*GetJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{66}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *GetJobResp) GetStatus() *Status {
@@ -4686,7 +4774,7 @@ type StopJobReq struct {
 
 func (x *StopJobReq) Reset() {
 	*x = StopJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[67]
+	mi := &file_novagraph_meta_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4698,7 +4786,7 @@ func (x *StopJobReq) String() string {
 func (*StopJobReq) ProtoMessage() {}
 
 func (x *StopJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[67]
+	mi := &file_novagraph_meta_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4711,7 +4799,7 @@ func (x *StopJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopJobReq.ProtoReflect.Descriptor instead.
 func (*StopJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{67}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *StopJobReq) GetSpaceId() int32 {
@@ -4737,7 +4825,7 @@ type StopJobResp struct {
 
 func (x *StopJobResp) Reset() {
 	*x = StopJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[68]
+	mi := &file_novagraph_meta_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4749,7 +4837,7 @@ func (x *StopJobResp) String() string {
 func (*StopJobResp) ProtoMessage() {}
 
 func (x *StopJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[68]
+	mi := &file_novagraph_meta_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4762,7 +4850,7 @@ func (x *StopJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopJobResp.ProtoReflect.Descriptor instead.
 func (*StopJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{68}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *StopJobResp) GetStatus() *Status {
@@ -4785,7 +4873,7 @@ type RecoverJobReq struct {
 
 func (x *RecoverJobReq) Reset() {
 	*x = RecoverJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[69]
+	mi := &file_novagraph_meta_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4797,7 +4885,7 @@ func (x *RecoverJobReq) String() string {
 func (*RecoverJobReq) ProtoMessage() {}
 
 func (x *RecoverJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[69]
+	mi := &file_novagraph_meta_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4810,7 +4898,7 @@ func (x *RecoverJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverJobReq.ProtoReflect.Descriptor instead.
 func (*RecoverJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{69}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *RecoverJobReq) GetSpaceId() int32 {
@@ -4837,7 +4925,7 @@ type RecoverJobResp struct {
 
 func (x *RecoverJobResp) Reset() {
 	*x = RecoverJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[70]
+	mi := &file_novagraph_meta_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4849,7 +4937,7 @@ func (x *RecoverJobResp) String() string {
 func (*RecoverJobResp) ProtoMessage() {}
 
 func (x *RecoverJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[70]
+	mi := &file_novagraph_meta_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4862,7 +4950,7 @@ func (x *RecoverJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverJobResp.ProtoReflect.Descriptor instead.
 func (*RecoverJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{70}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *RecoverJobResp) GetStatus() *Status {
@@ -5135,7 +5223,12 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\"?\n" +
 	"\rVerifyUserReq\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
-	"\bpassword\x18\x02 \x01(\tR\bpassword\"\xb1\x01\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\"\v\n" +
+	"\tWhoAmIReq\"P\n" +
+	"\n" +
+	"WhoAmIResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x12\n" +
+	"\x04user\x18\x02 \x01(\tR\x04user\"\xb1\x01\n" +
 	"\x0eVerifyUserResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x0e\n" +
 	"\x02ok\x18\x02 \x01(\bR\x02ok\x12\x18\n" +
@@ -5259,7 +5352,7 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\fJOB_FINISHED\x10\x03\x12\x0e\n" +
 	"\n" +
 	"JOB_FAILED\x10\x04\x12\x0f\n" +
-	"\vJOB_STOPPED\x10\x052\xdb\x0f\n" +
+	"\vJOB_STOPPED\x10\x052\x9c\x10\n" +
 	"\vMetaService\x12N\n" +
 	"\vCreateSpace\x12\x1e.novagraph.meta.CreateSpaceReq\x1a\x1f.novagraph.meta.CreateSpaceResp\x12H\n" +
 	"\tDropSpace\x12\x1c.novagraph.meta.DropSpaceReq\x1a\x1d.novagraph.meta.DropSpaceResp\x12Q\n" +
@@ -5283,7 +5376,8 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\n" +
 	"RevokeRole\x12\x1d.novagraph.meta.RevokeRoleReq\x1a\x1e.novagraph.meta.RevokeRoleResp\x12K\n" +
 	"\n" +
-	"VerifyUser\x12\x1d.novagraph.meta.VerifyUserReq\x1a\x1e.novagraph.meta.VerifyUserResp\x12E\n" +
+	"VerifyUser\x12\x1d.novagraph.meta.VerifyUserReq\x1a\x1e.novagraph.meta.VerifyUserResp\x12?\n" +
+	"\x06WhoAmI\x12\x19.novagraph.meta.WhoAmIReq\x1a\x1a.novagraph.meta.WhoAmIResp\x12E\n" +
 	"\bAddHosts\x12\x1b.novagraph.meta.AddHostsReq\x1a\x1c.novagraph.meta.AddHostsResp\x12H\n" +
 	"\tDropHosts\x12\x1c.novagraph.meta.DropHostsReq\x1a\x1d.novagraph.meta.DropHostsResp\x12H\n" +
 	"\tSubmitJob\x12\x1c.novagraph.meta.SubmitJobReq\x1a\x1d.novagraph.meta.SubmitJobResp\x12E\n" +
@@ -5307,7 +5401,7 @@ func file_novagraph_meta_proto_rawDescGZIP() []byte {
 }
 
 var file_novagraph_meta_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 73)
+var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 75)
 var file_novagraph_meta_proto_goTypes = []any{
 	(PropType)(0),                  // 0: novagraph.meta.PropType
 	(VidType)(0),                   // 1: novagraph.meta.VidType
@@ -5371,47 +5465,49 @@ var file_novagraph_meta_proto_goTypes = []any{
 	(*RevokeRoleReq)(nil),          // 59: novagraph.meta.RevokeRoleReq
 	(*RevokeRoleResp)(nil),         // 60: novagraph.meta.RevokeRoleResp
 	(*VerifyUserReq)(nil),          // 61: novagraph.meta.VerifyUserReq
-	(*VerifyUserResp)(nil),         // 62: novagraph.meta.VerifyUserResp
-	(*SchemaCount)(nil),            // 63: novagraph.meta.SchemaCount
-	(*SpaceStats)(nil),             // 64: novagraph.meta.SpaceStats
-	(*JobDesc)(nil),                // 65: novagraph.meta.JobDesc
-	(*JobTask)(nil),                // 66: novagraph.meta.JobTask
-	(*SubmitJobReq)(nil),           // 67: novagraph.meta.SubmitJobReq
-	(*SubmitJobResp)(nil),          // 68: novagraph.meta.SubmitJobResp
-	(*ListJobsReq)(nil),            // 69: novagraph.meta.ListJobsReq
-	(*ListJobsResp)(nil),           // 70: novagraph.meta.ListJobsResp
-	(*GetJobReq)(nil),              // 71: novagraph.meta.GetJobReq
-	(*GetJobResp)(nil),             // 72: novagraph.meta.GetJobResp
-	(*StopJobReq)(nil),             // 73: novagraph.meta.StopJobReq
-	(*StopJobResp)(nil),            // 74: novagraph.meta.StopJobResp
-	(*RecoverJobReq)(nil),          // 75: novagraph.meta.RecoverJobReq
-	(*RecoverJobResp)(nil),         // 76: novagraph.meta.RecoverJobResp
-	nil,                            // 77: novagraph.meta.Catalog.PartsEntry
-	nil,                            // 78: novagraph.meta.UserInfo.RolesEntry
-	(*commonpb.Value)(nil),         // 79: novagraph.common.Value
-	(*commonpb.HostAddr)(nil),      // 80: novagraph.common.HostAddr
-	(commonpb.ErrorCode)(0),        // 81: novagraph.common.ErrorCode
+	(*WhoAmIReq)(nil),              // 62: novagraph.meta.WhoAmIReq
+	(*WhoAmIResp)(nil),             // 63: novagraph.meta.WhoAmIResp
+	(*VerifyUserResp)(nil),         // 64: novagraph.meta.VerifyUserResp
+	(*SchemaCount)(nil),            // 65: novagraph.meta.SchemaCount
+	(*SpaceStats)(nil),             // 66: novagraph.meta.SpaceStats
+	(*JobDesc)(nil),                // 67: novagraph.meta.JobDesc
+	(*JobTask)(nil),                // 68: novagraph.meta.JobTask
+	(*SubmitJobReq)(nil),           // 69: novagraph.meta.SubmitJobReq
+	(*SubmitJobResp)(nil),          // 70: novagraph.meta.SubmitJobResp
+	(*ListJobsReq)(nil),            // 71: novagraph.meta.ListJobsReq
+	(*ListJobsResp)(nil),           // 72: novagraph.meta.ListJobsResp
+	(*GetJobReq)(nil),              // 73: novagraph.meta.GetJobReq
+	(*GetJobResp)(nil),             // 74: novagraph.meta.GetJobResp
+	(*StopJobReq)(nil),             // 75: novagraph.meta.StopJobReq
+	(*StopJobResp)(nil),            // 76: novagraph.meta.StopJobResp
+	(*RecoverJobReq)(nil),          // 77: novagraph.meta.RecoverJobReq
+	(*RecoverJobResp)(nil),         // 78: novagraph.meta.RecoverJobResp
+	nil,                            // 79: novagraph.meta.Catalog.PartsEntry
+	nil,                            // 80: novagraph.meta.UserInfo.RolesEntry
+	(*commonpb.Value)(nil),         // 81: novagraph.common.Value
+	(*commonpb.HostAddr)(nil),      // 82: novagraph.common.HostAddr
+	(commonpb.ErrorCode)(0),        // 83: novagraph.common.ErrorCode
 }
 var file_novagraph_meta_proto_depIdxs = []int32{
 	0,  // 0: novagraph.meta.ColumnDef.type:type_name -> novagraph.meta.PropType
-	79, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
+	81, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
 	6,  // 2: novagraph.meta.Schema.columns:type_name -> novagraph.meta.ColumnDef
 	1,  // 3: novagraph.meta.SpaceDesc.vid_type:type_name -> novagraph.meta.VidType
 	7,  // 4: novagraph.meta.TagDesc.versions:type_name -> novagraph.meta.Schema
 	7,  // 5: novagraph.meta.EdgeDesc.versions:type_name -> novagraph.meta.Schema
 	11, // 6: novagraph.meta.IndexDesc.fields:type_name -> novagraph.meta.IndexField
-	80, // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
+	82, // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
 	8,  // 8: novagraph.meta.Catalog.spaces:type_name -> novagraph.meta.SpaceDesc
 	9,  // 9: novagraph.meta.Catalog.tags:type_name -> novagraph.meta.TagDesc
 	10, // 10: novagraph.meta.Catalog.edges:type_name -> novagraph.meta.EdgeDesc
-	77, // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
+	79, // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
 	14, // 12: novagraph.meta.Catalog.hosts:type_name -> novagraph.meta.HostInfo
 	15, // 13: novagraph.meta.Catalog.leaders:type_name -> novagraph.meta.LeaderInfo
 	12, // 14: novagraph.meta.Catalog.indexes:type_name -> novagraph.meta.IndexDesc
 	17, // 15: novagraph.meta.Catalog.users:type_name -> novagraph.meta.UserInfo
-	78, // 16: novagraph.meta.UserInfo.roles:type_name -> novagraph.meta.UserInfo.RolesEntry
+	80, // 16: novagraph.meta.UserInfo.roles:type_name -> novagraph.meta.UserInfo.RolesEntry
 	13, // 17: novagraph.meta.SpaceParts.parts:type_name -> novagraph.meta.PartAlloc
-	81, // 18: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
+	83, // 18: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
 	8,  // 19: novagraph.meta.CreateSpaceReq.space:type_name -> novagraph.meta.SpaceDesc
 	20, // 20: novagraph.meta.CreateSpaceResp.status:type_name -> novagraph.meta.Status
 	20, // 21: novagraph.meta.DropSpaceResp.status:type_name -> novagraph.meta.Status
@@ -5425,15 +5521,15 @@ var file_novagraph_meta_proto_depIdxs = []int32{
 	11, // 29: novagraph.meta.CreateIndexReq.fields:type_name -> novagraph.meta.IndexField
 	20, // 30: novagraph.meta.CreateIndexResp.status:type_name -> novagraph.meta.Status
 	20, // 31: novagraph.meta.DropIndexResp.status:type_name -> novagraph.meta.Status
-	80, // 32: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
+	82, // 32: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
 	20, // 33: novagraph.meta.RegisterHostResp.status:type_name -> novagraph.meta.Status
-	80, // 34: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
+	82, // 34: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
 	15, // 35: novagraph.meta.HeartbeatReq.leaders:type_name -> novagraph.meta.LeaderInfo
 	20, // 36: novagraph.meta.HeartbeatResp.status:type_name -> novagraph.meta.Status
 	20, // 37: novagraph.meta.UpdatePartReplicasResp.status:type_name -> novagraph.meta.Status
-	80, // 38: novagraph.meta.AddHostsReq.hosts:type_name -> novagraph.common.HostAddr
+	82, // 38: novagraph.meta.AddHostsReq.hosts:type_name -> novagraph.common.HostAddr
 	20, // 39: novagraph.meta.AddHostsResp.status:type_name -> novagraph.meta.Status
-	80, // 40: novagraph.meta.DropHostsReq.hosts:type_name -> novagraph.common.HostAddr
+	82, // 40: novagraph.meta.DropHostsReq.hosts:type_name -> novagraph.common.HostAddr
 	20, // 41: novagraph.meta.DropHostsResp.status:type_name -> novagraph.meta.Status
 	20, // 42: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
 	16, // 43: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
@@ -5445,82 +5541,85 @@ var file_novagraph_meta_proto_depIdxs = []int32{
 	20, // 49: novagraph.meta.GrantRoleResp.status:type_name -> novagraph.meta.Status
 	2,  // 50: novagraph.meta.RevokeRoleReq.role:type_name -> novagraph.meta.RoleType
 	20, // 51: novagraph.meta.RevokeRoleResp.status:type_name -> novagraph.meta.Status
-	20, // 52: novagraph.meta.VerifyUserResp.status:type_name -> novagraph.meta.Status
-	63, // 53: novagraph.meta.SpaceStats.tags:type_name -> novagraph.meta.SchemaCount
-	63, // 54: novagraph.meta.SpaceStats.edge_types:type_name -> novagraph.meta.SchemaCount
-	3,  // 55: novagraph.meta.JobDesc.type:type_name -> novagraph.meta.JobType
-	4,  // 56: novagraph.meta.JobDesc.status:type_name -> novagraph.meta.JobStatus
-	4,  // 57: novagraph.meta.JobTask.status:type_name -> novagraph.meta.JobStatus
-	64, // 58: novagraph.meta.JobTask.stats:type_name -> novagraph.meta.SpaceStats
-	3,  // 59: novagraph.meta.SubmitJobReq.type:type_name -> novagraph.meta.JobType
-	80, // 60: novagraph.meta.SubmitJobReq.remove_hosts:type_name -> novagraph.common.HostAddr
-	20, // 61: novagraph.meta.SubmitJobResp.status:type_name -> novagraph.meta.Status
-	20, // 62: novagraph.meta.ListJobsResp.status:type_name -> novagraph.meta.Status
-	65, // 63: novagraph.meta.ListJobsResp.jobs:type_name -> novagraph.meta.JobDesc
-	20, // 64: novagraph.meta.GetJobResp.status:type_name -> novagraph.meta.Status
-	65, // 65: novagraph.meta.GetJobResp.job:type_name -> novagraph.meta.JobDesc
-	66, // 66: novagraph.meta.GetJobResp.tasks:type_name -> novagraph.meta.JobTask
-	20, // 67: novagraph.meta.StopJobResp.status:type_name -> novagraph.meta.Status
-	20, // 68: novagraph.meta.RecoverJobResp.status:type_name -> novagraph.meta.Status
-	19, // 69: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
-	2,  // 70: novagraph.meta.UserInfo.RolesEntry.value:type_name -> novagraph.meta.RoleType
-	21, // 71: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
-	23, // 72: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
-	25, // 73: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
-	27, // 74: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
-	30, // 75: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
-	32, // 76: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
-	34, // 77: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
-	36, // 78: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
-	38, // 79: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
-	46, // 80: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
-	40, // 81: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
-	49, // 82: novagraph.meta.MetaService.CreateUser:input_type -> novagraph.meta.CreateUserReq
-	51, // 83: novagraph.meta.MetaService.DropUser:input_type -> novagraph.meta.DropUserReq
-	53, // 84: novagraph.meta.MetaService.AlterUser:input_type -> novagraph.meta.AlterUserReq
-	55, // 85: novagraph.meta.MetaService.ChangePassword:input_type -> novagraph.meta.ChangePasswordReq
-	57, // 86: novagraph.meta.MetaService.GrantRole:input_type -> novagraph.meta.GrantRoleReq
-	59, // 87: novagraph.meta.MetaService.RevokeRole:input_type -> novagraph.meta.RevokeRoleReq
-	61, // 88: novagraph.meta.MetaService.VerifyUser:input_type -> novagraph.meta.VerifyUserReq
-	42, // 89: novagraph.meta.MetaService.AddHosts:input_type -> novagraph.meta.AddHostsReq
-	44, // 90: novagraph.meta.MetaService.DropHosts:input_type -> novagraph.meta.DropHostsReq
-	67, // 91: novagraph.meta.MetaService.SubmitJob:input_type -> novagraph.meta.SubmitJobReq
-	69, // 92: novagraph.meta.MetaService.ListJobs:input_type -> novagraph.meta.ListJobsReq
-	71, // 93: novagraph.meta.MetaService.GetJob:input_type -> novagraph.meta.GetJobReq
-	73, // 94: novagraph.meta.MetaService.StopJob:input_type -> novagraph.meta.StopJobReq
-	75, // 95: novagraph.meta.MetaService.RecoverJob:input_type -> novagraph.meta.RecoverJobReq
-	48, // 96: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
-	22, // 97: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
-	24, // 98: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
-	26, // 99: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
-	29, // 100: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
-	31, // 101: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
-	33, // 102: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
-	35, // 103: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
-	37, // 104: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
-	39, // 105: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
-	47, // 106: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
-	41, // 107: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
-	50, // 108: novagraph.meta.MetaService.CreateUser:output_type -> novagraph.meta.CreateUserResp
-	52, // 109: novagraph.meta.MetaService.DropUser:output_type -> novagraph.meta.DropUserResp
-	54, // 110: novagraph.meta.MetaService.AlterUser:output_type -> novagraph.meta.AlterUserResp
-	56, // 111: novagraph.meta.MetaService.ChangePassword:output_type -> novagraph.meta.ChangePasswordResp
-	58, // 112: novagraph.meta.MetaService.GrantRole:output_type -> novagraph.meta.GrantRoleResp
-	60, // 113: novagraph.meta.MetaService.RevokeRole:output_type -> novagraph.meta.RevokeRoleResp
-	62, // 114: novagraph.meta.MetaService.VerifyUser:output_type -> novagraph.meta.VerifyUserResp
-	43, // 115: novagraph.meta.MetaService.AddHosts:output_type -> novagraph.meta.AddHostsResp
-	45, // 116: novagraph.meta.MetaService.DropHosts:output_type -> novagraph.meta.DropHostsResp
-	68, // 117: novagraph.meta.MetaService.SubmitJob:output_type -> novagraph.meta.SubmitJobResp
-	70, // 118: novagraph.meta.MetaService.ListJobs:output_type -> novagraph.meta.ListJobsResp
-	72, // 119: novagraph.meta.MetaService.GetJob:output_type -> novagraph.meta.GetJobResp
-	74, // 120: novagraph.meta.MetaService.StopJob:output_type -> novagraph.meta.StopJobResp
-	76, // 121: novagraph.meta.MetaService.RecoverJob:output_type -> novagraph.meta.RecoverJobResp
-	16, // 122: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
-	97, // [97:123] is the sub-list for method output_type
-	71, // [71:97] is the sub-list for method input_type
-	71, // [71:71] is the sub-list for extension type_name
-	71, // [71:71] is the sub-list for extension extendee
-	0,  // [0:71] is the sub-list for field type_name
+	20, // 52: novagraph.meta.WhoAmIResp.status:type_name -> novagraph.meta.Status
+	20, // 53: novagraph.meta.VerifyUserResp.status:type_name -> novagraph.meta.Status
+	65, // 54: novagraph.meta.SpaceStats.tags:type_name -> novagraph.meta.SchemaCount
+	65, // 55: novagraph.meta.SpaceStats.edge_types:type_name -> novagraph.meta.SchemaCount
+	3,  // 56: novagraph.meta.JobDesc.type:type_name -> novagraph.meta.JobType
+	4,  // 57: novagraph.meta.JobDesc.status:type_name -> novagraph.meta.JobStatus
+	4,  // 58: novagraph.meta.JobTask.status:type_name -> novagraph.meta.JobStatus
+	66, // 59: novagraph.meta.JobTask.stats:type_name -> novagraph.meta.SpaceStats
+	3,  // 60: novagraph.meta.SubmitJobReq.type:type_name -> novagraph.meta.JobType
+	82, // 61: novagraph.meta.SubmitJobReq.remove_hosts:type_name -> novagraph.common.HostAddr
+	20, // 62: novagraph.meta.SubmitJobResp.status:type_name -> novagraph.meta.Status
+	20, // 63: novagraph.meta.ListJobsResp.status:type_name -> novagraph.meta.Status
+	67, // 64: novagraph.meta.ListJobsResp.jobs:type_name -> novagraph.meta.JobDesc
+	20, // 65: novagraph.meta.GetJobResp.status:type_name -> novagraph.meta.Status
+	67, // 66: novagraph.meta.GetJobResp.job:type_name -> novagraph.meta.JobDesc
+	68, // 67: novagraph.meta.GetJobResp.tasks:type_name -> novagraph.meta.JobTask
+	20, // 68: novagraph.meta.StopJobResp.status:type_name -> novagraph.meta.Status
+	20, // 69: novagraph.meta.RecoverJobResp.status:type_name -> novagraph.meta.Status
+	19, // 70: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
+	2,  // 71: novagraph.meta.UserInfo.RolesEntry.value:type_name -> novagraph.meta.RoleType
+	21, // 72: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
+	23, // 73: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
+	25, // 74: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
+	27, // 75: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
+	30, // 76: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
+	32, // 77: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
+	34, // 78: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
+	36, // 79: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
+	38, // 80: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
+	46, // 81: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
+	40, // 82: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
+	49, // 83: novagraph.meta.MetaService.CreateUser:input_type -> novagraph.meta.CreateUserReq
+	51, // 84: novagraph.meta.MetaService.DropUser:input_type -> novagraph.meta.DropUserReq
+	53, // 85: novagraph.meta.MetaService.AlterUser:input_type -> novagraph.meta.AlterUserReq
+	55, // 86: novagraph.meta.MetaService.ChangePassword:input_type -> novagraph.meta.ChangePasswordReq
+	57, // 87: novagraph.meta.MetaService.GrantRole:input_type -> novagraph.meta.GrantRoleReq
+	59, // 88: novagraph.meta.MetaService.RevokeRole:input_type -> novagraph.meta.RevokeRoleReq
+	61, // 89: novagraph.meta.MetaService.VerifyUser:input_type -> novagraph.meta.VerifyUserReq
+	62, // 90: novagraph.meta.MetaService.WhoAmI:input_type -> novagraph.meta.WhoAmIReq
+	42, // 91: novagraph.meta.MetaService.AddHosts:input_type -> novagraph.meta.AddHostsReq
+	44, // 92: novagraph.meta.MetaService.DropHosts:input_type -> novagraph.meta.DropHostsReq
+	69, // 93: novagraph.meta.MetaService.SubmitJob:input_type -> novagraph.meta.SubmitJobReq
+	71, // 94: novagraph.meta.MetaService.ListJobs:input_type -> novagraph.meta.ListJobsReq
+	73, // 95: novagraph.meta.MetaService.GetJob:input_type -> novagraph.meta.GetJobReq
+	75, // 96: novagraph.meta.MetaService.StopJob:input_type -> novagraph.meta.StopJobReq
+	77, // 97: novagraph.meta.MetaService.RecoverJob:input_type -> novagraph.meta.RecoverJobReq
+	48, // 98: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
+	22, // 99: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
+	24, // 100: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
+	26, // 101: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
+	29, // 102: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
+	31, // 103: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
+	33, // 104: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
+	35, // 105: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
+	37, // 106: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
+	39, // 107: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
+	47, // 108: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
+	41, // 109: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
+	50, // 110: novagraph.meta.MetaService.CreateUser:output_type -> novagraph.meta.CreateUserResp
+	52, // 111: novagraph.meta.MetaService.DropUser:output_type -> novagraph.meta.DropUserResp
+	54, // 112: novagraph.meta.MetaService.AlterUser:output_type -> novagraph.meta.AlterUserResp
+	56, // 113: novagraph.meta.MetaService.ChangePassword:output_type -> novagraph.meta.ChangePasswordResp
+	58, // 114: novagraph.meta.MetaService.GrantRole:output_type -> novagraph.meta.GrantRoleResp
+	60, // 115: novagraph.meta.MetaService.RevokeRole:output_type -> novagraph.meta.RevokeRoleResp
+	64, // 116: novagraph.meta.MetaService.VerifyUser:output_type -> novagraph.meta.VerifyUserResp
+	63, // 117: novagraph.meta.MetaService.WhoAmI:output_type -> novagraph.meta.WhoAmIResp
+	43, // 118: novagraph.meta.MetaService.AddHosts:output_type -> novagraph.meta.AddHostsResp
+	45, // 119: novagraph.meta.MetaService.DropHosts:output_type -> novagraph.meta.DropHostsResp
+	70, // 120: novagraph.meta.MetaService.SubmitJob:output_type -> novagraph.meta.SubmitJobResp
+	72, // 121: novagraph.meta.MetaService.ListJobs:output_type -> novagraph.meta.ListJobsResp
+	74, // 122: novagraph.meta.MetaService.GetJob:output_type -> novagraph.meta.GetJobResp
+	76, // 123: novagraph.meta.MetaService.StopJob:output_type -> novagraph.meta.StopJobResp
+	78, // 124: novagraph.meta.MetaService.RecoverJob:output_type -> novagraph.meta.RecoverJobResp
+	16, // 125: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
+	99, // [99:126] is the sub-list for method output_type
+	72, // [72:99] is the sub-list for method input_type
+	72, // [72:72] is the sub-list for extension type_name
+	72, // [72:72] is the sub-list for extension extendee
+	0,  // [0:72] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_meta_proto_init() }
@@ -5534,7 +5633,7 @@ func file_novagraph_meta_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_meta_proto_rawDesc), len(file_novagraph_meta_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   73,
+			NumMessages:   75,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -40,6 +40,7 @@ const (
 	MetaService_GrantRole_FullMethodName          = "/novagraph.meta.MetaService/GrantRole"
 	MetaService_RevokeRole_FullMethodName         = "/novagraph.meta.MetaService/RevokeRole"
 	MetaService_VerifyUser_FullMethodName         = "/novagraph.meta.MetaService/VerifyUser"
+	MetaService_WhoAmI_FullMethodName             = "/novagraph.meta.MetaService/WhoAmI"
 	MetaService_AddHosts_FullMethodName           = "/novagraph.meta.MetaService/AddHosts"
 	MetaService_DropHosts_FullMethodName          = "/novagraph.meta.MetaService/DropHosts"
 	MetaService_SubmitJob_FullMethodName          = "/novagraph.meta.MetaService/SubmitJob"
@@ -72,6 +73,10 @@ type MetaServiceClient interface {
 	GrantRole(ctx context.Context, in *GrantRoleReq, opts ...grpc.CallOption) (*GrantRoleResp, error)
 	RevokeRole(ctx context.Context, in *RevokeRoleReq, opts ...grpc.CallOption) (*RevokeRoleResp, error)
 	VerifyUser(ctx context.Context, in *VerifyUserReq, opts ...grpc.CallOption) (*VerifyUserResp, error)
+	// WhoAmI names the user behind the credential the call carries: a
+	// graphd asked by another graphd on a session's behalf (GraphPeerService)
+	// learns whose session it is without trusting the asker's word.
+	WhoAmI(ctx context.Context, in *WhoAmIReq, opts ...grpc.CallOption) (*WhoAmIResp, error)
 	AddHosts(ctx context.Context, in *AddHostsReq, opts ...grpc.CallOption) (*AddHostsResp, error)
 	DropHosts(ctx context.Context, in *DropHostsReq, opts ...grpc.CallOption) (*DropHostsResp, error)
 	// Jobs (metad/jobs.go).
@@ -273,6 +278,16 @@ func (c *metaServiceClient) VerifyUser(ctx context.Context, in *VerifyUserReq, o
 	return out, nil
 }
 
+func (c *metaServiceClient) WhoAmI(ctx context.Context, in *WhoAmIReq, opts ...grpc.CallOption) (*WhoAmIResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WhoAmIResp)
+	err := c.cc.Invoke(ctx, MetaService_WhoAmI_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *metaServiceClient) AddHosts(ctx context.Context, in *AddHostsReq, opts ...grpc.CallOption) (*AddHostsResp, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AddHostsResp)
@@ -384,6 +399,10 @@ type MetaServiceServer interface {
 	GrantRole(context.Context, *GrantRoleReq) (*GrantRoleResp, error)
 	RevokeRole(context.Context, *RevokeRoleReq) (*RevokeRoleResp, error)
 	VerifyUser(context.Context, *VerifyUserReq) (*VerifyUserResp, error)
+	// WhoAmI names the user behind the credential the call carries: a
+	// graphd asked by another graphd on a session's behalf (GraphPeerService)
+	// learns whose session it is without trusting the asker's word.
+	WhoAmI(context.Context, *WhoAmIReq) (*WhoAmIResp, error)
 	AddHosts(context.Context, *AddHostsReq) (*AddHostsResp, error)
 	DropHosts(context.Context, *DropHostsReq) (*DropHostsResp, error)
 	// Jobs (metad/jobs.go).
@@ -458,6 +477,9 @@ func (UnimplementedMetaServiceServer) RevokeRole(context.Context, *RevokeRoleReq
 }
 func (UnimplementedMetaServiceServer) VerifyUser(context.Context, *VerifyUserReq) (*VerifyUserResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method VerifyUser not implemented")
+}
+func (UnimplementedMetaServiceServer) WhoAmI(context.Context, *WhoAmIReq) (*WhoAmIResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method WhoAmI not implemented")
 }
 func (UnimplementedMetaServiceServer) AddHosts(context.Context, *AddHostsReq) (*AddHostsResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method AddHosts not implemented")
@@ -828,6 +850,24 @@ func _MetaService_VerifyUser_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MetaService_WhoAmI_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WhoAmIReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).WhoAmI(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_WhoAmI_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).WhoAmI(ctx, req.(*WhoAmIReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _MetaService_AddHosts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AddHostsReq)
 	if err := dec(in); err != nil {
@@ -1043,6 +1083,10 @@ var MetaService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "VerifyUser",
 			Handler:    _MetaService_VerifyUser_Handler,
+		},
+		{
+			MethodName: "WhoAmI",
+			Handler:    _MetaService_WhoAmI_Handler,
 		},
 		{
 			MethodName: "AddHosts",

@@ -82,10 +82,12 @@ const (
 	ShowEdges
 	ShowTagIndexes  // SHOW TAG INDEXES
 	ShowEdgeIndexes // SHOW EDGE INDEXES
-	ShowQueries     // SHOW QUERIES: the queries running on this graphd
-	ShowHostsMeta   // SHOW HOSTS META: the metad addresses graphd uses
-	ShowSessions    // SHOW SESSIONS: the sessions of this graphd
-	ShowStats       // SHOW STATS: what the space's last STATS job counted
+	ShowQueries       // SHOW QUERIES: the queries running on every graphd
+	ShowHostsMeta     // SHOW HOSTS META: the metad addresses graphd uses
+	ShowSessions      // SHOW SESSIONS: the sessions of every graphd
+	ShowStats         // SHOW STATS: what the space's last STATS job counted
+	ShowLocalQueries  // SHOW LOCAL QUERIES: the queries running on this graphd
+	ShowLocalSessions // SHOW LOCAL SESSIONS: the sessions of this graphd
 )
 
 func (t ShowTarget) String() string {
@@ -108,6 +110,10 @@ func (t ShowTarget) String() string {
 		return "QUERIES"
 	case ShowSessions:
 		return "SESSIONS"
+	case ShowLocalQueries:
+		return "LOCAL QUERIES"
+	case ShowLocalSessions:
+		return "LOCAL SESSIONS"
 	case ShowStats:
 		return "STATS"
 	case ShowHostsMeta:
@@ -117,7 +123,7 @@ func (t ShowTarget) String() string {
 }
 
 // ShowStmt is SHOW SPACES | HOSTS | PARTS | TAGS | EDGES | TAG INDEXES |
-// EDGE INDEXES | QUERIES.
+// EDGE INDEXES | [LOCAL] QUERIES | [LOCAL] SESSIONS | STATS | HOSTS META.
 type ShowStmt struct {
 	Pos
 	Target ShowTarget

@@ -205,10 +205,11 @@ func (p *parser) parseShow() ast.Statement {
 	case p.is("QUERIES"):
 		s.Target = ast.ShowQueries
 	case p.is("LOCAL") && p.peek(1).Is("QUERIES"):
-		// This graphd's queries; SHOW QUERIES lists the same (graphds do
-		// not ask each other yet).
 		p.next()
-		s.Target = ast.ShowQueries
+		s.Target = ast.ShowLocalQueries
+	case p.is("LOCAL") && p.peek(1).Is("SESSIONS"):
+		p.next()
+		s.Target = ast.ShowLocalSessions
 	case p.is("SESSIONS"):
 		s.Target = ast.ShowSessions
 	case p.is("STATS"):

@@ -41,6 +41,8 @@ type Cluster struct {
 	Stores []*Store
 	Graph  *graphd.Server
 	pool   *client.Pool
+	// extra are the graphds AddGraph started beside Graph.
+	extra []*ExtraGraph
 	// TLS is the cluster's CA and certificates with Options.TLS (nil
 	// without): attacker tests load other roles' certificates from it.
 	TLS *TLSFiles
@@ -138,18 +140,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 			t.Fatal(err)
 		}
 	}
-	graphCfg := graphd.Config{
-		ListenAddr: "127.0.0.1:0", MetaAddrs: c.MetaAddrs(),
-		Logger: c.log.With("daemon", "graphd"),
-		TLS:    c.tlsFor(nodetls.RoleGraphd),
-	}
-	if !opts.NoGossip {
-		graphCfg.GossipAddr, graphCfg.GossipSeeds = "127.0.0.1:0", c.gossipSeeds()
-	}
-	if opts.Graph != nil {
-		opts.Graph(&graphCfg)
-	}
-	c.Graph = graphd.New(graphCfg)
+	c.Graph = graphd.New(c.graphConfig("graphd"))
 	if err := c.Graph.Start(); err != nil {
 		t.Fatalf("starting graphd: %v", err)
 	}
@@ -160,6 +151,53 @@ func Start(t testing.TB, opts Options) *Cluster {
 	c.pool = pool
 	c.waitOnline(ctx, opts.Stores)
 	return c
+}
+
+// graphConfig is the configuration of a graphd of the cluster.
+func (c *Cluster) graphConfig(name string) graphd.Config {
+	cfg := graphd.Config{
+		ListenAddr: "127.0.0.1:0", MetaAddrs: c.MetaAddrs(),
+		Logger: c.log.With("daemon", name),
+		TLS:    c.tlsFor(nodetls.RoleGraphd),
+	}
+	if !c.opts.NoGossip {
+		cfg.GossipAddr, cfg.GossipSeeds = "127.0.0.1:0", c.gossipSeeds()
+	}
+	if c.opts.Graph != nil {
+		c.opts.Graph(&cfg)
+	}
+	return cfg
+}
+
+// ExtraGraph is a graphd started beside the cluster's own (AddGraph).
+type ExtraGraph struct {
+	Server *graphd.Server
+	pool   *client.Pool
+}
+
+// SessionAs signs in as user on this graphd.
+func (g *ExtraGraph) SessionAs(user, password string) (*client.Session, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return g.pool.Session(ctx, user, password)
+}
+
+// AddGraph starts another graphd of the cluster, gossiping with the
+// others as deployed graphds do; it stops with the cluster.
+func (c *Cluster) AddGraph() *ExtraGraph {
+	c.t.Helper()
+	srv := graphd.New(c.graphConfig(fmt.Sprintf("graphd%d", len(c.extra)+2)))
+	if err := srv.Start(); err != nil {
+		c.t.Fatalf("starting another graphd: %v", err)
+	}
+	pool, err := client.NewPool(client.Config{Addresses: []string{srv.Addr()}, TLS: c.tlsFor(nodetls.RoleClient).ClientTLS()})
+	if err != nil {
+		srv.Stop()
+		c.t.Fatal(err)
+	}
+	g := &ExtraGraph{Server: srv, pool: pool}
+	c.extra = append(c.extra, g)
+	return g
 }
 
 // gossipSeeds is where a starting daemon joins gossip: graphd once it
@@ -282,6 +320,11 @@ func (c *Cluster) Close() {
 		c.pool.Close()
 		c.pool = nil
 	}
+	for _, g := range c.extra {
+		g.pool.Close()
+		g.Server.Stop()
+	}
+	c.extra = nil
 	if c.Graph != nil {
 		c.Graph.Stop()
 		c.Graph = nil
