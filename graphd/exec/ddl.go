@@ -42,10 +42,10 @@ func (r *runState) alterSchema(ctx context.Context, s *ast.AlterSchemaStmt) erro
 	if !ok {
 		return at(s, "%s %q not found in space %q", kindWord(s.Kind), s.Name, space.GetName())
 	}
-	if s.TTL != nil && s.TTL.HasComment {
-		return at(s, "ALTER %s ... COMMENT is not supported by novagraph: a %s's comment is set when it is created", s.Kind, kindWord(s.Kind))
-	}
 	req := &metapb.AlterSchemaReq{SpaceId: space.GetSpaceId(), Name: s.Name, IsEdge: s.Kind == ast.EdgeSchema}
+	if s.TTL != nil && s.TTL.HasComment {
+		req.SetComment, req.Comment = true, s.TTL.Comment
+	}
 	for _, op := range s.Ops {
 		out := &metapb.AlterSchemaOp{}
 		switch op.Kind {
@@ -68,7 +68,7 @@ func (r *runState) alterSchema(ctx context.Context, s *ast.AlterSchemaStmt) erro
 		}
 		req.Ops = append(req.Ops, out)
 	}
-	if s.TTL != nil {
+	if s.TTL != nil && (s.TTL.HasCol || s.TTL.HasDuration) {
 		latest := versions[len(versions)-1]
 		req.SetTtl = true
 		req.TtlCol, req.TtlDuration = latest.GetTtlCol(), latest.GetTtlDuration()

@@ -372,8 +372,8 @@ func PlaceParts(partNum, replicaFactor int32, hosts []uint64) []*metapb.PartAllo
 // AlterOps checks the shape of ALTER operations, before any catalog
 // read.
 func AlterOps(where string, req *metapb.AlterSchemaReq) error {
-	if len(req.Ops) == 0 && !req.SetTtl {
-		return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: nothing to alter (no operations and no TTL)", where)
+	if len(req.Ops) == 0 && !req.SetTtl && !req.SetComment {
+		return errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "%s: nothing to alter (no operations, no TTL, no comment)", where)
 	}
 	for i, op := range req.Ops {
 		if op == nil {
@@ -467,6 +467,9 @@ func Alter(where string, prev *metapb.Schema, req *metapb.AlterSchemaReq, indexe
 		return nil, err
 	}
 	next := &metapb.Schema{Version: prev.Version + 1, Columns: out, TtlCol: prev.TtlCol, TtlDuration: prev.TtlDuration, Comment: prev.Comment}
+	if req.SetComment {
+		next.Comment = req.Comment
+	}
 	if req.SetTtl {
 		next.TtlCol, next.TtlDuration = req.TtlCol, req.TtlDuration
 	} else if next.TtlCol != "" && slices.Contains(dropped, next.TtlCol) && find(next.TtlCol) < 0 {

@@ -1866,14 +1866,17 @@ func (x *CreateSchemaResp) GetVersion() int64 {
 // apply in order to the latest version's columns; ttl is replaced when
 // set_ttl is true.
 type AlterSchemaReq struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	IsEdge        bool                   `protobuf:"varint,3,opt,name=is_edge,json=isEdge,proto3" json:"is_edge,omitempty"`
-	Ops           []*AlterSchemaOp       `protobuf:"bytes,4,rep,name=ops,proto3" json:"ops,omitempty"`
-	SetTtl        bool                   `protobuf:"varint,5,opt,name=set_ttl,json=setTtl,proto3" json:"set_ttl,omitempty"`
-	TtlCol        string                 `protobuf:"bytes,6,opt,name=ttl_col,json=ttlCol,proto3" json:"ttl_col,omitempty"`
-	TtlDuration   int64                  `protobuf:"varint,7,opt,name=ttl_duration,json=ttlDuration,proto3" json:"ttl_duration,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId     int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Name        string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	IsEdge      bool                   `protobuf:"varint,3,opt,name=is_edge,json=isEdge,proto3" json:"is_edge,omitempty"`
+	Ops         []*AlterSchemaOp       `protobuf:"bytes,4,rep,name=ops,proto3" json:"ops,omitempty"`
+	SetTtl      bool                   `protobuf:"varint,5,opt,name=set_ttl,json=setTtl,proto3" json:"set_ttl,omitempty"`
+	TtlCol      string                 `protobuf:"bytes,6,opt,name=ttl_col,json=ttlCol,proto3" json:"ttl_col,omitempty"`
+	TtlDuration int64                  `protobuf:"varint,7,opt,name=ttl_duration,json=ttlDuration,proto3" json:"ttl_duration,omitempty"`
+	// ALTER … COMMENT = "…": the new version's comment (else the latest's).
+	SetComment    bool   `protobuf:"varint,8,opt,name=set_comment,json=setComment,proto3" json:"set_comment,omitempty"`
+	Comment       string `protobuf:"bytes,9,opt,name=comment,proto3" json:"comment,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1955,6 +1958,20 @@ func (x *AlterSchemaReq) GetTtlDuration() int64 {
 		return x.TtlDuration
 	}
 	return 0
+}
+
+func (x *AlterSchemaReq) GetSetComment() bool {
+	if x != nil {
+		return x.SetComment
+	}
+	return false
+}
+
+func (x *AlterSchemaReq) GetComment() string {
+	if x != nil {
+		return x.Comment
+	}
+	return ""
 }
 
 type AlterSchemaOp struct {
@@ -5091,7 +5108,7 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x10CreateSchemaResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\x05R\x02id\x12\x18\n" +
-	"\aversion\x18\x03 \x01(\x03R\aversion\"\xde\x01\n" +
+	"\aversion\x18\x03 \x01(\x03R\aversion\"\x99\x02\n" +
 	"\x0eAlterSchemaReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x17\n" +
@@ -5099,7 +5116,10 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x03ops\x18\x04 \x03(\v2\x1d.novagraph.meta.AlterSchemaOpR\x03ops\x12\x17\n" +
 	"\aset_ttl\x18\x05 \x01(\bR\x06setTtl\x12\x17\n" +
 	"\attl_col\x18\x06 \x01(\tR\x06ttlCol\x12!\n" +
-	"\fttl_duration\x18\a \x01(\x03R\vttlDuration\"\xcf\x01\n" +
+	"\fttl_duration\x18\a \x01(\x03R\vttlDuration\x12\x1f\n" +
+	"\vset_comment\x18\b \x01(\bR\n" +
+	"setComment\x12\x18\n" +
+	"\acomment\x18\t \x01(\tR\acomment\"\xcf\x01\n" +
 	"\rAlterSchemaOp\x126\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\".novagraph.meta.AlterSchemaOp.KindR\x04kind\x123\n" +
 	"\acolumns\x18\x02 \x03(\v2\x19.novagraph.meta.ColumnDefR\acolumns\x12\x14\n" +
