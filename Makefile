@@ -24,6 +24,10 @@
 #   make bench-sf1000  daemon metered; SF1000: one storaged, rf 1 (bench/scale/run.sh)
 
 GO          ?= go
+# The version --version and novagraph_build_info report (internal/buildinfo).
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+VERSION_LDFLAGS := -X github.com/novagraph/novagraph/internal/buildinfo.version=$(VERSION) -X github.com/novagraph/novagraph/internal/buildinfo.commit=$(COMMIT)
 STORAGED    ?= 1
 METAD       ?= 1
 PROTOC_GEN_GO_VERSION      := v1.36.12
@@ -57,7 +61,7 @@ proto:
 
 build:
 	@mkdir -p bin
-	$(GO) build -o bin/ $(addprefix ./cmd/,$(BINARIES))
+	$(GO) build -ldflags '$(VERSION_LDFLAGS)' -o bin/ $(addprefix ./cmd/,$(BINARIES))
 
 vet:
 	$(GO) vet ./...

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/client"
+	"github.com/novagraph/novagraph/internal/buildinfo"
 	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/query/value"
 )
@@ -27,6 +28,9 @@ import (
 // connectTimeout bounds connecting and logging in, so that a graphd that
 // drops packets fails the console instead of hanging it.
 const connectTimeout = 10 * time.Second
+
+// errShowVersion: --version was given; Run prints it and exits.
+var errShowVersion = errors.New("--version")
 
 // Exit codes of Run.
 const (
@@ -41,6 +45,10 @@ const (
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts, err := parseOptions(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if errors.Is(err, errShowVersion) {
+		fmt.Fprintln(stdout, buildinfo.Read().String("nova-console"))
 		return exitOK
 	}
 	if err != nil {

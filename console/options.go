@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/novagraph/novagraph/internal/buildinfo"
+
 	"errors"
 	"flag"
 	"fmt"
@@ -48,9 +50,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&opts.tls.Cert, "cert", "", "with -ca: a client certificate (PEM) to present, for a graphd that checks them")
 	fs.StringVar(&opts.tls.Key, "key", "", "the private key (PEM) of -cert")
 
+	showVersion := buildinfo.Flag(fs)
 	err := fs.Parse(args)
 	if err != nil {
 		return opts, err
+	}
+	if *showVersion {
+		return opts, errShowVersion
 	}
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("unexpected arguments %q (statements go in -e)", fs.Args())

@@ -86,17 +86,20 @@ type Config struct {
 // Server is one graphd.
 type Server struct {
 	graphpb.UnimplementedGraphServiceServer
-	cfg      Config
-	log      *slog.Logger
-	meta     *metaclient.Client
-	storage  *storageclient.Client
-	gossip   *gossip.Node // nil without Config.GossipAddr
-	peers    peerConns    // connections to the other graphds (peers.go)
-	executor *exec.Executor
-	queries  *queryRegistry
-	grpc     *grpc.Server
-	lis      net.Listener
-	metrics  *metrics
+	cfg     Config
+	log     *slog.Logger
+	meta    *metaclient.Client
+	storage *storageclient.Client
+	gossip  *gossip.Node // nil without Config.GossipAddr
+	peers   peerConns    // connections to the other graphds (peers.go)
+	// healthDown turns the gRPC health service to NOT_SERVING before
+	// the server stops (grpcserve.RegisterStandard).
+	healthDown func()
+	executor   *exec.Executor
+	queries    *queryRegistry
+	grpc       *grpc.Server
+	lis        net.Listener
+	metrics    *metrics
 
 	signIns  *signInGuard
 	mu       sync.Mutex
@@ -225,6 +228,7 @@ func (s *Server) Start() error {
 		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))...)
 	graphpb.RegisterGraphServiceServer(s.grpc, s)
 	graphpb.RegisterGraphPeerServiceServer(s.grpc, peerService{s: s})
+	s.healthDown = grpcserve.RegisterStandard(s.grpc, s.Healthy)
 	go func() {
 		if err := s.grpc.Serve(lis); err != nil {
 			s.log.Error("grpc server stopped", "err", err)
@@ -263,6 +267,9 @@ func (s *Server) Stop() {
 		}
 	}
 	if s.grpc != nil {
+		if s.healthDown != nil {
+			s.healthDown()
+		}
 		// Give running statements a moment, then cut them off: a statement
 		// must not keep the daemon from stopping.
 		stopped := make(chan struct{})

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/novagraph/novagraph/internal/grpcserve"
 	"github.com/novagraph/novagraph/internal/nodetls"
 )
 
@@ -26,17 +27,19 @@ import (
 //     certificate must not drop a space: the importer's DDL goes through a
 //     graphd session). The users and roles methods also check the
 //     session's credential themselves (credential.go).
+//   - gRPC health and reflection: any certificate of the cluster's CA
+//     (grpcserve.WithPublic).
 var policy = func() nodetls.Policy {
 	metad, storaged, graphd, importer := nodetls.RoleMetad, nodetls.RoleStoraged, nodetls.RoleGraphd, nodetls.RoleImporter
 	const svc = "/novagraph.meta.MetaService/"
-	return nodetls.Policy{
+	return grpcserve.WithPublic(nodetls.Policy{
 		svc + "*":                  {metad, graphd},
 		svc + "GetCatalog":         {metad, storaged, graphd, importer},
 		svc + "WatchCatalog":       {metad, storaged, graphd, importer},
 		svc + "RegisterHost":       {metad, storaged},
 		svc + "Heartbeat":          {metad, storaged},
 		svc + "UpdatePartReplicas": {metad, storaged},
-	}
+	})
 }()
 
 // callerNamesHost refuses a storaged whose certificate does not name host,

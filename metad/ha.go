@@ -65,7 +65,10 @@ const (
 // Unavailable, which the metad client retries on the next metad, unless
 // the handler had begun committing a transaction, whose outcome is then
 // unknown (the answer stays E_TIMEOUT or E_UNKNOWN).
-func (s *Server) requireQuorum(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *Server) requireQuorum(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if !strings.HasPrefix(info.FullMethod, "/novagraph.") {
+		return handler(ctx, req) // health, reflection: they answer for themselves
+	}
 	if s.etcd != nil && s.etcd.Server.Leader() == 0 {
 		return nil, status.Errorf(codes.Unavailable,
 			"metad %s: its etcd member has no leader (the metad cluster has lost its quorum, or is electing a leader)", s.Addr())

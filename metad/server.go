@@ -159,15 +159,16 @@ type Server struct {
 	metrics *metrics
 
 	// Set by Start and read-only afterwards.
-	etcd   *embed.Etcd // nil with an external etcd
-	cli    *clientv3.Client
-	cat    *catalogWatcher
-	grpc   *grpc.Server
-	ln     net.Listener
-	status *daemon.StatusServer
-	gossip *gossip.Node       // nil without Config.GossipAddr
-	cancel context.CancelFunc // ends the background goroutines
-	wg     sync.WaitGroup     // the background goroutines
+	healthDown func()      // the gRPC health service goes NOT_SERVING (grpcserve.RegisterStandard)
+	etcd       *embed.Etcd // nil with an external etcd
+	cli        *clientv3.Client
+	cat        *catalogWatcher
+	grpc       *grpc.Server
+	ln         net.Listener
+	status     *daemon.StatusServer
+	gossip     *gossip.Node       // nil without Config.GossipAddr
+	cancel     context.CancelFunc // ends the background goroutines
+	wg         sync.WaitGroup     // the background goroutines
 
 	// stopping is closed by Stop so that WatchCatalog streams end and a
 	// graceful gRPC stop does not wait for them forever.
@@ -289,6 +290,7 @@ func (s *Server) Start(ctx context.Context) (err error) {
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}),
 	)...)
 	metapb.RegisterMetaServiceServer(s.grpc, &service{s: s})
+	s.healthDown = grpcserve.RegisterStandard(s.grpc, s.Healthy)
 	ln := s.ln
 	s.wg.Go(func() {
 		if err := s.grpc.Serve(ln); err != nil {
@@ -355,6 +357,9 @@ func (s *Server) Stop() {
 			}
 		}
 		if s.grpc != nil {
+			if s.healthDown != nil {
+				s.healthDown()
+			}
 			done := make(chan struct{})
 			go func() { s.grpc.GracefulStop(); close(done) }()
 			select {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/novagraph/novagraph/internal/grpcserve"
 	"github.com/novagraph/novagraph/internal/nodetls"
 )
 
@@ -24,9 +25,11 @@ import (
 //     method.
 //   - Raft messages and snapshots: storaged, and a batch only from the
 //     store its certificate names (peerCheck).
+//   - gRPC health and reflection: any certificate of the cluster's CA
+//     (grpcserve.WithPublic).
 var policy = func() nodetls.Policy {
 	data := []nodetls.Role{nodetls.RoleGraphd, nodetls.RoleImporter, nodetls.RoleStoraged}
-	return nodetls.Policy{
+	return grpcserve.WithPublic(nodetls.Policy{
 		"/novagraph.storage.StorageService/*":                 data,
 		"/novagraph.storage.StorageService/UploadSST":         {nodetls.RoleImporter},
 		"/novagraph.storage.StorageService/IngestSST":         {nodetls.RoleImporter},
@@ -36,7 +39,7 @@ var policy = func() nodetls.Policy {
 		"/novagraph.storage.StorageAdminService/ClearPart":    {nodetls.RoleMetad, nodetls.RoleGraphd},
 		"/novagraph.raft.RaftService/*":                       {nodetls.RoleStoraged},
 		"/novagraph.raft.RaftSnapshotService/*":               {nodetls.RoleStoraged},
-	}
+	})
 }()
 
 // peerCheck approves the caller of a raft or snapshot stream for the store

@@ -3,6 +3,7 @@ package storaged
 import (
 	"context"
 	"path"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -171,6 +172,9 @@ func (m *metrics) registerResolver(reg prometheus.Registerer, res func() *resolv
 // interceptor counts StorageService calls and the partitions that failed in
 // them (a call succeeds at the RPC level even when some partitions fail).
 func (m *metrics) interceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if !strings.HasPrefix(info.FullMethod, "/novagraph.") {
+		return handler(ctx, req) // health checks and reflection are not storage requests
+	}
 	method := path.Base(info.FullMethod)
 	start := time.Now()
 	resp, err := handler(ctx, req)

@@ -121,12 +121,15 @@ type Config struct {
 
 // Server is one storaged.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	dbs     []*grocksdb.DB
-	meta    *metaclient.Client
-	storeID uint64
-	addr    string
+	cfg Config
+	log *slog.Logger
+	// healthDown turns the gRPC health service to NOT_SERVING before the
+	// server stops (grpcserve.RegisterStandard); set by Start.
+	healthDown func()
+	dbs        []*grocksdb.DB
+	meta       *metaclient.Client
+	storeID    uint64
+	addr       string
 
 	engine    *raftgroup.Engine
 	transport *raftgroup.GRPCTransport
@@ -360,6 +363,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	raftmsgpb.RegisterRaftSnapshotServiceServer(s.grpc, snaps)
 	storagepb.RegisterStorageAdminServiceServer(s.grpc, &adminService{srv: s})
+	s.healthDown = grpcserve.RegisterStandard(s.grpc, s.Healthy)
 	go func() {
 		if err := s.grpc.Serve(lis); err != nil {
 			s.log.Error("grpc server stopped", "err", err)
@@ -526,6 +530,9 @@ func (s *Server) stop(closeDBs bool) {
 	s.wg.Wait()
 	if s.grpc != nil {
 		// Stop, not GracefulStop: raft streams never end by themselves.
+		if s.healthDown != nil {
+			s.healthDown()
+		}
 		s.grpc.Stop()
 	}
 	if s.resolver != nil {

@@ -13,6 +13,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/novagraph/novagraph/internal/buildinfo"
 )
 
 func main() {
@@ -21,7 +23,9 @@ func main() {
 		Short:         "LDBC-SNB-like data generator and load driver for novagraph",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Read().String("nova-bench"),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newGenCmd(), newRunCmd(), newFloorCmd(), newSeedCmd(), newVerifyCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "nova-bench:", err)

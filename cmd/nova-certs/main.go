@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/novagraph/novagraph/gossip"
+	"github.com/novagraph/novagraph/internal/buildinfo"
 	"github.com/novagraph/novagraph/internal/nodetls"
 )
 
@@ -99,8 +100,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 			"arguments it makes a local cluster's set: %s.\n\nFlags:\n", nodetls.Roles, strings.Join(localSet, " "))
 		fs.PrintDefaults()
 	}
+	showVersion := buildinfo.Flag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, buildinfo.Read().String("nova-certs"))
+		return nil
 	}
 	entries := fs.Args()
 	if len(entries) == 0 {

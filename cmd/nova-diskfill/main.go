@@ -20,6 +20,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+
+	"github.com/novagraph/novagraph/internal/buildinfo"
 )
 
 // fillName is the file fill writes and free removes.
@@ -49,11 +51,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("nova-diskfill", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	showVersion := buildinfo.Flag(fs)
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		return 2
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, buildinfo.Read().String("nova-diskfill"))
+		return 0
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()

@@ -14,6 +14,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/novagraph/novagraph/internal/buildinfo"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -26,11 +28,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: nova-healthcheck [-timeout 3s] URL\n\nExits 0 if URL (a daemon's /healthz) answers 200, 1 otherwise.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
+	showVersion := buildinfo.Flag(fs)
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		return 2
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, buildinfo.Read().String("nova-healthcheck"))
+		return 0
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()

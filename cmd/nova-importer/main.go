@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/novagraph/novagraph/importer"
+	"github.com/novagraph/novagraph/internal/buildinfo"
 	"github.com/novagraph/novagraph/internal/nodetls"
 )
 
@@ -45,6 +46,7 @@ func newRootCmd() *cobra.Command {
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Read().String("nova-importer"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var cfg *importer.Config
 			var err error
@@ -150,6 +152,7 @@ func newRootCmd() *cobra.Command {
 	f.BoolVar(&restart, "restart", false, "ignore the checkpoint: import everything again")
 	f.BoolVar(&noProgress, "no-progress", false, "no progress bar")
 	f.StringVar(&logLevel, "log-level", "warn", "debug, info, warn or error")
+	cmd.SetVersionTemplate("{{.Version}}\n")
 	return cmd
 }
 

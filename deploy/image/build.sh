@@ -24,7 +24,12 @@ mkdir -p "$BUILD/bin"
 pkgs=""
 for b in $BINARIES; do pkgs="$pkgs ./cmd/$b"; done
 # shellcheck disable=SC2086
-CGO_ENABLED=1 "$GO" build -trimpath -ldflags='-s -w' -o "$BUILD/bin/" $pkgs
+# --version and novagraph_build_info (internal/buildinfo).
+version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
+commit=$(git rev-parse HEAD 2>/dev/null || true)
+if [ -n "$commit" ] && ! git diff --quiet HEAD 2>/dev/null; then commit="$commit-dirty"; fi
+bi=github.com/novagraph/novagraph/internal/buildinfo
+CGO_ENABLED=1 "$GO" build -trimpath -ldflags="-s -w -X $bi.version=$version -X $bi.commit=$commit" -o "$BUILD/bin/" $pkgs
 
 ctx="$BUILD/image"
 rm -rf "$ctx"

@@ -24,6 +24,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"gopkg.in/yaml.v3"
+
+	"github.com/novagraph/novagraph/internal/buildinfo"
 )
 
 // ParseFlags parses args into fs and returns the daemon's JSON logger on
@@ -33,8 +35,13 @@ import (
 func ParseFlags(fs *flag.FlagSet, args []string, daemon string) (*slog.Logger, error) {
 	configPath := fs.String("config", "", "YAML config file; keys are flag names, command-line flags override it")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	showVersion := buildinfo.Flag(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if *showVersion {
+		fmt.Println(buildinfo.Read().String(daemon))
+		return nil, flag.ErrHelp // done, as after -h
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(0))
@@ -147,6 +154,7 @@ func NewLogger(w io.Writer, daemon string, level slog.Level) *slog.Logger {
 func NewRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	buildinfo.Register(reg)
 	return reg
 }
 

@@ -112,3 +112,23 @@ func TestLoopbackOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionFlag: --version ends flag parsing as -h does (the daemon
+// exits 0 without starting), and every registry carries the build info.
+func TestVersionFlag(t *testing.T) {
+	fs, _, _ := newFlags()
+	if _, err := ParseFlags(fs, []string{"--version"}, "test"); err != flag.ErrHelp {
+		t.Fatalf("ParseFlags(--version) = %v, want flag.ErrHelp", err)
+	}
+	mfs, err := NewRegistry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, mf := range mfs {
+		found = found || mf.GetName() == "novagraph_build_info"
+	}
+	if !found {
+		t.Fatal("the daemon registry has no novagraph_build_info")
+	}
+}

@@ -80,8 +80,8 @@ const (
 	ShowParts
 	ShowTags
 	ShowEdges
-	ShowTagIndexes  // SHOW TAG INDEXES
-	ShowEdgeIndexes // SHOW EDGE INDEXES
+	ShowTagIndexes    // SHOW TAG INDEXES
+	ShowEdgeIndexes   // SHOW EDGE INDEXES
 	ShowQueries       // SHOW QUERIES: the queries running on every graphd
 	ShowHostsMeta     // SHOW HOSTS META: the metad addresses graphd uses
 	ShowSessions      // SHOW SESSIONS: the sessions of every graphd
