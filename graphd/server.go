@@ -132,19 +132,19 @@ type session struct {
 
 type metrics struct {
 	queries  *prometheus.CounterVec
-	latency  prometheus.Histogram
+	latency  *prometheus.HistogramVec
 	sessions prometheus.Gauge
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
 	m := &metrics{
 		queries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "novagraph_graphd_queries_total", Help: "Statements executed, by result code.",
-		}, []string{"code"}),
-		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "novagraph_graphd_query_seconds", Help: "Statement latency.",
+			Name: "novagraph_graphd_queries_total", Help: "Requests executed, by statement kind (go, match, fetch, insert, ddl, ...: stmtkind.go) and result code.",
+		}, []string{"kind", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "novagraph_graphd_query_duration_seconds", Help: "Request latency in graphd, by statement kind.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
-		}),
+		}, []string{"kind"}),
 		sessions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "novagraph_graphd_sessions", Help: "Open sessions."}),
 	}
 	if reg != nil {
@@ -570,8 +570,9 @@ func (s *Server) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*graphpb
 		resp.Data = nil
 	}
 	resp.LatencyUs = time.Since(start).Microseconds()
-	s.metrics.queries.WithLabelValues(resp.Code.String()).Inc()
-	s.metrics.latency.Observe(time.Since(start).Seconds())
+	kind := statementKind(req.Stmt)
+	s.metrics.queries.WithLabelValues(kind, resp.Code.String()).Inc()
+	s.metrics.latency.WithLabelValues(kind).Observe(time.Since(start).Seconds())
 	if resp.Code != graphpb.QueryErrorCode_OK {
 		s.log.Debug("statement failed", "session", sess.id, "stmt", q.text, "err", resp.Error)
 	}

@@ -141,6 +141,7 @@ type engineStats struct {
 	rounds, batchWrites, syncs, groupsReady, entriesAppended, entriesApplied, messagesSent atomic.Uint64
 	messagesRefused                                                                        atomic.Uint64
 	haltedGroups                                                                           atomic.Int64
+	proposals, snapshotsSent                                                               atomic.Uint64
 }
 
 // Stats is a snapshot of the engine's cumulative counters. GroupsReady per
@@ -156,6 +157,10 @@ type Stats struct {
 	// MessagesRefused counts messages from other stores that raft would
 	// have panicked on, dropped instead (screen.go).
 	MessagesRefused uint64
+	// Proposals counts commands proposed here (Propose, ProposeResult);
+	// SnapshotsSent the snapshots handed to the transport for a follower
+	// too far behind for the log.
+	Proposals, SnapshotsSent uint64
 }
 
 // Stats returns the engine's counters.
@@ -168,6 +173,7 @@ func (e *Engine) Stats() Stats {
 		GroupsReady: e.stats.groupsReady.Load(), EntriesAppended: e.stats.entriesAppended.Load(),
 		EntriesApplied: e.stats.entriesApplied.Load(), MessagesSent: e.stats.messagesSent.Load(), Groups: n,
 		HaltedGroups: int(e.stats.haltedGroups.Load()), MessagesRefused: e.stats.messagesRefused.Load(),
+		Proposals: e.stats.proposals.Load(), SnapshotsSent: e.stats.snapshotsSent.Load(),
 		EntryCache: e.entries.stats(),
 	}
 }
@@ -493,6 +499,7 @@ func (e *Engine) Propose(ctx context.Context, id GroupID, cmd []byte) error {
 // this replica.
 func (e *Engine) ProposeResult(ctx context.Context, id GroupID, cmd []byte) ([]byte, error) {
 	pid := e.propIDs.Add(1)
+	e.stats.proposals.Add(1)
 	data := make([]byte, 8+len(cmd))
 	binary.BigEndian.PutUint64(data, pid)
 	copy(data[8:], cmd)
@@ -557,6 +564,22 @@ func (e *Engine) Applied(id GroupID) (uint64, bool) {
 		return 0, false
 	}
 	return g.appliedPub.Load(), true
+}
+
+// ApplyLag is how far this store's replicas are from applying what they
+// know committed: the largest gap between a group's persisted commit
+// index and its applied index, and the sum over groups. A lag that stays
+// up means apply cannot keep up (or a group is halted).
+func (e *Engine) ApplyLag() (largest, total uint64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, g := range e.groups {
+		c, a := g.commitPub.Load(), g.appliedPub.Load()
+		if c > a {
+			largest, total = max(largest, c-a), total+(c-a)
+		}
+	}
+	return largest, total
 }
 
 // Leader returns the store id of the leader this replica knows, and its term.

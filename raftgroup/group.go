@@ -136,6 +136,9 @@ type group struct {
 	// appliedPub is applied, published after the data of every entry up
 	// to it is in RocksDB (Engine.Applied).
 	appliedPub atomic.Uint64
+	// commitPub is the commit index this replica last persisted (its hard
+	// state): with appliedPub, how far apply lags (Engine.ApplyLag).
+	commitPub atomic.Uint64
 }
 
 // applyHalt is why and since when a group stopped applying.

@@ -203,6 +203,7 @@ func (e *Engine) round(w *worker, tick bool) error {
 func (e *Engine) noteSoftState(g *group, rd raft.Ready) {
 	if !raft.IsEmptyHardState(rd.HardState) {
 		g.term.Store(rd.HardState.GetTerm())
+		g.commitPub.Store(rd.HardState.GetCommit())
 	}
 	if rd.SoftState == nil {
 		return
@@ -483,6 +484,7 @@ func (e *Engine) sendSnapshot(g *group, m *rpb.Message) {
 		g.outgoing[idx] = snaps[:len(snaps)-1]
 	}
 	lower, upper := partition.DataRange(g.id.Space, g.id.Part)
+	e.stats.snapshotsSent.Add(1)
 	e.cfg.SnapshotTransport.SendSnapshot(&SnapshotData{Group: g.id, DB: g.db, Snap: snap, Lower: lower, Upper: upper, Msg: m, engine: e})
 }
 

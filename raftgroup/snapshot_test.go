@@ -313,7 +313,7 @@ func TestLogTruncatedBySize(t *testing.T) {
 				if logEntryExists(t, s, g, 7) {
 					t.Fatalf("store %d kept entry 7 after 320 KiB of 16 KiB entries", s.id)
 				}
-				// LogSize (novagraph_raft_log_bytes) sees the cut: at most
+				// LogSize (novagraph_storaged_raft_log_bytes) sees the cut: at most
 				// the entries after the truncation point are left.
 				if n, b := s.engine.LogSize(); n >= 20 || b >= 20*16<<10 {
 					t.Fatalf("store %d: LogSize %d entries, %d bytes after the truncation", s.id, n, b)

@@ -58,7 +58,7 @@ import (
 // like an upload. If none has it, the apply fails with
 // raftgroup.ErrApplyHalted: the group stops before the entry (nothing of
 // it written), retries every few seconds, moves its leadership away, and
-// shows as halted in the log, /parts and novagraph_raft_groups_halted,
+// shows as halted in the log, /parts and novagraph_storaged_raft_groups_halted,
 // until the file is put back into the staging folder or the replica is
 // rebuilt (removed and added again, from a snapshot). Failures that are
 // the same on every replica (a file name or key range the entry carries,

@@ -33,7 +33,7 @@ func newMetrics() *metrics {
 			Name: "novagraph_storaged_failed_parts_total", Help: "Partitions that failed in a StorageService call, by method and code.",
 		}, []string{"method", "code"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "novagraph_storaged_rpc_seconds", Help: "StorageService call latency, by method.",
+			Name: "novagraph_storaged_rpc_duration_seconds", Help: "StorageService call latency, by method.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
 		}, []string{"method"}),
 		diskFree: prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -56,17 +56,19 @@ func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.E
 			return 0
 		}))
 	}
-	counter("novagraph_raft_rounds_total", "Engine rounds that wrote at least one group.", func(s raftgroup.Stats) uint64 { return s.Rounds })
-	counter("novagraph_raft_batch_writes_total", "RocksDB write batches written by the raft engine.", func(s raftgroup.Stats) uint64 { return s.BatchWrites })
-	counter("novagraph_raft_syncs_total", "Synced raft batch writes.", func(s raftgroup.Stats) uint64 { return s.Syncs })
-	counter("novagraph_raft_group_readies_total", "Group Readies handled; divided by rounds, the groups sharing one write.", func(s raftgroup.Stats) uint64 { return s.GroupsReady })
-	counter("novagraph_raft_entries_appended_total", "Raft log entries appended.", func(s raftgroup.Stats) uint64 { return s.EntriesAppended })
-	counter("novagraph_raft_entries_applied_total", "Raft log entries applied.", func(s raftgroup.Stats) uint64 { return s.EntriesApplied })
-	counter("novagraph_raft_messages_sent_total", "Raft messages handed to the transport.", func(s raftgroup.Stats) uint64 { return s.MessagesSent })
-	counter("novagraph_raft_messages_refused_total", "Raft messages from other stores dropped before raft stepped them: ones raft would have panicked on (raftgroup/screen.go); each is logged.", func(s raftgroup.Stats) uint64 { return s.MessagesRefused })
-	counter("novagraph_raft_entry_cache_hits_total", "Raft log reads (replication, apply) answered from the entry cache.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Hits })
-	counter("novagraph_raft_entry_cache_misses_total", "Raft log reads that went to RocksDB: entries older than the cache holds (a lagging follower) or evicted.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Misses })
-	counter("novagraph_raft_entry_cache_evicted_total", "Raft log entries dropped from the entry cache to stay within --raft-entry-cache-size.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Evicted })
+	counter("novagraph_storaged_raft_rounds_total", "Engine rounds that wrote at least one group.", func(s raftgroup.Stats) uint64 { return s.Rounds })
+	counter("novagraph_storaged_raft_batch_writes_total", "RocksDB write batches written by the raft engine.", func(s raftgroup.Stats) uint64 { return s.BatchWrites })
+	counter("novagraph_storaged_raft_syncs_total", "Synced raft batch writes.", func(s raftgroup.Stats) uint64 { return s.Syncs })
+	counter("novagraph_storaged_raft_group_readies_total", "Group Readies handled; divided by rounds, the groups sharing one write.", func(s raftgroup.Stats) uint64 { return s.GroupsReady })
+	counter("novagraph_storaged_raft_entries_appended_total", "Raft log entries appended.", func(s raftgroup.Stats) uint64 { return s.EntriesAppended })
+	counter("novagraph_storaged_raft_entries_applied_total", "Raft log entries applied.", func(s raftgroup.Stats) uint64 { return s.EntriesApplied })
+	counter("novagraph_storaged_raft_messages_sent_total", "Raft messages handed to the transport.", func(s raftgroup.Stats) uint64 { return s.MessagesSent })
+	counter("novagraph_storaged_raft_messages_refused_total", "Raft messages from other stores dropped before raft stepped them: ones raft would have panicked on (raftgroup/screen.go); each is logged.", func(s raftgroup.Stats) uint64 { return s.MessagesRefused })
+	counter("novagraph_storaged_raft_entry_cache_hits_total", "Raft log reads (replication, apply) answered from the entry cache.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Hits })
+	counter("novagraph_storaged_raft_entry_cache_misses_total", "Raft log reads that went to RocksDB: entries older than the cache holds (a lagging follower) or evicted.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Misses })
+	counter("novagraph_storaged_raft_proposals_total", "Commands proposed to raft groups led here (writes, index rebuild chunks, ingests, clears).", func(s raftgroup.Stats) uint64 { return s.Proposals })
+	counter("novagraph_storaged_raft_snapshots_sent_total", "Raft snapshots sent to followers too far behind for the log (a new or long-down replica).", func(s raftgroup.Stats) uint64 { return s.SnapshotsSent })
+	counter("novagraph_storaged_raft_entry_cache_evicted_total", "Raft log entries dropped from the entry cache to stay within --raft-entry-cache-size.", func(s raftgroup.Stats) uint64 { return s.EntryCache.Evicted })
 	gauge := func(name, help string, get func(raftgroup.Stats) float64) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
 			if e := engine(); e != nil {
@@ -75,11 +77,11 @@ func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.E
 			return 0
 		}))
 	}
-	gauge("novagraph_raft_entry_cache_bytes", "Memory held by the raft entry cache (payloads plus an estimated 128 bytes per entry).", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.Bytes) })
-	gauge("novagraph_raft_entry_cache_high_water_bytes", "The most the raft entry cache has held since start.", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.HighWater) })
-	gauge("novagraph_raft_entry_cache_limit_bytes", "The raft entry cache's budget (--raft-entry-cache-size).", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.Limit) })
+	gauge("novagraph_storaged_raft_entry_cache_bytes", "Memory held by the raft entry cache (payloads plus an estimated 128 bytes per entry).", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.Bytes) })
+	gauge("novagraph_storaged_raft_entry_cache_high_water_bytes", "The most the raft entry cache has held since start.", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.HighWater) })
+	gauge("novagraph_storaged_raft_entry_cache_limit_bytes", "The raft entry cache's budget (--raft-entry-cache-size).", func(s raftgroup.Stats) float64 { return float64(s.EntryCache.Limit) })
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "novagraph_raft_log_bytes",
+		Name: "novagraph_storaged_raft_log_bytes",
 		Help: "Payload bytes of the raft log entries not yet truncated, all partitions: on disk beside the data (--raft-max-log-bytes, --raft-log-idle-truncate bound it).",
 	}, func() float64 {
 		if e := engine(); e != nil {
@@ -88,14 +90,32 @@ func (m *metrics) register(reg prometheus.Registerer, engine func() *raftgroup.E
 		}
 		return 0
 	}))
-	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "novagraph_raft_groups", Help: "Raft groups (partition replicas) hosted."}, func() float64 {
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "novagraph_storaged_raft_leaders", Help: "Raft groups (partitions) this store leads."}, func() float64 {
+		if e := engine(); e != nil {
+			return float64(len(e.Leading()))
+		}
+		return 0
+	}))
+	lag := func(name, help string, pick func(largest, total uint64) uint64) {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
+			if e := engine(); e != nil {
+				return float64(pick(e.ApplyLag()))
+			}
+			return 0
+		}))
+	}
+	lag("novagraph_storaged_raft_apply_lag_entries", "Committed raft entries not yet applied, summed over this store's replicas.",
+		func(_, total uint64) uint64 { return total })
+	lag("novagraph_storaged_raft_apply_lag_max_entries", "The largest gap between a replica's commit and applied index on this store.",
+		func(largest, _ uint64) uint64 { return largest })
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "novagraph_storaged_raft_groups", Help: "Raft groups (partition replicas) hosted."}, func() float64 {
 		if e := engine(); e != nil {
 			return float64(e.Stats().Groups)
 		}
 		return 0
 	}))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "novagraph_raft_groups_halted",
+		Name: "novagraph_storaged_raft_groups_halted",
 		Help: "Partition replicas stopped at a committed entry they cannot apply on this store (an SST ingest whose file no replica could supply); /parts says which and why.",
 	}, func() float64 {
 		if e := engine(); e != nil {

@@ -216,7 +216,7 @@ func New(cfg Config) *Server {
 			defer s.mu.Unlock()
 			return s.resolver
 		})
-		cfg.Registry.MustRegister(newSpaceBytesCollector(s), newRocksMemoryCollector(s))
+		cfg.Registry.MustRegister(newSpaceBytesCollector(s), newRocksMemoryCollector(s), newRocksStatsCollector(s))
 	}
 	return s
 }

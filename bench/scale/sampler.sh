@@ -19,9 +19,9 @@ while :; do
     n=$(basename "$f" .pid); i=${n#storaged}; port=$((19779 + 10 * (i - 1)))
     rss=$(awk '/VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$(cat "$f")/status" 2>/dev/null || echo -)
     m=$(curl -s --max-time 2 "http://127.0.0.1:$port/metrics" || true)
-    log=$(metric novagraph_raft_log_bytes "$m"); cache=$(metric novagraph_raft_entry_cache_bytes "$m")
+    log=$(metric novagraph_storaged_raft_log_bytes "$m"); cache=$(metric novagraph_storaged_raft_entry_cache_bytes "$m")
     [ "$log" != - ] && log=$((log >> 20)); [ "$cache" != - ] && cache=$((cache >> 20))
-    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$(date -u +%T)" "$n" "${rss:--}" "$log" "$cache" "$(metric novagraph_raft_entries_applied_total "$m")" \
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$(date -u +%T)" "$n" "${rss:--}" "$log" "$cache" "$(metric novagraph_storaged_raft_entries_applied_total "$m")" \
       "$(metric novagraph_storaged_intents_resolved_total "$m")" "$(metric novagraph_storaged_partitions_with_pending_intents "$m")"
   done
   [ "$alive" = 1 ] || break

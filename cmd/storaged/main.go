@@ -63,6 +63,7 @@ func run(args []string) error {
 	partitioned := fs.Bool("rocksdb-partitioned-index-filter", true, "write SST files with partitioned index and filters and keep them in the block cache (top level pinned), so that their memory is bounded by the cache; false: whole index and filter per file, held outside the cache (about 1.7 bytes per key) — docs/architecture.md")
 	rateLimit := fs.Int("rocksdb-rate-limit-mb", rdb.RateLimitMB, "cap on flush and compaction disk writes in MiB/s, per data path (0: no limit)")
 	bgJobs := fs.Int("rocksdb-max-background-jobs", rdb.MaxBackgroundJobs, "concurrent flushes and compactions per data path")
+	statistics := fs.Bool("rocksdb-statistics", true, "keep RocksDB's statistics (block cache hits and misses, stall time, bytes read and written), exported as novagraph_storaged_rocksdb_* metrics")
 	diskReserve := sizeFlag(storaged.DefaultDiskReserve)
 	fs.Var(&diskReserve, "disk-reserve", "free space to keep on each data path's disk, in bytes or with a unit (64MiB): storaged holds it in a file <data-path>/RESERVED and, once less than this is free, releases it, refuses writes to the partitions it leads there (E_DISK_FULL) and moves their leadership away, until twice this is free; it also waits for this much before it starts (0: no guard) — docs/deploy.md")
 	adjacencySize := sizeFlag(storaged.DefaultAdjacencyCacheBytes())
@@ -139,6 +140,7 @@ func run(args []string) error {
 			BlockCacheMB: *blockCache, WriteBufferMB: *writeBuffer, MaxWriteBufferNumber: *writeBuffers,
 			CompressionPerLevel: levels, BloomBitsPerKey: offIfZero(*bloomBits), NoPrefixBloom: !*prefixBloom,
 			WholeIndexAndFilter: !*partitioned, RateLimitMB: offIfZero(*rateLimit), MaxBackgroundJobs: *bgJobs,
+			NoStatistics: !*statistics,
 		},
 		DiskReserve: int64(diskReserve), DiskPollInterval: *diskPoll,
 		AdjacencyCacheBytes: int64(adjacencySize), AdjacencyQuiet: *adjacencyQuiet,

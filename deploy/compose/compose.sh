@@ -20,7 +20,9 @@
 # NOVA_SUBNET (172.29.89: the
 # private network's /24), NOVA_COMPOSE_OVERLAY (extra compose files,
 # space-separated, relative to this directory; the chaos runner uses
-# docker-compose.chaos.yml).
+# docker-compose.chaos.yml), NOVA_MONITORING=1 (also Prometheus on
+# 127.0.0.1:9090 and Grafana with the cluster dashboard on 127.0.0.1:3000:
+# the compose profile "monitoring", deploy/grafana; images from Docker Hub).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -33,6 +35,9 @@ TIMEOUT=${NOVA_UP_TIMEOUT:-180}
 STORAGED=5
 
 export NOVA_SUBNET=${NOVA_SUBNET:-172.29.89}
+if [ "${NOVA_MONITORING:-0}" = 1 ]; then
+  export COMPOSE_PROFILES=monitoring
+fi
 FILES=(-f docker-compose.yml)
 for f in ${NOVA_COMPOSE_OVERLAY:-}; do FILES+=(-f "$f"); done
 

@@ -47,6 +47,11 @@ type Options struct {
 	// partitioned index and filters became the default: about 1.7 bytes
 	// per key of memory that no setting bounds.
 	WholeIndexAndFilter bool
+	// NoStatistics turns off RocksDB's statistics object, whose tickers
+	// (block cache hits and misses, stall time, bytes read and written)
+	// storaged exports as metrics. Its cost on reads was within this
+	// machine's noise (docs/benchmarks.md, "RocksDB statistics").
+	NoStatistics bool
 }
 
 // Default is the defaults, sized for a host of about 24 GiB
@@ -163,6 +168,11 @@ func NewBlockCache(o Options) *grocksdb.Cache {
 func New(o Options, cache *grocksdb.Cache) (*grocksdb.Options, *grocksdb.BlockBasedTableOptions, error) {
 	opts := grocksdb.NewDefaultOptions()
 	opts.SetCreateIfMissing(true)
+	if !o.NoStatistics {
+		// Read back through the DB property rocksdb.options-statistics
+		// (storaged/rocksstats.go); it survives GetOptionsFromString below.
+		opts.EnableStatistics()
+	}
 
 	bbto := grocksdb.NewDefaultBlockBasedTableOptions()
 	if cache != nil { // nil: an SST writer, which reads no blocks

@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/novagraph/novagraph/internal/daemon"
 	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/metad"
 )
@@ -20,7 +22,10 @@ import (
 // stopped, so it restarts as the same etcd member.
 type MetaNode struct {
 	Server *metad.Server // nil while stopped
-	cfg    metad.Config
+	// Registry holds the running Server's metrics, as the daemon's
+	// /metrics serves them (a new one per start).
+	Registry *prometheus.Registry
+	cfg      metad.Config
 }
 
 // Addr is the metad's MetaService address (also while it is stopped).
@@ -95,11 +100,13 @@ func (c *Cluster) startMetas(ctx context.Context) error {
 
 func (c *Cluster) startMeta(ctx context.Context, i int) error {
 	m := c.Metas[i]
-	srv := metad.New(m.cfg)
+	cfg := m.cfg
+	cfg.Registry = daemon.NewRegistry()
+	srv := metad.New(cfg)
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}
-	m.Server = srv
+	m.Server, m.Registry = srv, cfg.Registry
 	if i == 0 {
 		c.Meta = srv
 	}

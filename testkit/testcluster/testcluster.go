@@ -17,6 +17,7 @@ import (
 
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/graphd"
+	"github.com/novagraph/novagraph/internal/daemon"
 	"github.com/novagraph/novagraph/internal/nodetls"
 	"github.com/novagraph/novagraph/metad"
 	"github.com/novagraph/novagraph/raftgroup"
@@ -40,7 +41,10 @@ type Cluster struct {
 	Metas  []*MetaNode
 	Stores []*Store
 	Graph  *graphd.Server
-	pool   *client.Pool
+	// GraphRegistry holds Graph's metrics, as graphd's /metrics serves
+	// them.
+	GraphRegistry *prometheus.Registry
+	pool          *client.Pool
 	// extra are the graphds AddGraph started beside Graph.
 	extra []*ExtraGraph
 	// TLS is the cluster's CA and certificates with Options.TLS (nil
@@ -140,7 +144,10 @@ func Start(t testing.TB, opts Options) *Cluster {
 			t.Fatal(err)
 		}
 	}
-	c.Graph = graphd.New(c.graphConfig("graphd"))
+	graphCfg := c.graphConfig("graphd")
+	c.GraphRegistry = daemon.NewRegistry()
+	graphCfg.Registry = c.GraphRegistry
+	c.Graph = graphd.New(graphCfg)
 	if err := c.Graph.Start(); err != nil {
 		t.Fatalf("starting graphd: %v", err)
 	}
@@ -227,7 +234,7 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 	if f := c.opts.DiskFree; f != nil {
 		diskFree = func(path string) (uint64, error) { return f(i, path) }
 	}
-	reg := prometheus.NewRegistry()
+	reg := daemon.NewRegistry()
 	srv := storaged.New(storaged.Config{
 		Registry:   reg,
 		ListenAddr: s.addr, DataPaths: []string{s.dataDir}, MetaAddrs: c.MetaAddrs(),
