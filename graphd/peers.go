@@ -3,6 +3,7 @@ package graphd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -25,7 +26,10 @@ import (
 //
 // Who the peers are. graphd finds the other graphds by gossip (the
 // members of role graphd it holds alive, gossip.Node.Peers), so without
-// --gossip-addr SHOW QUERIES is this graphd's alone. Every deployment
+// --gossip-addr SHOW QUERIES is this graphd's alone. Nor does it ask peers
+// when neither TLS nor a gossip key is set: plaintext gossip lets anyone
+// who reaches the gossip port pose as a graphd and be sent the sessions'
+// credentials (graphd says so at start). Every deployment
 // here gossips (compose, Kubernetes); the address dialled is the one a
 // peer advertises, or its gossip host with its port when it listens on a
 // wildcard address. With TLS the peer must present a graphd certificate of
@@ -49,13 +53,23 @@ import (
 // peerCallTimeout bounds one call to a peer graphd.
 const peerCallTimeout = 3 * time.Second
 
+// maxPeers bounds the graphds one statement asks: gossip lists whoever
+// joined it, and a cluster has a handful of graphds.
+const maxPeers = 64
+
+// peerConnIdle is how long a connection to an address that stopped being
+// a peer is kept: a peer suspected for a moment keeps its connection, and
+// a call using it is not cut off.
+const peerConnIdle = 5 * time.Minute
+
 // peerConns owns graphd's client connections to its peer graphds, by
 // address. Connections to addresses that stopped being peers are closed
 // on the next call that lists the peers.
 type peerConns struct {
-	mu     sync.Mutex
-	conns  map[string]*grpc.ClientConn
-	closed bool
+	mu       sync.Mutex
+	conns    map[string]*grpc.ClientConn
+	lastPeer map[string]time.Time // when each address was last a peer
+	closed   bool
 }
 
 // conn returns the connection to addr, dialling it with opts if there is
@@ -80,19 +94,26 @@ func (p *peerConns) conn(addr string, opts ...grpc.DialOption) (*grpc.ClientConn
 	return c, nil
 }
 
-// retain closes the connections to addresses not in addrs.
-func (p *peerConns) retain(addrs []string) {
-	keep := map[string]bool{}
-	for _, a := range addrs {
-		keep[a] = true
-	}
+// retain notes addrs as peers now and closes the connections to
+// addresses that have not been peers for peerConnIdle.
+func (p *peerConns) retain(addrs []string, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for a, c := range p.conns {
-		if !keep[a] {
+	if p.lastPeer == nil {
+		p.lastPeer = map[string]time.Time{}
+	}
+	for _, a := range addrs {
+		p.lastPeer[a] = now
+	}
+	for a, seen := range p.lastPeer {
+		if now.Sub(seen) < peerConnIdle {
+			continue
+		}
+		if c := p.conns[a]; c != nil {
 			_ = c.Close()
 			delete(p.conns, a)
 		}
+		delete(p.lastPeer, a)
 	}
 }
 
@@ -106,17 +127,32 @@ func (p *peerConns) close() {
 	}
 }
 
-// peerAddrs lists the other live graphds; none without gossip.
+// askPeersAllowed reports whether graphd may send sessions' credentials
+// to the graphds gossip lists: with TLS it checks each is a graphd of the
+// cluster's CA; with a gossip key only members holding it are listed.
+func (s *Server) askPeersAllowed() bool {
+	return s.gossip != nil && (s.cfg.TLS.Enabled() || len(s.cfg.GossipKeys) > 0)
+}
+
+// peerAddrs lists the other live graphds, at most maxPeers; none without
+// gossip, or when graphd may not ask them (askPeersAllowed).
 func (s *Server) peerAddrs() []string {
-	if s.gossip == nil {
+	if !s.askPeersAllowed() {
 		return nil
 	}
 	var addrs []string
 	for _, m := range s.gossip.Peers("graphd") {
-		addrs = append(addrs, m.ServiceAddr)
+		if m.ServiceAddr != s.Addr() {
+			addrs = append(addrs, m.ServiceAddr)
+		}
 	}
 	sort.Strings(addrs)
-	s.peers.retain(addrs)
+	addrs = slices.Compact(addrs)
+	if len(addrs) > maxPeers {
+		s.log.Warn("gossip lists more graphds than a statement asks", "graphds", len(addrs), "asked", maxPeers)
+		addrs = addrs[:maxPeers]
+	}
+	s.peers.retain(addrs, time.Now())
 	return addrs
 }
 
@@ -138,7 +174,7 @@ func (s *Server) askPeers(ctx context.Context, what string, fn func(ctx context.
 				cancel()
 			}
 			if err != nil {
-				errs[i] = fmt.Errorf("%s: graphd %s did not answer: %v; SHOW LOCAL QUERIES and SHOW LOCAL SESSIONS on each graphd list its own", what, addr, status.Convert(err).Message())
+				errs[i] = fmt.Errorf("%s: graphd %s failed: %v; SHOW LOCAL QUERIES and SHOW LOCAL SESSIONS on each graphd list its own", what, addr, status.Convert(err).Message())
 			}
 		}()
 	}

@@ -206,6 +206,9 @@ func (s *Server) Start() error {
 			return fmt.Errorf("graphd: %w", err)
 		}
 		s.gossip = node
+		if !s.askPeersAllowed() {
+			s.log.Warn("gossip is plaintext and TLS is off: SHOW QUERIES, SHOW SESSIONS and KILL reach this graphd only, since anyone who reaches the gossip port could pose as a graphd and be sent sessions' credentials; set --gossip-key-file (or --tls-dir) to reach the others")
+		}
 		s.storage.SetSuspicion(node.Suspected)
 	}
 	s.executor = exec.New(s.meta, s.storage, s.log)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 	rpb "go.etcd.io/raft/v3/raftpb"
+
+	"github.com/novagraph/novagraph/partition"
 )
 
 // ApplyBatch is what an Applier writes into: the write batch of one apply
@@ -234,6 +236,12 @@ func (b *ApplyBatch) DeleteRange(lo, hi []byte) error {
 	b.wb.DeleteRange(lo, hi)
 	if b.cur.index > 0 {
 		putApplied(b.wb, b.cur.g, b.cur.index)
+		// The data format version written at bootstrap (writeBootstrap)
+		// lies in the data range; it describes the replica, not its
+		// rows, so it stays. Later in the batch, the put wins.
+		if vk := partition.DataVersionKey(b.cur.g.Space, b.cur.g.Part); bytes.Compare(vk, lo) >= 0 && bytes.Compare(vk, hi) < 0 {
+			putDataVersion(b.wb, b.cur.g)
+		}
 	}
 	wo := grocksdb.NewDefaultWriteOptions()
 	defer wo.Destroy()

@@ -1,6 +1,7 @@
 package raftgroup
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -307,5 +308,50 @@ func TestApplyBatchDeleteRange(t *testing.T) {
 	}
 	if !slices.Equal(keys, []string{"p/d"}) {
 		t.Errorf("keys under p/ = %v, want [p/d]", keys)
+	}
+}
+
+// TestApplyBatchDeleteRangeForgetsCachedValues: a value the group's apply
+// cache held for a key in the range (a degree) is gone after the range
+// deletion, not read back from the cache; and the replica's data format
+// version, inside the data range, stays.
+func TestApplyBatchDeleteRangeForgetsCachedValues(t *testing.T) {
+	db := openTestDB(t, t.TempDir())
+	defer db.Close()
+	wo := grocksdb.NewDefaultWriteOptions()
+	defer wo.Destroy()
+	g := GroupID{Space: 3, Part: 1}
+	lo, hi := partition.DataRange(g.Space, g.Part)
+	cached := append(append([]byte(nil), lo...), "c/degree"...) // in the range, and a cached key
+	if err := db.Put(wo, cached, []byte("5")); err != nil {
+		t.Fatal(err)
+	}
+	wb := grocksdb.NewWriteBatch()
+	putDataVersion(wb, g)
+	if err := db.Write(wo, wb); err != nil {
+		t.Fatal(err)
+	}
+	wb.Destroy()
+	cache := newApplyCache(&applyCacheBudget{max: 100})
+	b := newApplyBatch(db)
+	defer b.destroy()
+	b.cacheKey = func(k []byte) bool { return bytes.Contains(k, []byte("c/")) }
+	b.cur.g, b.cur.index, b.cur.cache = g, 9, cache
+	if v, err := b.Get(cached); err != nil || string(v) != "5" {
+		t.Fatalf("Get before = %q, %v", v, err)
+	}
+	if _, ok := cache.get(cached); !ok {
+		t.Fatal("the read did not fill the cache")
+	}
+	if err := b.DeleteRange(lo, hi); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := b.Get(cached); err != nil || v != nil {
+		t.Fatalf("Get after DeleteRange = %q, %v; want nothing", v, err)
+	}
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	if v, err := db.GetBytes(ro, partition.DataVersionKey(g.Space, g.Part)); err != nil || len(v) != 4 {
+		t.Fatalf("data version after DeleteRange: %x, %v", v, err)
 	}
 }

@@ -451,8 +451,13 @@ func writeBootstrap(wb *grocksdb.WriteBatch, id GroupID, st persistedState) erro
 	}
 	putApplied(wb, id, st.applied)
 	putTruncated(wb, id, st.truncIdx, st.truncTerm)
-	wb.Put(partition.DataVersionKey(id.Space, id.Part), binary.BigEndian.AppendUint32(nil, partition.DataFormatVersion))
+	putDataVersion(wb, id)
 	return nil
+}
+
+// putDataVersion records the data format version of a replica's rows.
+func putDataVersion(wb *grocksdb.WriteBatch, id GroupID) {
+	wb.Put(partition.DataVersionKey(id.Space, id.Part), binary.BigEndian.AppendUint32(nil, partition.DataFormatVersion))
 }
 
 func putHardState(wb *grocksdb.WriteBatch, id GroupID, hs *rpb.HardState) error {

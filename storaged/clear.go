@@ -18,9 +18,12 @@ import (
 // state outside that range stays. The deleted keys' space comes back at
 // compaction (SUBMIT JOB COMPACT), as NebulaGraph advises after CLEAR.
 //
-// Partitions are cleared one by one, not at one instant: a write that
-// lands during CLEAR SPACE may survive in a partition cleared before it,
-// and an edge written then may keep one of its two copies.
+// Before clearing, the client has every partition carry out its pending
+// edge intents (storaged/client ClearSpace), so that no half of an edge
+// written before CLEAR arrives in a partition already cleared. Partitions
+// are cleared one by one, not at one instant: a write that lands during
+// CLEAR SPACE may survive in a partition cleared before it, and an edge
+// written then may keep one of its two copies.
 
 // ClearPart implements StorageAdminService.
 func (a *adminService) ClearPart(ctx context.Context, req *storagepb.ClearPartReq) (*storagepb.AdminResp, error) {

@@ -74,10 +74,18 @@ func (c *Client) RebuildIndex(ctx context.Context, space, indexID int32, catalog
 // (CLEAR SPACE), each partition through raft on its leader, partitions of
 // one host in turn and hosts in parallel. It is idempotent, so a host the
 // client retries clears its partitions again harmlessly.
+//
+// First every partition carries out its pending edge intents
+// (FlushIntents): an edge written before CLEAR whose other half was still
+// on its way (an import does not wait for it) would otherwise land in a
+// partition cleared already, from a partition cleared after it, and stay.
 func (c *Client) ClearSpace(ctx context.Context, space int32) error {
 	parts := keys(c.meta.Catalog().Parts(space))
 	if len(parts) == 0 {
 		return fmt.Errorf("space %d has no partitions in the catalog", space)
+	}
+	if err := c.FlushIntents(ctx, space, parts); err != nil {
+		return fmt.Errorf("carrying out pending edge halves before clearing: %w", err)
 	}
 	return c.fanOut(ctx, space, parts, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
 		cli := storagepb.NewStorageAdminServiceClient(conn)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	metaclient "github.com/novagraph/novagraph/metad/client"
+	"github.com/novagraph/novagraph/partition"
 	"github.com/novagraph/novagraph/proto/graphpb"
 	"github.com/novagraph/novagraph/testkit/testcluster"
 )
@@ -59,8 +61,10 @@ func TestClearSpace(t *testing.T) {
 			t.Errorf("%s after CLEAR SPACE: %d rows", stmt, rs.Len())
 		}
 	}
-	// Every replica of every partition holds no data: its data checksum
-	// is that of no key at all.
+	// Every replica of every partition holds no data: its data range has
+	// only the replica's data format version left, so its checksum is
+	// that of this one key (storaged.PartChecksum hashes each key and
+	// value with its uvarint length in front).
 	meta := metaclient.New([]string{c.MetaAddr()}, slog.New(slog.DiscardHandler))
 	defer meta.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -71,8 +75,13 @@ func TestClearSpace(t *testing.T) {
 	snap := meta.Catalog()
 	space, _ := snap.SpaceByName("cs")
 	sid := space.GetSpaceId()
-	empty := xxhash.New().Sum64()
 	for part, replicas := range snap.Parts(sid) {
+		h := xxhash.New()
+		for _, b := range [][]byte{partition.DataVersionKey(sid, part), binary.BigEndian.AppendUint32(nil, partition.DataFormatVersion)} {
+			_, _ = h.Write(binary.AppendUvarint(nil, uint64(len(b))))
+			_, _ = h.Write(b)
+		}
+		empty := h.Sum64()
 		for i, st := range c.Stores {
 			if !slices.Contains(replicas, st.Server.StoreID()) {
 				continue

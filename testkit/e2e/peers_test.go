@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/novagraph/novagraph/client"
+	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/internal/nodetls"
 	metaclient "github.com/novagraph/novagraph/metad/client"
 	"github.com/novagraph/novagraph/proto/graphpb"
@@ -22,7 +23,8 @@ import (
 // user who is not GOD sees only its own there as well, KILL QUERY and KILL
 // SESSION reach a query or session of the other graphd (another user's
 // only for GOD), and the peer service gives nothing to a caller without a
-// session's credential. Plaintext and with TLS (peers then dial by role).
+// session's credential. Plaintext with an encrypted gossip, and with TLS
+// (peers then dial by role).
 func TestQueriesAcrossGraphds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in-process cluster test")
@@ -32,8 +34,38 @@ func TestQueriesAcrossGraphds(t *testing.T) {
 	}
 }
 
+// TestPlaintextGossipKeepsQueriesLocal: with neither TLS nor a gossip key,
+// anyone could join the gossip as a graphd, so graphd sends no session's
+// credential to the graphds it hears of: SHOW SESSIONS lists its own,
+// although gossip knows the other graphd.
+func TestPlaintextGossipKeepsQueriesLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("in-process cluster test")
+	}
+	c := testcluster.Start(t, testcluster.Options{Stores: 1})
+	g2 := c.AddGraph()
+	other, err := g2.SessionAs("root", testcluster.Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for deadline := time.Now().Add(30 * time.Second); len(c.Graph.Gossip().Peers("graphd")) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("gossip never listed the second graphd")
+		}
+	}
+	root := c.Session()
+	defer root.Close()
+	rs := exec(t, root, "SHOW SESSIONS")
+	for i := 0; i < rs.Len(); i++ {
+		if id, _ := rs.Row(i).Int(0); id == other.ID() {
+			t.Fatal("SHOW SESSIONS over plaintext gossip listed the other graphd's session: its credential was sent to a peer no one vouched for")
+		}
+	}
+}
+
 func testQueriesAcrossGraphds(t *testing.T, tls bool) {
-	c := testcluster.Start(t, testcluster.Options{Stores: 1, TLS: tls})
+	c := testcluster.Start(t, testcluster.Options{Stores: 1, TLS: tls, GossipKey: !tls})
 	g2 := c.AddGraph()
 	root1 := c.Session()
 	defer root1.Close()
@@ -178,8 +210,38 @@ func testQueriesAcrossGraphds(t *testing.T, tls bool) {
 		t.Fatalf("PeerSessions as root: %v, want ann's %d and root's %d", got, ann2.ID(), root2.ID())
 	}
 
+	// A graphd gossip lists that does not answer (here a gossip member
+	// posing as one, on a port nothing serves): SHOW SESSIONS fails and
+	// names it, SHOW LOCAL SESSIONS and KILL of a local session still work.
+	if !tls {
+		ghost, err := gossip.Start(gossip.Config{Role: "graphd", ServiceAddr: "127.0.0.1:1", BindAddr: "127.0.0.1:0",
+			Seeds: []string{c.Graph.Gossip().Addr()}, Keys: c.GossipKeys()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if len(c.Graph.Gossip().Peers("graphd")) == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("gossip never listed the ghost graphd")
+			}
+		}
+		expectError(t, root1, "SHOW SESSIONS", graphpb.QueryErrorCode_E_EXECUTION, "graphd 127.0.0.1:1 failed", "SHOW LOCAL")
+		exec(t, root1, "SHOW LOCAL SESSIONS")
+		extra := signIn(c.SessionAs, "bob")
+		exec(t, root1, fmt.Sprintf("KILL SESSION %d", extra.ID()))
+		ghost.Kill()
+		for deadline := time.Now().Add(30 * time.Second); len(c.Graph.Gossip().Peers("graphd")) != 1; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("gossip never dropped the ghost graphd")
+			}
+		}
+	}
+
 	// KILL SESSION of a session on the other graphd.
-	expectError(t, bob1, fmt.Sprintf("KILL SESSION %d", ann2.ID()), graphpb.QueryErrorCode_E_SEMANTIC, "no session")
+	expectError(t, bob1, fmt.Sprintf("KILL SESSION %d", ann2.ID()), graphpb.QueryErrorCode_E_BAD_PERMISSION, `user "bob" is not GOD`)
+	expectError(t, bob1, "KILL SESSION 12345", graphpb.QueryErrorCode_E_SEMANTIC, "no session 12345 on any graphd")
 	exec(t, root1, fmt.Sprintf("KILL SESSION %d", ann2.ID()))
 	if _, err := ann2.Execute(context.Background(), "YIELD 1"); err == nil {
 		t.Fatal("ann's session on graphd 2, killed from graphd 1, still runs statements")

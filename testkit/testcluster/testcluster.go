@@ -6,6 +6,7 @@ package testcluster
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"os"
@@ -47,6 +48,8 @@ type Cluster struct {
 	pool          *client.Pool
 	// extra are the graphds AddGraph started beside Graph.
 	extra []*ExtraGraph
+	// gossipKeys is the keyring of Options.GossipKey; nil: plaintext.
+	gossipKeys [][]byte
 	// TLS is the cluster's CA and certificates with Options.TLS (nil
 	// without): attacker tests load other roles' certificates from it.
 	TLS *TLSFiles
@@ -84,6 +87,9 @@ type Options struct {
 	// NoGossip turns gossip off; by default graphd and every store gossip
 	// on loopback (package gossip) as a deployed cluster does.
 	NoGossip bool
+	// GossipKey encrypts the gossip with a key of the cluster's own, as
+	// deployed clusters do (TLS alone leaves gossip plaintext).
+	GossipKey bool
 	// DiskReserve turns on each store's disk guard (storaged.Config;
 	// default off), polling every DiskPollInterval. DiskFree, if set,
 	// measures the free space of store slot's data path instead of
@@ -127,6 +133,13 @@ func Start(t testing.TB, opts Options) *Cluster {
 	}
 	c := &Cluster{t: t, opts: opts, tick: opts.RaftTick, dir: dir, TLS: certs, log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))}
 	t.Cleanup(c.Close)
+	if opts.GossipKey {
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			t.Fatal(err)
+		}
+		c.gossipKeys = [][]byte{key}
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -168,13 +181,17 @@ func (c *Cluster) graphConfig(name string) graphd.Config {
 		TLS:    c.tlsFor(nodetls.RoleGraphd),
 	}
 	if !c.opts.NoGossip {
-		cfg.GossipAddr, cfg.GossipSeeds = "127.0.0.1:0", c.gossipSeeds()
+		cfg.GossipAddr, cfg.GossipSeeds, cfg.GossipKeys = "127.0.0.1:0", c.gossipSeeds(), c.gossipKeys
 	}
 	if c.opts.Graph != nil {
 		c.opts.Graph(&cfg)
 	}
 	return cfg
 }
+
+// GossipKeys is the cluster's gossip keyring (Options.GossipKey); nil when
+// gossip is plaintext.
+func (c *Cluster) GossipKeys() [][]byte { return c.gossipKeys }
 
 // ExtraGraph is a graphd started beside the cluster's own (AddGraph).
 type ExtraGraph struct {
@@ -243,7 +260,7 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 		RaftEntryCacheBytes: c.opts.RaftEntryCacheBytes,
 		MirrorWait:          c.opts.MirrorWait,
 		Logger:              c.log.With("daemon", "storaged", "slot", i),
-		GossipAddr:          gossipAddr, GossipSeeds: c.gossipSeeds(),
+		GossipAddr:          gossipAddr, GossipSeeds: c.gossipSeeds(), GossipKeys: c.gossipKeys,
 		DiskReserve: c.opts.DiskReserve, DiskPollInterval: c.opts.DiskPollInterval, DiskFree: diskFree,
 		AdjacencyCacheBytes: c.opts.AdjacencyCacheBytes, AdjacencyQuiet: c.opts.AdjacencyQuiet,
 		TLS: c.tlsFor(nodetls.RoleStoraged),
