@@ -41,7 +41,7 @@ SEED        ?= 1
 KINDS       ?=
 CHAOS_SHORT_FAULTS ?= 7
 
-.PHONY: deps build certs proto test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short bench-khop bench-sf100 bench-sf1000
+.PHONY: deps build certs proto tzdata test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short bench-khop bench-sf100 bench-sf1000
 
 deps:
 	@if ! dpkg -s librocksdb-dev protobuf-compiler g++ >/dev/null 2>&1; then \
@@ -68,6 +68,11 @@ vet:
 
 certs: build
 	bin/nova-certs -dir certs
+
+# The IANA zone database datetime() reads (temporal/zoneinfo.zip), from
+# the Go toolchain's: replace it when a Go upgrade brings newer tzdata.
+tzdata:
+	cp "$$($(GO) env GOROOT)/lib/time/zoneinfo.zip" temporal/zoneinfo.zip
 
 fmt:
 	gofmt -l -w $$(git ls-files '*.go' | grep -v '\.pb\.go$$')

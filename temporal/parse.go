@@ -12,7 +12,8 @@ import (
 //	datetime  date[(T|space)time]            2024-01-02T12:34:56.5, 2024-01-02 12:34:56+08:00
 //	zone      Z | (+|-)HH[:MM] | (+|-)HHMM    converted to UTC
 //	          and, on a datetime, [Area/City] after or instead of it: the
-//	          IANA zone's offset at that local time (zone.go)
+//	          IANA zone's offset at that local time (zone.go); after Z
+//	          the name does not move the instant
 //	duration  [-]P[nY][nM][nW][nD][T[nH][nM][n[.fraction]S]]   ISO 8601, e.g. P1DT2H,
 //	          PT1.5S, P0MT93600.000000000S; numbers may carry a sign
 //
@@ -74,7 +75,11 @@ func ParseDateTime(s string) (DateTime, error) {
 		return 0, p.fail("unexpected %q", p.rest())
 	}
 	if z.name != "" {
-		dt, err := LocalToUTC(NewDateTime(d, t), z.name, z.offset, z.hasOffset)
+		convert := LocalToUTC
+		if z.utc {
+			convert = func(utc DateTime, name string, _ int64, _ bool) (DateTime, error) { return UTCInZone(utc, name) }
+		}
+		dt, err := convert(NewDateTime(d, t), z.name, z.offset, z.hasOffset)
 		if err != nil {
 			return 0, fmt.Errorf("datetime %q: %w", s, err)
 		}
@@ -284,6 +289,7 @@ func (p *scanner) date() (Date, error) {
 type zoneSpec struct {
 	offset    int64
 	hasOffset bool
+	utc       bool // Z: the instant is UTC; a name then only says where
 	name      string
 }
 
@@ -325,7 +331,7 @@ func (p *scanner) zone() (zoneSpec, error) {
 	case p.done() || c == '[':
 	case c == 'Z' || c == 'z':
 		p.i++
-		z.hasOffset = true
+		z.hasOffset, z.utc = true, true
 	case c == '+' || c == '-':
 		p.i++
 		start := p.i

@@ -304,7 +304,24 @@ func TestNamedZones(t *testing.T) {
 		// 02:30 happens twice on 2024-10-27 in Berlin.
 		{in: "2024-10-27T02:30:00+02:00[Europe/Berlin]", want: "2024-10-27T00:30:00.000000"},
 		{in: "2024-10-27T02:30:00+01:00[Europe/Berlin]", want: "2024-10-27T01:30:00.000000"},
-		{in: "2024-10-27T02:30:00+03:00[Europe/Berlin]", err: "offset +03:00 is not what Europe/Berlin uses"},
+		{in: "2024-10-27T02:30:00+03:00[Europe/Berlin]", err: "offset +03:00 is not what Europe/Berlin uses at 2024-10-27T02:30:00.000000 (it uses +01:00 or +02:00)"},
+		// Without an offset, a repeated time is its earlier instant (the
+		// offset before the change), on either side of Greenwich.
+		{in: "2024-10-27T02:30:00[Europe/Berlin]", want: "2024-10-27T00:30:00.000000"},
+		{in: "2024-11-03T01:30:00[America/New_York]", want: "2024-11-03T05:30:00.000000"},
+		// A skipped time moves forward by the gap: 02:30 is 03:30 summer time.
+		{in: "2024-03-31T02:30:00[Europe/Berlin]", want: "2024-03-31T01:30:00.000000"},
+		{in: "2024-03-10T02:30:00[America/New_York]", want: "2024-03-10T07:30:00.000000"},
+		{in: "2024-03-31T02:30:00+01:00[Europe/Berlin]", err: "does not exist in Europe/Berlin: the clocks skip from +01:00 to +02:00"},
+		// After Z the instant is UTC; the name must still be a zone.
+		{in: "2024-07-01T12:00:00Z[Europe/Berlin]", want: "2024-07-01T12:00:00.000000"},
+		{in: "2024-07-01T12:00:00Z[Mars/Base]", err: `unknown time zone "Mars/Base"`},
+		{in: "1800-01-01T00:00:00+00:10[Europe/Paris]", err: "(it uses +00:09:21)"},
+		// Only names of the embedded database: not the host's files.
+		{in: "2024-01-01T00:00:00[localtime]", err: "unknown time zone"},
+		{in: "2024-01-01T00:00:00[posixrules]", err: "unknown time zone"},
+		{in: "2024-01-01T00:00:00[Europe/./Berlin]", err: "unknown time zone"},
+		{in: "2024-01-01T00:00:00[/usr/share/zoneinfo/UTC]", err: "unknown time zone"},
 		// Before standard time, Paris kept its local mean time, 9 min
 		// 21 s east of Greenwich.
 		{in: "-2000-01-01T00:00:00[Europe/Paris]", want: "-2001-12-31T23:50:39.000000"},

@@ -77,10 +77,14 @@ func mapFields(m value.Value) (map[string]int64, error) {
 func mapFieldsZone(m value.Value) (map[string]int64, string, error) {
 	props, _ := m.MapVal()
 	fields := make(map[string]int64, len(props))
-	zone := ""
+	zone, hasZone := "", false
 	for _, p := range props {
 		name := strings.ToLower(p.Name)
 		if name == "timezone" {
+			if hasZone {
+				return nil, "", argErrorf("field timezone given twice")
+			}
+			hasZone = true
 			z, ok := p.Value.StrVal()
 			if !ok || z == "" {
 				return nil, "", fmt.Errorf("%w: field %s must be a zone name such as \"Europe/Berlin\", got %s", value.ErrType, p.Name, p.Value.Kind())
