@@ -39,6 +39,9 @@ var policy = func() nodetls.Policy {
 		svc + "RegisterHost":       {metad, storaged},
 		svc + "Heartbeat":          {metad, storaged},
 		svc + "UpdatePartReplicas": {metad, storaged},
+		// nova-br reads a snapshot's catalog and copies with the
+		// importer's certificate (docs/backup.md).
+		svc + "GetSnapshot": {metad, graphd, importer},
 	})
 }()
 

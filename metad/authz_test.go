@@ -33,6 +33,8 @@ func TestPolicy(t *testing.T) {
 		{"VerifyUser", graphdOnly},
 		{"WhoAmI", graphdOnly},
 		{"GrantRole", graphdOnly},
+		{"CreateSnapshot", graphdOnly},
+		{"GetSnapshot", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd, nodetls.RoleImporter}},
 		{"DropHosts", graphdOnly},
 		{"SubmitJob", graphdOnly},
 	}

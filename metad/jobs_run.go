@@ -154,6 +154,16 @@ func (st *selfStorage) Close() {
 }
 
 func defaultJobStorage(s *Server) (jobStorage, error) {
+	st, err := selfStorageClient(s)
+	if err != nil {
+		return nil, err // not a nil *selfStorage in a non-nil interface
+	}
+	return st, nil
+}
+
+// selfStorageClient is a storage client over a catalog cache of this
+// metad, which the caller closes.
+func selfStorageClient(s *Server) (*selfStorage, error) {
 	// With TLS metad dials itself by its certificate's first host: its
 	// listen address may be a wildcard ("[::]:9559"), which no certificate
 	// names. The storage client below connects with the same, unchanged

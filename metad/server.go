@@ -157,6 +157,9 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	metrics *metrics
+	// snapshotStorage, if set (tests), replaces the storage client of
+	// CREATE and DROP SNAPSHOT.
+	snapshotStorage func() (snapshotStorage, error)
 
 	// Set by Start and read-only afterwards.
 	healthDown func()      // the gRPC health service goes NOT_SERVING (grpcserve.RegisterStandard)

@@ -37,8 +37,11 @@ var policy = func() nodetls.Policy {
 		"/novagraph.storage.StorageAdminService/*":            {nodetls.RoleMetad},
 		"/novagraph.storage.StorageAdminService/RebuildIndex": {nodetls.RoleMetad, nodetls.RoleGraphd},
 		"/novagraph.storage.StorageAdminService/ClearPart":    {nodetls.RoleMetad, nodetls.RoleGraphd},
-		"/novagraph.raft.RaftService/*":                       {nodetls.RoleStoraged},
-		"/novagraph.raft.RaftSnapshotService/*":               {nodetls.RoleStoraged},
+		// nova-br backs up with the importer's certificate: it reads
+		// every row as the importer writes them (docs/backup.md).
+		"/novagraph.storage.StorageAdminService/ExportCheckpointPart": {nodetls.RoleMetad, nodetls.RoleImporter},
+		"/novagraph.raft.RaftService/*":                               {nodetls.RoleStoraged},
+		"/novagraph.raft.RaftSnapshotService/*":                       {nodetls.RoleStoraged},
 	})
 }()
 

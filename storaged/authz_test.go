@@ -30,6 +30,8 @@ func TestPolicy(t *testing.T) {
 		{"/novagraph.storage.StorageAdminService/Compact", []nodetls.Role{nodetls.RoleMetad}},
 		{"/novagraph.storage.StorageAdminService/RebuildIndex", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd}},
 		{"/novagraph.storage.StorageAdminService/ClearPart", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleGraphd}},
+		{"/novagraph.storage.StorageAdminService/CreateCheckpoint", []nodetls.Role{nodetls.RoleMetad}},
+		{"/novagraph.storage.StorageAdminService/ExportCheckpointPart", []nodetls.Role{nodetls.RoleMetad, nodetls.RoleImporter}},
 		{"/novagraph.raft.RaftService/Send", []nodetls.Role{nodetls.RoleStoraged}},
 		{"/novagraph.raft.RaftSnapshotService/Snapshot", []nodetls.Role{nodetls.RoleStoraged}},
 	}

@@ -126,6 +126,9 @@ type Server struct {
 	// healthDown turns the gRPC health service to NOT_SERVING before the
 	// server stops (grpcserve.RegisterStandard); set by Start.
 	healthDown func()
+	// sstOptions writes SST files as the store's own (raft snapshots,
+	// snapshot exports); set by Start.
+	sstOptions raftgroup.SSTOptions
 	dbs        []*grocksdb.DB
 	meta       *metaclient.Client
 	storeID    uint64
@@ -351,7 +354,8 @@ func (s *Server) Start(ctx context.Context) error {
 	raftmsgpb.RegisterRaftServiceServer(s.grpc, raftgroup.NewServer(storeID, engine, check, s.log))
 	// Received snapshots are staged next to the first data path's RocksDB,
 	// so ingesting them there is a move.
-	snaps, err := raftgroup.NewSnapshotServer(storeID, engine, filepath.Join(s.cfg.DataPaths[0], "snapshots"), s.snapshotSSTOptions(rocks), check, s.log)
+	s.sstOptions = s.snapshotSSTOptions(rocks)
+	snaps, err := raftgroup.NewSnapshotServer(storeID, engine, filepath.Join(s.cfg.DataPaths[0], "snapshots"), s.sstOptions, check, s.log)
 	if err != nil {
 		s.grpc.Stop()
 		lis.Close()

@@ -47,6 +47,11 @@ type Catalog interface {
 	StopJob(ctx context.Context, space int32, id int64) error
 	RecoverJob(ctx context.Context, space int32, ids []int64) (int, error)
 
+	// Snapshots (CREATE SNAPSHOT, SHOW SNAPSHOTS, DROP SNAPSHOT).
+	CreateSnapshot(ctx context.Context, spaces []int32) (*metapb.SnapshotDesc, error)
+	ListSnapshots(ctx context.Context) ([]*metapb.SnapshotDesc, error)
+	DropSnapshot(ctx context.Context, name string, ifExists bool) error
+
 	// Users and roles.
 	CreateUser(ctx context.Context, name, password string, ifNotExists bool) (int64, error)
 	AlterUser(ctx context.Context, name, password string) (int64, error)

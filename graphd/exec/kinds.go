@@ -126,6 +126,8 @@ func kindOf(st ast.Statement) statementKind {
 		return simpleKind{st: s, rule: godOnly("CREATE SPACE"), exec: func(ctx context.Context, r *runState) error { return r.createSpace(ctx, s) }}
 	case *ast.DropSpaceStmt:
 		return simpleKind{st: s, rule: godOnly("DROP SPACE"), exec: func(ctx context.Context, r *runState) error { return r.dropSpace(ctx, s) }}
+	case *ast.SnapshotStmt:
+		return snapshotKind{s}
 	case *ast.ClearSpaceStmt:
 		return simpleKind{st: s, rule: godOnly("CLEAR SPACE"), exec: func(ctx context.Context, r *runState) error { return r.clearSpace(ctx, s) }}
 	case *ast.UseStmt:
@@ -688,6 +690,8 @@ func (k showKind) rules() ([]rule, error) {
 		return anyone(what), nil
 	case ast.ShowParts, ast.ShowTags, ast.ShowEdges, ast.ShowTagIndexes, ast.ShowEdgeIndexes, ast.ShowStats:
 		return onCurrent(what, roleGuest), nil
+	case ast.ShowSnapshots:
+		return godOnly(what), nil
 	}
 	return []rule{{what: what, kind: needUnknown}}, nil
 }
@@ -695,6 +699,8 @@ func (k showKind) run(ctx context.Context, r *runState) (*table, error) {
 	switch k.s.Target {
 	case ast.ShowStats:
 		return r.showStats(ctx, k.s)
+	case ast.ShowSnapshots:
+		return r.showSnapshots(ctx)
 	case ast.ShowQueries, ast.ShowLocalQueries:
 		t, err := r.showQueries(ctx, k.s.Target == ast.ShowLocalQueries)
 		if err == nil && !isGod(r.sess) {
@@ -795,4 +801,21 @@ func rulesOfAll(parts ...ast.Statement) ([]rule, error) {
 		out = append(out, rs...)
 	}
 	return out, nil
+}
+
+// snapshotKind: CREATE SNAPSHOT and DROP SNAPSHOT (snapshots.go), GOD's
+// as in NebulaGraph.
+type snapshotKind struct{ s *ast.SnapshotStmt }
+
+func (k snapshotKind) rules() ([]rule, error) {
+	if k.s.Drop {
+		return godOnly("DROP SNAPSHOT"), nil
+	}
+	return godOnly("CREATE SNAPSHOT"), nil
+}
+func (k snapshotKind) run(ctx context.Context, r *runState) (*table, error) {
+	return r.snapshot(ctx, k.s)
+}
+func (k snapshotKind) describe(pl *planner, in []string, deps ...int) (int, []string, error) {
+	return oneNode{k.s}.describe(pl, in, deps...)
 }

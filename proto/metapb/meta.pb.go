@@ -375,6 +375,58 @@ func (AlterSchemaOp_Kind) EnumDescriptor() ([]byte, []int) {
 	return file_novagraph_meta_proto_rawDescGZIP(), []int{22, 0}
 }
 
+type SnapshotDesc_Status int32
+
+const (
+	SnapshotDesc_STATUS_UNSPECIFIED SnapshotDesc_Status = 0
+	SnapshotDesc_CREATING           SnapshotDesc_Status = 1
+	SnapshotDesc_VALID              SnapshotDesc_Status = 2
+	SnapshotDesc_INVALID            SnapshotDesc_Status = 3 // a host failed or a partition has no copy; error says which
+)
+
+// Enum value maps for SnapshotDesc_Status.
+var (
+	SnapshotDesc_Status_name = map[int32]string{
+		0: "STATUS_UNSPECIFIED",
+		1: "CREATING",
+		2: "VALID",
+		3: "INVALID",
+	}
+	SnapshotDesc_Status_value = map[string]int32{
+		"STATUS_UNSPECIFIED": 0,
+		"CREATING":           1,
+		"VALID":              2,
+		"INVALID":            3,
+	}
+)
+
+func (x SnapshotDesc_Status) Enum() *SnapshotDesc_Status {
+	p := new(SnapshotDesc_Status)
+	*p = x
+	return p
+}
+
+func (x SnapshotDesc_Status) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SnapshotDesc_Status) Descriptor() protoreflect.EnumDescriptor {
+	return file_novagraph_meta_proto_enumTypes[6].Descriptor()
+}
+
+func (SnapshotDesc_Status) Type() protoreflect.EnumType {
+	return &file_novagraph_meta_proto_enumTypes[6]
+}
+
+func (x SnapshotDesc_Status) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SnapshotDesc_Status.Descriptor instead.
+func (SnapshotDesc_Status) EnumDescriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{62, 0}
+}
+
 type ColumnDef struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	Name         string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -4180,6 +4232,560 @@ func (x *SpaceStats) GetEdgeTypes() []*SchemaCount {
 	return nil
 }
 
+// Snapshots (CREATE SNAPSHOT, docs/backup.md): a RocksDB checkpoint on
+// every storaged plus the catalog, recorded under /novagraph-snapshots/.
+type SnapshotPart struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	StoreId       uint64                 `protobuf:"varint,3,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`                // the store whose copy the backup takes
+	Host          string                 `protobuf:"bytes,4,opt,name=host,proto3" json:"host,omitempty"`                                      // its address
+	AppliedIndex  uint64                 `protobuf:"varint,5,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"` // where that copy stands
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SnapshotPart) Reset() {
+	*x = SnapshotPart{}
+	mi := &file_novagraph_meta_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotPart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotPart) ProtoMessage() {}
+
+func (x *SnapshotPart) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotPart.ProtoReflect.Descriptor instead.
+func (*SnapshotPart) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *SnapshotPart) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *SnapshotPart) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *SnapshotPart) GetStoreId() uint64 {
+	if x != nil {
+		return x.StoreId
+	}
+	return 0
+}
+
+func (x *SnapshotPart) GetHost() string {
+	if x != nil {
+		return x.Host
+	}
+	return ""
+}
+
+func (x *SnapshotPart) GetAppliedIndex() uint64 {
+	if x != nil {
+		return x.AppliedIndex
+	}
+	return 0
+}
+
+type SnapshotDesc struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Status        SnapshotDesc_Status    `protobuf:"varint,2,opt,name=status,proto3,enum=novagraph.meta.SnapshotDesc_Status" json:"status,omitempty"`
+	CreatedMs     int64                  `protobuf:"varint,3,opt,name=created_ms,json=createdMs,proto3" json:"created_ms,omitempty"`
+	SpaceIds      []int32                `protobuf:"varint,4,rep,packed,name=space_ids,json=spaceIds,proto3" json:"space_ids,omitempty"` // the spaces it covers: all at its time when empty at creation
+	Catalog       *Catalog               `protobuf:"bytes,5,opt,name=catalog,proto3" json:"catalog,omitempty"`                           // the catalog at the snapshot, one etcd revision
+	Parts         []*SnapshotPart        `protobuf:"bytes,6,rep,name=parts,proto3" json:"parts,omitempty"`                               // one per partition of its spaces
+	Hosts         []string               `protobuf:"bytes,7,rep,name=hosts,proto3" json:"hosts,omitempty"`                               // the storaged that hold a checkpoint of it
+	Error         string                 `protobuf:"bytes,8,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SnapshotDesc) Reset() {
+	*x = SnapshotDesc{}
+	mi := &file_novagraph_meta_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotDesc) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotDesc) ProtoMessage() {}
+
+func (x *SnapshotDesc) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotDesc.ProtoReflect.Descriptor instead.
+func (*SnapshotDesc) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *SnapshotDesc) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SnapshotDesc) GetStatus() SnapshotDesc_Status {
+	if x != nil {
+		return x.Status
+	}
+	return SnapshotDesc_STATUS_UNSPECIFIED
+}
+
+func (x *SnapshotDesc) GetCreatedMs() int64 {
+	if x != nil {
+		return x.CreatedMs
+	}
+	return 0
+}
+
+func (x *SnapshotDesc) GetSpaceIds() []int32 {
+	if x != nil {
+		return x.SpaceIds
+	}
+	return nil
+}
+
+func (x *SnapshotDesc) GetCatalog() *Catalog {
+	if x != nil {
+		return x.Catalog
+	}
+	return nil
+}
+
+func (x *SnapshotDesc) GetParts() []*SnapshotPart {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+func (x *SnapshotDesc) GetHosts() []string {
+	if x != nil {
+		return x.Hosts
+	}
+	return nil
+}
+
+func (x *SnapshotDesc) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+type CreateSnapshotReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceIds      []int32                `protobuf:"varint,1,rep,packed,name=space_ids,json=spaceIds,proto3" json:"space_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSnapshotReq) Reset() {
+	*x = CreateSnapshotReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSnapshotReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSnapshotReq) ProtoMessage() {}
+
+func (x *CreateSnapshotReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSnapshotReq.ProtoReflect.Descriptor instead.
+func (*CreateSnapshotReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *CreateSnapshotReq) GetSpaceIds() []int32 {
+	if x != nil {
+		return x.SpaceIds
+	}
+	return nil
+}
+
+type CreateSnapshotResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Snapshot      *SnapshotDesc          `protobuf:"bytes,2,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSnapshotResp) Reset() {
+	*x = CreateSnapshotResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSnapshotResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSnapshotResp) ProtoMessage() {}
+
+func (x *CreateSnapshotResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSnapshotResp.ProtoReflect.Descriptor instead.
+func (*CreateSnapshotResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *CreateSnapshotResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *CreateSnapshotResp) GetSnapshot() *SnapshotDesc {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+type ListSnapshotsReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSnapshotsReq) Reset() {
+	*x = ListSnapshotsReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSnapshotsReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSnapshotsReq) ProtoMessage() {}
+
+func (x *ListSnapshotsReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSnapshotsReq.ProtoReflect.Descriptor instead.
+func (*ListSnapshotsReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{65}
+}
+
+type ListSnapshotsResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Snapshots     []*SnapshotDesc        `protobuf:"bytes,2,rep,name=snapshots,proto3" json:"snapshots,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSnapshotsResp) Reset() {
+	*x = ListSnapshotsResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSnapshotsResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSnapshotsResp) ProtoMessage() {}
+
+func (x *ListSnapshotsResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSnapshotsResp.ProtoReflect.Descriptor instead.
+func (*ListSnapshotsResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *ListSnapshotsResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *ListSnapshotsResp) GetSnapshots() []*SnapshotDesc {
+	if x != nil {
+		return x.Snapshots
+	}
+	return nil
+}
+
+type GetSnapshotReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSnapshotReq) Reset() {
+	*x = GetSnapshotReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSnapshotReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSnapshotReq) ProtoMessage() {}
+
+func (x *GetSnapshotReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSnapshotReq.ProtoReflect.Descriptor instead.
+func (*GetSnapshotReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *GetSnapshotReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type GetSnapshotResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Snapshot      *SnapshotDesc          `protobuf:"bytes,2,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSnapshotResp) Reset() {
+	*x = GetSnapshotResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSnapshotResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSnapshotResp) ProtoMessage() {}
+
+func (x *GetSnapshotResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSnapshotResp.ProtoReflect.Descriptor instead.
+func (*GetSnapshotResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *GetSnapshotResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *GetSnapshotResp) GetSnapshot() *SnapshotDesc {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+type DropSnapshotReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	IfExists      bool                   `protobuf:"varint,2,opt,name=if_exists,json=ifExists,proto3" json:"if_exists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropSnapshotReq) Reset() {
+	*x = DropSnapshotReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropSnapshotReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropSnapshotReq) ProtoMessage() {}
+
+func (x *DropSnapshotReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropSnapshotReq.ProtoReflect.Descriptor instead.
+func (*DropSnapshotReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *DropSnapshotReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DropSnapshotReq) GetIfExists() bool {
+	if x != nil {
+		return x.IfExists
+	}
+	return false
+}
+
+type DropSnapshotResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropSnapshotResp) Reset() {
+	*x = DropSnapshotResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropSnapshotResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropSnapshotResp) ProtoMessage() {}
+
+func (x *DropSnapshotResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropSnapshotResp.ProtoReflect.Descriptor instead.
+func (*DropSnapshotResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *DropSnapshotResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
 type JobDesc struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	JobId   int64                  `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
@@ -4204,7 +4810,7 @@ type JobDesc struct {
 
 func (x *JobDesc) Reset() {
 	*x = JobDesc{}
-	mi := &file_novagraph_meta_proto_msgTypes[61]
+	mi := &file_novagraph_meta_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4216,7 +4822,7 @@ func (x *JobDesc) String() string {
 func (*JobDesc) ProtoMessage() {}
 
 func (x *JobDesc) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[61]
+	mi := &file_novagraph_meta_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4229,7 +4835,7 @@ func (x *JobDesc) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobDesc.ProtoReflect.Descriptor instead.
 func (*JobDesc) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{61}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *JobDesc) GetJobId() int64 {
@@ -4347,7 +4953,7 @@ type JobTask struct {
 
 func (x *JobTask) Reset() {
 	*x = JobTask{}
-	mi := &file_novagraph_meta_proto_msgTypes[62]
+	mi := &file_novagraph_meta_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4359,7 +4965,7 @@ func (x *JobTask) String() string {
 func (*JobTask) ProtoMessage() {}
 
 func (x *JobTask) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[62]
+	mi := &file_novagraph_meta_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4372,7 +4978,7 @@ func (x *JobTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobTask.ProtoReflect.Descriptor instead.
 func (*JobTask) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{62}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *JobTask) GetJobId() int64 {
@@ -4470,7 +5076,7 @@ type SubmitJobReq struct {
 
 func (x *SubmitJobReq) Reset() {
 	*x = SubmitJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[63]
+	mi := &file_novagraph_meta_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4482,7 +5088,7 @@ func (x *SubmitJobReq) String() string {
 func (*SubmitJobReq) ProtoMessage() {}
 
 func (x *SubmitJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[63]
+	mi := &file_novagraph_meta_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4495,7 +5101,7 @@ func (x *SubmitJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitJobReq.ProtoReflect.Descriptor instead.
 func (*SubmitJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{63}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *SubmitJobReq) GetSpaceId() int32 {
@@ -4529,7 +5135,7 @@ type SubmitJobResp struct {
 
 func (x *SubmitJobResp) Reset() {
 	*x = SubmitJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[64]
+	mi := &file_novagraph_meta_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4541,7 +5147,7 @@ func (x *SubmitJobResp) String() string {
 func (*SubmitJobResp) ProtoMessage() {}
 
 func (x *SubmitJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[64]
+	mi := &file_novagraph_meta_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4554,7 +5160,7 @@ func (x *SubmitJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitJobResp.ProtoReflect.Descriptor instead.
 func (*SubmitJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{64}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *SubmitJobResp) GetStatus() *Status {
@@ -4580,7 +5186,7 @@ type ListJobsReq struct {
 
 func (x *ListJobsReq) Reset() {
 	*x = ListJobsReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[65]
+	mi := &file_novagraph_meta_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4592,7 +5198,7 @@ func (x *ListJobsReq) String() string {
 func (*ListJobsReq) ProtoMessage() {}
 
 func (x *ListJobsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[65]
+	mi := &file_novagraph_meta_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4605,7 +5211,7 @@ func (x *ListJobsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsReq.ProtoReflect.Descriptor instead.
 func (*ListJobsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{65}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *ListJobsReq) GetSpaceId() int32 {
@@ -4625,7 +5231,7 @@ type ListJobsResp struct {
 
 func (x *ListJobsResp) Reset() {
 	*x = ListJobsResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[66]
+	mi := &file_novagraph_meta_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4637,7 +5243,7 @@ func (x *ListJobsResp) String() string {
 func (*ListJobsResp) ProtoMessage() {}
 
 func (x *ListJobsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[66]
+	mi := &file_novagraph_meta_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4650,7 +5256,7 @@ func (x *ListJobsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResp.ProtoReflect.Descriptor instead.
 func (*ListJobsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{66}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *ListJobsResp) GetStatus() *Status {
@@ -4677,7 +5283,7 @@ type GetJobReq struct {
 
 func (x *GetJobReq) Reset() {
 	*x = GetJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[67]
+	mi := &file_novagraph_meta_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4689,7 +5295,7 @@ func (x *GetJobReq) String() string {
 func (*GetJobReq) ProtoMessage() {}
 
 func (x *GetJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[67]
+	mi := &file_novagraph_meta_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4702,7 +5308,7 @@ func (x *GetJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobReq.ProtoReflect.Descriptor instead.
 func (*GetJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{67}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *GetJobReq) GetSpaceId() int32 {
@@ -4730,7 +5336,7 @@ type GetJobResp struct {
 
 func (x *GetJobResp) Reset() {
 	*x = GetJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[68]
+	mi := &file_novagraph_meta_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4742,7 +5348,7 @@ func (x *GetJobResp) String() string {
 func (*GetJobResp) ProtoMessage() {}
 
 func (x *GetJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[68]
+	mi := &file_novagraph_meta_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4755,7 +5361,7 @@ func (x *GetJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobResp.ProtoReflect.Descriptor instead.
 func (*GetJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{68}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *GetJobResp) GetStatus() *Status {
@@ -4791,7 +5397,7 @@ type StopJobReq struct {
 
 func (x *StopJobReq) Reset() {
 	*x = StopJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[69]
+	mi := &file_novagraph_meta_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4803,7 +5409,7 @@ func (x *StopJobReq) String() string {
 func (*StopJobReq) ProtoMessage() {}
 
 func (x *StopJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[69]
+	mi := &file_novagraph_meta_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4816,7 +5422,7 @@ func (x *StopJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopJobReq.ProtoReflect.Descriptor instead.
 func (*StopJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{69}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *StopJobReq) GetSpaceId() int32 {
@@ -4842,7 +5448,7 @@ type StopJobResp struct {
 
 func (x *StopJobResp) Reset() {
 	*x = StopJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[70]
+	mi := &file_novagraph_meta_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4854,7 +5460,7 @@ func (x *StopJobResp) String() string {
 func (*StopJobResp) ProtoMessage() {}
 
 func (x *StopJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[70]
+	mi := &file_novagraph_meta_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4867,7 +5473,7 @@ func (x *StopJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopJobResp.ProtoReflect.Descriptor instead.
 func (*StopJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{70}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *StopJobResp) GetStatus() *Status {
@@ -4890,7 +5496,7 @@ type RecoverJobReq struct {
 
 func (x *RecoverJobReq) Reset() {
 	*x = RecoverJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[71]
+	mi := &file_novagraph_meta_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4902,7 +5508,7 @@ func (x *RecoverJobReq) String() string {
 func (*RecoverJobReq) ProtoMessage() {}
 
 func (x *RecoverJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[71]
+	mi := &file_novagraph_meta_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4915,7 +5521,7 @@ func (x *RecoverJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverJobReq.ProtoReflect.Descriptor instead.
 func (*RecoverJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{71}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *RecoverJobReq) GetSpaceId() int32 {
@@ -4942,7 +5548,7 @@ type RecoverJobResp struct {
 
 func (x *RecoverJobResp) Reset() {
 	*x = RecoverJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[72]
+	mi := &file_novagraph_meta_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4954,7 +5560,7 @@ func (x *RecoverJobResp) String() string {
 func (*RecoverJobResp) ProtoMessage() {}
 
 func (x *RecoverJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[72]
+	mi := &file_novagraph_meta_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4967,7 +5573,7 @@ func (x *RecoverJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverJobResp.ProtoReflect.Descriptor instead.
 func (*RecoverJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{72}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *RecoverJobResp) GetStatus() *Status {
@@ -5266,7 +5872,47 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x05edges\x18\x02 \x01(\x03R\x05edges\x12/\n" +
 	"\x04tags\x18\x03 \x03(\v2\x1b.novagraph.meta.SchemaCountR\x04tags\x12:\n" +
 	"\n" +
-	"edge_types\x18\x04 \x03(\v2\x1b.novagraph.meta.SchemaCountR\tedgeTypes\"\xb1\x03\n" +
+	"edge_types\x18\x04 \x03(\v2\x1b.novagraph.meta.SchemaCountR\tedgeTypes\"\x96\x01\n" +
+	"\fSnapshotPart\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
+	"\bstore_id\x18\x03 \x01(\x04R\astoreId\x12\x12\n" +
+	"\x04host\x18\x04 \x01(\tR\x04host\x12#\n" +
+	"\rapplied_index\x18\x05 \x01(\x04R\fappliedIndex\"\xf6\x02\n" +
+	"\fSnapshotDesc\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12;\n" +
+	"\x06status\x18\x02 \x01(\x0e2#.novagraph.meta.SnapshotDesc.StatusR\x06status\x12\x1d\n" +
+	"\n" +
+	"created_ms\x18\x03 \x01(\x03R\tcreatedMs\x12\x1b\n" +
+	"\tspace_ids\x18\x04 \x03(\x05R\bspaceIds\x121\n" +
+	"\acatalog\x18\x05 \x01(\v2\x17.novagraph.meta.CatalogR\acatalog\x122\n" +
+	"\x05parts\x18\x06 \x03(\v2\x1c.novagraph.meta.SnapshotPartR\x05parts\x12\x14\n" +
+	"\x05hosts\x18\a \x03(\tR\x05hosts\x12\x14\n" +
+	"\x05error\x18\b \x01(\tR\x05error\"F\n" +
+	"\x06Status\x12\x16\n" +
+	"\x12STATUS_UNSPECIFIED\x10\x00\x12\f\n" +
+	"\bCREATING\x10\x01\x12\t\n" +
+	"\x05VALID\x10\x02\x12\v\n" +
+	"\aINVALID\x10\x03\"0\n" +
+	"\x11CreateSnapshotReq\x12\x1b\n" +
+	"\tspace_ids\x18\x01 \x03(\x05R\bspaceIds\"~\n" +
+	"\x12CreateSnapshotResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x128\n" +
+	"\bsnapshot\x18\x02 \x01(\v2\x1c.novagraph.meta.SnapshotDescR\bsnapshot\"\x12\n" +
+	"\x10ListSnapshotsReq\"\x7f\n" +
+	"\x11ListSnapshotsResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12:\n" +
+	"\tsnapshots\x18\x02 \x03(\v2\x1c.novagraph.meta.SnapshotDescR\tsnapshots\"$\n" +
+	"\x0eGetSnapshotReq\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"{\n" +
+	"\x0fGetSnapshotResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x128\n" +
+	"\bsnapshot\x18\x02 \x01(\v2\x1c.novagraph.meta.SnapshotDescR\bsnapshot\"B\n" +
+	"\x0fDropSnapshotReq\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
+	"\tif_exists\x18\x02 \x01(\bR\bifExists\"B\n" +
+	"\x10DropSnapshotResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\"\xb1\x03\n" +
 	"\aJobDesc\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x19\n" +
 	"\bspace_id\x18\x02 \x01(\x05R\aspaceId\x12+\n" +
@@ -5372,7 +6018,7 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\fJOB_FINISHED\x10\x03\x12\x0e\n" +
 	"\n" +
 	"JOB_FAILED\x10\x04\x12\x0f\n" +
-	"\vJOB_STOPPED\x10\x052\x9c\x10\n" +
+	"\vJOB_STOPPED\x10\x052\xee\x12\n" +
 	"\vMetaService\x12N\n" +
 	"\vCreateSpace\x12\x1e.novagraph.meta.CreateSpaceReq\x1a\x1f.novagraph.meta.CreateSpaceResp\x12H\n" +
 	"\tDropSpace\x12\x1c.novagraph.meta.DropSpaceReq\x1a\x1d.novagraph.meta.DropSpaceResp\x12Q\n" +
@@ -5397,7 +6043,11 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"RevokeRole\x12\x1d.novagraph.meta.RevokeRoleReq\x1a\x1e.novagraph.meta.RevokeRoleResp\x12K\n" +
 	"\n" +
 	"VerifyUser\x12\x1d.novagraph.meta.VerifyUserReq\x1a\x1e.novagraph.meta.VerifyUserResp\x12?\n" +
-	"\x06WhoAmI\x12\x19.novagraph.meta.WhoAmIReq\x1a\x1a.novagraph.meta.WhoAmIResp\x12E\n" +
+	"\x06WhoAmI\x12\x19.novagraph.meta.WhoAmIReq\x1a\x1a.novagraph.meta.WhoAmIResp\x12W\n" +
+	"\x0eCreateSnapshot\x12!.novagraph.meta.CreateSnapshotReq\x1a\".novagraph.meta.CreateSnapshotResp\x12T\n" +
+	"\rListSnapshots\x12 .novagraph.meta.ListSnapshotsReq\x1a!.novagraph.meta.ListSnapshotsResp\x12N\n" +
+	"\vGetSnapshot\x12\x1e.novagraph.meta.GetSnapshotReq\x1a\x1f.novagraph.meta.GetSnapshotResp\x12Q\n" +
+	"\fDropSnapshot\x12\x1f.novagraph.meta.DropSnapshotReq\x1a .novagraph.meta.DropSnapshotResp\x12E\n" +
 	"\bAddHosts\x12\x1b.novagraph.meta.AddHostsReq\x1a\x1c.novagraph.meta.AddHostsResp\x12H\n" +
 	"\tDropHosts\x12\x1c.novagraph.meta.DropHostsReq\x1a\x1d.novagraph.meta.DropHostsResp\x12H\n" +
 	"\tSubmitJob\x12\x1c.novagraph.meta.SubmitJobReq\x1a\x1d.novagraph.meta.SubmitJobResp\x12E\n" +
@@ -5420,8 +6070,8 @@ func file_novagraph_meta_proto_rawDescGZIP() []byte {
 	return file_novagraph_meta_proto_rawDescData
 }
 
-var file_novagraph_meta_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 75)
+var file_novagraph_meta_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 85)
 var file_novagraph_meta_proto_goTypes = []any{
 	(PropType)(0),                  // 0: novagraph.meta.PropType
 	(VidType)(0),                   // 1: novagraph.meta.VidType
@@ -5429,217 +6079,246 @@ var file_novagraph_meta_proto_goTypes = []any{
 	(JobType)(0),                   // 3: novagraph.meta.JobType
 	(JobStatus)(0),                 // 4: novagraph.meta.JobStatus
 	(AlterSchemaOp_Kind)(0),        // 5: novagraph.meta.AlterSchemaOp.Kind
-	(*ColumnDef)(nil),              // 6: novagraph.meta.ColumnDef
-	(*Schema)(nil),                 // 7: novagraph.meta.Schema
-	(*SpaceDesc)(nil),              // 8: novagraph.meta.SpaceDesc
-	(*TagDesc)(nil),                // 9: novagraph.meta.TagDesc
-	(*EdgeDesc)(nil),               // 10: novagraph.meta.EdgeDesc
-	(*IndexField)(nil),             // 11: novagraph.meta.IndexField
-	(*IndexDesc)(nil),              // 12: novagraph.meta.IndexDesc
-	(*PartAlloc)(nil),              // 13: novagraph.meta.PartAlloc
-	(*HostInfo)(nil),               // 14: novagraph.meta.HostInfo
-	(*LeaderInfo)(nil),             // 15: novagraph.meta.LeaderInfo
-	(*Catalog)(nil),                // 16: novagraph.meta.Catalog
-	(*UserInfo)(nil),               // 17: novagraph.meta.UserInfo
-	(*UserRecord)(nil),             // 18: novagraph.meta.UserRecord
-	(*SpaceParts)(nil),             // 19: novagraph.meta.SpaceParts
-	(*Status)(nil),                 // 20: novagraph.meta.Status
-	(*CreateSpaceReq)(nil),         // 21: novagraph.meta.CreateSpaceReq
-	(*CreateSpaceResp)(nil),        // 22: novagraph.meta.CreateSpaceResp
-	(*DropSpaceReq)(nil),           // 23: novagraph.meta.DropSpaceReq
-	(*DropSpaceResp)(nil),          // 24: novagraph.meta.DropSpaceResp
-	(*CreateSchemaReq)(nil),        // 25: novagraph.meta.CreateSchemaReq
-	(*CreateSchemaResp)(nil),       // 26: novagraph.meta.CreateSchemaResp
-	(*AlterSchemaReq)(nil),         // 27: novagraph.meta.AlterSchemaReq
-	(*AlterSchemaOp)(nil),          // 28: novagraph.meta.AlterSchemaOp
-	(*AlterSchemaResp)(nil),        // 29: novagraph.meta.AlterSchemaResp
-	(*DropSchemaReq)(nil),          // 30: novagraph.meta.DropSchemaReq
-	(*DropSchemaResp)(nil),         // 31: novagraph.meta.DropSchemaResp
-	(*CreateIndexReq)(nil),         // 32: novagraph.meta.CreateIndexReq
-	(*CreateIndexResp)(nil),        // 33: novagraph.meta.CreateIndexResp
-	(*DropIndexReq)(nil),           // 34: novagraph.meta.DropIndexReq
-	(*DropIndexResp)(nil),          // 35: novagraph.meta.DropIndexResp
-	(*RegisterHostReq)(nil),        // 36: novagraph.meta.RegisterHostReq
-	(*RegisterHostResp)(nil),       // 37: novagraph.meta.RegisterHostResp
-	(*HeartbeatReq)(nil),           // 38: novagraph.meta.HeartbeatReq
-	(*HeartbeatResp)(nil),          // 39: novagraph.meta.HeartbeatResp
-	(*UpdatePartReplicasReq)(nil),  // 40: novagraph.meta.UpdatePartReplicasReq
-	(*UpdatePartReplicasResp)(nil), // 41: novagraph.meta.UpdatePartReplicasResp
-	(*AddHostsReq)(nil),            // 42: novagraph.meta.AddHostsReq
-	(*AddHostsResp)(nil),           // 43: novagraph.meta.AddHostsResp
-	(*DropHostsReq)(nil),           // 44: novagraph.meta.DropHostsReq
-	(*DropHostsResp)(nil),          // 45: novagraph.meta.DropHostsResp
-	(*GetCatalogReq)(nil),          // 46: novagraph.meta.GetCatalogReq
-	(*GetCatalogResp)(nil),         // 47: novagraph.meta.GetCatalogResp
-	(*WatchCatalogReq)(nil),        // 48: novagraph.meta.WatchCatalogReq
-	(*CreateUserReq)(nil),          // 49: novagraph.meta.CreateUserReq
-	(*CreateUserResp)(nil),         // 50: novagraph.meta.CreateUserResp
-	(*DropUserReq)(nil),            // 51: novagraph.meta.DropUserReq
-	(*DropUserResp)(nil),           // 52: novagraph.meta.DropUserResp
-	(*AlterUserReq)(nil),           // 53: novagraph.meta.AlterUserReq
-	(*AlterUserResp)(nil),          // 54: novagraph.meta.AlterUserResp
-	(*ChangePasswordReq)(nil),      // 55: novagraph.meta.ChangePasswordReq
-	(*ChangePasswordResp)(nil),     // 56: novagraph.meta.ChangePasswordResp
-	(*GrantRoleReq)(nil),           // 57: novagraph.meta.GrantRoleReq
-	(*GrantRoleResp)(nil),          // 58: novagraph.meta.GrantRoleResp
-	(*RevokeRoleReq)(nil),          // 59: novagraph.meta.RevokeRoleReq
-	(*RevokeRoleResp)(nil),         // 60: novagraph.meta.RevokeRoleResp
-	(*VerifyUserReq)(nil),          // 61: novagraph.meta.VerifyUserReq
-	(*WhoAmIReq)(nil),              // 62: novagraph.meta.WhoAmIReq
-	(*WhoAmIResp)(nil),             // 63: novagraph.meta.WhoAmIResp
-	(*VerifyUserResp)(nil),         // 64: novagraph.meta.VerifyUserResp
-	(*SchemaCount)(nil),            // 65: novagraph.meta.SchemaCount
-	(*SpaceStats)(nil),             // 66: novagraph.meta.SpaceStats
-	(*JobDesc)(nil),                // 67: novagraph.meta.JobDesc
-	(*JobTask)(nil),                // 68: novagraph.meta.JobTask
-	(*SubmitJobReq)(nil),           // 69: novagraph.meta.SubmitJobReq
-	(*SubmitJobResp)(nil),          // 70: novagraph.meta.SubmitJobResp
-	(*ListJobsReq)(nil),            // 71: novagraph.meta.ListJobsReq
-	(*ListJobsResp)(nil),           // 72: novagraph.meta.ListJobsResp
-	(*GetJobReq)(nil),              // 73: novagraph.meta.GetJobReq
-	(*GetJobResp)(nil),             // 74: novagraph.meta.GetJobResp
-	(*StopJobReq)(nil),             // 75: novagraph.meta.StopJobReq
-	(*StopJobResp)(nil),            // 76: novagraph.meta.StopJobResp
-	(*RecoverJobReq)(nil),          // 77: novagraph.meta.RecoverJobReq
-	(*RecoverJobResp)(nil),         // 78: novagraph.meta.RecoverJobResp
-	nil,                            // 79: novagraph.meta.Catalog.PartsEntry
-	nil,                            // 80: novagraph.meta.UserInfo.RolesEntry
-	(*commonpb.Value)(nil),         // 81: novagraph.common.Value
-	(*commonpb.HostAddr)(nil),      // 82: novagraph.common.HostAddr
-	(commonpb.ErrorCode)(0),        // 83: novagraph.common.ErrorCode
+	(SnapshotDesc_Status)(0),       // 6: novagraph.meta.SnapshotDesc.Status
+	(*ColumnDef)(nil),              // 7: novagraph.meta.ColumnDef
+	(*Schema)(nil),                 // 8: novagraph.meta.Schema
+	(*SpaceDesc)(nil),              // 9: novagraph.meta.SpaceDesc
+	(*TagDesc)(nil),                // 10: novagraph.meta.TagDesc
+	(*EdgeDesc)(nil),               // 11: novagraph.meta.EdgeDesc
+	(*IndexField)(nil),             // 12: novagraph.meta.IndexField
+	(*IndexDesc)(nil),              // 13: novagraph.meta.IndexDesc
+	(*PartAlloc)(nil),              // 14: novagraph.meta.PartAlloc
+	(*HostInfo)(nil),               // 15: novagraph.meta.HostInfo
+	(*LeaderInfo)(nil),             // 16: novagraph.meta.LeaderInfo
+	(*Catalog)(nil),                // 17: novagraph.meta.Catalog
+	(*UserInfo)(nil),               // 18: novagraph.meta.UserInfo
+	(*UserRecord)(nil),             // 19: novagraph.meta.UserRecord
+	(*SpaceParts)(nil),             // 20: novagraph.meta.SpaceParts
+	(*Status)(nil),                 // 21: novagraph.meta.Status
+	(*CreateSpaceReq)(nil),         // 22: novagraph.meta.CreateSpaceReq
+	(*CreateSpaceResp)(nil),        // 23: novagraph.meta.CreateSpaceResp
+	(*DropSpaceReq)(nil),           // 24: novagraph.meta.DropSpaceReq
+	(*DropSpaceResp)(nil),          // 25: novagraph.meta.DropSpaceResp
+	(*CreateSchemaReq)(nil),        // 26: novagraph.meta.CreateSchemaReq
+	(*CreateSchemaResp)(nil),       // 27: novagraph.meta.CreateSchemaResp
+	(*AlterSchemaReq)(nil),         // 28: novagraph.meta.AlterSchemaReq
+	(*AlterSchemaOp)(nil),          // 29: novagraph.meta.AlterSchemaOp
+	(*AlterSchemaResp)(nil),        // 30: novagraph.meta.AlterSchemaResp
+	(*DropSchemaReq)(nil),          // 31: novagraph.meta.DropSchemaReq
+	(*DropSchemaResp)(nil),         // 32: novagraph.meta.DropSchemaResp
+	(*CreateIndexReq)(nil),         // 33: novagraph.meta.CreateIndexReq
+	(*CreateIndexResp)(nil),        // 34: novagraph.meta.CreateIndexResp
+	(*DropIndexReq)(nil),           // 35: novagraph.meta.DropIndexReq
+	(*DropIndexResp)(nil),          // 36: novagraph.meta.DropIndexResp
+	(*RegisterHostReq)(nil),        // 37: novagraph.meta.RegisterHostReq
+	(*RegisterHostResp)(nil),       // 38: novagraph.meta.RegisterHostResp
+	(*HeartbeatReq)(nil),           // 39: novagraph.meta.HeartbeatReq
+	(*HeartbeatResp)(nil),          // 40: novagraph.meta.HeartbeatResp
+	(*UpdatePartReplicasReq)(nil),  // 41: novagraph.meta.UpdatePartReplicasReq
+	(*UpdatePartReplicasResp)(nil), // 42: novagraph.meta.UpdatePartReplicasResp
+	(*AddHostsReq)(nil),            // 43: novagraph.meta.AddHostsReq
+	(*AddHostsResp)(nil),           // 44: novagraph.meta.AddHostsResp
+	(*DropHostsReq)(nil),           // 45: novagraph.meta.DropHostsReq
+	(*DropHostsResp)(nil),          // 46: novagraph.meta.DropHostsResp
+	(*GetCatalogReq)(nil),          // 47: novagraph.meta.GetCatalogReq
+	(*GetCatalogResp)(nil),         // 48: novagraph.meta.GetCatalogResp
+	(*WatchCatalogReq)(nil),        // 49: novagraph.meta.WatchCatalogReq
+	(*CreateUserReq)(nil),          // 50: novagraph.meta.CreateUserReq
+	(*CreateUserResp)(nil),         // 51: novagraph.meta.CreateUserResp
+	(*DropUserReq)(nil),            // 52: novagraph.meta.DropUserReq
+	(*DropUserResp)(nil),           // 53: novagraph.meta.DropUserResp
+	(*AlterUserReq)(nil),           // 54: novagraph.meta.AlterUserReq
+	(*AlterUserResp)(nil),          // 55: novagraph.meta.AlterUserResp
+	(*ChangePasswordReq)(nil),      // 56: novagraph.meta.ChangePasswordReq
+	(*ChangePasswordResp)(nil),     // 57: novagraph.meta.ChangePasswordResp
+	(*GrantRoleReq)(nil),           // 58: novagraph.meta.GrantRoleReq
+	(*GrantRoleResp)(nil),          // 59: novagraph.meta.GrantRoleResp
+	(*RevokeRoleReq)(nil),          // 60: novagraph.meta.RevokeRoleReq
+	(*RevokeRoleResp)(nil),         // 61: novagraph.meta.RevokeRoleResp
+	(*VerifyUserReq)(nil),          // 62: novagraph.meta.VerifyUserReq
+	(*WhoAmIReq)(nil),              // 63: novagraph.meta.WhoAmIReq
+	(*WhoAmIResp)(nil),             // 64: novagraph.meta.WhoAmIResp
+	(*VerifyUserResp)(nil),         // 65: novagraph.meta.VerifyUserResp
+	(*SchemaCount)(nil),            // 66: novagraph.meta.SchemaCount
+	(*SpaceStats)(nil),             // 67: novagraph.meta.SpaceStats
+	(*SnapshotPart)(nil),           // 68: novagraph.meta.SnapshotPart
+	(*SnapshotDesc)(nil),           // 69: novagraph.meta.SnapshotDesc
+	(*CreateSnapshotReq)(nil),      // 70: novagraph.meta.CreateSnapshotReq
+	(*CreateSnapshotResp)(nil),     // 71: novagraph.meta.CreateSnapshotResp
+	(*ListSnapshotsReq)(nil),       // 72: novagraph.meta.ListSnapshotsReq
+	(*ListSnapshotsResp)(nil),      // 73: novagraph.meta.ListSnapshotsResp
+	(*GetSnapshotReq)(nil),         // 74: novagraph.meta.GetSnapshotReq
+	(*GetSnapshotResp)(nil),        // 75: novagraph.meta.GetSnapshotResp
+	(*DropSnapshotReq)(nil),        // 76: novagraph.meta.DropSnapshotReq
+	(*DropSnapshotResp)(nil),       // 77: novagraph.meta.DropSnapshotResp
+	(*JobDesc)(nil),                // 78: novagraph.meta.JobDesc
+	(*JobTask)(nil),                // 79: novagraph.meta.JobTask
+	(*SubmitJobReq)(nil),           // 80: novagraph.meta.SubmitJobReq
+	(*SubmitJobResp)(nil),          // 81: novagraph.meta.SubmitJobResp
+	(*ListJobsReq)(nil),            // 82: novagraph.meta.ListJobsReq
+	(*ListJobsResp)(nil),           // 83: novagraph.meta.ListJobsResp
+	(*GetJobReq)(nil),              // 84: novagraph.meta.GetJobReq
+	(*GetJobResp)(nil),             // 85: novagraph.meta.GetJobResp
+	(*StopJobReq)(nil),             // 86: novagraph.meta.StopJobReq
+	(*StopJobResp)(nil),            // 87: novagraph.meta.StopJobResp
+	(*RecoverJobReq)(nil),          // 88: novagraph.meta.RecoverJobReq
+	(*RecoverJobResp)(nil),         // 89: novagraph.meta.RecoverJobResp
+	nil,                            // 90: novagraph.meta.Catalog.PartsEntry
+	nil,                            // 91: novagraph.meta.UserInfo.RolesEntry
+	(*commonpb.Value)(nil),         // 92: novagraph.common.Value
+	(*commonpb.HostAddr)(nil),      // 93: novagraph.common.HostAddr
+	(commonpb.ErrorCode)(0),        // 94: novagraph.common.ErrorCode
 }
 var file_novagraph_meta_proto_depIdxs = []int32{
-	0,  // 0: novagraph.meta.ColumnDef.type:type_name -> novagraph.meta.PropType
-	81, // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
-	6,  // 2: novagraph.meta.Schema.columns:type_name -> novagraph.meta.ColumnDef
-	1,  // 3: novagraph.meta.SpaceDesc.vid_type:type_name -> novagraph.meta.VidType
-	7,  // 4: novagraph.meta.TagDesc.versions:type_name -> novagraph.meta.Schema
-	7,  // 5: novagraph.meta.EdgeDesc.versions:type_name -> novagraph.meta.Schema
-	11, // 6: novagraph.meta.IndexDesc.fields:type_name -> novagraph.meta.IndexField
-	82, // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
-	8,  // 8: novagraph.meta.Catalog.spaces:type_name -> novagraph.meta.SpaceDesc
-	9,  // 9: novagraph.meta.Catalog.tags:type_name -> novagraph.meta.TagDesc
-	10, // 10: novagraph.meta.Catalog.edges:type_name -> novagraph.meta.EdgeDesc
-	79, // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
-	14, // 12: novagraph.meta.Catalog.hosts:type_name -> novagraph.meta.HostInfo
-	15, // 13: novagraph.meta.Catalog.leaders:type_name -> novagraph.meta.LeaderInfo
-	12, // 14: novagraph.meta.Catalog.indexes:type_name -> novagraph.meta.IndexDesc
-	17, // 15: novagraph.meta.Catalog.users:type_name -> novagraph.meta.UserInfo
-	80, // 16: novagraph.meta.UserInfo.roles:type_name -> novagraph.meta.UserInfo.RolesEntry
-	13, // 17: novagraph.meta.SpaceParts.parts:type_name -> novagraph.meta.PartAlloc
-	83, // 18: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
-	8,  // 19: novagraph.meta.CreateSpaceReq.space:type_name -> novagraph.meta.SpaceDesc
-	20, // 20: novagraph.meta.CreateSpaceResp.status:type_name -> novagraph.meta.Status
-	20, // 21: novagraph.meta.DropSpaceResp.status:type_name -> novagraph.meta.Status
-	6,  // 22: novagraph.meta.CreateSchemaReq.columns:type_name -> novagraph.meta.ColumnDef
-	20, // 23: novagraph.meta.CreateSchemaResp.status:type_name -> novagraph.meta.Status
-	28, // 24: novagraph.meta.AlterSchemaReq.ops:type_name -> novagraph.meta.AlterSchemaOp
-	5,  // 25: novagraph.meta.AlterSchemaOp.kind:type_name -> novagraph.meta.AlterSchemaOp.Kind
-	6,  // 26: novagraph.meta.AlterSchemaOp.columns:type_name -> novagraph.meta.ColumnDef
-	20, // 27: novagraph.meta.AlterSchemaResp.status:type_name -> novagraph.meta.Status
-	20, // 28: novagraph.meta.DropSchemaResp.status:type_name -> novagraph.meta.Status
-	11, // 29: novagraph.meta.CreateIndexReq.fields:type_name -> novagraph.meta.IndexField
-	20, // 30: novagraph.meta.CreateIndexResp.status:type_name -> novagraph.meta.Status
-	20, // 31: novagraph.meta.DropIndexResp.status:type_name -> novagraph.meta.Status
-	82, // 32: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
-	20, // 33: novagraph.meta.RegisterHostResp.status:type_name -> novagraph.meta.Status
-	82, // 34: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
-	15, // 35: novagraph.meta.HeartbeatReq.leaders:type_name -> novagraph.meta.LeaderInfo
-	20, // 36: novagraph.meta.HeartbeatResp.status:type_name -> novagraph.meta.Status
-	20, // 37: novagraph.meta.UpdatePartReplicasResp.status:type_name -> novagraph.meta.Status
-	82, // 38: novagraph.meta.AddHostsReq.hosts:type_name -> novagraph.common.HostAddr
-	20, // 39: novagraph.meta.AddHostsResp.status:type_name -> novagraph.meta.Status
-	82, // 40: novagraph.meta.DropHostsReq.hosts:type_name -> novagraph.common.HostAddr
-	20, // 41: novagraph.meta.DropHostsResp.status:type_name -> novagraph.meta.Status
-	20, // 42: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
-	16, // 43: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
-	20, // 44: novagraph.meta.CreateUserResp.status:type_name -> novagraph.meta.Status
-	20, // 45: novagraph.meta.DropUserResp.status:type_name -> novagraph.meta.Status
-	20, // 46: novagraph.meta.AlterUserResp.status:type_name -> novagraph.meta.Status
-	20, // 47: novagraph.meta.ChangePasswordResp.status:type_name -> novagraph.meta.Status
-	2,  // 48: novagraph.meta.GrantRoleReq.role:type_name -> novagraph.meta.RoleType
-	20, // 49: novagraph.meta.GrantRoleResp.status:type_name -> novagraph.meta.Status
-	2,  // 50: novagraph.meta.RevokeRoleReq.role:type_name -> novagraph.meta.RoleType
-	20, // 51: novagraph.meta.RevokeRoleResp.status:type_name -> novagraph.meta.Status
-	20, // 52: novagraph.meta.WhoAmIResp.status:type_name -> novagraph.meta.Status
-	20, // 53: novagraph.meta.VerifyUserResp.status:type_name -> novagraph.meta.Status
-	65, // 54: novagraph.meta.SpaceStats.tags:type_name -> novagraph.meta.SchemaCount
-	65, // 55: novagraph.meta.SpaceStats.edge_types:type_name -> novagraph.meta.SchemaCount
-	3,  // 56: novagraph.meta.JobDesc.type:type_name -> novagraph.meta.JobType
-	4,  // 57: novagraph.meta.JobDesc.status:type_name -> novagraph.meta.JobStatus
-	4,  // 58: novagraph.meta.JobTask.status:type_name -> novagraph.meta.JobStatus
-	66, // 59: novagraph.meta.JobTask.stats:type_name -> novagraph.meta.SpaceStats
-	3,  // 60: novagraph.meta.SubmitJobReq.type:type_name -> novagraph.meta.JobType
-	82, // 61: novagraph.meta.SubmitJobReq.remove_hosts:type_name -> novagraph.common.HostAddr
-	20, // 62: novagraph.meta.SubmitJobResp.status:type_name -> novagraph.meta.Status
-	20, // 63: novagraph.meta.ListJobsResp.status:type_name -> novagraph.meta.Status
-	67, // 64: novagraph.meta.ListJobsResp.jobs:type_name -> novagraph.meta.JobDesc
-	20, // 65: novagraph.meta.GetJobResp.status:type_name -> novagraph.meta.Status
-	67, // 66: novagraph.meta.GetJobResp.job:type_name -> novagraph.meta.JobDesc
-	68, // 67: novagraph.meta.GetJobResp.tasks:type_name -> novagraph.meta.JobTask
-	20, // 68: novagraph.meta.StopJobResp.status:type_name -> novagraph.meta.Status
-	20, // 69: novagraph.meta.RecoverJobResp.status:type_name -> novagraph.meta.Status
-	19, // 70: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
-	2,  // 71: novagraph.meta.UserInfo.RolesEntry.value:type_name -> novagraph.meta.RoleType
-	21, // 72: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
-	23, // 73: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
-	25, // 74: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
-	27, // 75: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
-	30, // 76: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
-	32, // 77: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
-	34, // 78: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
-	36, // 79: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
-	38, // 80: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
-	46, // 81: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
-	40, // 82: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
-	49, // 83: novagraph.meta.MetaService.CreateUser:input_type -> novagraph.meta.CreateUserReq
-	51, // 84: novagraph.meta.MetaService.DropUser:input_type -> novagraph.meta.DropUserReq
-	53, // 85: novagraph.meta.MetaService.AlterUser:input_type -> novagraph.meta.AlterUserReq
-	55, // 86: novagraph.meta.MetaService.ChangePassword:input_type -> novagraph.meta.ChangePasswordReq
-	57, // 87: novagraph.meta.MetaService.GrantRole:input_type -> novagraph.meta.GrantRoleReq
-	59, // 88: novagraph.meta.MetaService.RevokeRole:input_type -> novagraph.meta.RevokeRoleReq
-	61, // 89: novagraph.meta.MetaService.VerifyUser:input_type -> novagraph.meta.VerifyUserReq
-	62, // 90: novagraph.meta.MetaService.WhoAmI:input_type -> novagraph.meta.WhoAmIReq
-	42, // 91: novagraph.meta.MetaService.AddHosts:input_type -> novagraph.meta.AddHostsReq
-	44, // 92: novagraph.meta.MetaService.DropHosts:input_type -> novagraph.meta.DropHostsReq
-	69, // 93: novagraph.meta.MetaService.SubmitJob:input_type -> novagraph.meta.SubmitJobReq
-	71, // 94: novagraph.meta.MetaService.ListJobs:input_type -> novagraph.meta.ListJobsReq
-	73, // 95: novagraph.meta.MetaService.GetJob:input_type -> novagraph.meta.GetJobReq
-	75, // 96: novagraph.meta.MetaService.StopJob:input_type -> novagraph.meta.StopJobReq
-	77, // 97: novagraph.meta.MetaService.RecoverJob:input_type -> novagraph.meta.RecoverJobReq
-	48, // 98: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
-	22, // 99: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
-	24, // 100: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
-	26, // 101: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
-	29, // 102: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
-	31, // 103: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
-	33, // 104: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
-	35, // 105: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
-	37, // 106: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
-	39, // 107: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
-	47, // 108: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
-	41, // 109: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
-	50, // 110: novagraph.meta.MetaService.CreateUser:output_type -> novagraph.meta.CreateUserResp
-	52, // 111: novagraph.meta.MetaService.DropUser:output_type -> novagraph.meta.DropUserResp
-	54, // 112: novagraph.meta.MetaService.AlterUser:output_type -> novagraph.meta.AlterUserResp
-	56, // 113: novagraph.meta.MetaService.ChangePassword:output_type -> novagraph.meta.ChangePasswordResp
-	58, // 114: novagraph.meta.MetaService.GrantRole:output_type -> novagraph.meta.GrantRoleResp
-	60, // 115: novagraph.meta.MetaService.RevokeRole:output_type -> novagraph.meta.RevokeRoleResp
-	64, // 116: novagraph.meta.MetaService.VerifyUser:output_type -> novagraph.meta.VerifyUserResp
-	63, // 117: novagraph.meta.MetaService.WhoAmI:output_type -> novagraph.meta.WhoAmIResp
-	43, // 118: novagraph.meta.MetaService.AddHosts:output_type -> novagraph.meta.AddHostsResp
-	45, // 119: novagraph.meta.MetaService.DropHosts:output_type -> novagraph.meta.DropHostsResp
-	70, // 120: novagraph.meta.MetaService.SubmitJob:output_type -> novagraph.meta.SubmitJobResp
-	72, // 121: novagraph.meta.MetaService.ListJobs:output_type -> novagraph.meta.ListJobsResp
-	74, // 122: novagraph.meta.MetaService.GetJob:output_type -> novagraph.meta.GetJobResp
-	76, // 123: novagraph.meta.MetaService.StopJob:output_type -> novagraph.meta.StopJobResp
-	78, // 124: novagraph.meta.MetaService.RecoverJob:output_type -> novagraph.meta.RecoverJobResp
-	16, // 125: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
-	99, // [99:126] is the sub-list for method output_type
-	72, // [72:99] is the sub-list for method input_type
-	72, // [72:72] is the sub-list for extension type_name
-	72, // [72:72] is the sub-list for extension extendee
-	0,  // [0:72] is the sub-list for field type_name
+	0,   // 0: novagraph.meta.ColumnDef.type:type_name -> novagraph.meta.PropType
+	92,  // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
+	7,   // 2: novagraph.meta.Schema.columns:type_name -> novagraph.meta.ColumnDef
+	1,   // 3: novagraph.meta.SpaceDesc.vid_type:type_name -> novagraph.meta.VidType
+	8,   // 4: novagraph.meta.TagDesc.versions:type_name -> novagraph.meta.Schema
+	8,   // 5: novagraph.meta.EdgeDesc.versions:type_name -> novagraph.meta.Schema
+	12,  // 6: novagraph.meta.IndexDesc.fields:type_name -> novagraph.meta.IndexField
+	93,  // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
+	9,   // 8: novagraph.meta.Catalog.spaces:type_name -> novagraph.meta.SpaceDesc
+	10,  // 9: novagraph.meta.Catalog.tags:type_name -> novagraph.meta.TagDesc
+	11,  // 10: novagraph.meta.Catalog.edges:type_name -> novagraph.meta.EdgeDesc
+	90,  // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
+	15,  // 12: novagraph.meta.Catalog.hosts:type_name -> novagraph.meta.HostInfo
+	16,  // 13: novagraph.meta.Catalog.leaders:type_name -> novagraph.meta.LeaderInfo
+	13,  // 14: novagraph.meta.Catalog.indexes:type_name -> novagraph.meta.IndexDesc
+	18,  // 15: novagraph.meta.Catalog.users:type_name -> novagraph.meta.UserInfo
+	91,  // 16: novagraph.meta.UserInfo.roles:type_name -> novagraph.meta.UserInfo.RolesEntry
+	14,  // 17: novagraph.meta.SpaceParts.parts:type_name -> novagraph.meta.PartAlloc
+	94,  // 18: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
+	9,   // 19: novagraph.meta.CreateSpaceReq.space:type_name -> novagraph.meta.SpaceDesc
+	21,  // 20: novagraph.meta.CreateSpaceResp.status:type_name -> novagraph.meta.Status
+	21,  // 21: novagraph.meta.DropSpaceResp.status:type_name -> novagraph.meta.Status
+	7,   // 22: novagraph.meta.CreateSchemaReq.columns:type_name -> novagraph.meta.ColumnDef
+	21,  // 23: novagraph.meta.CreateSchemaResp.status:type_name -> novagraph.meta.Status
+	29,  // 24: novagraph.meta.AlterSchemaReq.ops:type_name -> novagraph.meta.AlterSchemaOp
+	5,   // 25: novagraph.meta.AlterSchemaOp.kind:type_name -> novagraph.meta.AlterSchemaOp.Kind
+	7,   // 26: novagraph.meta.AlterSchemaOp.columns:type_name -> novagraph.meta.ColumnDef
+	21,  // 27: novagraph.meta.AlterSchemaResp.status:type_name -> novagraph.meta.Status
+	21,  // 28: novagraph.meta.DropSchemaResp.status:type_name -> novagraph.meta.Status
+	12,  // 29: novagraph.meta.CreateIndexReq.fields:type_name -> novagraph.meta.IndexField
+	21,  // 30: novagraph.meta.CreateIndexResp.status:type_name -> novagraph.meta.Status
+	21,  // 31: novagraph.meta.DropIndexResp.status:type_name -> novagraph.meta.Status
+	93,  // 32: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
+	21,  // 33: novagraph.meta.RegisterHostResp.status:type_name -> novagraph.meta.Status
+	93,  // 34: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
+	16,  // 35: novagraph.meta.HeartbeatReq.leaders:type_name -> novagraph.meta.LeaderInfo
+	21,  // 36: novagraph.meta.HeartbeatResp.status:type_name -> novagraph.meta.Status
+	21,  // 37: novagraph.meta.UpdatePartReplicasResp.status:type_name -> novagraph.meta.Status
+	93,  // 38: novagraph.meta.AddHostsReq.hosts:type_name -> novagraph.common.HostAddr
+	21,  // 39: novagraph.meta.AddHostsResp.status:type_name -> novagraph.meta.Status
+	93,  // 40: novagraph.meta.DropHostsReq.hosts:type_name -> novagraph.common.HostAddr
+	21,  // 41: novagraph.meta.DropHostsResp.status:type_name -> novagraph.meta.Status
+	21,  // 42: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
+	17,  // 43: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
+	21,  // 44: novagraph.meta.CreateUserResp.status:type_name -> novagraph.meta.Status
+	21,  // 45: novagraph.meta.DropUserResp.status:type_name -> novagraph.meta.Status
+	21,  // 46: novagraph.meta.AlterUserResp.status:type_name -> novagraph.meta.Status
+	21,  // 47: novagraph.meta.ChangePasswordResp.status:type_name -> novagraph.meta.Status
+	2,   // 48: novagraph.meta.GrantRoleReq.role:type_name -> novagraph.meta.RoleType
+	21,  // 49: novagraph.meta.GrantRoleResp.status:type_name -> novagraph.meta.Status
+	2,   // 50: novagraph.meta.RevokeRoleReq.role:type_name -> novagraph.meta.RoleType
+	21,  // 51: novagraph.meta.RevokeRoleResp.status:type_name -> novagraph.meta.Status
+	21,  // 52: novagraph.meta.WhoAmIResp.status:type_name -> novagraph.meta.Status
+	21,  // 53: novagraph.meta.VerifyUserResp.status:type_name -> novagraph.meta.Status
+	66,  // 54: novagraph.meta.SpaceStats.tags:type_name -> novagraph.meta.SchemaCount
+	66,  // 55: novagraph.meta.SpaceStats.edge_types:type_name -> novagraph.meta.SchemaCount
+	6,   // 56: novagraph.meta.SnapshotDesc.status:type_name -> novagraph.meta.SnapshotDesc.Status
+	17,  // 57: novagraph.meta.SnapshotDesc.catalog:type_name -> novagraph.meta.Catalog
+	68,  // 58: novagraph.meta.SnapshotDesc.parts:type_name -> novagraph.meta.SnapshotPart
+	21,  // 59: novagraph.meta.CreateSnapshotResp.status:type_name -> novagraph.meta.Status
+	69,  // 60: novagraph.meta.CreateSnapshotResp.snapshot:type_name -> novagraph.meta.SnapshotDesc
+	21,  // 61: novagraph.meta.ListSnapshotsResp.status:type_name -> novagraph.meta.Status
+	69,  // 62: novagraph.meta.ListSnapshotsResp.snapshots:type_name -> novagraph.meta.SnapshotDesc
+	21,  // 63: novagraph.meta.GetSnapshotResp.status:type_name -> novagraph.meta.Status
+	69,  // 64: novagraph.meta.GetSnapshotResp.snapshot:type_name -> novagraph.meta.SnapshotDesc
+	21,  // 65: novagraph.meta.DropSnapshotResp.status:type_name -> novagraph.meta.Status
+	3,   // 66: novagraph.meta.JobDesc.type:type_name -> novagraph.meta.JobType
+	4,   // 67: novagraph.meta.JobDesc.status:type_name -> novagraph.meta.JobStatus
+	4,   // 68: novagraph.meta.JobTask.status:type_name -> novagraph.meta.JobStatus
+	67,  // 69: novagraph.meta.JobTask.stats:type_name -> novagraph.meta.SpaceStats
+	3,   // 70: novagraph.meta.SubmitJobReq.type:type_name -> novagraph.meta.JobType
+	93,  // 71: novagraph.meta.SubmitJobReq.remove_hosts:type_name -> novagraph.common.HostAddr
+	21,  // 72: novagraph.meta.SubmitJobResp.status:type_name -> novagraph.meta.Status
+	21,  // 73: novagraph.meta.ListJobsResp.status:type_name -> novagraph.meta.Status
+	78,  // 74: novagraph.meta.ListJobsResp.jobs:type_name -> novagraph.meta.JobDesc
+	21,  // 75: novagraph.meta.GetJobResp.status:type_name -> novagraph.meta.Status
+	78,  // 76: novagraph.meta.GetJobResp.job:type_name -> novagraph.meta.JobDesc
+	79,  // 77: novagraph.meta.GetJobResp.tasks:type_name -> novagraph.meta.JobTask
+	21,  // 78: novagraph.meta.StopJobResp.status:type_name -> novagraph.meta.Status
+	21,  // 79: novagraph.meta.RecoverJobResp.status:type_name -> novagraph.meta.Status
+	20,  // 80: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
+	2,   // 81: novagraph.meta.UserInfo.RolesEntry.value:type_name -> novagraph.meta.RoleType
+	22,  // 82: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
+	24,  // 83: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
+	26,  // 84: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
+	28,  // 85: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
+	31,  // 86: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
+	33,  // 87: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
+	35,  // 88: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
+	37,  // 89: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
+	39,  // 90: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
+	47,  // 91: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
+	41,  // 92: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
+	50,  // 93: novagraph.meta.MetaService.CreateUser:input_type -> novagraph.meta.CreateUserReq
+	52,  // 94: novagraph.meta.MetaService.DropUser:input_type -> novagraph.meta.DropUserReq
+	54,  // 95: novagraph.meta.MetaService.AlterUser:input_type -> novagraph.meta.AlterUserReq
+	56,  // 96: novagraph.meta.MetaService.ChangePassword:input_type -> novagraph.meta.ChangePasswordReq
+	58,  // 97: novagraph.meta.MetaService.GrantRole:input_type -> novagraph.meta.GrantRoleReq
+	60,  // 98: novagraph.meta.MetaService.RevokeRole:input_type -> novagraph.meta.RevokeRoleReq
+	62,  // 99: novagraph.meta.MetaService.VerifyUser:input_type -> novagraph.meta.VerifyUserReq
+	63,  // 100: novagraph.meta.MetaService.WhoAmI:input_type -> novagraph.meta.WhoAmIReq
+	70,  // 101: novagraph.meta.MetaService.CreateSnapshot:input_type -> novagraph.meta.CreateSnapshotReq
+	72,  // 102: novagraph.meta.MetaService.ListSnapshots:input_type -> novagraph.meta.ListSnapshotsReq
+	74,  // 103: novagraph.meta.MetaService.GetSnapshot:input_type -> novagraph.meta.GetSnapshotReq
+	76,  // 104: novagraph.meta.MetaService.DropSnapshot:input_type -> novagraph.meta.DropSnapshotReq
+	43,  // 105: novagraph.meta.MetaService.AddHosts:input_type -> novagraph.meta.AddHostsReq
+	45,  // 106: novagraph.meta.MetaService.DropHosts:input_type -> novagraph.meta.DropHostsReq
+	80,  // 107: novagraph.meta.MetaService.SubmitJob:input_type -> novagraph.meta.SubmitJobReq
+	82,  // 108: novagraph.meta.MetaService.ListJobs:input_type -> novagraph.meta.ListJobsReq
+	84,  // 109: novagraph.meta.MetaService.GetJob:input_type -> novagraph.meta.GetJobReq
+	86,  // 110: novagraph.meta.MetaService.StopJob:input_type -> novagraph.meta.StopJobReq
+	88,  // 111: novagraph.meta.MetaService.RecoverJob:input_type -> novagraph.meta.RecoverJobReq
+	49,  // 112: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
+	23,  // 113: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
+	25,  // 114: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
+	27,  // 115: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
+	30,  // 116: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
+	32,  // 117: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
+	34,  // 118: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
+	36,  // 119: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
+	38,  // 120: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
+	40,  // 121: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
+	48,  // 122: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
+	42,  // 123: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
+	51,  // 124: novagraph.meta.MetaService.CreateUser:output_type -> novagraph.meta.CreateUserResp
+	53,  // 125: novagraph.meta.MetaService.DropUser:output_type -> novagraph.meta.DropUserResp
+	55,  // 126: novagraph.meta.MetaService.AlterUser:output_type -> novagraph.meta.AlterUserResp
+	57,  // 127: novagraph.meta.MetaService.ChangePassword:output_type -> novagraph.meta.ChangePasswordResp
+	59,  // 128: novagraph.meta.MetaService.GrantRole:output_type -> novagraph.meta.GrantRoleResp
+	61,  // 129: novagraph.meta.MetaService.RevokeRole:output_type -> novagraph.meta.RevokeRoleResp
+	65,  // 130: novagraph.meta.MetaService.VerifyUser:output_type -> novagraph.meta.VerifyUserResp
+	64,  // 131: novagraph.meta.MetaService.WhoAmI:output_type -> novagraph.meta.WhoAmIResp
+	71,  // 132: novagraph.meta.MetaService.CreateSnapshot:output_type -> novagraph.meta.CreateSnapshotResp
+	73,  // 133: novagraph.meta.MetaService.ListSnapshots:output_type -> novagraph.meta.ListSnapshotsResp
+	75,  // 134: novagraph.meta.MetaService.GetSnapshot:output_type -> novagraph.meta.GetSnapshotResp
+	77,  // 135: novagraph.meta.MetaService.DropSnapshot:output_type -> novagraph.meta.DropSnapshotResp
+	44,  // 136: novagraph.meta.MetaService.AddHosts:output_type -> novagraph.meta.AddHostsResp
+	46,  // 137: novagraph.meta.MetaService.DropHosts:output_type -> novagraph.meta.DropHostsResp
+	81,  // 138: novagraph.meta.MetaService.SubmitJob:output_type -> novagraph.meta.SubmitJobResp
+	83,  // 139: novagraph.meta.MetaService.ListJobs:output_type -> novagraph.meta.ListJobsResp
+	85,  // 140: novagraph.meta.MetaService.GetJob:output_type -> novagraph.meta.GetJobResp
+	87,  // 141: novagraph.meta.MetaService.StopJob:output_type -> novagraph.meta.StopJobResp
+	89,  // 142: novagraph.meta.MetaService.RecoverJob:output_type -> novagraph.meta.RecoverJobResp
+	17,  // 143: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
+	113, // [113:144] is the sub-list for method output_type
+	82,  // [82:113] is the sub-list for method input_type
+	82,  // [82:82] is the sub-list for extension type_name
+	82,  // [82:82] is the sub-list for extension extendee
+	0,   // [0:82] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_meta_proto_init() }
@@ -5652,8 +6331,8 @@ func file_novagraph_meta_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_meta_proto_rawDesc), len(file_novagraph_meta_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   75,
+			NumEnums:      7,
+			NumMessages:   85,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -41,6 +41,10 @@ const (
 	MetaService_RevokeRole_FullMethodName         = "/novagraph.meta.MetaService/RevokeRole"
 	MetaService_VerifyUser_FullMethodName         = "/novagraph.meta.MetaService/VerifyUser"
 	MetaService_WhoAmI_FullMethodName             = "/novagraph.meta.MetaService/WhoAmI"
+	MetaService_CreateSnapshot_FullMethodName     = "/novagraph.meta.MetaService/CreateSnapshot"
+	MetaService_ListSnapshots_FullMethodName      = "/novagraph.meta.MetaService/ListSnapshots"
+	MetaService_GetSnapshot_FullMethodName        = "/novagraph.meta.MetaService/GetSnapshot"
+	MetaService_DropSnapshot_FullMethodName       = "/novagraph.meta.MetaService/DropSnapshot"
 	MetaService_AddHosts_FullMethodName           = "/novagraph.meta.MetaService/AddHosts"
 	MetaService_DropHosts_FullMethodName          = "/novagraph.meta.MetaService/DropHosts"
 	MetaService_SubmitJob_FullMethodName          = "/novagraph.meta.MetaService/SubmitJob"
@@ -77,6 +81,10 @@ type MetaServiceClient interface {
 	// graphd asked by another graphd on a session's behalf (GraphPeerService)
 	// learns whose session it is without trusting the asker's word.
 	WhoAmI(ctx context.Context, in *WhoAmIReq, opts ...grpc.CallOption) (*WhoAmIResp, error)
+	CreateSnapshot(ctx context.Context, in *CreateSnapshotReq, opts ...grpc.CallOption) (*CreateSnapshotResp, error)
+	ListSnapshots(ctx context.Context, in *ListSnapshotsReq, opts ...grpc.CallOption) (*ListSnapshotsResp, error)
+	GetSnapshot(ctx context.Context, in *GetSnapshotReq, opts ...grpc.CallOption) (*GetSnapshotResp, error)
+	DropSnapshot(ctx context.Context, in *DropSnapshotReq, opts ...grpc.CallOption) (*DropSnapshotResp, error)
 	AddHosts(ctx context.Context, in *AddHostsReq, opts ...grpc.CallOption) (*AddHostsResp, error)
 	DropHosts(ctx context.Context, in *DropHostsReq, opts ...grpc.CallOption) (*DropHostsResp, error)
 	// Jobs (metad/jobs.go).
@@ -288,6 +296,46 @@ func (c *metaServiceClient) WhoAmI(ctx context.Context, in *WhoAmIReq, opts ...g
 	return out, nil
 }
 
+func (c *metaServiceClient) CreateSnapshot(ctx context.Context, in *CreateSnapshotReq, opts ...grpc.CallOption) (*CreateSnapshotResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateSnapshotResp)
+	err := c.cc.Invoke(ctx, MetaService_CreateSnapshot_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) ListSnapshots(ctx context.Context, in *ListSnapshotsReq, opts ...grpc.CallOption) (*ListSnapshotsResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSnapshotsResp)
+	err := c.cc.Invoke(ctx, MetaService_ListSnapshots_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) GetSnapshot(ctx context.Context, in *GetSnapshotReq, opts ...grpc.CallOption) (*GetSnapshotResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSnapshotResp)
+	err := c.cc.Invoke(ctx, MetaService_GetSnapshot_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *metaServiceClient) DropSnapshot(ctx context.Context, in *DropSnapshotReq, opts ...grpc.CallOption) (*DropSnapshotResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DropSnapshotResp)
+	err := c.cc.Invoke(ctx, MetaService_DropSnapshot_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *metaServiceClient) AddHosts(ctx context.Context, in *AddHostsReq, opts ...grpc.CallOption) (*AddHostsResp, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AddHostsResp)
@@ -403,6 +451,10 @@ type MetaServiceServer interface {
 	// graphd asked by another graphd on a session's behalf (GraphPeerService)
 	// learns whose session it is without trusting the asker's word.
 	WhoAmI(context.Context, *WhoAmIReq) (*WhoAmIResp, error)
+	CreateSnapshot(context.Context, *CreateSnapshotReq) (*CreateSnapshotResp, error)
+	ListSnapshots(context.Context, *ListSnapshotsReq) (*ListSnapshotsResp, error)
+	GetSnapshot(context.Context, *GetSnapshotReq) (*GetSnapshotResp, error)
+	DropSnapshot(context.Context, *DropSnapshotReq) (*DropSnapshotResp, error)
 	AddHosts(context.Context, *AddHostsReq) (*AddHostsResp, error)
 	DropHosts(context.Context, *DropHostsReq) (*DropHostsResp, error)
 	// Jobs (metad/jobs.go).
@@ -480,6 +532,18 @@ func (UnimplementedMetaServiceServer) VerifyUser(context.Context, *VerifyUserReq
 }
 func (UnimplementedMetaServiceServer) WhoAmI(context.Context, *WhoAmIReq) (*WhoAmIResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method WhoAmI not implemented")
+}
+func (UnimplementedMetaServiceServer) CreateSnapshot(context.Context, *CreateSnapshotReq) (*CreateSnapshotResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CreateSnapshot not implemented")
+}
+func (UnimplementedMetaServiceServer) ListSnapshots(context.Context, *ListSnapshotsReq) (*ListSnapshotsResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListSnapshots not implemented")
+}
+func (UnimplementedMetaServiceServer) GetSnapshot(context.Context, *GetSnapshotReq) (*GetSnapshotResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetSnapshot not implemented")
+}
+func (UnimplementedMetaServiceServer) DropSnapshot(context.Context, *DropSnapshotReq) (*DropSnapshotResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DropSnapshot not implemented")
 }
 func (UnimplementedMetaServiceServer) AddHosts(context.Context, *AddHostsReq) (*AddHostsResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method AddHosts not implemented")
@@ -868,6 +932,78 @@ func _MetaService_WhoAmI_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MetaService_CreateSnapshot_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateSnapshotReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).CreateSnapshot(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_CreateSnapshot_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).CreateSnapshot(ctx, req.(*CreateSnapshotReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_ListSnapshots_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSnapshotsReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).ListSnapshots(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_ListSnapshots_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).ListSnapshots(ctx, req.(*ListSnapshotsReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_GetSnapshot_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSnapshotReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).GetSnapshot(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_GetSnapshot_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).GetSnapshot(ctx, req.(*GetSnapshotReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MetaService_DropSnapshot_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DropSnapshotReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).DropSnapshot(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_DropSnapshot_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).DropSnapshot(ctx, req.(*DropSnapshotReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _MetaService_AddHosts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AddHostsReq)
 	if err := dec(in); err != nil {
@@ -1087,6 +1223,22 @@ var MetaService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WhoAmI",
 			Handler:    _MetaService_WhoAmI_Handler,
+		},
+		{
+			MethodName: "CreateSnapshot",
+			Handler:    _MetaService_CreateSnapshot_Handler,
+		},
+		{
+			MethodName: "ListSnapshots",
+			Handler:    _MetaService_ListSnapshots_Handler,
+		},
+		{
+			MethodName: "GetSnapshot",
+			Handler:    _MetaService_GetSnapshot_Handler,
+		},
+		{
+			MethodName: "DropSnapshot",
+			Handler:    _MetaService_DropSnapshot_Handler,
 		},
 		{
 			MethodName: "AddHosts",

@@ -3745,6 +3745,309 @@ func (x *AdminResp) GetFailedParts() []*PartResult {
 	return nil
 }
 
+type CheckpointReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`                                 // [A-Za-z0-9_-], at most 128 bytes
+	SpaceIds      []int32                `protobuf:"varint,2,rep,packed,name=space_ids,json=spaceIds,proto3" json:"space_ids,omitempty"` // empty: every space
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointReq) Reset() {
+	*x = CheckpointReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointReq) ProtoMessage() {}
+
+func (x *CheckpointReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointReq.ProtoReflect.Descriptor instead.
+func (*CheckpointReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *CheckpointReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CheckpointReq) GetSpaceIds() []int32 {
+	if x != nil {
+		return x.SpaceIds
+	}
+	return nil
+}
+
+type CheckpointPart struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	AppliedIndex  uint64                 `protobuf:"varint,3,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"` // read from the checkpoint itself
+	Leader        bool                   `protobuf:"varint,4,opt,name=leader,proto3" json:"leader,omitempty"`                                 // this store led it and confirmed its applied state first
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointPart) Reset() {
+	*x = CheckpointPart{}
+	mi := &file_novagraph_storage_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointPart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointPart) ProtoMessage() {}
+
+func (x *CheckpointPart) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointPart.ProtoReflect.Descriptor instead.
+func (*CheckpointPart) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *CheckpointPart) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *CheckpointPart) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+func (x *CheckpointPart) GetAppliedIndex() uint64 {
+	if x != nil {
+		return x.AppliedIndex
+	}
+	return 0
+}
+
+func (x *CheckpointPart) GetLeader() bool {
+	if x != nil {
+		return x.Leader
+	}
+	return false
+}
+
+type CheckpointResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Parts         []*CheckpointPart      `protobuf:"bytes,1,rep,name=parts,proto3" json:"parts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointResp) Reset() {
+	*x = CheckpointResp{}
+	mi := &file_novagraph_storage_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointResp) ProtoMessage() {}
+
+func (x *CheckpointResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointResp.ProtoReflect.Descriptor instead.
+func (*CheckpointResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *CheckpointResp) GetParts() []*CheckpointPart {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+type ExportPartReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	SpaceId       int32                  `protobuf:"varint,2,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId        int32                  `protobuf:"varint,3,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportPartReq) Reset() {
+	*x = ExportPartReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportPartReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportPartReq) ProtoMessage() {}
+
+func (x *ExportPartReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportPartReq.ProtoReflect.Descriptor instead.
+func (*ExportPartReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ExportPartReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ExportPartReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *ExportPartReq) GetPartId() int32 {
+	if x != nil {
+		return x.PartId
+	}
+	return 0
+}
+
+// ExportChunk is a piece of the partition's SST file, in order; the last
+// message carries no data but the whole file's SHA-256 and size, the
+// applied index of the partition in the checkpoint and the keys written.
+type ExportChunk struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	Sha256        []byte                 `protobuf:"bytes,2,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	Size          int64                  `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	AppliedIndex  uint64                 `protobuf:"varint,4,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
+	Keys          int64                  `protobuf:"varint,5,opt,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportChunk) Reset() {
+	*x = ExportChunk{}
+	mi := &file_novagraph_storage_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportChunk) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportChunk) ProtoMessage() {}
+
+func (x *ExportChunk) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportChunk.ProtoReflect.Descriptor instead.
+func (*ExportChunk) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *ExportChunk) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ExportChunk) GetSha256() []byte {
+	if x != nil {
+		return x.Sha256
+	}
+	return nil
+}
+
+func (x *ExportChunk) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *ExportChunk) GetAppliedIndex() uint64 {
+	if x != nil {
+		return x.AppliedIndex
+	}
+	return 0
+}
+
+func (x *ExportChunk) GetKeys() int64 {
+	if x != nil {
+		return x.Keys
+	}
+	return 0
+}
+
 type ClearPartReq struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
@@ -3755,7 +4058,7 @@ type ClearPartReq struct {
 
 func (x *ClearPartReq) Reset() {
 	*x = ClearPartReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[52]
+	mi := &file_novagraph_storage_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3767,7 +4070,7 @@ func (x *ClearPartReq) String() string {
 func (*ClearPartReq) ProtoMessage() {}
 
 func (x *ClearPartReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[52]
+	mi := &file_novagraph_storage_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3780,7 +4083,7 @@ func (x *ClearPartReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearPartReq.ProtoReflect.Descriptor instead.
 func (*ClearPartReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{52}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ClearPartReq) GetSpaceId() int32 {
@@ -3806,7 +4109,7 @@ type CompactReq struct {
 
 func (x *CompactReq) Reset() {
 	*x = CompactReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[53]
+	mi := &file_novagraph_storage_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3818,7 +4121,7 @@ func (x *CompactReq) String() string {
 func (*CompactReq) ProtoMessage() {}
 
 func (x *CompactReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[53]
+	mi := &file_novagraph_storage_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3831,7 +4134,7 @@ func (x *CompactReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactReq.ProtoReflect.Descriptor instead.
 func (*CompactReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{53}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *CompactReq) GetSpaceId() int32 {
@@ -3851,7 +4154,7 @@ type PartStatsReq struct {
 
 func (x *PartStatsReq) Reset() {
 	*x = PartStatsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[54]
+	mi := &file_novagraph_storage_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3863,7 +4166,7 @@ func (x *PartStatsReq) String() string {
 func (*PartStatsReq) ProtoMessage() {}
 
 func (x *PartStatsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[54]
+	mi := &file_novagraph_storage_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3876,7 +4179,7 @@ func (x *PartStatsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartStatsReq.ProtoReflect.Descriptor instead.
 func (*PartStatsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{54}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *PartStatsReq) GetSpaceId() int32 {
@@ -3903,7 +4206,7 @@ type PartStatsResp struct {
 
 func (x *PartStatsResp) Reset() {
 	*x = PartStatsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[55]
+	mi := &file_novagraph_storage_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3915,7 +4218,7 @@ func (x *PartStatsResp) String() string {
 func (*PartStatsResp) ProtoMessage() {}
 
 func (x *PartStatsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[55]
+	mi := &file_novagraph_storage_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3928,7 +4231,7 @@ func (x *PartStatsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartStatsResp.ProtoReflect.Descriptor instead.
 func (*PartStatsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{55}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *PartStatsResp) GetFailedParts() []*PartResult {
@@ -3957,7 +4260,7 @@ type RebuildIndexReq struct {
 
 func (x *RebuildIndexReq) Reset() {
 	*x = RebuildIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[56]
+	mi := &file_novagraph_storage_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3969,7 +4272,7 @@ func (x *RebuildIndexReq) String() string {
 func (*RebuildIndexReq) ProtoMessage() {}
 
 func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[56]
+	mi := &file_novagraph_storage_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3982,7 +4285,7 @@ func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexReq.ProtoReflect.Descriptor instead.
 func (*RebuildIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{56}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *RebuildIndexReq) GetSpaceId() int32 {
@@ -4332,7 +4635,27 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"from_store\x18\x03 \x01(\x04R\tfromStore\x12\x19\n" +
 	"\bto_store\x18\x04 \x01(\x04R\atoStore\"M\n" +
 	"\tAdminResp\x12@\n" +
-	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"B\n" +
+	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"@\n" +
+	"\rCheckpointReq\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
+	"\tspace_ids\x18\x02 \x03(\x05R\bspaceIds\"\x81\x01\n" +
+	"\x0eCheckpointPart\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12#\n" +
+	"\rapplied_index\x18\x03 \x01(\x04R\fappliedIndex\x12\x16\n" +
+	"\x06leader\x18\x04 \x01(\bR\x06leader\"I\n" +
+	"\x0eCheckpointResp\x127\n" +
+	"\x05parts\x18\x01 \x03(\v2!.novagraph.storage.CheckpointPartR\x05parts\"W\n" +
+	"\rExportPartReq\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x19\n" +
+	"\bspace_id\x18\x02 \x01(\x05R\aspaceId\x12\x17\n" +
+	"\apart_id\x18\x03 \x01(\x05R\x06partId\"\x86\x01\n" +
+	"\vExportChunk\x12\x12\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\x12\x16\n" +
+	"\x06sha256\x18\x02 \x01(\fR\x06sha256\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\x12#\n" +
+	"\rapplied_index\x18\x04 \x01(\x04R\fappliedIndex\x12\x12\n" +
+	"\x04keys\x18\x05 \x01(\x03R\x04keys\"B\n" +
 	"\fClearPartReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\"'\n" +
@@ -4369,7 +4692,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp\x12L\n" +
 	"\tUploadSST\x12\x1b.novagraph.storage.SSTChunk\x1a .novagraph.storage.UploadSSTResp(\x01\x12N\n" +
 	"\tIngestSST\x12\x1f.novagraph.storage.IngestSSTReq\x1a .novagraph.storage.IngestSSTResp\x12[\n" +
-	"\x11DownloadStagedSST\x12'.novagraph.storage.DownloadStagedSSTReq\x1a\x1b.novagraph.storage.SSTChunk0\x012\x86\x05\n" +
+	"\x11DownloadStagedSST\x12'.novagraph.storage.DownloadStagedSSTReq\x1a\x1b.novagraph.storage.SSTChunk0\x012\x8d\a\n" +
 	"\x13StorageAdminService\x12J\n" +
 	"\n" +
 	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
@@ -4379,7 +4702,10 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\fRebuildIndex\x12\".novagraph.storage.RebuildIndexReq\x1a\x1c.novagraph.storage.AdminResp\x12F\n" +
 	"\aCompact\x12\x1d.novagraph.storage.CompactReq\x1a\x1c.novagraph.storage.AdminResp\x12N\n" +
 	"\tPartStats\x12\x1f.novagraph.storage.PartStatsReq\x1a .novagraph.storage.PartStatsResp\x12J\n" +
-	"\tClearPart\x12\x1f.novagraph.storage.ClearPartReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
+	"\tClearPart\x12\x1f.novagraph.storage.ClearPartReq\x1a\x1c.novagraph.storage.AdminResp\x12W\n" +
+	"\x10CreateCheckpoint\x12 .novagraph.storage.CheckpointReq\x1a!.novagraph.storage.CheckpointResp\x12P\n" +
+	"\x0eDropCheckpoint\x12 .novagraph.storage.CheckpointReq\x1a\x1c.novagraph.storage.AdminResp\x12Z\n" +
+	"\x14ExportCheckpointPart\x12 .novagraph.storage.ExportPartReq\x1a\x1e.novagraph.storage.ExportChunk0\x01B0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
 
 var (
 	file_novagraph_storage_proto_rawDescOnce sync.Once
@@ -4393,7 +4719,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 70)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),           // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),               // 1: novagraph.storage.NewTag
@@ -4447,52 +4773,57 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*PartPeerReq)(nil),          // 49: novagraph.storage.PartPeerReq
 	(*PartMoveReq)(nil),          // 50: novagraph.storage.PartMoveReq
 	(*AdminResp)(nil),            // 51: novagraph.storage.AdminResp
-	(*ClearPartReq)(nil),         // 52: novagraph.storage.ClearPartReq
-	(*CompactReq)(nil),           // 53: novagraph.storage.CompactReq
-	(*PartStatsReq)(nil),         // 54: novagraph.storage.PartStatsReq
-	(*PartStatsResp)(nil),        // 55: novagraph.storage.PartStatsResp
-	(*RebuildIndexReq)(nil),      // 56: novagraph.storage.RebuildIndexReq
-	nil,                          // 57: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                          // 58: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                          // 59: novagraph.storage.DeleteVerticesReq.PartsEntry
-	nil,                          // 60: novagraph.storage.DeleteTagsReq.PartsEntry
-	nil,                          // 61: novagraph.storage.DeleteEdgesReq.PartsEntry
-	nil,                          // 62: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                          // 63: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                          // 64: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),      // 65: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil),    // 66: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),       // 67: novagraph.common.Value
-	(*metapb.TagDesc)(nil),       // 68: novagraph.meta.TagDesc
-	(*metapb.EdgeDesc)(nil),      // 69: novagraph.meta.EdgeDesc
-	(*metapb.IndexDesc)(nil),     // 70: novagraph.meta.IndexDesc
-	(*metapb.SpaceDesc)(nil),     // 71: novagraph.meta.SpaceDesc
-	(*commonpb.Column)(nil),      // 72: novagraph.common.Column
-	(*metapb.SpaceStats)(nil),    // 73: novagraph.meta.SpaceStats
+	(*CheckpointReq)(nil),        // 52: novagraph.storage.CheckpointReq
+	(*CheckpointPart)(nil),       // 53: novagraph.storage.CheckpointPart
+	(*CheckpointResp)(nil),       // 54: novagraph.storage.CheckpointResp
+	(*ExportPartReq)(nil),        // 55: novagraph.storage.ExportPartReq
+	(*ExportChunk)(nil),          // 56: novagraph.storage.ExportChunk
+	(*ClearPartReq)(nil),         // 57: novagraph.storage.ClearPartReq
+	(*CompactReq)(nil),           // 58: novagraph.storage.CompactReq
+	(*PartStatsReq)(nil),         // 59: novagraph.storage.PartStatsReq
+	(*PartStatsResp)(nil),        // 60: novagraph.storage.PartStatsResp
+	(*RebuildIndexReq)(nil),      // 61: novagraph.storage.RebuildIndexReq
+	nil,                          // 62: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                          // 63: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                          // 64: novagraph.storage.DeleteVerticesReq.PartsEntry
+	nil,                          // 65: novagraph.storage.DeleteTagsReq.PartsEntry
+	nil,                          // 66: novagraph.storage.DeleteEdgesReq.PartsEntry
+	nil,                          // 67: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                          // 68: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                          // 69: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),      // 70: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil),    // 71: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),       // 72: novagraph.common.Value
+	(*metapb.TagDesc)(nil),       // 73: novagraph.meta.TagDesc
+	(*metapb.EdgeDesc)(nil),      // 74: novagraph.meta.EdgeDesc
+	(*metapb.IndexDesc)(nil),     // 75: novagraph.meta.IndexDesc
+	(*metapb.SpaceDesc)(nil),     // 76: novagraph.meta.SpaceDesc
+	(*commonpb.Column)(nil),      // 77: novagraph.common.Column
+	(*metapb.SpaceStats)(nil),    // 78: novagraph.meta.SpaceStats
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	65,  // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	66,  // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	70,  // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	71,  // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,   // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,   // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,   // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	57,  // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	58,  // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
-	59,  // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
-	60,  // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
-	61,  // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
+	62,  // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	63,  // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	64,  // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
+	65,  // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
+	66,  // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
 	14,  // 10: novagraph.storage.IngestSSTReq.files:type_name -> novagraph.storage.SSTFile
 	0,   // 11: novagraph.storage.IngestSSTResp.result:type_name -> novagraph.storage.PartResult
 	38,  // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
 	18,  // 13: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
 	0,   // 14: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
-	67,  // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
+	72,  // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
 	0,   // 16: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	68,  // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
-	69,  // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
-	70,  // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
+	73,  // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
+	74,  // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
+	75,  // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
 	23,  // 20: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
-	71,  // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
+	76,  // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
 	2,   // 22: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
 	27,  // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
 	3,   // 24: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
@@ -4509,100 +4840,107 @@ var file_novagraph_storage_proto_depIdxs = []int32{
 	28,  // 35: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
 	38,  // 36: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
 	28,  // 37: novagraph.storage.Intent.mirrors:type_name -> novagraph.storage.MirrorEdge
-	62,  // 38: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	67,  // 38: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
 	33,  // 39: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
 	33,  // 40: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	67,  // 41: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	67,  // 42: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	72,  // 41: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	72,  // 42: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
 	35,  // 43: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
-	72,  // 44: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
+	77,  // 44: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
 	0,   // 45: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
 	36,  // 46: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
 	38,  // 47: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	63,  // 48: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	64,  // 49: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	68,  // 48: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	69,  // 49: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
 	33,  // 50: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	72,  // 51: novagraph.storage.PropColumns.columns:type_name -> novagraph.common.Column
+	77,  // 51: novagraph.storage.PropColumns.columns:type_name -> novagraph.common.Column
 	38,  // 52: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	67,  // 53: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	72,  // 53: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
 	0,   // 54: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
 	42,  // 55: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
 	41,  // 56: novagraph.storage.GetPropsResp.blocks:type_name -> novagraph.storage.PropColumns
 	33,  // 57: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
 	0,   // 58: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
 	42,  // 59: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	67,  // 60: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	67,  // 61: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	67,  // 62: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	72,  // 60: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	72,  // 61: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	72,  // 62: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
 	46,  // 63: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
 	33,  // 64: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
 	0,   // 65: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
 	42,  // 66: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
 	41,  // 67: novagraph.storage.LookupIndexResp.blocks:type_name -> novagraph.storage.PropColumns
 	0,   // 68: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
-	0,   // 69: novagraph.storage.PartStatsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	73,  // 70: novagraph.storage.PartStatsResp.stats:type_name -> novagraph.meta.SpaceStats
-	4,   // 71: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
-	5,   // 72: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	32,  // 73: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	32,  // 74: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	39,  // 75: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	32,  // 76: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	32,  // 77: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	39,  // 78: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	6,   // 79: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
-	7,   // 80: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
-	8,   // 81: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
-	9,   // 82: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
-	10,  // 83: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
-	19,  // 84: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
-	34,  // 85: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	40,  // 86: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	44,  // 87: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
-	44,  // 88: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
-	47,  // 89: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
-	30,  // 90: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
-	11,  // 91: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
-	12,  // 92: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
-	15,  // 93: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
-	17,  // 94: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
-	49,  // 95: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	49,  // 96: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	49,  // 97: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	50,  // 98: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	56,  // 99: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	53,  // 100: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
-	54,  // 101: novagraph.storage.StorageAdminService.PartStats:input_type -> novagraph.storage.PartStatsReq
-	52,  // 102: novagraph.storage.StorageAdminService.ClearPart:input_type -> novagraph.storage.ClearPartReq
-	21,  // 103: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	21,  // 104: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	21,  // 105: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	21,  // 106: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	21,  // 107: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	20,  // 108: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	37,  // 109: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	43,  // 110: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	45,  // 111: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	45,  // 112: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	48,  // 113: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	21,  // 114: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	21,  // 115: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
-	13,  // 116: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
-	16,  // 117: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
-	12,  // 118: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
-	51,  // 119: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	51,  // 120: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	51,  // 121: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	51,  // 122: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	51,  // 123: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	51,  // 124: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
-	55,  // 125: novagraph.storage.StorageAdminService.PartStats:output_type -> novagraph.storage.PartStatsResp
-	51,  // 126: novagraph.storage.StorageAdminService.ClearPart:output_type -> novagraph.storage.AdminResp
-	103, // [103:127] is the sub-list for method output_type
-	79,  // [79:103] is the sub-list for method input_type
-	79,  // [79:79] is the sub-list for extension type_name
-	79,  // [79:79] is the sub-list for extension extendee
-	0,   // [0:79] is the sub-list for field type_name
+	53,  // 69: novagraph.storage.CheckpointResp.parts:type_name -> novagraph.storage.CheckpointPart
+	0,   // 70: novagraph.storage.PartStatsResp.failed_parts:type_name -> novagraph.storage.PartResult
+	78,  // 71: novagraph.storage.PartStatsResp.stats:type_name -> novagraph.meta.SpaceStats
+	4,   // 72: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
+	5,   // 73: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
+	32,  // 74: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	32,  // 75: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	39,  // 76: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	32,  // 77: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	32,  // 78: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	39,  // 79: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	6,   // 80: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
+	7,   // 81: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
+	8,   // 82: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
+	9,   // 83: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
+	10,  // 84: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
+	19,  // 85: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	34,  // 86: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	40,  // 87: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	44,  // 88: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	44,  // 89: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	47,  // 90: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	30,  // 91: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	11,  // 92: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
+	12,  // 93: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
+	15,  // 94: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
+	17,  // 95: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
+	49,  // 96: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	49,  // 97: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	49,  // 98: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	50,  // 99: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	61,  // 100: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	58,  // 101: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
+	59,  // 102: novagraph.storage.StorageAdminService.PartStats:input_type -> novagraph.storage.PartStatsReq
+	57,  // 103: novagraph.storage.StorageAdminService.ClearPart:input_type -> novagraph.storage.ClearPartReq
+	52,  // 104: novagraph.storage.StorageAdminService.CreateCheckpoint:input_type -> novagraph.storage.CheckpointReq
+	52,  // 105: novagraph.storage.StorageAdminService.DropCheckpoint:input_type -> novagraph.storage.CheckpointReq
+	55,  // 106: novagraph.storage.StorageAdminService.ExportCheckpointPart:input_type -> novagraph.storage.ExportPartReq
+	21,  // 107: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	21,  // 108: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	21,  // 109: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	21,  // 110: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	21,  // 111: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	20,  // 112: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	37,  // 113: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	43,  // 114: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	45,  // 115: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	45,  // 116: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	48,  // 117: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	21,  // 118: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	21,  // 119: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	13,  // 120: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
+	16,  // 121: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
+	12,  // 122: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
+	51,  // 123: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	51,  // 124: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	51,  // 125: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	51,  // 126: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	51,  // 127: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	51,  // 128: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
+	60,  // 129: novagraph.storage.StorageAdminService.PartStats:output_type -> novagraph.storage.PartStatsResp
+	51,  // 130: novagraph.storage.StorageAdminService.ClearPart:output_type -> novagraph.storage.AdminResp
+	54,  // 131: novagraph.storage.StorageAdminService.CreateCheckpoint:output_type -> novagraph.storage.CheckpointResp
+	51,  // 132: novagraph.storage.StorageAdminService.DropCheckpoint:output_type -> novagraph.storage.AdminResp
+	56,  // 133: novagraph.storage.StorageAdminService.ExportCheckpointPart:output_type -> novagraph.storage.ExportChunk
+	107, // [107:134] is the sub-list for method output_type
+	80,  // [80:107] is the sub-list for method input_type
+	80,  // [80:80] is the sub-list for extension type_name
+	80,  // [80:80] is the sub-list for extension extendee
+	0,   // [0:80] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_storage_proto_init() }
@@ -4630,7 +4968,7 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   65,
+			NumMessages:   70,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

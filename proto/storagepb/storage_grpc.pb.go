@@ -711,14 +711,17 @@ var StorageService_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	StorageAdminService_AddReplica_FullMethodName     = "/novagraph.storage.StorageAdminService/AddReplica"
-	StorageAdminService_RemoveReplica_FullMethodName  = "/novagraph.storage.StorageAdminService/RemoveReplica"
-	StorageAdminService_TransferLeader_FullMethodName = "/novagraph.storage.StorageAdminService/TransferLeader"
-	StorageAdminService_ReplaceReplica_FullMethodName = "/novagraph.storage.StorageAdminService/ReplaceReplica"
-	StorageAdminService_RebuildIndex_FullMethodName   = "/novagraph.storage.StorageAdminService/RebuildIndex"
-	StorageAdminService_Compact_FullMethodName        = "/novagraph.storage.StorageAdminService/Compact"
-	StorageAdminService_PartStats_FullMethodName      = "/novagraph.storage.StorageAdminService/PartStats"
-	StorageAdminService_ClearPart_FullMethodName      = "/novagraph.storage.StorageAdminService/ClearPart"
+	StorageAdminService_AddReplica_FullMethodName           = "/novagraph.storage.StorageAdminService/AddReplica"
+	StorageAdminService_RemoveReplica_FullMethodName        = "/novagraph.storage.StorageAdminService/RemoveReplica"
+	StorageAdminService_TransferLeader_FullMethodName       = "/novagraph.storage.StorageAdminService/TransferLeader"
+	StorageAdminService_ReplaceReplica_FullMethodName       = "/novagraph.storage.StorageAdminService/ReplaceReplica"
+	StorageAdminService_RebuildIndex_FullMethodName         = "/novagraph.storage.StorageAdminService/RebuildIndex"
+	StorageAdminService_Compact_FullMethodName              = "/novagraph.storage.StorageAdminService/Compact"
+	StorageAdminService_PartStats_FullMethodName            = "/novagraph.storage.StorageAdminService/PartStats"
+	StorageAdminService_ClearPart_FullMethodName            = "/novagraph.storage.StorageAdminService/ClearPart"
+	StorageAdminService_CreateCheckpoint_FullMethodName     = "/novagraph.storage.StorageAdminService/CreateCheckpoint"
+	StorageAdminService_DropCheckpoint_FullMethodName       = "/novagraph.storage.StorageAdminService/DropCheckpoint"
+	StorageAdminService_ExportCheckpointPart_FullMethodName = "/novagraph.storage.StorageAdminService/ExportCheckpointPart"
 )
 
 // StorageAdminServiceClient is the client API for StorageAdminService service.
@@ -752,6 +755,17 @@ type StorageAdminServiceClient interface {
 	// ClearPart deletes every vertex, edge and index entry of one partition
 	// through raft (CLEAR SPACE), on the partition's leader.
 	ClearPart(ctx context.Context, in *ClearPartReq, opts ...grpc.CallOption) (*AdminResp, error)
+	// CreateCheckpoint makes a RocksDB checkpoint of every data path under
+	// <data path>/checkpoints/<name> (CREATE SNAPSHOT), after the partitions
+	// this store leads confirmed they applied what was committed, and says
+	// at which applied index each partition replica stands in it. It goes to
+	// a host, not to a leader.
+	CreateCheckpoint(ctx context.Context, in *CheckpointReq, opts ...grpc.CallOption) (*CheckpointResp, error)
+	// DropCheckpoint deletes the checkpoint of that name (DROP SNAPSHOT).
+	DropCheckpoint(ctx context.Context, in *CheckpointReq, opts ...grpc.CallOption) (*AdminResp, error)
+	// ExportCheckpointPart streams one partition's data as it is in a
+	// checkpoint of this host, as one SST file (nova-br backup).
+	ExportCheckpointPart(ctx context.Context, in *ExportPartReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExportChunk], error)
 }
 
 type storageAdminServiceClient struct {
@@ -842,6 +856,45 @@ func (c *storageAdminServiceClient) ClearPart(ctx context.Context, in *ClearPart
 	return out, nil
 }
 
+func (c *storageAdminServiceClient) CreateCheckpoint(ctx context.Context, in *CheckpointReq, opts ...grpc.CallOption) (*CheckpointResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckpointResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_CreateCheckpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageAdminServiceClient) DropCheckpoint(ctx context.Context, in *CheckpointReq, opts ...grpc.CallOption) (*AdminResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdminResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_DropCheckpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageAdminServiceClient) ExportCheckpointPart(ctx context.Context, in *ExportPartReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExportChunk], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &StorageAdminService_ServiceDesc.Streams[0], StorageAdminService_ExportCheckpointPart_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ExportPartReq, ExportChunk]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type StorageAdminService_ExportCheckpointPartClient = grpc.ServerStreamingClient[ExportChunk]
+
 // StorageAdminServiceServer is the server API for StorageAdminService service.
 // All implementations must embed UnimplementedStorageAdminServiceServer
 // for forward compatibility.
@@ -873,6 +926,17 @@ type StorageAdminServiceServer interface {
 	// ClearPart deletes every vertex, edge and index entry of one partition
 	// through raft (CLEAR SPACE), on the partition's leader.
 	ClearPart(context.Context, *ClearPartReq) (*AdminResp, error)
+	// CreateCheckpoint makes a RocksDB checkpoint of every data path under
+	// <data path>/checkpoints/<name> (CREATE SNAPSHOT), after the partitions
+	// this store leads confirmed they applied what was committed, and says
+	// at which applied index each partition replica stands in it. It goes to
+	// a host, not to a leader.
+	CreateCheckpoint(context.Context, *CheckpointReq) (*CheckpointResp, error)
+	// DropCheckpoint deletes the checkpoint of that name (DROP SNAPSHOT).
+	DropCheckpoint(context.Context, *CheckpointReq) (*AdminResp, error)
+	// ExportCheckpointPart streams one partition's data as it is in a
+	// checkpoint of this host, as one SST file (nova-br backup).
+	ExportCheckpointPart(*ExportPartReq, grpc.ServerStreamingServer[ExportChunk]) error
 	mustEmbedUnimplementedStorageAdminServiceServer()
 }
 
@@ -906,6 +970,15 @@ func (UnimplementedStorageAdminServiceServer) PartStats(context.Context, *PartSt
 }
 func (UnimplementedStorageAdminServiceServer) ClearPart(context.Context, *ClearPartReq) (*AdminResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ClearPart not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) CreateCheckpoint(context.Context, *CheckpointReq) (*CheckpointResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CreateCheckpoint not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) DropCheckpoint(context.Context, *CheckpointReq) (*AdminResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DropCheckpoint not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) ExportCheckpointPart(*ExportPartReq, grpc.ServerStreamingServer[ExportChunk]) error {
+	return status.Errorf(codes.Unimplemented, "method ExportCheckpointPart not implemented")
 }
 func (UnimplementedStorageAdminServiceServer) mustEmbedUnimplementedStorageAdminServiceServer() {}
 func (UnimplementedStorageAdminServiceServer) testEmbeddedByValue()                             {}
@@ -1072,6 +1145,53 @@ func _StorageAdminService_ClearPart_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StorageAdminService_CreateCheckpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckpointReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).CreateCheckpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_CreateCheckpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).CreateCheckpoint(ctx, req.(*CheckpointReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageAdminService_DropCheckpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckpointReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).DropCheckpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_DropCheckpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).DropCheckpoint(ctx, req.(*CheckpointReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageAdminService_ExportCheckpointPart_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ExportPartReq)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(StorageAdminServiceServer).ExportCheckpointPart(m, &grpc.GenericServerStream[ExportPartReq, ExportChunk]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type StorageAdminService_ExportCheckpointPartServer = grpc.ServerStreamingServer[ExportChunk]
+
 // StorageAdminService_ServiceDesc is the grpc.ServiceDesc for StorageAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1111,7 +1231,21 @@ var StorageAdminService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "ClearPart",
 			Handler:    _StorageAdminService_ClearPart_Handler,
 		},
+		{
+			MethodName: "CreateCheckpoint",
+			Handler:    _StorageAdminService_CreateCheckpoint_Handler,
+		},
+		{
+			MethodName: "DropCheckpoint",
+			Handler:    _StorageAdminService_DropCheckpoint_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ExportCheckpointPart",
+			Handler:       _StorageAdminService_ExportCheckpointPart_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "novagraph/storage.proto",
 }

@@ -64,6 +64,15 @@ type ClearSpaceStmt struct {
 	Name     string
 }
 
+// SnapshotStmt is CREATE SNAPSHOT (every space) or DROP SNAPSHOT
+// [IF EXISTS] name (docs/backup.md).
+type SnapshotStmt struct {
+	Pos
+	Drop     bool
+	IfExists bool
+	Name     string // DROP
+}
+
 // UseStmt is USE name: it sets the session's current space.
 type UseStmt struct {
 	Pos
@@ -88,6 +97,7 @@ const (
 	ShowStats         // SHOW STATS: what the space's last STATS job counted
 	ShowLocalQueries  // SHOW LOCAL QUERIES: the queries running on this graphd
 	ShowLocalSessions // SHOW LOCAL SESSIONS: the sessions of this graphd
+	ShowSnapshots     // SHOW SNAPSHOTS: the snapshots metad records
 )
 
 func (t ShowTarget) String() string {
@@ -114,6 +124,8 @@ func (t ShowTarget) String() string {
 		return "LOCAL QUERIES"
 	case ShowLocalSessions:
 		return "LOCAL SESSIONS"
+	case ShowSnapshots:
+		return "SNAPSHOTS"
 	case ShowStats:
 		return "STATS"
 	case ShowHostsMeta:
@@ -187,6 +199,7 @@ type DescribeStmt struct {
 func (*CreateSpaceStmt) stmtNode() {}
 func (*DropSpaceStmt) stmtNode()   {}
 func (*ClearSpaceStmt) stmtNode()  {}
+func (*SnapshotStmt) stmtNode()    {}
 func (*UseStmt) stmtNode()         {}
 func (*ShowStmt) stmtNode()        {}
 func (*DescribeStmt) stmtNode()    {}
@@ -213,6 +226,16 @@ func (s *DropSpaceStmt) String() string {
 		return "DROP SPACE IF EXISTS " + QuoteName(s.Name)
 	}
 	return "DROP SPACE " + QuoteName(s.Name)
+}
+
+func (s *SnapshotStmt) String() string {
+	switch {
+	case !s.Drop:
+		return "CREATE SNAPSHOT"
+	case s.IfExists:
+		return "DROP SNAPSHOT IF EXISTS " + QuoteName(s.Name)
+	}
+	return "DROP SNAPSHOT " + QuoteName(s.Name)
 }
 
 func (s *ClearSpaceStmt) String() string {

@@ -27,7 +27,7 @@ func TestSyntaxErrors(t *testing.T) {
 		{"USE from", 1, 5, "from", "reserved word"},
 		{"SHOW THINGS", 1, 6, "THINGS", "expected SPACES, HOSTS, PARTS, TAGS, EDGES, TAG INDEXES, EDGE INDEXES, QUERIES, SESSIONS, STATS, USERS, ROLES or CREATE"},
 		{"DESCRIBE INDEX i", 1, 10, "INDEX i", "expected SPACE, TAG, EDGE or USER"},
-		{"DROP INDEX i", 1, 6, "INDEX i", "expected SPACE, TAG, EDGE or USER"},
+		{"DROP INDEX i", 1, 6, "INDEX i", "expected SPACE, TAG, EDGE, USER, HOSTS or SNAPSHOT"},
 		{"DROP SPACE IF s", 1, 15, "s", "expected EXISTS"},
 		{"USE s | GO FROM 1 OVER e", 1, 7, "| GO", "only GO, FETCH, LOOKUP and YIELD results can be piped"},
 		{"GO FROM 1 OVER e | USE s", 1, 20, "USE s", "expected GO, FETCH, LOOKUP, YIELD or DELETE"},
@@ -53,7 +53,7 @@ func TestSyntaxErrors(t *testing.T) {
 		{"CREATE SPACE s (partition_num = 1 replica_factor = 2)", 1, 35, "replica_factor =", "expected ',' or ')'"},
 		{"CREATE SPACE s (partition_num = 1,)", 1, 35, ")", "expected partition_num"},
 		{"CREATE SPACE IF EXISTS s", 1, 17, "EXISTS s", "expected NOT"},
-		{"CREATE INDEX i", 1, 8, "INDEX i", "expected SPACE, TAG, EDGE or USER"},
+		{"CREATE INDEX i", 1, 8, "INDEX i", "expected SPACE, TAG, EDGE, USER or SNAPSHOT"},
 
 		// CREATE TAG / EDGE.
 		{"CREATE TAG t", 1, 13, "", "expected '('"},

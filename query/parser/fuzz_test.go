@@ -15,7 +15,7 @@ import (
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		"CREATE SPACE IF NOT EXISTS s (partition_num=3, replica_factor=1, vid_type=FIXED_STRING(16))",
-		"CLEAR SPACE IF EXISTS s; CLEAR SPACE `a b`; DROP SPACE IF EXISTS s; USE s; SHOW SPACES; SHOW HOSTS; DESC SPACE s; DESCRIBE TAG t; DESCRIBE EDGE e",
+		"CREATE SNAPSHOT; DROP SNAPSHOT IF EXISTS SNAPSHOT_2026_01_02_03_04_05_a1b2c3; SHOW SNAPSHOTS; CLEAR SPACE IF EXISTS s; CLEAR SPACE `a b`; DROP SPACE IF EXISTS s; USE s; SHOW SPACES; SHOW HOSTS; DESC SPACE s; DESCRIBE TAG t; DESCRIBE EDGE e",
 		`CREATE TAG IF NOT EXISTS t(p1 int, p2 string NULL, p3 fixed_string(10) NOT NULL DEFAULT "x" COMMENT 'c')`,
 		"CREATE EDGE e(since timestamp, w double)",
 		`INSERT VERTEX t1(a, b), t2(c) VALUES "v1":(1, "x", 2.5), "v2":(2, "y"), (NULL)`,

@@ -27,8 +27,10 @@ func (p *parser) parseCreate() ast.Statement {
 		return p.parseCreateSchema(pos, ast.EdgeSchema)
 	case p.acceptKeyword("USER"):
 		return p.parseCreateUser(pos)
+	case p.acceptKeyword("SNAPSHOT"):
+		return &ast.SnapshotStmt{Pos: pos}
 	}
-	p.expected("SPACE, TAG, EDGE or USER")
+	p.expected("SPACE, TAG, EDGE, USER or SNAPSHOT")
 	return nil
 }
 
@@ -153,8 +155,13 @@ func (p *parser) parseDrop() ast.Statement {
 		return p.parseDropUser(pos)
 	case p.acceptKeyword("HOSTS"):
 		return p.parseDropHosts(pos)
+	case p.acceptKeyword("SNAPSHOT"):
+		s := &ast.SnapshotStmt{Pos: pos, Drop: true}
+		s.IfExists = p.ifExists()
+		s.Name = p.name("snapshot name")
+		return s
 	default:
-		p.expected("SPACE, TAG, EDGE or USER")
+		p.expected("SPACE, TAG, EDGE, USER, HOSTS or SNAPSHOT")
 	}
 	if p.acceptKeyword("INDEX") {
 		return p.parseDropIndex(pos, kind)
@@ -214,6 +221,8 @@ func (p *parser) parseShow() ast.Statement {
 		s.Target = ast.ShowSessions
 	case p.is("STATS"):
 		s.Target = ast.ShowStats
+	case p.is("SNAPSHOTS"):
+		s.Target = ast.ShowSnapshots
 	case p.is("CREATE"):
 		d := p.parseDescribe()
 		ds, ok := d.(*ast.DescribeStmt)

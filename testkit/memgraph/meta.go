@@ -376,6 +376,18 @@ func (m *Meta) RecoverJob(context.Context, int32, []int64) (int, error) {
 	return 0, &Unsupported{"jobs (RECOVER JOB)"}
 }
 
+func (m *Meta) CreateSnapshot(context.Context, []int32) (*metapb.SnapshotDesc, error) {
+	return nil, &Unsupported{"snapshots (CREATE SNAPSHOT)"}
+}
+
+func (m *Meta) ListSnapshots(context.Context) ([]*metapb.SnapshotDesc, error) {
+	return nil, &Unsupported{"snapshots (SHOW SNAPSHOTS)"}
+}
+
+func (m *Meta) DropSnapshot(context.Context, string, bool) error {
+	return &Unsupported{"snapshots (DROP SNAPSHOT)"}
+}
+
 func (m *Meta) CreateUser(context.Context, string, string, bool) (int64, error) {
 	return 0, &Unsupported{"users (CREATE USER): every session is root's"}
 }
