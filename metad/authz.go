@@ -42,6 +42,10 @@ var policy = func() nodetls.Policy {
 		// nova-br reads a snapshot's catalog and copies with the
 		// importer's certificate (docs/backup.md).
 		svc + "GetSnapshot": {metad, graphd, importer},
+		// nova-br restore signs in as root and recreates the catalog of
+		// a backup; RestoreCatalog also checks root's credential.
+		svc + "VerifyUser":     {metad, graphd, importer},
+		svc + "RestoreCatalog": {metad, graphd, importer},
 	})
 }()
 

@@ -79,6 +79,43 @@ func DecodeDegree(b []byte) (uint64, error) {
 // System item 0x02: in-edge tombstones, by time.
 const sysTombstone byte = 0x02
 
+// System item 0x03: the version base of a partition.
+const sysVersionBase byte = 0x03
+
+// VersionBaseKey returns the key holding the partition's version base
+// (value: 8 bytes, big-endian):
+//
+//	offset size field
+//	0      8    space | part
+//	8      1    KindSystem (0x04)
+//	9      1    0x03
+//
+// The versions a partition gives its in-edge changes (MirrorEdge.version)
+// and the order of its intents (IntentKey) are base + raft index. The base
+// is 0 (no key) for a partition born in this cluster; a partition restored
+// from a backup (nova-br) starts its raft log anew, so its base is set past
+// every version the backup's data holds, and later changes still compare
+// newer than the restored ones.
+func VersionBaseKey(space, part int32) []byte {
+	return append(newKey(space, part, KindSystem, 1), sysVersionBase)
+}
+
+// IsVersionBaseKey reports whether key is a VersionBaseKey.
+func IsVersionBaseKey(key []byte) bool {
+	return len(key) == KeyPrefixLen+1 && key[KeyPrefixLen-1] == KindSystem && key[KeyPrefixLen] == sysVersionBase
+}
+
+// DecodeVersionBase decodes a VersionBaseKey's value; nil (no key) is 0.
+func DecodeVersionBase(b []byte) (uint64, error) {
+	if b == nil {
+		return 0, nil
+	}
+	if len(b) != 8 {
+		return 0, fmt.Errorf("version base value %x is %d bytes, want 8: %w", b, len(b), ErrMalformedRow)
+	}
+	return binary.BigEndian.Uint64(b), nil
+}
+
 // TombstoneKey returns the key recording that an in-edge was deleted at a
 // time (seconds, from the deleting entry), so that tombstones can be purged
 // in time order without scanning every edge. The value is empty.

@@ -79,6 +79,9 @@ func (a applier) Apply(b *raftgroup.ApplyBatch, g raftgroup.GroupID, index uint6
 	}
 	st := newApplyState(b, g, index, cmd)
 	st.store, st.fetch = a.store, a.fetchStaged
+	if err := st.loadVersionBase(); err != nil {
+		return nil, fmt.Errorf("%s entry %d: %w", g, index, err)
+	}
 	if len(cmd.Mutations) == 1 && cmd.Mutations[0].GetIngestSst() != nil {
 		// Not inside Atomically: an ingest writes the round so far first.
 		return nil, st.ingestSST(cmd.Mutations[0].GetIngestSst())
@@ -119,6 +122,9 @@ type applyState struct {
 	tags   map[int32]*rowread.Schema
 	edges  map[int32]*rowread.Schema
 	seq    uint32 // next intent sequence number in this entry
+	// base is the partition's version base (partition.VersionBaseKey),
+	// read before the entry applies (loadVersionBase).
+	base uint64
 	// mirrors are the in-edge changes of this entry by target partition,
 	// written as one intent per target when the command's mutations are
 	// done (writeMirrorIntents).
@@ -436,7 +442,7 @@ func (st *applyState) addMirror(k *storagepb.EdgeKey, row []byte, deleted bool) 
 		Key:        &storagepb.EdgeKey{Src: k.Dst, EdgeType: -k.EdgeType, Rank: k.Rank, Dst: k.Src},
 		Row:        row,
 		Deleted:    deleted,
-		Version:    st.index,
+		Version:    st.version(),
 		VersionSeq: st.seq,
 		OwnerPart:  st.g.Part,
 	})
@@ -455,7 +461,7 @@ func (st *applyState) writeMirrorIntents() error {
 		if err != nil {
 			return fmt.Errorf("encoding intent: %w", err)
 		}
-		st.b.Put(partition.IntentKey(st.g.Space, st.g.Part, st.index, in.Mirrors[0].VersionSeq), b)
+		st.b.Put(partition.IntentKey(st.g.Space, st.g.Part, st.version(), in.Mirrors[0].VersionSeq), b)
 	}
 	st.mirrors = nil
 	return nil
@@ -634,7 +640,23 @@ func (st *applyState) putIntent(in *storagepb.Intent) error {
 	if err != nil {
 		return fmt.Errorf("encoding intent: %w", err)
 	}
-	st.b.Put(partition.IntentKey(st.g.Space, st.g.Part, st.index, st.seq), b)
+	st.b.Put(partition.IntentKey(st.g.Space, st.g.Part, st.version(), st.seq), b)
 	st.seq++
 	return nil
+}
+
+// version is the version this entry gives its in-edge changes and the
+// order of its intents: the partition's version base plus the entry's
+// raft index (partition.VersionBaseKey).
+func (st *applyState) version() uint64 { return st.base + st.index }
+
+// loadVersionBase reads the partition's version base, once per entry; the
+// apply cache holds it after the first (storaged sets ApplyCacheKey).
+func (st *applyState) loadVersionBase() error {
+	v, err := st.b.Get(partition.VersionBaseKey(st.g.Space, st.g.Part))
+	if err != nil {
+		return err
+	}
+	st.base, err = partition.DecodeVersionBase(v)
+	return err
 }

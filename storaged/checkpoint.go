@@ -198,15 +198,24 @@ func (a *adminService) ExportCheckpointPart(req *storagepb.ExportPartReq, stream
 	s := a.srv
 	g := raftgroup.GroupID{Space: req.GetSpaceId(), Part: req.GetPartId()}
 	var (
-		file    string
-		applied uint64
-		keys    int64
-		found   bool
+		file            string
+		applied         uint64
+		keys            int64
+		smallest, large []byte
+		versionBase     uint64
+		found           bool
 	)
 	for i := range s.dbs {
 		err := s.withCheckpoint(i, req.GetName(), func(db *grocksdb.DB, ro *grocksdb.ReadOptions) error {
 			idx, ok, err := appliedIn(db, ro, g)
 			if err != nil || !ok {
+				return err
+			}
+			base, err := db.GetBytes(ro, partition.VersionBaseKey(g.Space, g.Part))
+			if err != nil {
+				return err
+			}
+			if versionBase, err = partition.DecodeVersionBase(base); err != nil {
 				return err
 			}
 			found, applied = true, idx
@@ -222,7 +231,7 @@ func (a *adminService) ExportCheckpointPart(req *storagepb.ExportPartReq, stream
 			}
 			file = tmp.Name()
 			tmp.Close()
-			keys, err = s.writePartSST(db, ro, g, file)
+			keys, smallest, large, err = s.writePartSST(db, ro, g, file)
 			return err
 		})
 		if status.Code(err) == codes.NotFound {
@@ -264,14 +273,16 @@ func (a *adminService) ExportCheckpointPart(req *storagepb.ExportPartReq, stream
 		}
 	}
 	s.log.Info("snapshot partition exported", "name", req.GetName(), "group", g, "applied", applied, "keys", keys, "bytes", size)
-	return stream.Send(&storagepb.ExportChunk{Sha256: h.Sum(nil), Size: size, AppliedIndex: applied, Keys: keys})
+	return stream.Send(&storagepb.ExportChunk{Sha256: h.Sum(nil), Size: size, AppliedIndex: applied, Keys: keys, Smallest: smallest, Largest: large,
+		VersionHigh: versionBase + applied})
 }
 
-// writePartSST writes g's data range in db to an SST file at path.
-func (s *Server) writePartSST(db *grocksdb.DB, ro *grocksdb.ReadOptions, g raftgroup.GroupID, path string) (int64, error) {
+// writePartSST writes g's data range in db to an SST file at path and
+// returns its keys, first and last.
+func (s *Server) writePartSST(db *grocksdb.DB, ro *grocksdb.ReadOptions, g raftgroup.GroupID, path string) (keys int64, smallest, largest []byte, err error) {
 	opts, err := s.sstOptions()
 	if err != nil {
-		return 0, err
+		return 0, nil, nil, err
 	}
 	defer opts.Destroy()
 	env := grocksdb.NewDefaultEnvOptions()
@@ -279,37 +290,40 @@ func (s *Server) writePartSST(db *grocksdb.DB, ro *grocksdb.ReadOptions, g raftg
 	w := grocksdb.NewSSTFileWriter(env, opts)
 	defer w.Destroy()
 	if err := w.Open(path); err != nil {
-		return 0, fmt.Errorf("export of %s: %w", g, err)
+		return 0, nil, nil, fmt.Errorf("export of %s: %w", g, err)
 	}
 	lo, hi := partition.DataRange(g.Space, g.Part)
 	it := db.NewIterator(ro)
 	defer it.Close()
-	var keys int64
 	for it.Seek(lo); it.Valid(); it.Next() {
 		k := it.Key()
 		if string(k.Data()) >= string(hi) {
 			k.Free()
 			break
 		}
+		if keys == 0 {
+			smallest = append([]byte(nil), k.Data()...)
+		}
+		largest = append(largest[:0], k.Data()...)
 		v := it.Value()
 		err := w.Add(k.Data(), v.Data())
 		k.Free()
 		v.Free()
 		if err != nil {
-			return 0, fmt.Errorf("export of %s: %w", g, err)
+			return 0, nil, nil, fmt.Errorf("export of %s: %w", g, err)
 		}
 		keys++
 	}
 	if err := it.Err(); err != nil {
-		return 0, fmt.Errorf("export of %s: %w", g, err)
+		return 0, nil, nil, fmt.Errorf("export of %s: %w", g, err)
 	}
 	if keys == 0 {
 		// RocksDB writes no empty SST file; a replica always holds its
 		// data version key, so this is a replica with nothing at all.
-		return 0, fmt.Errorf("export of %s: the partition holds no key, not even its data version", g)
+		return 0, nil, nil, fmt.Errorf("export of %s: the partition holds no key, not even its data version", g)
 	}
 	if err := w.Finish(); err != nil {
-		return 0, fmt.Errorf("export of %s: %w", g, err)
+		return 0, nil, nil, fmt.Errorf("export of %s: %w", g, err)
 	}
-	return keys, nil
+	return keys, smallest, largest, nil
 }

@@ -3,6 +3,7 @@ package storaged
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -148,7 +149,7 @@ func (s *service) IngestSST(ctx context.Context, req *storagepb.IngestSSTReq) (*
 	g := raftgroup.GroupID{Space: req.SpaceId, Part: req.PartId}
 	snap, space, err := s.spaceFor(ctx, req.SpaceId, req.CatalogVersion)
 	if err == nil {
-		err = s.ingestSST(ctx, g, newCommand(snap, space), req.Files, req.Stores)
+		err = s.ingestSST(ctx, g, newCommand(snap, space), req)
 	}
 	if err != nil {
 		return &storagepb.IngestSSTResp{Result: s.partError(snap, req.PartId, err)}, nil
@@ -156,7 +157,8 @@ func (s *service) IngestSST(ctx context.Context, req *storagepb.IngestSSTReq) (*
 	return &storagepb.IngestSSTResp{}, nil
 }
 
-func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuilder, files []*storagepb.SSTFile, stores []uint64) error {
+func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuilder, req *storagepb.IngestSSTReq) error {
+	files, stores, restore := req.GetFiles(), req.GetStores(), req.GetRestore()
 	if len(files) == 0 {
 		return invalid("no SST files to ingest")
 	}
@@ -166,13 +168,17 @@ func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuil
 	}
 	// Checked here so that a bad request fails before it is in the log;
 	// every replica checks again when it applies.
-	if err := checkStaged(db, g, files); err != nil {
+	if err := checkStaged(db, g, files, purposeOf(restore)); err != nil {
 		return err
 	}
 	if err := s.srv.refuseWrite(g); err != nil {
 		return err
 	}
-	b.add(&storagepb.Mutation{Op: &storagepb.Mutation_IngestSst{IngestSst: &storagepb.IngestSSTOp{Files: files, Stores: stores}}})
+	op := &storagepb.IngestSSTOp{Files: files, Stores: stores, Restore: restore}
+	if restore {
+		op.VersionBase = req.GetVersionBase()
+	}
+	b.add(&storagepb.Mutation{Op: &storagepb.Mutation_IngestSst{IngestSst: op}})
 	return s.srv.propose(ctx, g, b.cmd)
 }
 
@@ -185,20 +191,29 @@ func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuil
 // Both reads go through one hard link of the staged file made here: an
 // upload may rename another file over the staged name at any moment, and
 // the file checksummed must be the file read.
-func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFile) error {
+func checkStaged(db *grocksdb.DB, g raftgroup.GroupID, files []*storagepb.SSTFile, purpose sstcheck.Purpose) error {
 	if err := checkFiles(g, files); err != nil {
 		return err
 	}
 	dir := stagingDir(db, g)
 	for _, f := range files {
-		if err := checkStagedFile(dir, g, f); err != nil {
+		if err := checkStagedFile(dir, g, f, purpose); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func checkStagedFile(dir string, g raftgroup.GroupID, f *storagepb.SSTFile) error {
+// purposeOf is what an ingest's files may hold: an import's data keys, or
+// with restore a backup's partition, bookkeeping included.
+func purposeOf(restore bool) sstcheck.Purpose {
+	if restore {
+		return sstcheck.Restore
+	}
+	return sstcheck.Import
+}
+
+func checkStagedFile(dir string, g raftgroup.GroupID, f *storagepb.SSTFile, purpose sstcheck.Purpose) error {
 	path := filepath.Join(dir, f.Name)
 	held := fmt.Sprintf("%s.check-%d", path, checkSeq.Add(1))
 	if err := os.Link(path, held); err != nil {
@@ -214,7 +229,7 @@ func checkStagedFile(dir string, g raftgroup.GroupID, f *storagepb.SSTFile) erro
 	if sum, _, err := FileChecksum(held, f.Checksum); err != nil || !bytes.Equal(sum, f.Checksum) {
 		return invalid("SST file %s staged on this store for %s is not the file named (checksum %x, want %x; %v): upload it again", f.Name, g, sum, f.Checksum, err)
 	}
-	if _, err := sstcheck.Check(held, g.Space, g.Part, sstcheck.Ends); err != nil {
+	if _, err := sstcheck.CheckFor(held, g.Space, g.Part, sstcheck.Ends, purpose); err != nil {
 		if errors.Is(err, sstcheck.ErrLocal) {
 			return fmt.Errorf("SST file %s for %s: %w", f.Name, g, err)
 		}
@@ -297,7 +312,7 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 	// file (verified); a local read failure, or an unverified copy that may
 	// differ here, halts the group like a missing file.
 	for _, f := range op.Files {
-		if _, err := sstcheck.Check(filepath.Join(dir, f.Name), st.g.Space, st.g.Part, sstcheck.Full); err != nil {
+		if _, err := sstcheck.CheckFor(filepath.Join(dir, f.Name), st.g.Space, st.g.Part, sstcheck.Full, purposeOf(op.Restore)); err != nil {
 			if verified && !errors.Is(err, sstcheck.ErrLocal) {
 				return invalid("%s entry %d: SST file %s: %v", st.g, st.index, f.Name, err)
 			}
@@ -333,6 +348,12 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 		// Unverified files, or an I/O error here: this replica's own
 		// failure. The group stops at this entry and tries again.
 		return fmt.Errorf("%w: %s entry %d on store %d: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, err)
+	}
+	if op.Restore && op.VersionBase > 0 {
+		// After the files, which carry the backup's own base: the
+		// partition's new raft log restarts at a low index, and its
+		// versions must go on from past the backup's (VersionBaseKey).
+		st.b.Put(partition.VersionBaseKey(st.g.Space, st.g.Part), binary.BigEndian.AppendUint64(nil, op.VersionBase))
 	}
 	if hadEdges {
 		return st.recountDegrees()

@@ -315,7 +315,7 @@ func (s *Server) Start(ctx context.Context) error {
 		EntryCacheBytes:      s.cfg.RaftEntryCacheBytes,
 		Applier:              applier{store: storeID, fetchStaged: s.fetchStaged},
 		// Every edge write reads and rewrites its vertices' degrees.
-		ApplyCacheKey:     partition.IsDegreeKey,
+		ApplyCacheKey:     func(k []byte) bool { return partition.IsDegreeKey(k) || partition.IsVersionBaseKey(k) },
 		ApplyCacheEntries: s.cfg.DegreeCacheEntries,
 		Logger:            untagged,
 	})

@@ -4742,6 +4742,114 @@ func (x *DropSnapshotReq) GetIfExists() bool {
 	return false
 }
 
+// RestoreCatalogReq recreates spaces of a backup's catalog in a cluster
+// that has none of them (nova-br restore): the same space, tag, edge type
+// and index ids, every schema version, each space's partitions placed on
+// the online hosts as CREATE SPACE would. It needs root's credential.
+type RestoreCatalogReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Catalog       *Catalog               `protobuf:"bytes,1,opt,name=catalog,proto3" json:"catalog,omitempty"`
+	SpaceIds      []int32                `protobuf:"varint,2,rep,packed,name=space_ids,json=spaceIds,proto3" json:"space_ids,omitempty"` // the spaces of catalog to restore
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreCatalogReq) Reset() {
+	*x = RestoreCatalogReq{}
+	mi := &file_novagraph_meta_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreCatalogReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreCatalogReq) ProtoMessage() {}
+
+func (x *RestoreCatalogReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreCatalogReq.ProtoReflect.Descriptor instead.
+func (*RestoreCatalogReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *RestoreCatalogReq) GetCatalog() *Catalog {
+	if x != nil {
+		return x.Catalog
+	}
+	return nil
+}
+
+func (x *RestoreCatalogReq) GetSpaceIds() []int32 {
+	if x != nil {
+		return x.SpaceIds
+	}
+	return nil
+}
+
+type RestoreCatalogResp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreCatalogResp) Reset() {
+	*x = RestoreCatalogResp{}
+	mi := &file_novagraph_meta_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreCatalogResp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreCatalogResp) ProtoMessage() {}
+
+func (x *RestoreCatalogResp) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_meta_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreCatalogResp.ProtoReflect.Descriptor instead.
+func (*RestoreCatalogResp) Descriptor() ([]byte, []int) {
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *RestoreCatalogResp) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *RestoreCatalogResp) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 type DropSnapshotResp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
@@ -4751,7 +4859,7 @@ type DropSnapshotResp struct {
 
 func (x *DropSnapshotResp) Reset() {
 	*x = DropSnapshotResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[70]
+	mi := &file_novagraph_meta_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4763,7 +4871,7 @@ func (x *DropSnapshotResp) String() string {
 func (*DropSnapshotResp) ProtoMessage() {}
 
 func (x *DropSnapshotResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[70]
+	mi := &file_novagraph_meta_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4776,7 +4884,7 @@ func (x *DropSnapshotResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropSnapshotResp.ProtoReflect.Descriptor instead.
 func (*DropSnapshotResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{70}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *DropSnapshotResp) GetStatus() *Status {
@@ -4810,7 +4918,7 @@ type JobDesc struct {
 
 func (x *JobDesc) Reset() {
 	*x = JobDesc{}
-	mi := &file_novagraph_meta_proto_msgTypes[71]
+	mi := &file_novagraph_meta_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4822,7 +4930,7 @@ func (x *JobDesc) String() string {
 func (*JobDesc) ProtoMessage() {}
 
 func (x *JobDesc) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[71]
+	mi := &file_novagraph_meta_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4835,7 +4943,7 @@ func (x *JobDesc) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobDesc.ProtoReflect.Descriptor instead.
 func (*JobDesc) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{71}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *JobDesc) GetJobId() int64 {
@@ -4953,7 +5061,7 @@ type JobTask struct {
 
 func (x *JobTask) Reset() {
 	*x = JobTask{}
-	mi := &file_novagraph_meta_proto_msgTypes[72]
+	mi := &file_novagraph_meta_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4965,7 +5073,7 @@ func (x *JobTask) String() string {
 func (*JobTask) ProtoMessage() {}
 
 func (x *JobTask) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[72]
+	mi := &file_novagraph_meta_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4978,7 +5086,7 @@ func (x *JobTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobTask.ProtoReflect.Descriptor instead.
 func (*JobTask) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{72}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *JobTask) GetJobId() int64 {
@@ -5076,7 +5184,7 @@ type SubmitJobReq struct {
 
 func (x *SubmitJobReq) Reset() {
 	*x = SubmitJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[73]
+	mi := &file_novagraph_meta_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5088,7 +5196,7 @@ func (x *SubmitJobReq) String() string {
 func (*SubmitJobReq) ProtoMessage() {}
 
 func (x *SubmitJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[73]
+	mi := &file_novagraph_meta_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5101,7 +5209,7 @@ func (x *SubmitJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitJobReq.ProtoReflect.Descriptor instead.
 func (*SubmitJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{73}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *SubmitJobReq) GetSpaceId() int32 {
@@ -5135,7 +5243,7 @@ type SubmitJobResp struct {
 
 func (x *SubmitJobResp) Reset() {
 	*x = SubmitJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[74]
+	mi := &file_novagraph_meta_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5147,7 +5255,7 @@ func (x *SubmitJobResp) String() string {
 func (*SubmitJobResp) ProtoMessage() {}
 
 func (x *SubmitJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[74]
+	mi := &file_novagraph_meta_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5160,7 +5268,7 @@ func (x *SubmitJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitJobResp.ProtoReflect.Descriptor instead.
 func (*SubmitJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{74}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *SubmitJobResp) GetStatus() *Status {
@@ -5186,7 +5294,7 @@ type ListJobsReq struct {
 
 func (x *ListJobsReq) Reset() {
 	*x = ListJobsReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[75]
+	mi := &file_novagraph_meta_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5198,7 +5306,7 @@ func (x *ListJobsReq) String() string {
 func (*ListJobsReq) ProtoMessage() {}
 
 func (x *ListJobsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[75]
+	mi := &file_novagraph_meta_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5211,7 +5319,7 @@ func (x *ListJobsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsReq.ProtoReflect.Descriptor instead.
 func (*ListJobsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{75}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ListJobsReq) GetSpaceId() int32 {
@@ -5231,7 +5339,7 @@ type ListJobsResp struct {
 
 func (x *ListJobsResp) Reset() {
 	*x = ListJobsResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[76]
+	mi := &file_novagraph_meta_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5243,7 +5351,7 @@ func (x *ListJobsResp) String() string {
 func (*ListJobsResp) ProtoMessage() {}
 
 func (x *ListJobsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[76]
+	mi := &file_novagraph_meta_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5256,7 +5364,7 @@ func (x *ListJobsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResp.ProtoReflect.Descriptor instead.
 func (*ListJobsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{76}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *ListJobsResp) GetStatus() *Status {
@@ -5283,7 +5391,7 @@ type GetJobReq struct {
 
 func (x *GetJobReq) Reset() {
 	*x = GetJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[77]
+	mi := &file_novagraph_meta_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5295,7 +5403,7 @@ func (x *GetJobReq) String() string {
 func (*GetJobReq) ProtoMessage() {}
 
 func (x *GetJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[77]
+	mi := &file_novagraph_meta_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5308,7 +5416,7 @@ func (x *GetJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobReq.ProtoReflect.Descriptor instead.
 func (*GetJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{77}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *GetJobReq) GetSpaceId() int32 {
@@ -5336,7 +5444,7 @@ type GetJobResp struct {
 
 func (x *GetJobResp) Reset() {
 	*x = GetJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[78]
+	mi := &file_novagraph_meta_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5348,7 +5456,7 @@ func (x *GetJobResp) String() string {
 func (*GetJobResp) ProtoMessage() {}
 
 func (x *GetJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[78]
+	mi := &file_novagraph_meta_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5361,7 +5469,7 @@ func (x *GetJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobResp.ProtoReflect.Descriptor instead.
 func (*GetJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{78}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *GetJobResp) GetStatus() *Status {
@@ -5397,7 +5505,7 @@ type StopJobReq struct {
 
 func (x *StopJobReq) Reset() {
 	*x = StopJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[79]
+	mi := &file_novagraph_meta_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5409,7 +5517,7 @@ func (x *StopJobReq) String() string {
 func (*StopJobReq) ProtoMessage() {}
 
 func (x *StopJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[79]
+	mi := &file_novagraph_meta_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5422,7 +5530,7 @@ func (x *StopJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopJobReq.ProtoReflect.Descriptor instead.
 func (*StopJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{79}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *StopJobReq) GetSpaceId() int32 {
@@ -5448,7 +5556,7 @@ type StopJobResp struct {
 
 func (x *StopJobResp) Reset() {
 	*x = StopJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[80]
+	mi := &file_novagraph_meta_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5460,7 +5568,7 @@ func (x *StopJobResp) String() string {
 func (*StopJobResp) ProtoMessage() {}
 
 func (x *StopJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[80]
+	mi := &file_novagraph_meta_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5473,7 +5581,7 @@ func (x *StopJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopJobResp.ProtoReflect.Descriptor instead.
 func (*StopJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{80}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *StopJobResp) GetStatus() *Status {
@@ -5496,7 +5604,7 @@ type RecoverJobReq struct {
 
 func (x *RecoverJobReq) Reset() {
 	*x = RecoverJobReq{}
-	mi := &file_novagraph_meta_proto_msgTypes[81]
+	mi := &file_novagraph_meta_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5508,7 +5616,7 @@ func (x *RecoverJobReq) String() string {
 func (*RecoverJobReq) ProtoMessage() {}
 
 func (x *RecoverJobReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[81]
+	mi := &file_novagraph_meta_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5521,7 +5629,7 @@ func (x *RecoverJobReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverJobReq.ProtoReflect.Descriptor instead.
 func (*RecoverJobReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{81}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *RecoverJobReq) GetSpaceId() int32 {
@@ -5548,7 +5656,7 @@ type RecoverJobResp struct {
 
 func (x *RecoverJobResp) Reset() {
 	*x = RecoverJobResp{}
-	mi := &file_novagraph_meta_proto_msgTypes[82]
+	mi := &file_novagraph_meta_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5560,7 +5668,7 @@ func (x *RecoverJobResp) String() string {
 func (*RecoverJobResp) ProtoMessage() {}
 
 func (x *RecoverJobResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_meta_proto_msgTypes[82]
+	mi := &file_novagraph_meta_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5573,7 +5681,7 @@ func (x *RecoverJobResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverJobResp.ProtoReflect.Descriptor instead.
 func (*RecoverJobResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_meta_proto_rawDescGZIP(), []int{82}
+	return file_novagraph_meta_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *RecoverJobResp) GetStatus() *Status {
@@ -5910,7 +6018,13 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\bsnapshot\x18\x02 \x01(\v2\x1c.novagraph.meta.SnapshotDescR\bsnapshot\"B\n" +
 	"\x0fDropSnapshotReq\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
-	"\tif_exists\x18\x02 \x01(\bR\bifExists\"B\n" +
+	"\tif_exists\x18\x02 \x01(\bR\bifExists\"c\n" +
+	"\x11RestoreCatalogReq\x121\n" +
+	"\acatalog\x18\x01 \x01(\v2\x17.novagraph.meta.CatalogR\acatalog\x12\x1b\n" +
+	"\tspace_ids\x18\x02 \x03(\x05R\bspaceIds\"^\n" +
+	"\x12RestoreCatalogResp\x12.\n" +
+	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"B\n" +
 	"\x10DropSnapshotResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\"\xb1\x03\n" +
 	"\aJobDesc\x12\x15\n" +
@@ -6018,7 +6132,7 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\fJOB_FINISHED\x10\x03\x12\x0e\n" +
 	"\n" +
 	"JOB_FAILED\x10\x04\x12\x0f\n" +
-	"\vJOB_STOPPED\x10\x052\xee\x12\n" +
+	"\vJOB_STOPPED\x10\x052\xc7\x13\n" +
 	"\vMetaService\x12N\n" +
 	"\vCreateSpace\x12\x1e.novagraph.meta.CreateSpaceReq\x1a\x1f.novagraph.meta.CreateSpaceResp\x12H\n" +
 	"\tDropSpace\x12\x1c.novagraph.meta.DropSpaceReq\x1a\x1d.novagraph.meta.DropSpaceResp\x12Q\n" +
@@ -6047,7 +6161,8 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x0eCreateSnapshot\x12!.novagraph.meta.CreateSnapshotReq\x1a\".novagraph.meta.CreateSnapshotResp\x12T\n" +
 	"\rListSnapshots\x12 .novagraph.meta.ListSnapshotsReq\x1a!.novagraph.meta.ListSnapshotsResp\x12N\n" +
 	"\vGetSnapshot\x12\x1e.novagraph.meta.GetSnapshotReq\x1a\x1f.novagraph.meta.GetSnapshotResp\x12Q\n" +
-	"\fDropSnapshot\x12\x1f.novagraph.meta.DropSnapshotReq\x1a .novagraph.meta.DropSnapshotResp\x12E\n" +
+	"\fDropSnapshot\x12\x1f.novagraph.meta.DropSnapshotReq\x1a .novagraph.meta.DropSnapshotResp\x12W\n" +
+	"\x0eRestoreCatalog\x12!.novagraph.meta.RestoreCatalogReq\x1a\".novagraph.meta.RestoreCatalogResp\x12E\n" +
 	"\bAddHosts\x12\x1b.novagraph.meta.AddHostsReq\x1a\x1c.novagraph.meta.AddHostsResp\x12H\n" +
 	"\tDropHosts\x12\x1c.novagraph.meta.DropHostsReq\x1a\x1d.novagraph.meta.DropHostsResp\x12H\n" +
 	"\tSubmitJob\x12\x1c.novagraph.meta.SubmitJobReq\x1a\x1d.novagraph.meta.SubmitJobResp\x12E\n" +
@@ -6071,7 +6186,7 @@ func file_novagraph_meta_proto_rawDescGZIP() []byte {
 }
 
 var file_novagraph_meta_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 85)
+var file_novagraph_meta_proto_msgTypes = make([]protoimpl.MessageInfo, 87)
 var file_novagraph_meta_proto_goTypes = []any{
 	(PropType)(0),                  // 0: novagraph.meta.PropType
 	(VidType)(0),                   // 1: novagraph.meta.VidType
@@ -6150,45 +6265,47 @@ var file_novagraph_meta_proto_goTypes = []any{
 	(*GetSnapshotReq)(nil),         // 74: novagraph.meta.GetSnapshotReq
 	(*GetSnapshotResp)(nil),        // 75: novagraph.meta.GetSnapshotResp
 	(*DropSnapshotReq)(nil),        // 76: novagraph.meta.DropSnapshotReq
-	(*DropSnapshotResp)(nil),       // 77: novagraph.meta.DropSnapshotResp
-	(*JobDesc)(nil),                // 78: novagraph.meta.JobDesc
-	(*JobTask)(nil),                // 79: novagraph.meta.JobTask
-	(*SubmitJobReq)(nil),           // 80: novagraph.meta.SubmitJobReq
-	(*SubmitJobResp)(nil),          // 81: novagraph.meta.SubmitJobResp
-	(*ListJobsReq)(nil),            // 82: novagraph.meta.ListJobsReq
-	(*ListJobsResp)(nil),           // 83: novagraph.meta.ListJobsResp
-	(*GetJobReq)(nil),              // 84: novagraph.meta.GetJobReq
-	(*GetJobResp)(nil),             // 85: novagraph.meta.GetJobResp
-	(*StopJobReq)(nil),             // 86: novagraph.meta.StopJobReq
-	(*StopJobResp)(nil),            // 87: novagraph.meta.StopJobResp
-	(*RecoverJobReq)(nil),          // 88: novagraph.meta.RecoverJobReq
-	(*RecoverJobResp)(nil),         // 89: novagraph.meta.RecoverJobResp
-	nil,                            // 90: novagraph.meta.Catalog.PartsEntry
-	nil,                            // 91: novagraph.meta.UserInfo.RolesEntry
-	(*commonpb.Value)(nil),         // 92: novagraph.common.Value
-	(*commonpb.HostAddr)(nil),      // 93: novagraph.common.HostAddr
-	(commonpb.ErrorCode)(0),        // 94: novagraph.common.ErrorCode
+	(*RestoreCatalogReq)(nil),      // 77: novagraph.meta.RestoreCatalogReq
+	(*RestoreCatalogResp)(nil),     // 78: novagraph.meta.RestoreCatalogResp
+	(*DropSnapshotResp)(nil),       // 79: novagraph.meta.DropSnapshotResp
+	(*JobDesc)(nil),                // 80: novagraph.meta.JobDesc
+	(*JobTask)(nil),                // 81: novagraph.meta.JobTask
+	(*SubmitJobReq)(nil),           // 82: novagraph.meta.SubmitJobReq
+	(*SubmitJobResp)(nil),          // 83: novagraph.meta.SubmitJobResp
+	(*ListJobsReq)(nil),            // 84: novagraph.meta.ListJobsReq
+	(*ListJobsResp)(nil),           // 85: novagraph.meta.ListJobsResp
+	(*GetJobReq)(nil),              // 86: novagraph.meta.GetJobReq
+	(*GetJobResp)(nil),             // 87: novagraph.meta.GetJobResp
+	(*StopJobReq)(nil),             // 88: novagraph.meta.StopJobReq
+	(*StopJobResp)(nil),            // 89: novagraph.meta.StopJobResp
+	(*RecoverJobReq)(nil),          // 90: novagraph.meta.RecoverJobReq
+	(*RecoverJobResp)(nil),         // 91: novagraph.meta.RecoverJobResp
+	nil,                            // 92: novagraph.meta.Catalog.PartsEntry
+	nil,                            // 93: novagraph.meta.UserInfo.RolesEntry
+	(*commonpb.Value)(nil),         // 94: novagraph.common.Value
+	(*commonpb.HostAddr)(nil),      // 95: novagraph.common.HostAddr
+	(commonpb.ErrorCode)(0),        // 96: novagraph.common.ErrorCode
 }
 var file_novagraph_meta_proto_depIdxs = []int32{
 	0,   // 0: novagraph.meta.ColumnDef.type:type_name -> novagraph.meta.PropType
-	92,  // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
+	94,  // 1: novagraph.meta.ColumnDef.default_value:type_name -> novagraph.common.Value
 	7,   // 2: novagraph.meta.Schema.columns:type_name -> novagraph.meta.ColumnDef
 	1,   // 3: novagraph.meta.SpaceDesc.vid_type:type_name -> novagraph.meta.VidType
 	8,   // 4: novagraph.meta.TagDesc.versions:type_name -> novagraph.meta.Schema
 	8,   // 5: novagraph.meta.EdgeDesc.versions:type_name -> novagraph.meta.Schema
 	12,  // 6: novagraph.meta.IndexDesc.fields:type_name -> novagraph.meta.IndexField
-	93,  // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
+	95,  // 7: novagraph.meta.HostInfo.addr:type_name -> novagraph.common.HostAddr
 	9,   // 8: novagraph.meta.Catalog.spaces:type_name -> novagraph.meta.SpaceDesc
 	10,  // 9: novagraph.meta.Catalog.tags:type_name -> novagraph.meta.TagDesc
 	11,  // 10: novagraph.meta.Catalog.edges:type_name -> novagraph.meta.EdgeDesc
-	90,  // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
+	92,  // 11: novagraph.meta.Catalog.parts:type_name -> novagraph.meta.Catalog.PartsEntry
 	15,  // 12: novagraph.meta.Catalog.hosts:type_name -> novagraph.meta.HostInfo
 	16,  // 13: novagraph.meta.Catalog.leaders:type_name -> novagraph.meta.LeaderInfo
 	13,  // 14: novagraph.meta.Catalog.indexes:type_name -> novagraph.meta.IndexDesc
 	18,  // 15: novagraph.meta.Catalog.users:type_name -> novagraph.meta.UserInfo
-	91,  // 16: novagraph.meta.UserInfo.roles:type_name -> novagraph.meta.UserInfo.RolesEntry
+	93,  // 16: novagraph.meta.UserInfo.roles:type_name -> novagraph.meta.UserInfo.RolesEntry
 	14,  // 17: novagraph.meta.SpaceParts.parts:type_name -> novagraph.meta.PartAlloc
-	94,  // 18: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
+	96,  // 18: novagraph.meta.Status.code:type_name -> novagraph.common.ErrorCode
 	9,   // 19: novagraph.meta.CreateSpaceReq.space:type_name -> novagraph.meta.SpaceDesc
 	21,  // 20: novagraph.meta.CreateSpaceResp.status:type_name -> novagraph.meta.Status
 	21,  // 21: novagraph.meta.DropSpaceResp.status:type_name -> novagraph.meta.Status
@@ -6202,15 +6319,15 @@ var file_novagraph_meta_proto_depIdxs = []int32{
 	12,  // 29: novagraph.meta.CreateIndexReq.fields:type_name -> novagraph.meta.IndexField
 	21,  // 30: novagraph.meta.CreateIndexResp.status:type_name -> novagraph.meta.Status
 	21,  // 31: novagraph.meta.DropIndexResp.status:type_name -> novagraph.meta.Status
-	93,  // 32: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
+	95,  // 32: novagraph.meta.RegisterHostReq.addr:type_name -> novagraph.common.HostAddr
 	21,  // 33: novagraph.meta.RegisterHostResp.status:type_name -> novagraph.meta.Status
-	93,  // 34: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
+	95,  // 34: novagraph.meta.HeartbeatReq.addr:type_name -> novagraph.common.HostAddr
 	16,  // 35: novagraph.meta.HeartbeatReq.leaders:type_name -> novagraph.meta.LeaderInfo
 	21,  // 36: novagraph.meta.HeartbeatResp.status:type_name -> novagraph.meta.Status
 	21,  // 37: novagraph.meta.UpdatePartReplicasResp.status:type_name -> novagraph.meta.Status
-	93,  // 38: novagraph.meta.AddHostsReq.hosts:type_name -> novagraph.common.HostAddr
+	95,  // 38: novagraph.meta.AddHostsReq.hosts:type_name -> novagraph.common.HostAddr
 	21,  // 39: novagraph.meta.AddHostsResp.status:type_name -> novagraph.meta.Status
-	93,  // 40: novagraph.meta.DropHostsReq.hosts:type_name -> novagraph.common.HostAddr
+	95,  // 40: novagraph.meta.DropHostsReq.hosts:type_name -> novagraph.common.HostAddr
 	21,  // 41: novagraph.meta.DropHostsResp.status:type_name -> novagraph.meta.Status
 	21,  // 42: novagraph.meta.GetCatalogResp.status:type_name -> novagraph.meta.Status
 	17,  // 43: novagraph.meta.GetCatalogResp.catalog:type_name -> novagraph.meta.Catalog
@@ -6235,90 +6352,94 @@ var file_novagraph_meta_proto_depIdxs = []int32{
 	69,  // 62: novagraph.meta.ListSnapshotsResp.snapshots:type_name -> novagraph.meta.SnapshotDesc
 	21,  // 63: novagraph.meta.GetSnapshotResp.status:type_name -> novagraph.meta.Status
 	69,  // 64: novagraph.meta.GetSnapshotResp.snapshot:type_name -> novagraph.meta.SnapshotDesc
-	21,  // 65: novagraph.meta.DropSnapshotResp.status:type_name -> novagraph.meta.Status
-	3,   // 66: novagraph.meta.JobDesc.type:type_name -> novagraph.meta.JobType
-	4,   // 67: novagraph.meta.JobDesc.status:type_name -> novagraph.meta.JobStatus
-	4,   // 68: novagraph.meta.JobTask.status:type_name -> novagraph.meta.JobStatus
-	67,  // 69: novagraph.meta.JobTask.stats:type_name -> novagraph.meta.SpaceStats
-	3,   // 70: novagraph.meta.SubmitJobReq.type:type_name -> novagraph.meta.JobType
-	93,  // 71: novagraph.meta.SubmitJobReq.remove_hosts:type_name -> novagraph.common.HostAddr
-	21,  // 72: novagraph.meta.SubmitJobResp.status:type_name -> novagraph.meta.Status
-	21,  // 73: novagraph.meta.ListJobsResp.status:type_name -> novagraph.meta.Status
-	78,  // 74: novagraph.meta.ListJobsResp.jobs:type_name -> novagraph.meta.JobDesc
-	21,  // 75: novagraph.meta.GetJobResp.status:type_name -> novagraph.meta.Status
-	78,  // 76: novagraph.meta.GetJobResp.job:type_name -> novagraph.meta.JobDesc
-	79,  // 77: novagraph.meta.GetJobResp.tasks:type_name -> novagraph.meta.JobTask
-	21,  // 78: novagraph.meta.StopJobResp.status:type_name -> novagraph.meta.Status
-	21,  // 79: novagraph.meta.RecoverJobResp.status:type_name -> novagraph.meta.Status
-	20,  // 80: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
-	2,   // 81: novagraph.meta.UserInfo.RolesEntry.value:type_name -> novagraph.meta.RoleType
-	22,  // 82: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
-	24,  // 83: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
-	26,  // 84: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
-	28,  // 85: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
-	31,  // 86: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
-	33,  // 87: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
-	35,  // 88: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
-	37,  // 89: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
-	39,  // 90: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
-	47,  // 91: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
-	41,  // 92: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
-	50,  // 93: novagraph.meta.MetaService.CreateUser:input_type -> novagraph.meta.CreateUserReq
-	52,  // 94: novagraph.meta.MetaService.DropUser:input_type -> novagraph.meta.DropUserReq
-	54,  // 95: novagraph.meta.MetaService.AlterUser:input_type -> novagraph.meta.AlterUserReq
-	56,  // 96: novagraph.meta.MetaService.ChangePassword:input_type -> novagraph.meta.ChangePasswordReq
-	58,  // 97: novagraph.meta.MetaService.GrantRole:input_type -> novagraph.meta.GrantRoleReq
-	60,  // 98: novagraph.meta.MetaService.RevokeRole:input_type -> novagraph.meta.RevokeRoleReq
-	62,  // 99: novagraph.meta.MetaService.VerifyUser:input_type -> novagraph.meta.VerifyUserReq
-	63,  // 100: novagraph.meta.MetaService.WhoAmI:input_type -> novagraph.meta.WhoAmIReq
-	70,  // 101: novagraph.meta.MetaService.CreateSnapshot:input_type -> novagraph.meta.CreateSnapshotReq
-	72,  // 102: novagraph.meta.MetaService.ListSnapshots:input_type -> novagraph.meta.ListSnapshotsReq
-	74,  // 103: novagraph.meta.MetaService.GetSnapshot:input_type -> novagraph.meta.GetSnapshotReq
-	76,  // 104: novagraph.meta.MetaService.DropSnapshot:input_type -> novagraph.meta.DropSnapshotReq
-	43,  // 105: novagraph.meta.MetaService.AddHosts:input_type -> novagraph.meta.AddHostsReq
-	45,  // 106: novagraph.meta.MetaService.DropHosts:input_type -> novagraph.meta.DropHostsReq
-	80,  // 107: novagraph.meta.MetaService.SubmitJob:input_type -> novagraph.meta.SubmitJobReq
-	82,  // 108: novagraph.meta.MetaService.ListJobs:input_type -> novagraph.meta.ListJobsReq
-	84,  // 109: novagraph.meta.MetaService.GetJob:input_type -> novagraph.meta.GetJobReq
-	86,  // 110: novagraph.meta.MetaService.StopJob:input_type -> novagraph.meta.StopJobReq
-	88,  // 111: novagraph.meta.MetaService.RecoverJob:input_type -> novagraph.meta.RecoverJobReq
-	49,  // 112: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
-	23,  // 113: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
-	25,  // 114: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
-	27,  // 115: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
-	30,  // 116: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
-	32,  // 117: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
-	34,  // 118: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
-	36,  // 119: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
-	38,  // 120: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
-	40,  // 121: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
-	48,  // 122: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
-	42,  // 123: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
-	51,  // 124: novagraph.meta.MetaService.CreateUser:output_type -> novagraph.meta.CreateUserResp
-	53,  // 125: novagraph.meta.MetaService.DropUser:output_type -> novagraph.meta.DropUserResp
-	55,  // 126: novagraph.meta.MetaService.AlterUser:output_type -> novagraph.meta.AlterUserResp
-	57,  // 127: novagraph.meta.MetaService.ChangePassword:output_type -> novagraph.meta.ChangePasswordResp
-	59,  // 128: novagraph.meta.MetaService.GrantRole:output_type -> novagraph.meta.GrantRoleResp
-	61,  // 129: novagraph.meta.MetaService.RevokeRole:output_type -> novagraph.meta.RevokeRoleResp
-	65,  // 130: novagraph.meta.MetaService.VerifyUser:output_type -> novagraph.meta.VerifyUserResp
-	64,  // 131: novagraph.meta.MetaService.WhoAmI:output_type -> novagraph.meta.WhoAmIResp
-	71,  // 132: novagraph.meta.MetaService.CreateSnapshot:output_type -> novagraph.meta.CreateSnapshotResp
-	73,  // 133: novagraph.meta.MetaService.ListSnapshots:output_type -> novagraph.meta.ListSnapshotsResp
-	75,  // 134: novagraph.meta.MetaService.GetSnapshot:output_type -> novagraph.meta.GetSnapshotResp
-	77,  // 135: novagraph.meta.MetaService.DropSnapshot:output_type -> novagraph.meta.DropSnapshotResp
-	44,  // 136: novagraph.meta.MetaService.AddHosts:output_type -> novagraph.meta.AddHostsResp
-	46,  // 137: novagraph.meta.MetaService.DropHosts:output_type -> novagraph.meta.DropHostsResp
-	81,  // 138: novagraph.meta.MetaService.SubmitJob:output_type -> novagraph.meta.SubmitJobResp
-	83,  // 139: novagraph.meta.MetaService.ListJobs:output_type -> novagraph.meta.ListJobsResp
-	85,  // 140: novagraph.meta.MetaService.GetJob:output_type -> novagraph.meta.GetJobResp
-	87,  // 141: novagraph.meta.MetaService.StopJob:output_type -> novagraph.meta.StopJobResp
-	89,  // 142: novagraph.meta.MetaService.RecoverJob:output_type -> novagraph.meta.RecoverJobResp
-	17,  // 143: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
-	113, // [113:144] is the sub-list for method output_type
-	82,  // [82:113] is the sub-list for method input_type
-	82,  // [82:82] is the sub-list for extension type_name
-	82,  // [82:82] is the sub-list for extension extendee
-	0,   // [0:82] is the sub-list for field type_name
+	17,  // 65: novagraph.meta.RestoreCatalogReq.catalog:type_name -> novagraph.meta.Catalog
+	21,  // 66: novagraph.meta.RestoreCatalogResp.status:type_name -> novagraph.meta.Status
+	21,  // 67: novagraph.meta.DropSnapshotResp.status:type_name -> novagraph.meta.Status
+	3,   // 68: novagraph.meta.JobDesc.type:type_name -> novagraph.meta.JobType
+	4,   // 69: novagraph.meta.JobDesc.status:type_name -> novagraph.meta.JobStatus
+	4,   // 70: novagraph.meta.JobTask.status:type_name -> novagraph.meta.JobStatus
+	67,  // 71: novagraph.meta.JobTask.stats:type_name -> novagraph.meta.SpaceStats
+	3,   // 72: novagraph.meta.SubmitJobReq.type:type_name -> novagraph.meta.JobType
+	95,  // 73: novagraph.meta.SubmitJobReq.remove_hosts:type_name -> novagraph.common.HostAddr
+	21,  // 74: novagraph.meta.SubmitJobResp.status:type_name -> novagraph.meta.Status
+	21,  // 75: novagraph.meta.ListJobsResp.status:type_name -> novagraph.meta.Status
+	80,  // 76: novagraph.meta.ListJobsResp.jobs:type_name -> novagraph.meta.JobDesc
+	21,  // 77: novagraph.meta.GetJobResp.status:type_name -> novagraph.meta.Status
+	80,  // 78: novagraph.meta.GetJobResp.job:type_name -> novagraph.meta.JobDesc
+	81,  // 79: novagraph.meta.GetJobResp.tasks:type_name -> novagraph.meta.JobTask
+	21,  // 80: novagraph.meta.StopJobResp.status:type_name -> novagraph.meta.Status
+	21,  // 81: novagraph.meta.RecoverJobResp.status:type_name -> novagraph.meta.Status
+	20,  // 82: novagraph.meta.Catalog.PartsEntry.value:type_name -> novagraph.meta.SpaceParts
+	2,   // 83: novagraph.meta.UserInfo.RolesEntry.value:type_name -> novagraph.meta.RoleType
+	22,  // 84: novagraph.meta.MetaService.CreateSpace:input_type -> novagraph.meta.CreateSpaceReq
+	24,  // 85: novagraph.meta.MetaService.DropSpace:input_type -> novagraph.meta.DropSpaceReq
+	26,  // 86: novagraph.meta.MetaService.CreateSchema:input_type -> novagraph.meta.CreateSchemaReq
+	28,  // 87: novagraph.meta.MetaService.AlterSchema:input_type -> novagraph.meta.AlterSchemaReq
+	31,  // 88: novagraph.meta.MetaService.DropSchema:input_type -> novagraph.meta.DropSchemaReq
+	33,  // 89: novagraph.meta.MetaService.CreateIndex:input_type -> novagraph.meta.CreateIndexReq
+	35,  // 90: novagraph.meta.MetaService.DropIndex:input_type -> novagraph.meta.DropIndexReq
+	37,  // 91: novagraph.meta.MetaService.RegisterHost:input_type -> novagraph.meta.RegisterHostReq
+	39,  // 92: novagraph.meta.MetaService.Heartbeat:input_type -> novagraph.meta.HeartbeatReq
+	47,  // 93: novagraph.meta.MetaService.GetCatalog:input_type -> novagraph.meta.GetCatalogReq
+	41,  // 94: novagraph.meta.MetaService.UpdatePartReplicas:input_type -> novagraph.meta.UpdatePartReplicasReq
+	50,  // 95: novagraph.meta.MetaService.CreateUser:input_type -> novagraph.meta.CreateUserReq
+	52,  // 96: novagraph.meta.MetaService.DropUser:input_type -> novagraph.meta.DropUserReq
+	54,  // 97: novagraph.meta.MetaService.AlterUser:input_type -> novagraph.meta.AlterUserReq
+	56,  // 98: novagraph.meta.MetaService.ChangePassword:input_type -> novagraph.meta.ChangePasswordReq
+	58,  // 99: novagraph.meta.MetaService.GrantRole:input_type -> novagraph.meta.GrantRoleReq
+	60,  // 100: novagraph.meta.MetaService.RevokeRole:input_type -> novagraph.meta.RevokeRoleReq
+	62,  // 101: novagraph.meta.MetaService.VerifyUser:input_type -> novagraph.meta.VerifyUserReq
+	63,  // 102: novagraph.meta.MetaService.WhoAmI:input_type -> novagraph.meta.WhoAmIReq
+	70,  // 103: novagraph.meta.MetaService.CreateSnapshot:input_type -> novagraph.meta.CreateSnapshotReq
+	72,  // 104: novagraph.meta.MetaService.ListSnapshots:input_type -> novagraph.meta.ListSnapshotsReq
+	74,  // 105: novagraph.meta.MetaService.GetSnapshot:input_type -> novagraph.meta.GetSnapshotReq
+	76,  // 106: novagraph.meta.MetaService.DropSnapshot:input_type -> novagraph.meta.DropSnapshotReq
+	77,  // 107: novagraph.meta.MetaService.RestoreCatalog:input_type -> novagraph.meta.RestoreCatalogReq
+	43,  // 108: novagraph.meta.MetaService.AddHosts:input_type -> novagraph.meta.AddHostsReq
+	45,  // 109: novagraph.meta.MetaService.DropHosts:input_type -> novagraph.meta.DropHostsReq
+	82,  // 110: novagraph.meta.MetaService.SubmitJob:input_type -> novagraph.meta.SubmitJobReq
+	84,  // 111: novagraph.meta.MetaService.ListJobs:input_type -> novagraph.meta.ListJobsReq
+	86,  // 112: novagraph.meta.MetaService.GetJob:input_type -> novagraph.meta.GetJobReq
+	88,  // 113: novagraph.meta.MetaService.StopJob:input_type -> novagraph.meta.StopJobReq
+	90,  // 114: novagraph.meta.MetaService.RecoverJob:input_type -> novagraph.meta.RecoverJobReq
+	49,  // 115: novagraph.meta.MetaService.WatchCatalog:input_type -> novagraph.meta.WatchCatalogReq
+	23,  // 116: novagraph.meta.MetaService.CreateSpace:output_type -> novagraph.meta.CreateSpaceResp
+	25,  // 117: novagraph.meta.MetaService.DropSpace:output_type -> novagraph.meta.DropSpaceResp
+	27,  // 118: novagraph.meta.MetaService.CreateSchema:output_type -> novagraph.meta.CreateSchemaResp
+	30,  // 119: novagraph.meta.MetaService.AlterSchema:output_type -> novagraph.meta.AlterSchemaResp
+	32,  // 120: novagraph.meta.MetaService.DropSchema:output_type -> novagraph.meta.DropSchemaResp
+	34,  // 121: novagraph.meta.MetaService.CreateIndex:output_type -> novagraph.meta.CreateIndexResp
+	36,  // 122: novagraph.meta.MetaService.DropIndex:output_type -> novagraph.meta.DropIndexResp
+	38,  // 123: novagraph.meta.MetaService.RegisterHost:output_type -> novagraph.meta.RegisterHostResp
+	40,  // 124: novagraph.meta.MetaService.Heartbeat:output_type -> novagraph.meta.HeartbeatResp
+	48,  // 125: novagraph.meta.MetaService.GetCatalog:output_type -> novagraph.meta.GetCatalogResp
+	42,  // 126: novagraph.meta.MetaService.UpdatePartReplicas:output_type -> novagraph.meta.UpdatePartReplicasResp
+	51,  // 127: novagraph.meta.MetaService.CreateUser:output_type -> novagraph.meta.CreateUserResp
+	53,  // 128: novagraph.meta.MetaService.DropUser:output_type -> novagraph.meta.DropUserResp
+	55,  // 129: novagraph.meta.MetaService.AlterUser:output_type -> novagraph.meta.AlterUserResp
+	57,  // 130: novagraph.meta.MetaService.ChangePassword:output_type -> novagraph.meta.ChangePasswordResp
+	59,  // 131: novagraph.meta.MetaService.GrantRole:output_type -> novagraph.meta.GrantRoleResp
+	61,  // 132: novagraph.meta.MetaService.RevokeRole:output_type -> novagraph.meta.RevokeRoleResp
+	65,  // 133: novagraph.meta.MetaService.VerifyUser:output_type -> novagraph.meta.VerifyUserResp
+	64,  // 134: novagraph.meta.MetaService.WhoAmI:output_type -> novagraph.meta.WhoAmIResp
+	71,  // 135: novagraph.meta.MetaService.CreateSnapshot:output_type -> novagraph.meta.CreateSnapshotResp
+	73,  // 136: novagraph.meta.MetaService.ListSnapshots:output_type -> novagraph.meta.ListSnapshotsResp
+	75,  // 137: novagraph.meta.MetaService.GetSnapshot:output_type -> novagraph.meta.GetSnapshotResp
+	79,  // 138: novagraph.meta.MetaService.DropSnapshot:output_type -> novagraph.meta.DropSnapshotResp
+	78,  // 139: novagraph.meta.MetaService.RestoreCatalog:output_type -> novagraph.meta.RestoreCatalogResp
+	44,  // 140: novagraph.meta.MetaService.AddHosts:output_type -> novagraph.meta.AddHostsResp
+	46,  // 141: novagraph.meta.MetaService.DropHosts:output_type -> novagraph.meta.DropHostsResp
+	83,  // 142: novagraph.meta.MetaService.SubmitJob:output_type -> novagraph.meta.SubmitJobResp
+	85,  // 143: novagraph.meta.MetaService.ListJobs:output_type -> novagraph.meta.ListJobsResp
+	87,  // 144: novagraph.meta.MetaService.GetJob:output_type -> novagraph.meta.GetJobResp
+	89,  // 145: novagraph.meta.MetaService.StopJob:output_type -> novagraph.meta.StopJobResp
+	91,  // 146: novagraph.meta.MetaService.RecoverJob:output_type -> novagraph.meta.RecoverJobResp
+	17,  // 147: novagraph.meta.MetaService.WatchCatalog:output_type -> novagraph.meta.Catalog
+	116, // [116:148] is the sub-list for method output_type
+	84,  // [84:116] is the sub-list for method input_type
+	84,  // [84:84] is the sub-list for extension type_name
+	84,  // [84:84] is the sub-list for extension extendee
+	0,   // [0:84] is the sub-list for field type_name
 }
 
 func init() { file_novagraph_meta_proto_init() }
@@ -6332,7 +6453,7 @@ func file_novagraph_meta_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_meta_proto_rawDesc), len(file_novagraph_meta_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   85,
+			NumMessages:   87,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

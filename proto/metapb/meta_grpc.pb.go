@@ -45,6 +45,7 @@ const (
 	MetaService_ListSnapshots_FullMethodName      = "/novagraph.meta.MetaService/ListSnapshots"
 	MetaService_GetSnapshot_FullMethodName        = "/novagraph.meta.MetaService/GetSnapshot"
 	MetaService_DropSnapshot_FullMethodName       = "/novagraph.meta.MetaService/DropSnapshot"
+	MetaService_RestoreCatalog_FullMethodName     = "/novagraph.meta.MetaService/RestoreCatalog"
 	MetaService_AddHosts_FullMethodName           = "/novagraph.meta.MetaService/AddHosts"
 	MetaService_DropHosts_FullMethodName          = "/novagraph.meta.MetaService/DropHosts"
 	MetaService_SubmitJob_FullMethodName          = "/novagraph.meta.MetaService/SubmitJob"
@@ -85,6 +86,7 @@ type MetaServiceClient interface {
 	ListSnapshots(ctx context.Context, in *ListSnapshotsReq, opts ...grpc.CallOption) (*ListSnapshotsResp, error)
 	GetSnapshot(ctx context.Context, in *GetSnapshotReq, opts ...grpc.CallOption) (*GetSnapshotResp, error)
 	DropSnapshot(ctx context.Context, in *DropSnapshotReq, opts ...grpc.CallOption) (*DropSnapshotResp, error)
+	RestoreCatalog(ctx context.Context, in *RestoreCatalogReq, opts ...grpc.CallOption) (*RestoreCatalogResp, error)
 	AddHosts(ctx context.Context, in *AddHostsReq, opts ...grpc.CallOption) (*AddHostsResp, error)
 	DropHosts(ctx context.Context, in *DropHostsReq, opts ...grpc.CallOption) (*DropHostsResp, error)
 	// Jobs (metad/jobs.go).
@@ -336,6 +338,16 @@ func (c *metaServiceClient) DropSnapshot(ctx context.Context, in *DropSnapshotRe
 	return out, nil
 }
 
+func (c *metaServiceClient) RestoreCatalog(ctx context.Context, in *RestoreCatalogReq, opts ...grpc.CallOption) (*RestoreCatalogResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RestoreCatalogResp)
+	err := c.cc.Invoke(ctx, MetaService_RestoreCatalog_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *metaServiceClient) AddHosts(ctx context.Context, in *AddHostsReq, opts ...grpc.CallOption) (*AddHostsResp, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AddHostsResp)
@@ -455,6 +467,7 @@ type MetaServiceServer interface {
 	ListSnapshots(context.Context, *ListSnapshotsReq) (*ListSnapshotsResp, error)
 	GetSnapshot(context.Context, *GetSnapshotReq) (*GetSnapshotResp, error)
 	DropSnapshot(context.Context, *DropSnapshotReq) (*DropSnapshotResp, error)
+	RestoreCatalog(context.Context, *RestoreCatalogReq) (*RestoreCatalogResp, error)
 	AddHosts(context.Context, *AddHostsReq) (*AddHostsResp, error)
 	DropHosts(context.Context, *DropHostsReq) (*DropHostsResp, error)
 	// Jobs (metad/jobs.go).
@@ -544,6 +557,9 @@ func (UnimplementedMetaServiceServer) GetSnapshot(context.Context, *GetSnapshotR
 }
 func (UnimplementedMetaServiceServer) DropSnapshot(context.Context, *DropSnapshotReq) (*DropSnapshotResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method DropSnapshot not implemented")
+}
+func (UnimplementedMetaServiceServer) RestoreCatalog(context.Context, *RestoreCatalogReq) (*RestoreCatalogResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RestoreCatalog not implemented")
 }
 func (UnimplementedMetaServiceServer) AddHosts(context.Context, *AddHostsReq) (*AddHostsResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method AddHosts not implemented")
@@ -1004,6 +1020,24 @@ func _MetaService_DropSnapshot_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MetaService_RestoreCatalog_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RestoreCatalogReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MetaServiceServer).RestoreCatalog(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MetaService_RestoreCatalog_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MetaServiceServer).RestoreCatalog(ctx, req.(*RestoreCatalogReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _MetaService_AddHosts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AddHostsReq)
 	if err := dec(in); err != nil {
@@ -1239,6 +1273,10 @@ var MetaService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DropSnapshot",
 			Handler:    _MetaService_DropSnapshot_Handler,
+		},
+		{
+			MethodName: "RestoreCatalog",
+			Handler:    _MetaService_RestoreCatalog_Handler,
 		},
 		{
 			MethodName: "AddHosts",

@@ -1009,7 +1009,15 @@ type IngestSSTReq struct {
 	// ingest if the partition's configuration, where the entry applies,
 	// has a member outside them (it joined after the upload and lacks the
 	// files). Empty: not checked.
-	Stores        []uint64 `protobuf:"varint,5,rep,packed,name=stores,proto3" json:"stores,omitempty"`
+	Stores []uint64 `protobuf:"varint,5,rep,packed,name=stores,proto3" json:"stores,omitempty"`
+	// restore: the files are a backup's partition (nova-br restore), which
+	// also carries the partition's bookkeeping: pending edge intents and
+	// in-edge tombstones (sstcheck.Restore). An import's files may not.
+	Restore bool `protobuf:"varint,6,opt,name=restore,proto3" json:"restore,omitempty"`
+	// With restore: the partition's version base from now on
+	// (partition.VersionBaseKey), past every version in the files
+	// (ExportChunk.version_high), so that later in-edge changes are newer.
+	VersionBase   uint64 `protobuf:"varint,7,opt,name=version_base,json=versionBase,proto3" json:"version_base,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1077,6 +1085,20 @@ func (x *IngestSSTReq) GetStores() []uint64 {
 		return x.Stores
 	}
 	return nil
+}
+
+func (x *IngestSSTReq) GetRestore() bool {
+	if x != nil {
+		return x.Restore
+	}
+	return false
+}
+
+func (x *IngestSSTReq) GetVersionBase() uint64 {
+	if x != nil {
+		return x.VersionBase
+	}
+	return 0
 }
 
 type IngestSSTResp struct {
@@ -1892,7 +1914,9 @@ func (*ClearPartOp) Descriptor() ([]byte, []int) {
 type IngestSSTOp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Files         []*SSTFile             `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
-	Stores        []uint64               `protobuf:"varint,2,rep,packed,name=stores,proto3" json:"stores,omitempty"` // IngestSSTReq.stores
+	Stores        []uint64               `protobuf:"varint,2,rep,packed,name=stores,proto3" json:"stores,omitempty"`                       // IngestSSTReq.stores
+	Restore       bool                   `protobuf:"varint,3,opt,name=restore,proto3" json:"restore,omitempty"`                            // IngestSSTReq.restore
+	VersionBase   uint64                 `protobuf:"varint,4,opt,name=version_base,json=versionBase,proto3" json:"version_base,omitempty"` // IngestSSTReq.version_base
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1939,6 +1963,20 @@ func (x *IngestSSTOp) GetStores() []uint64 {
 		return x.Stores
 	}
 	return nil
+}
+
+func (x *IngestSSTOp) GetRestore() bool {
+	if x != nil {
+		return x.Restore
+	}
+	return false
+}
+
+func (x *IngestSSTOp) GetVersionBase() uint64 {
+	if x != nil {
+		return x.VersionBase
+	}
+	return 0
 }
 
 type DeleteTagsOp struct {
@@ -3973,12 +4011,17 @@ func (x *ExportPartReq) GetPartId() int32 {
 // message carries no data but the whole file's SHA-256 and size, the
 // applied index of the partition in the checkpoint and the keys written.
 type ExportChunk struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Data          []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
-	Sha256        []byte                 `protobuf:"bytes,2,opt,name=sha256,proto3" json:"sha256,omitempty"`
-	Size          int64                  `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
-	AppliedIndex  uint64                 `protobuf:"varint,4,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
-	Keys          int64                  `protobuf:"varint,5,opt,name=keys,proto3" json:"keys,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Data         []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	Sha256       []byte                 `protobuf:"bytes,2,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	Size         int64                  `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	AppliedIndex uint64                 `protobuf:"varint,4,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
+	Keys         int64                  `protobuf:"varint,5,opt,name=keys,proto3" json:"keys,omitempty"`
+	Smallest     []byte                 `protobuf:"bytes,6,opt,name=smallest,proto3" json:"smallest,omitempty"` // the file's first and last keys (IngestSST needs them)
+	Largest      []byte                 `protobuf:"bytes,7,opt,name=largest,proto3" json:"largest,omitempty"`
+	// The highest version the partition could have given out at the
+	// checkpoint: its version base plus its applied index.
+	VersionHigh   uint64 `protobuf:"varint,8,opt,name=version_high,json=versionHigh,proto3" json:"version_high,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4044,6 +4087,27 @@ func (x *ExportChunk) GetAppliedIndex() uint64 {
 func (x *ExportChunk) GetKeys() int64 {
 	if x != nil {
 		return x.Keys
+	}
+	return 0
+}
+
+func (x *ExportChunk) GetSmallest() []byte {
+	if x != nil {
+		return x.Smallest
+	}
+	return nil
+}
+
+func (x *ExportChunk) GetLargest() []byte {
+	if x != nil {
+		return x.Largest
+	}
+	return nil
+}
+
+func (x *ExportChunk) GetVersionHigh() uint64 {
+	if x != nil {
+		return x.VersionHigh
 	}
 	return 0
 }
@@ -4406,13 +4470,15 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bsmallest\x18\x02 \x01(\fR\bsmallest\x12\x18\n" +
 	"\alargest\x18\x03 \x01(\fR\alargest\x12\x1a\n" +
-	"\bchecksum\x18\x04 \x01(\fR\bchecksum\"\xb5\x01\n" +
+	"\bchecksum\x18\x04 \x01(\fR\bchecksum\"\xf2\x01\n" +
 	"\fIngestSSTReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x120\n" +
 	"\x05files\x18\x03 \x03(\v2\x1a.novagraph.storage.SSTFileR\x05files\x12'\n" +
 	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion\x12\x16\n" +
-	"\x06stores\x18\x05 \x03(\x04R\x06stores\"F\n" +
+	"\x06stores\x18\x05 \x03(\x04R\x06stores\x12\x18\n" +
+	"\arestore\x18\x06 \x01(\bR\arestore\x12!\n" +
+	"\fversion_base\x18\a \x01(\x04R\vversionBase\"F\n" +
 	"\rIngestSSTResp\x125\n" +
 	"\x06result\x18\x01 \x01(\v2\x1d.novagraph.storage.PartResultR\x06result\"^\n" +
 	"\x14DownloadStagedSSTReq\x12\x19\n" +
@@ -4475,10 +4541,12 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\n" +
 	"IntentKeys\x12\x12\n" +
 	"\x04keys\x18\x01 \x03(\fR\x04keys\"\r\n" +
-	"\vClearPartOp\"W\n" +
+	"\vClearPartOp\"\x94\x01\n" +
 	"\vIngestSSTOp\x120\n" +
 	"\x05files\x18\x01 \x03(\v2\x1a.novagraph.storage.SSTFileR\x05files\x12\x16\n" +
-	"\x06stores\x18\x02 \x03(\x04R\x06stores\"9\n" +
+	"\x06stores\x18\x02 \x03(\x04R\x06stores\x12\x18\n" +
+	"\arestore\x18\x03 \x01(\bR\arestore\x12!\n" +
+	"\fversion_base\x18\x04 \x01(\x04R\vversionBase\"9\n" +
 	"\fDeleteTagsOp\x12\x10\n" +
 	"\x03vid\x18\x01 \x01(\fR\x03vid\x12\x17\n" +
 	"\atag_ids\x18\x02 \x03(\x05R\x06tagIds\"\xc0\x01\n" +
@@ -4649,13 +4717,16 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\rExportPartReq\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x19\n" +
 	"\bspace_id\x18\x02 \x01(\x05R\aspaceId\x12\x17\n" +
-	"\apart_id\x18\x03 \x01(\x05R\x06partId\"\x86\x01\n" +
+	"\apart_id\x18\x03 \x01(\x05R\x06partId\"\xdf\x01\n" +
 	"\vExportChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x16\n" +
 	"\x06sha256\x18\x02 \x01(\fR\x06sha256\x12\x12\n" +
 	"\x04size\x18\x03 \x01(\x03R\x04size\x12#\n" +
 	"\rapplied_index\x18\x04 \x01(\x04R\fappliedIndex\x12\x12\n" +
-	"\x04keys\x18\x05 \x01(\x03R\x04keys\"B\n" +
+	"\x04keys\x18\x05 \x01(\x03R\x04keys\x12\x1a\n" +
+	"\bsmallest\x18\x06 \x01(\fR\bsmallest\x12\x18\n" +
+	"\alargest\x18\a \x01(\fR\alargest\x12!\n" +
+	"\fversion_high\x18\b \x01(\x04R\vversionHigh\"B\n" +
 	"\fClearPartReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\"'\n" +

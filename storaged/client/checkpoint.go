@@ -42,10 +42,14 @@ func (c *Client) DropCheckpoint(ctx context.Context, addr, name string) error {
 // SHA-256 (checked against the bytes received), the keys in it, and the
 // partition's applied index in the checkpoint.
 type Export struct {
-	Size    int64
-	SHA256  []byte
-	Keys    int64
-	Applied uint64
+	Size              int64
+	SHA256            []byte
+	Keys              int64
+	Applied           uint64
+	Smallest, Largest []byte // the file's first and last keys
+	// VersionHigh is past every in-edge version and intent order in the
+	// file: a restored partition's version base (IngestSSTReq.version_base).
+	VersionHigh uint64
 }
 
 // ExportCheckpointPart streams a partition's data from the checkpoint name
@@ -76,7 +80,8 @@ func (c *Client) ExportCheckpointPart(ctx context.Context, addr, name string, sp
 				return Export{}, fmt.Errorf("storaged %s: the export of partition %d of space %d arrived damaged: %d bytes with SHA-256 %x, sent %d with %x",
 					addr, part, space, got, sum, chunk.GetSize(), chunk.GetSha256())
 			}
-			return Export{Size: got, SHA256: sum, Keys: chunk.GetKeys(), Applied: chunk.GetAppliedIndex()}, nil
+			return Export{Size: got, SHA256: sum, Keys: chunk.GetKeys(), Applied: chunk.GetAppliedIndex(),
+				Smallest: chunk.GetSmallest(), Largest: chunk.GetLargest(), VersionHigh: chunk.GetVersionHigh()}, nil
 		}
 		if _, err := w.Write(chunk.GetData()); err != nil {
 			return Export{}, fmt.Errorf("writing the export of partition %d of space %d: %w", part, space, err)

@@ -42,6 +42,23 @@ import (
 // or any raft kind.
 var ingestKinds = [...]byte{partition.KindTag, partition.KindEdge, partition.KindIndex, partition.KindDegree}
 
+// restoreKinds are what a backup's partition file carries besides
+// (nova-br restore): the partition's pending intents, which the restored
+// partition then carries out, and its system keys (in-edge tombstones and
+// the data version), all of its data range. Still no raft kind.
+var restoreKinds = [...]byte{partition.KindTag, partition.KindEdge, partition.KindIndex, partition.KindDegree, partition.KindSystem, partition.KindIntent}
+
+// Purpose says what a file is ingested for, which decides the kinds of
+// key it may hold.
+type Purpose int
+
+const (
+	// Import: what the importer writes (ingestKinds).
+	Import Purpose = iota
+	// Restore: a backup's partition (restoreKinds).
+	Restore
+)
+
 // ErrLocal marks a Check failure that is about this machine, not the
 // file: RocksDB's "IO error" (a disk read failing, too many open files,
 // the file gone). Another attempt, or another replica's copy, may read the
@@ -69,11 +86,20 @@ type Result struct {
 // naming the first thing that would let its ingest write outside the
 // data of partition part of space, or that makes it unreadable.
 func Check(path string, space, part int32, mode Mode) (Result, error) {
+	return CheckFor(path, space, part, mode, Import)
+}
+
+// CheckFor is Check for a file ingested for purpose.
+func CheckFor(path string, space, part int32, mode Mode, purpose Purpose) (Result, error) {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	prefix := partition.PartPrefix(space, part)
 	var kinds [256]C.uchar
-	for _, k := range ingestKinds {
+	allowed := ingestKinds[:]
+	if purpose == Restore {
+		allowed = restoreKinds[:]
+	}
+	for _, k := range allowed {
 		kinds[k] = 1
 	}
 	full := C.int(0)
