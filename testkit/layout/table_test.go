@@ -25,7 +25,7 @@ const (
 // libraries and the tests.
 var groupOrder = []string{
 	"proto", "temporal", "partition", "raftgroup", "gossip", "metad", "storaged",
-	"query", "graphd", "client", "console", "importer", "bench", "cmd",
+	"query", "graphd", "client", "console", "importer", "br", "bench", "cmd",
 	"internal", "testkit", "deploy",
 }
 
