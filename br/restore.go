@@ -25,6 +25,9 @@ type RestoreOptions struct {
 	// User and Password sign in to metad: the catalog is restored with
 	// root's credential.
 	User, Password string
+	// ReplicaFactor > 0 restores the spaces with it instead of the
+	// backup's: into a cluster with fewer storaged than that.
+	ReplicaFactor int32
 	Log            *slog.Logger
 	// PartAttempts bounds the tries of one partition (its replicas are
 	// being created while it is first tried); 0: 60.
@@ -72,7 +75,7 @@ func Restore(ctx context.Context, o RestoreOptions) (*Manifest, error) {
 	if !v.OK {
 		return nil, fmt.Errorf("signing in as %s: bad user name or password", o.User)
 	}
-	if _, err := o.Meta.RestoreCatalog(metaclient.WithCredential(ctx, v.Credential), cat, restore); err != nil {
+	if _, err := o.Meta.RestoreCatalog(metaclient.WithCredential(ctx, v.Credential), cat, restore, o.ReplicaFactor); err != nil {
 		return nil, fmt.Errorf("restoring the catalog: %w", err)
 	}
 	log.Info("catalog restored", "spaces", restore, "snapshot", m.Snapshot)

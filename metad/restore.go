@@ -22,7 +22,8 @@ import (
 // onto five, or onto one. Each space goes in one transaction, refused if
 // its id or its name is taken (restore into a cluster without them); the
 // id counters move past the restored ids, so later DDL does not reuse them.
-func (s *Server) restoreCatalog(ctx context.Context, cat *metapb.Catalog, spaceIDs []int32) (int64, error) {
+// A replica factor given replaces the backup's, for a smaller cluster.
+func (s *Server) restoreCatalog(ctx context.Context, cat *metapb.Catalog, spaceIDs []int32, replicaFactor int32) (int64, error) {
 	if cat == nil || len(spaceIDs) == 0 {
 		return 0, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "restore: no catalog or no space to restore")
 	}
@@ -32,7 +33,12 @@ func (s *Server) restoreCatalog(ctx context.Context, cat *metapb.Catalog, spaceI
 		if idx < 0 {
 			return 0, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "restore: space %d is not in the backup's catalog", id)
 		}
-		r, err := s.restoreSpace(ctx, cat, cat.Spaces[idx])
+		sp := cat.Spaces[idx]
+		if replicaFactor > 0 {
+			sp = proto.Clone(sp).(*metapb.SpaceDesc)
+			sp.ReplicaFactor = replicaFactor
+		}
+		r, err := s.restoreSpace(ctx, cat, sp)
 		if err != nil {
 			return 0, err
 		}
@@ -172,6 +178,6 @@ func (svc *service) RestoreCatalog(ctx context.Context, req *metapb.RestoreCatal
 	if err := svc.s.checkCallerGod(ctx, "RestoreCatalog"); err != nil {
 		return nil, err
 	}
-	rev, err := svc.s.restoreCatalog(ctx, req.GetCatalog(), req.GetSpaceIds())
+	rev, err := svc.s.restoreCatalog(ctx, req.GetCatalog(), req.GetSpaceIds(), req.GetReplicaFactor())
 	return &metapb.RestoreCatalogResp{Status: svc.s.toStatus("RestoreCatalog", err), Version: rev}, nil
 }

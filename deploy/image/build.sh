@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 IMAGE=${IMAGE:-novagraph:dev}
 GO=${GO:-go}
 BUILD=${BUILD_DIR:-deploy/.build}
-BINARIES="metad storaged graphd nova-console nova-importer nova-bench nova-healthcheck nova-diskfill nova-certs"
+BINARIES="metad storaged graphd nova-console nova-importer nova-bench nova-healthcheck nova-diskfill nova-certs nova-br"
 UID_GID=10001
 
 die() { echo "make image: $*" >&2; exit 1; }

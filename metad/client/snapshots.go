@@ -74,10 +74,11 @@ func (c *Client) DropSnapshot(ctx context.Context, name string, ifExists bool) e
 // RestoreCatalog recreates the spaces of a backup's catalog with their ids
 // (nova-br restore) and returns once the cache has them. ctx must carry
 // root's credential (WithCredential).
-func (c *Client) RestoreCatalog(ctx context.Context, cat *metapb.Catalog, spaces []int32) (int64, error) {
+// replicaFactor > 0 replaces the backup's replica factor.
+func (c *Client) RestoreCatalog(ctx context.Context, cat *metapb.Catalog, spaces []int32, replicaFactor int32) (int64, error) {
 	ctx = AttachCredential(ctx)
 	return c.writeUser(ctx, "RestoreCatalog", func(s metapb.MetaServiceClient) (*metapb.Status, int64, error) {
-		resp, err := s.RestoreCatalog(ctx, &metapb.RestoreCatalogReq{Catalog: cat, SpaceIds: spaces})
+		resp, err := s.RestoreCatalog(ctx, &metapb.RestoreCatalogReq{Catalog: cat, SpaceIds: spaces, ReplicaFactor: replicaFactor})
 		return resp.GetStatus(), resp.GetVersion(), err
 	})
 }

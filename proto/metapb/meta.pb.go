@@ -4749,7 +4749,8 @@ func (x *DropSnapshotReq) GetIfExists() bool {
 type RestoreCatalogReq struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Catalog       *Catalog               `protobuf:"bytes,1,opt,name=catalog,proto3" json:"catalog,omitempty"`
-	SpaceIds      []int32                `protobuf:"varint,2,rep,packed,name=space_ids,json=spaceIds,proto3" json:"space_ids,omitempty"` // the spaces of catalog to restore
+	SpaceIds      []int32                `protobuf:"varint,2,rep,packed,name=space_ids,json=spaceIds,proto3" json:"space_ids,omitempty"`         // the spaces of catalog to restore
+	ReplicaFactor int32                  `protobuf:"varint,3,opt,name=replica_factor,json=replicaFactor,proto3" json:"replica_factor,omitempty"` // > 0: instead of the backup's (a smaller cluster)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4796,6 +4797,13 @@ func (x *RestoreCatalogReq) GetSpaceIds() []int32 {
 		return x.SpaceIds
 	}
 	return nil
+}
+
+func (x *RestoreCatalogReq) GetReplicaFactor() int32 {
+	if x != nil {
+		return x.ReplicaFactor
+	}
+	return 0
 }
 
 type RestoreCatalogResp struct {
@@ -6018,10 +6026,11 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\bsnapshot\x18\x02 \x01(\v2\x1c.novagraph.meta.SnapshotDescR\bsnapshot\"B\n" +
 	"\x0fDropSnapshotReq\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
-	"\tif_exists\x18\x02 \x01(\bR\bifExists\"c\n" +
+	"\tif_exists\x18\x02 \x01(\bR\bifExists\"\x8a\x01\n" +
 	"\x11RestoreCatalogReq\x121\n" +
 	"\acatalog\x18\x01 \x01(\v2\x17.novagraph.meta.CatalogR\acatalog\x12\x1b\n" +
-	"\tspace_ids\x18\x02 \x03(\x05R\bspaceIds\"^\n" +
+	"\tspace_ids\x18\x02 \x03(\x05R\bspaceIds\x12%\n" +
+	"\x0ereplica_factor\x18\x03 \x01(\x05R\rreplicaFactor\"^\n" +
 	"\x12RestoreCatalogResp\x12.\n" +
 	"\x06status\x18\x01 \x01(\v2\x16.novagraph.meta.StatusR\x06status\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\"B\n" +
