@@ -52,7 +52,7 @@ func create(st Store, name string, fn func(w io.Writer) error) (File, error) {
 	}
 	c := &counting{w: w, h: sha256.New()}
 	if err := fn(c); err != nil {
-		w.Close()
+		_ = w.Abort()
 		return File{}, err
 	}
 	if err := w.Close(); err != nil {
@@ -106,7 +106,10 @@ func Backup(ctx context.Context, o BackupOptions) (*Manifest, error) {
 			if err != nil {
 				return nil, fmt.Errorf("space %s, partition %d: %w", sp.GetName(), p.GetPartId(), err)
 			}
-			sb.Parts = append(sb.Parts, PartBackup{Part: p.GetPartId(), AppliedIndex: exp.Applied, VersionHigh: exp.VersionHigh, Keys: exp.Keys,
+			// The snapshot's bound (the live applied index after the last
+			// checkpoint) covers versions other partitions' copies hold
+			// that this copy may not have reached.
+			sb.Parts = append(sb.Parts, PartBackup{Part: p.GetPartId(), AppliedIndex: exp.Applied, VersionHigh: max(exp.VersionHigh, p.GetVersionHigh()), Keys: exp.Keys,
 				Smallest: hex.EncodeToString(exp.Smallest), Largest: hex.EncodeToString(exp.Largest), File: f})
 			log.Info("partition backed up", "space", sp.GetName(), "part", p.GetPartId(), "applied", exp.Applied, "keys", exp.Keys, "bytes", f.Size, "from", p.GetHost())
 		}

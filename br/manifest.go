@@ -147,7 +147,7 @@ func writeManifest(st Store, m *Manifest) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(m); err != nil {
-		w.Close()
+		_ = w.Abort()
 		return err
 	}
 	return w.Close()

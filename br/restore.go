@@ -28,7 +28,7 @@ type RestoreOptions struct {
 	// ReplicaFactor > 0 restores the spaces with it instead of the
 	// backup's: into a cluster with fewer storaged than that.
 	ReplicaFactor int32
-	Log            *slog.Logger
+	Log           *slog.Logger
 	// PartAttempts bounds the tries of one partition (its replicas are
 	// being created while it is first tried); 0: 60.
 	PartAttempts int
@@ -83,10 +83,18 @@ func Restore(ctx context.Context, o RestoreOptions) (*Manifest, error) {
 		if !contains(restore, sb.ID) {
 			continue
 		}
+		var parts []int32
 		for _, p := range sb.Parts {
 			if err := restorePart(ctx, o, m, sb, p, log); err != nil {
 				return nil, fmt.Errorf("space %s, partition %d: %w", sb.Name, p.Part, err)
 			}
+			parts = append(parts, p.Part)
+		}
+		// Only now may the partitions carry out their intents: one
+		// delivered to a partition not restored yet would be overwritten
+		// by that partition's ingest.
+		if err := o.Storage.FinishRestore(ctx, sb.ID, parts, m.Snapshot); err != nil {
+			return nil, fmt.Errorf("space %s: ending the restore: %w", sb.Name, err)
 		}
 	}
 	return m, nil
@@ -138,7 +146,7 @@ func restorePart(ctx context.Context, o RestoreOptions, m *Manifest, sb SpaceBac
 	name := fmt.Sprintf("restore-%s-%d-%d.sst", m.Snapshot, sb.ID, p.Part)
 	wait := 200 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		err := shipPart(ctx, o, sb.ID, p.Part, name, path, smallest, largest, p.VersionHigh)
+		err := shipPart(ctx, o, sb.ID, p.Part, name, path, smallest, largest, p.VersionHigh, m.Snapshot)
 		if err == nil {
 			log.Info("partition restored", "space", sb.Name, "part", p.Part, "applied_in_backup", p.AppliedIndex, "keys", p.Keys)
 			return nil
@@ -156,7 +164,7 @@ func restorePart(ctx context.Context, o RestoreOptions, m *Manifest, sb SpaceBac
 	}
 }
 
-func shipPart(ctx context.Context, o RestoreOptions, space, part int32, name, path string, smallest, largest []byte, versionBase uint64) error {
+func shipPart(ctx context.Context, o RestoreOptions, space, part int32, name, path string, smallest, largest []byte, versionBase uint64, snapshotName string) error {
 	snap := o.Meta.Catalog()
 	stores := append(append([]uint64(nil), snap.Parts(space)[part]...), snap.Learners(space)[part]...)
 	if len(stores) == 0 {
@@ -170,6 +178,7 @@ func shipPart(ctx context.Context, o RestoreOptions, space, part int32, name, pa
 		}
 		sum = s
 	}
-	return o.Storage.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: space, PartId: part, CatalogVersion: snap.Version(), Stores: stores, Restore: true, VersionBase: versionBase,
+	return o.Storage.IngestSST(ctx, &storagepb.IngestSSTReq{SpaceId: space, PartId: part, CatalogVersion: snap.Version(), Stores: stores,
+		Restore: true, VersionBase: versionBase, RestoreName: snapshotName,
 		Files: []*storagepb.SSTFile{{Name: name, Smallest: smallest, Largest: largest, Checksum: sum}}})
 }

@@ -14,8 +14,9 @@ import (
 // backup's root.
 type Store interface {
 	// Create returns a writer for name; the file is in place, whole, only
-	// once Close returns nil (a crash leaves no half file under name).
-	Create(name string) (io.WriteCloser, error)
+	// once Close returns nil (a crash leaves no half file under name), and
+	// never after Abort.
+	Create(name string) (Writer, error)
 	// Open reads name.
 	Open(name string) (io.ReadCloser, error)
 	// Exists reports whether name is in the store.
@@ -26,6 +27,13 @@ type Store interface {
 	LocalPath(name string) (string, func(), error)
 	// String names the store in messages.
 	String() string
+}
+
+// Writer is a file being written to a Store.
+type Writer interface {
+	io.WriteCloser
+	// Abort drops what was written; name stays as it was.
+	Abort() error
 }
 
 // DirStore is a backup in a local directory.
@@ -39,7 +47,7 @@ func (d DirStore) path(name string) (string, error) {
 }
 
 // Create implements Store: it writes name.tmp and renames it at Close.
-func (d DirStore) Create(name string) (io.WriteCloser, error) {
+func (d DirStore) Create(name string) (Writer, error) {
 	p, err := d.path(name)
 	if err != nil {
 		return nil, err
@@ -60,6 +68,11 @@ type renameOnClose struct {
 }
 
 func (r *renameOnClose) Write(b []byte) (int, error) { return r.f.Write(b) }
+
+func (r *renameOnClose) Abort() error {
+	r.f.Close()
+	return os.Remove(r.f.Name())
+}
 
 func (r *renameOnClose) Close() error {
 	if err := r.f.Sync(); err != nil {

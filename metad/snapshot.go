@@ -35,6 +35,11 @@ const prefixSnapshots = "/novagraph-snapshots/"
 
 func snapshotKey(name string) string { return prefixSnapshots + name }
 
+// snapshotIntentHold is how long storaged hold their edge intents for a
+// snapshot at most: metad releases them when the last checkpoint is made,
+// and a metad that dies meanwhile leaves them to expire.
+const snapshotIntentHold = 10 * time.Minute
+
 // snapshotHostTimeout bounds one storaged's checkpoint: a read index per
 // partition it leads and a checkpoint per data path, which flushes the
 // memtables first.
@@ -43,6 +48,8 @@ const snapshotHostTimeout = 2 * time.Minute
 // snapshotStorage is what snapshots need of storaged (storaged/client).
 type snapshotStorage interface {
 	CreateCheckpoint(ctx context.Context, addr, name string, spaces []int32) ([]*storagepb.CheckpointPart, error)
+	VersionHighs(ctx context.Context, addr string, spaces []int32) ([]*storagepb.CheckpointPart, error)
+	HoldIntents(ctx context.Context, addr string, seconds int32) error
 	DropCheckpoint(ctx context.Context, addr, name string) error
 	Close()
 }
@@ -124,9 +131,32 @@ func (s *Server) createSnapshot(ctx context.Context, spaces []int32, st snapshot
 	if err := s.putSnapshot(ctx, d); err != nil {
 		return nil, err
 	}
+	// asked are the hosts asked for a checkpoint: on a failure each drops
+	// it, whether it answered or not (one that timed out may still make it).
+	var asked, online []string
+	for _, h := range cat.Hosts {
+		if h.Online {
+			online = append(online, fmt.Sprintf("%s:%d", h.Addr.GetHost(), h.Addr.GetPort()))
+		}
+	}
+	// The stores checkpoint one after another: an in-edge carried out in
+	// between could land in a later copy whose out-edge an earlier copy
+	// lacks, for good. No store carries out intents until the last
+	// checkpoint is made; writes meanwhile keep their intents, which a
+	// copy holds with its out-edges.
+	release := func() {
+		for _, addr := range online {
+			rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			if err := st.HoldIntents(rctx, addr, 0); err != nil {
+				s.log.Warn("releasing the intents held for a snapshot; they resume when the hold expires", "snapshot", d.Name, "host", addr, "err", err)
+			}
+			cancel()
+		}
+	}
 	fail := func(format string, args ...any) (*metapb.SnapshotDesc, error) {
+		release()
 		d.Status, d.Error = metapb.SnapshotDesc_INVALID, fmt.Sprintf(format, args...)
-		for _, h := range d.Hosts {
+		for _, h := range asked {
 			dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			if err := st.DropCheckpoint(dctx, h, d.Name); err != nil {
 				s.log.Warn("dropping the checkpoint of a failed snapshot", "snapshot", d.Name, "host", h, "err", err)
@@ -146,12 +176,22 @@ func (s *Server) createSnapshot(ctx context.Context, spaces []int32, st snapshot
 		applied uint64
 		leader  bool
 	}
+	for _, addr := range online {
+		hctx, cancel := context.WithTimeout(ctx, snapshotHostTimeout)
+		err := st.HoldIntents(hctx, addr, int32(snapshotIntentHold/time.Second))
+		cancel()
+		if err != nil {
+			asked = nil
+			return fail("storaged %s: %v", addr, err)
+		}
+	}
 	best := map[[2]int32]copyOf{}
 	for _, h := range cat.Hosts {
 		if !h.Online {
 			continue
 		}
 		addr := fmt.Sprintf("%s:%d", h.Addr.GetHost(), h.Addr.GetPort())
+		asked = append(asked, addr)
 		hctx, cancel := context.WithTimeout(ctx, snapshotHostTimeout)
 		parts, err := st.CreateCheckpoint(hctx, addr, d.Name, spaces)
 		cancel()
@@ -167,15 +207,40 @@ func (s *Server) createSnapshot(ctx context.Context, spaces []int32, st snapshot
 			}
 		}
 	}
+	// Checkpoints were taken one store after another: a partition's copy
+	// may be older than in-edge versions it gave out that another
+	// partition's copy holds. Its live applied index now, the largest of
+	// its replicas, bounds every version it had given out by the last
+	// checkpoint.
+	high := map[[2]int32]uint64{}
+	for _, addr := range d.Hosts {
+		hctx, cancel := context.WithTimeout(ctx, snapshotHostTimeout)
+		parts, err := st.VersionHighs(hctx, addr, spaces)
+		cancel()
+		if err != nil {
+			return fail("storaged %s: %v", addr, err)
+		}
+		for _, p := range parts {
+			k := [2]int32{p.SpaceId, p.PartId}
+			high[k] = max(high[k], p.VersionHigh)
+		}
+	}
 	for _, id := range covered {
 		for part := int32(1); part <= known[id].PartitionNum; part++ {
-			c, ok := best[[2]int32{id, part}]
+			k := [2]int32{id, part}
+			c, ok := best[k]
 			if !ok {
 				return fail("partition %d of space %q has no copy on an online storaged", part, known[id].Name)
 			}
-			d.Parts = append(d.Parts, &metapb.SnapshotPart{SpaceId: id, PartId: part, StoreId: c.store, Host: c.host, AppliedIndex: c.applied})
+			d.Parts = append(d.Parts, &metapb.SnapshotPart{SpaceId: id, PartId: part, StoreId: c.store, Host: c.host, AppliedIndex: c.applied,
+				VersionHigh: max(high[k], c.applied)})
 		}
 	}
+	release()
+	// The catalog now, after the checkpoints: schema versions and indexes
+	// are only added, so every row and index key in them is described by
+	// it, even with DDL during the snapshot.
+	d.Catalog = s.servedCatalog(s.cat.current())
 	d.Status = metapb.SnapshotDesc_VALID
 	if err := s.putSnapshot(ctx, d); err != nil {
 		return fail("%v", err)

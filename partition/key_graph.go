@@ -100,6 +100,21 @@ func VersionBaseKey(space, part int32) []byte {
 	return append(newKey(space, part, KindSystem, 1), sysVersionBase)
 }
 
+// System item 0x04: a partition being restored from a backup.
+const sysRestoreHold byte = 0x04
+
+// RestoreHoldKey returns the key that holds a restored partition's intents
+// back (value: the snapshot's name) until every partition of the space is
+// restored (nova-br; storaged/ingest.go):
+//
+//	offset size field
+//	0      8    space | part
+//	8      1    KindSystem (0x04)
+//	9      1    0x04
+func RestoreHoldKey(space, part int32) []byte {
+	return append(newKey(space, part, KindSystem, 1), sysRestoreHold)
+}
+
 // IsVersionBaseKey reports whether key is a VersionBaseKey.
 func IsVersionBaseKey(key []byte) bool {
 	return len(key) == KeyPrefixLen+1 && key[KeyPrefixLen-1] == KindSystem && key[KeyPrefixLen] == sysVersionBase

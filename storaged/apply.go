@@ -224,6 +224,16 @@ func (st *applyState) mutate(m *storagepb.Mutation) ([]byte, error) {
 		return st.rebuildIndex(op.RebuildIndex)
 	case *storagepb.Mutation_PurgeTombstonesBefore:
 		return st.purgeTombstones(op.PurgeTombstonesBefore)
+	case *storagepb.Mutation_FinishRestore:
+		key := partition.RestoreHoldKey(st.g.Space, st.g.Part)
+		held, err := st.b.Get(key)
+		if err != nil {
+			return nil, err
+		}
+		if held != nil && string(held) == op.FinishRestore {
+			st.b.Delete(key)
+		}
+		return nil, nil
 	}
 	return nil, fmt.Errorf("%w: empty or unknown mutation", errCorruptCommand)
 }
@@ -250,7 +260,7 @@ func hasBody(m *storagepb.Mutation) bool {
 		return op.RebuildIndex != nil
 	case *storagepb.Mutation_ClearPart:
 		return op.ClearPart != nil
-	case *storagepb.Mutation_DeleteVertex, *storagepb.Mutation_PurgeTombstonesBefore:
+	case *storagepb.Mutation_DeleteVertex, *storagepb.Mutation_PurgeTombstonesBefore, *storagepb.Mutation_FinishRestore:
 		return true
 	}
 	return false

@@ -40,6 +40,7 @@ var policy = func() nodetls.Policy {
 		// nova-br backs up with the importer's certificate: it reads
 		// every row as the importer writes them (docs/backup.md).
 		"/novagraph.storage.StorageAdminService/ExportCheckpointPart": {nodetls.RoleMetad, nodetls.RoleImporter},
+		"/novagraph.storage.StorageService/FinishRestore":             {nodetls.RoleImporter},
 		"/novagraph.raft.RaftService/*":                               {nodetls.RoleStoraged},
 		"/novagraph.raft.RaftSnapshotService/*":                       {nodetls.RoleStoraged},
 	})

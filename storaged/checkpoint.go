@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"time"
 
 	"github.com/linxGnu/grocksdb"
 	"google.golang.org/grpc"
@@ -91,21 +93,33 @@ func (a *adminService) CreateCheckpoint(ctx context.Context, req *storagepb.Chec
 			return nil, status.Errorf(codes.AlreadyExists, "storaged %s: snapshot %q exists already", s.addr, req.GetName())
 		}
 	}
+	// On any failure, no checkpoint of this name stays behind here: it
+	// would pin SST files that metad does not know to drop.
+	made := 0
+	rollback := func() {
+		for i := range made {
+			_ = os.RemoveAll(s.checkpointDir(i, req.GetName()))
+		}
+	}
 	for i, db := range s.dbs {
 		dir := s.checkpointDir(i, req.GetName())
 		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			rollback()
 			return nil, fmt.Errorf("snapshot %q: %w", req.GetName(), err)
 		}
 		cp, err := db.NewCheckpoint()
 		if err != nil {
+			rollback()
 			return nil, fmt.Errorf("snapshot %q of %s: %w", req.GetName(), s.cfg.DataPaths[i], err)
 		}
 		err = cp.CreateCheckpoint(dir, 0)
 		cp.Destroy()
 		if err != nil {
 			_ = os.RemoveAll(dir)
+			rollback()
 			return nil, fmt.Errorf("snapshot %q of %s: %w", req.GetName(), s.cfg.DataPaths[i], err)
 		}
+		made++
 	}
 	// Where each replica stands in the checkpoint: its applied index as
 	// the checkpoint holds it, not as the live database has moved on.
@@ -120,6 +134,14 @@ func (a *adminService) CreateCheckpoint(ctx context.Context, req *storagepb.Chec
 				if err != nil {
 					return err
 				}
+				// A replica caught installing a raft snapshot has its
+				// new applied index written and its data not yet: no
+				// copy to offer (raftgroup/snapshot.go).
+				if pending, err := db.GetBytes(ro, partition.RaftSnapshotApplyKey(g.Space, g.Part)); err != nil {
+					return err
+				} else if pending != nil {
+					continue
+				}
 				if ok {
 					resp.Parts = append(resp.Parts, &storagepb.CheckpointPart{SpaceId: g.Space, PartId: g.Part, AppliedIndex: applied, Leader: confirmed[g]})
 				}
@@ -127,10 +149,52 @@ func (a *adminService) CreateCheckpoint(ctx context.Context, req *storagepb.Chec
 			return nil
 		})
 		if err != nil {
+			rollback()
 			return nil, err
 		}
 	}
 	s.log.Info("snapshot created", "name", req.GetName(), "replicas", len(resp.Parts))
+	return resp, nil
+}
+
+// HoldIntents implements StorageAdminService.
+func (a *adminService) HoldIntents(ctx context.Context, req *storagepb.HoldIntentsReq) (*storagepb.AdminResp, error) {
+	var until time.Time
+	if req.GetSeconds() > 0 {
+		until = time.Now().Add(time.Duration(req.GetSeconds()) * time.Second)
+	}
+	if err := a.srv.resolver.hold(ctx, until); err != nil {
+		return nil, err
+	}
+	return &storagepb.AdminResp{}, nil
+}
+
+// VersionHighs implements StorageAdminService: each replica's live version
+// base plus applied index, a bound on the versions it has given out.
+func (a *adminService) VersionHighs(_ context.Context, req *storagepb.CheckpointReq) (*storagepb.CheckpointResp, error) {
+	s := a.srv
+	resp := &storagepb.CheckpointResp{}
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	for _, g := range s.engine.Groups() {
+		if len(req.GetSpaceIds()) > 0 && !slices.Contains(req.GetSpaceIds(), g.Space) {
+			continue
+		}
+		db := s.dbOf(g)
+		applied, ok := s.engine.Applied(g)
+		if db == nil || !ok {
+			continue
+		}
+		v, err := db.GetBytes(ro, partition.VersionBaseKey(g.Space, g.Part))
+		if err != nil {
+			return nil, err
+		}
+		base, err := partition.DecodeVersionBase(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", g, err)
+		}
+		resp.Parts = append(resp.Parts, &storagepb.CheckpointPart{SpaceId: g.Space, PartId: g.Part, AppliedIndex: applied, VersionHigh: base + applied})
+	}
 	return resp, nil
 }
 
@@ -205,6 +269,11 @@ func (a *adminService) ExportCheckpointPart(req *storagepb.ExportPartReq, stream
 		versionBase     uint64
 		found           bool
 	)
+	defer func() {
+		if file != "" {
+			os.Remove(file) // sent, or half written
+		}
+	}()
 	for i := range s.dbs {
 		err := s.withCheckpoint(i, req.GetName(), func(db *grocksdb.DB, ro *grocksdb.ReadOptions) error {
 			idx, ok, err := appliedIn(db, ro, g)
@@ -247,7 +316,6 @@ func (a *adminService) ExportCheckpointPart(req *storagepb.ExportPartReq, stream
 	if !found {
 		return status.Errorf(codes.NotFound, "storaged %s: snapshot %q holds no replica of %s", s.addr, req.GetName(), g)
 	}
-	defer os.Remove(file)
 	f, err := os.Open(file)
 	if err != nil {
 		return err

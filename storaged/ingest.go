@@ -176,7 +176,10 @@ func (s *service) ingestSST(ctx context.Context, g raftgroup.GroupID, b *cmdBuil
 	}
 	op := &storagepb.IngestSSTOp{Files: files, Stores: stores, Restore: restore}
 	if restore {
-		op.VersionBase = req.GetVersionBase()
+		if req.GetVersionBase() == 0 || req.GetRestoreName() == "" {
+			return invalid("a restore ingest needs its version base and its snapshot's name")
+		}
+		op.VersionBase, op.RestoreName = req.GetVersionBase(), req.GetRestoreName()
 	}
 	b.add(&storagepb.Mutation{Op: &storagepb.Mutation_IngestSst{IngestSst: op}})
 	return s.srv.propose(ctx, g, b.cmd)
@@ -319,6 +322,32 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 			return fmt.Errorf("%w: %s entry %d on store %d: SST file %s: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, f.Name, err)
 		}
 	}
+	if op.Restore {
+		// A restore goes into a partition that is new, once: the same
+		// backup ingested again (a retry whose outcome was unknown) is
+		// done already; anything else would mix the backup into data.
+		held, err := st.b.Get(partition.RestoreHoldKey(st.g.Space, st.g.Part))
+		if err != nil {
+			return err
+		}
+		if held != nil && string(held) == op.RestoreName {
+			return nil
+		}
+		// Through the batch, not the database alone: an entry of this
+		// round may have written, and rounds differ between replicas.
+		for _, kind := range []byte{partition.KindTag, partition.KindEdge, partition.KindIntent} {
+			found := false
+			if err := st.b.Scan(partition.KindPrefix(st.g.Space, st.g.Part, kind), nil, func(_, _ []byte) (bool, error) {
+				found = true
+				return false, nil
+			}); err != nil {
+				return err
+			}
+			if found {
+				return invalid("%s entry %d: a restore goes into an empty partition; this one holds data", st.g, st.index)
+			}
+		}
+	}
 	hadEdges := hasKeyWithPrefix(db, partition.KindPrefix(st.g.Space, st.g.Part, partition.KindEdge))
 	var links []string
 	for _, f := range op.Files {
@@ -349,11 +378,15 @@ func (st *applyState) ingestSST(op *storagepb.IngestSSTOp) error {
 		// failure. The group stops at this entry and tries again.
 		return fmt.Errorf("%w: %s entry %d on store %d: %w", raftgroup.ErrApplyHalted, st.g, st.index, st.store, err)
 	}
-	if op.Restore && op.VersionBase > 0 {
+	if op.Restore {
 		// After the files, which carry the backup's own base: the
 		// partition's new raft log restarts at a low index, and its
 		// versions must go on from past the backup's (VersionBaseKey).
+		// The hold keeps its intents (promises to partitions that may
+		// not be restored yet, whose own ingest would overwrite what
+		// they deliver) until FinishRestore.
 		st.b.Put(partition.VersionBaseKey(st.g.Space, st.g.Part), binary.BigEndian.AppendUint64(nil, op.VersionBase))
+		st.b.Put(partition.RestoreHoldKey(st.g.Space, st.g.Part), []byte(op.RestoreName))
 	}
 	if hadEdges {
 		return st.recountDegrees()

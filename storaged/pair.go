@@ -119,6 +119,12 @@ type resolver struct {
 	// slots bounds the batches in flight (resolveSlots).
 	slots chan struct{}
 
+	// holdUntil: no pass carries out intents before then (a snapshot's
+	// checkpoints, HoldIntents); active counts the passes carrying out
+	// now. Both guarded by mu.
+	holdUntil time.Time
+	active    int
+
 	stats resolverStats
 }
 
@@ -288,6 +294,21 @@ func (r *resolver) kickLocked(g raftgroup.GroupID, st *resolveState) {
 // SF100 with 100 partitions). The pass fails, naming the targets, if any
 // intent is left.
 func (r *resolver) pass(g raftgroup.GroupID) error {
+	if r.srv.restoreHeld(g) {
+		return fmt.Errorf("%s: %w", g, errRestoreHeld)
+	}
+	r.mu.Lock()
+	if time.Now().Before(r.holdUntil) {
+		r.mu.Unlock()
+		return fmt.Errorf("%s: %w", g, errIntentsHeld)
+	}
+	r.active++
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.active--
+		r.mu.Unlock()
+	}()
 	c := &passCursor{from: r.resumeAt(g), failed: map[int32]error{}}
 	for {
 		done, err := r.resolveSome(g, c)
@@ -319,6 +340,50 @@ func (r *resolver) pass(g raftgroup.GroupID) error {
 // errIntentsLeft: a pass ended with intents whose target partitions
 // failed; a later pass carries them out.
 var errIntentsLeft = errors.New("intents left")
+
+// errIntentsHeld: a snapshot's checkpoints are being made (HoldIntents).
+var errIntentsHeld = errors.New("intents held while a snapshot is taken")
+
+// hold stops passes carrying out intents until until (the zero time:
+// resume) and, when holding, waits until no pass is carrying any out.
+func (r *resolver) hold(ctx context.Context, until time.Time) error {
+	r.mu.Lock()
+	r.holdUntil = until
+	r.mu.Unlock()
+	if until.IsZero() {
+		return nil
+	}
+	for {
+		r.mu.Lock()
+		n := r.active
+		r.mu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %d intent passes to end: %w", n, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// errRestoreHeld: the partition is being restored from a backup; its
+// intents wait for FinishRestore (storaged/ingest.go).
+var errRestoreHeld = errors.New("restore in progress: intents wait for FinishRestore")
+
+// restoreHeld reports whether g holds a restore hold
+// (partition.RestoreHoldKey).
+func (s *Server) restoreHeld(g raftgroup.GroupID) bool {
+	db := s.dbOf(g)
+	if db == nil {
+		return false
+	}
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	v, err := db.GetBytes(ro, partition.RestoreHoldKey(g.Space, g.Part))
+	return err == nil && v != nil
+}
 
 // backingOff returns why target is skipped until its backoff ends (nil:
 // it is not).

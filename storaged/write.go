@@ -307,6 +307,26 @@ func (s *service) FlushIntents(ctx context.Context, req *storagepb.FlushIntentsR
 	return &storagepb.ExecResp{FailedParts: failed}, nil
 }
 
+// FinishRestore implements StorageService: each partition drops its restore
+// hold for the snapshot through raft, and its intents are carried out.
+func (s *service) FinishRestore(ctx context.Context, req *storagepb.FinishRestoreReq) (*storagepb.ExecResp, error) {
+	snap, space, err := s.spaceFor(ctx, req.SpaceId, 0)
+	if err != nil {
+		return &storagepb.ExecResp{FailedParts: allFailed(snap, s, req.Parts, err)}, nil
+	}
+	failed := s.forEachPart(snap, req.Parts, func(part int32) error {
+		g := raftgroup.GroupID{Space: req.SpaceId, Part: part}
+		b := newCommand(snap, space)
+		b.add(&storagepb.Mutation{Op: &storagepb.Mutation_FinishRestore{FinishRestore: req.GetName()}})
+		if err := s.srv.propose(ctx, g, b.cmd); err != nil {
+			return err
+		}
+		s.srv.resolver.kick(g)
+		return nil
+	})
+	return &storagepb.ExecResp{FailedParts: failed}, nil
+}
+
 // flushError is how a failed pass of the resolver reaches FlushIntents'
 // caller. A resolve or mirror proposal whose outcome is unknown (its
 // leader lost leadership, or it timed out: raftgroup.ErrAmbiguous) is no

@@ -4235,12 +4235,17 @@ func (x *SpaceStats) GetEdgeTypes() []*SchemaCount {
 // Snapshots (CREATE SNAPSHOT, docs/backup.md): a RocksDB checkpoint on
 // every storaged plus the catalog, recorded under /novagraph-snapshots/.
 type SnapshotPart struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
-	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
-	StoreId       uint64                 `protobuf:"varint,3,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`                // the store whose copy the backup takes
-	Host          string                 `protobuf:"bytes,4,opt,name=host,proto3" json:"host,omitempty"`                                      // its address
-	AppliedIndex  uint64                 `protobuf:"varint,5,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"` // where that copy stands
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId      int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	PartId       int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
+	StoreId      uint64                 `protobuf:"varint,3,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`                // the store whose copy the backup takes
+	Host         string                 `protobuf:"bytes,4,opt,name=host,proto3" json:"host,omitempty"`                                      // its address
+	AppliedIndex uint64                 `protobuf:"varint,5,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"` // where that copy stands
+	// Past every in-edge version and intent order the partition had given
+	// out when the last store finished its checkpoint (the copies of other
+	// partitions may hold versions newer than this copy): a restored
+	// partition's version base.
+	VersionHigh   uint64 `protobuf:"varint,6,opt,name=version_high,json=versionHigh,proto3" json:"version_high,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4306,6 +4311,13 @@ func (x *SnapshotPart) GetHost() string {
 func (x *SnapshotPart) GetAppliedIndex() uint64 {
 	if x != nil {
 		return x.AppliedIndex
+	}
+	return 0
+}
+
+func (x *SnapshotPart) GetVersionHigh() uint64 {
+	if x != nil {
+		return x.VersionHigh
 	}
 	return 0
 }
@@ -5988,13 +6000,14 @@ const file_novagraph_meta_proto_rawDesc = "" +
 	"\x05edges\x18\x02 \x01(\x03R\x05edges\x12/\n" +
 	"\x04tags\x18\x03 \x03(\v2\x1b.novagraph.meta.SchemaCountR\x04tags\x12:\n" +
 	"\n" +
-	"edge_types\x18\x04 \x03(\v2\x1b.novagraph.meta.SchemaCountR\tedgeTypes\"\x96\x01\n" +
+	"edge_types\x18\x04 \x03(\v2\x1b.novagraph.meta.SchemaCountR\tedgeTypes\"\xb9\x01\n" +
 	"\fSnapshotPart\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
 	"\bstore_id\x18\x03 \x01(\x04R\astoreId\x12\x12\n" +
 	"\x04host\x18\x04 \x01(\tR\x04host\x12#\n" +
-	"\rapplied_index\x18\x05 \x01(\x04R\fappliedIndex\"\xf6\x02\n" +
+	"\rapplied_index\x18\x05 \x01(\x04R\fappliedIndex\x12!\n" +
+	"\fversion_high\x18\x06 \x01(\x04R\vversionHigh\"\xf6\x02\n" +
 	"\fSnapshotDesc\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12;\n" +
 	"\x06status\x18\x02 \x01(\x0e2#.novagraph.meta.SnapshotDesc.StatusR\x06status\x12\x1d\n" +

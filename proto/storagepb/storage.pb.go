@@ -1017,7 +1017,11 @@ type IngestSSTReq struct {
 	// With restore: the partition's version base from now on
 	// (partition.VersionBaseKey), past every version in the files
 	// (ExportChunk.version_high), so that later in-edge changes are newer.
-	VersionBase   uint64 `protobuf:"varint,7,opt,name=version_base,json=versionBase,proto3" json:"version_base,omitempty"`
+	VersionBase uint64 `protobuf:"varint,7,opt,name=version_base,json=versionBase,proto3" json:"version_base,omitempty"`
+	// With restore: the backup's snapshot, which the partition keeps as
+	// its restore hold (partition.RestoreHoldKey) until FinishRestore, and
+	// which makes a repeated ingest of the same backup a no-op.
+	RestoreName   string `protobuf:"bytes,8,opt,name=restore_name,json=restoreName,proto3" json:"restore_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1101,6 +1105,75 @@ func (x *IngestSSTReq) GetVersionBase() uint64 {
 	return 0
 }
 
+func (x *IngestSSTReq) GetRestoreName() string {
+	if x != nil {
+		return x.RestoreName
+	}
+	return ""
+}
+
+// FinishRestoreReq ends the restore of the partitions (nova-br, once every
+// partition of the space is ingested): their intents may be carried out.
+type FinishRestoreReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SpaceId       int32                  `protobuf:"varint,1,opt,name=space_id,json=spaceId,proto3" json:"space_id,omitempty"`
+	Parts         []int32                `protobuf:"varint,2,rep,packed,name=parts,proto3" json:"parts,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"` // the snapshot the partitions were restored from
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishRestoreReq) Reset() {
+	*x = FinishRestoreReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishRestoreReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishRestoreReq) ProtoMessage() {}
+
+func (x *FinishRestoreReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishRestoreReq.ProtoReflect.Descriptor instead.
+func (*FinishRestoreReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *FinishRestoreReq) GetSpaceId() int32 {
+	if x != nil {
+		return x.SpaceId
+	}
+	return 0
+}
+
+func (x *FinishRestoreReq) GetParts() []int32 {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+func (x *FinishRestoreReq) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 type IngestSSTResp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Result        *PartResult            `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
@@ -1110,7 +1183,7 @@ type IngestSSTResp struct {
 
 func (x *IngestSSTResp) Reset() {
 	*x = IngestSSTResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[16]
+	mi := &file_novagraph_storage_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1122,7 +1195,7 @@ func (x *IngestSSTResp) String() string {
 func (*IngestSSTResp) ProtoMessage() {}
 
 func (x *IngestSSTResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[16]
+	mi := &file_novagraph_storage_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1135,7 +1208,7 @@ func (x *IngestSSTResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestSSTResp.ProtoReflect.Descriptor instead.
 func (*IngestSSTResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{16}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *IngestSSTResp) GetResult() *PartResult {
@@ -1159,7 +1232,7 @@ type DownloadStagedSSTReq struct {
 
 func (x *DownloadStagedSSTReq) Reset() {
 	*x = DownloadStagedSSTReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[17]
+	mi := &file_novagraph_storage_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1171,7 +1244,7 @@ func (x *DownloadStagedSSTReq) String() string {
 func (*DownloadStagedSSTReq) ProtoMessage() {}
 
 func (x *DownloadStagedSSTReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[17]
+	mi := &file_novagraph_storage_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1184,7 +1257,7 @@ func (x *DownloadStagedSSTReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadStagedSSTReq.ProtoReflect.Descriptor instead.
 func (*DownloadStagedSSTReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{17}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DownloadStagedSSTReq) GetSpaceId() int32 {
@@ -1220,7 +1293,7 @@ type UpdatedProp struct {
 
 func (x *UpdatedProp) Reset() {
 	*x = UpdatedProp{}
-	mi := &file_novagraph_storage_proto_msgTypes[18]
+	mi := &file_novagraph_storage_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1232,7 +1305,7 @@ func (x *UpdatedProp) String() string {
 func (*UpdatedProp) ProtoMessage() {}
 
 func (x *UpdatedProp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[18]
+	mi := &file_novagraph_storage_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1245,7 +1318,7 @@ func (x *UpdatedProp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatedProp.ProtoReflect.Descriptor instead.
 func (*UpdatedProp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{18}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UpdatedProp) GetName() string {
@@ -1283,7 +1356,7 @@ type UpdateReq struct {
 
 func (x *UpdateReq) Reset() {
 	*x = UpdateReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[19]
+	mi := &file_novagraph_storage_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1295,7 +1368,7 @@ func (x *UpdateReq) String() string {
 func (*UpdateReq) ProtoMessage() {}
 
 func (x *UpdateReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[19]
+	mi := &file_novagraph_storage_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1308,7 +1381,7 @@ func (x *UpdateReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateReq.ProtoReflect.Descriptor instead.
 func (*UpdateReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{19}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *UpdateReq) GetSpaceId() int32 {
@@ -1392,7 +1465,7 @@ type UpdateResp struct {
 
 func (x *UpdateResp) Reset() {
 	*x = UpdateResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[20]
+	mi := &file_novagraph_storage_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1404,7 +1477,7 @@ func (x *UpdateResp) String() string {
 func (*UpdateResp) ProtoMessage() {}
 
 func (x *UpdateResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[20]
+	mi := &file_novagraph_storage_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1417,7 +1490,7 @@ func (x *UpdateResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateResp.ProtoReflect.Descriptor instead.
 func (*UpdateResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{20}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpdateResp) GetResult() *PartResult {
@@ -1450,7 +1523,7 @@ type ExecResp struct {
 
 func (x *ExecResp) Reset() {
 	*x = ExecResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1462,7 +1535,7 @@ func (x *ExecResp) String() string {
 func (*ExecResp) ProtoMessage() {}
 
 func (x *ExecResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[21]
+	mi := &file_novagraph_storage_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1475,7 +1548,7 @@ func (x *ExecResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecResp.ProtoReflect.Descriptor instead.
 func (*ExecResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{21}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ExecResp) GetFailedParts() []*PartResult {
@@ -1505,7 +1578,7 @@ type Command struct {
 
 func (x *Command) Reset() {
 	*x = Command{}
-	mi := &file_novagraph_storage_proto_msgTypes[22]
+	mi := &file_novagraph_storage_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1517,7 +1590,7 @@ func (x *Command) String() string {
 func (*Command) ProtoMessage() {}
 
 func (x *Command) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[22]
+	mi := &file_novagraph_storage_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1530,7 +1603,7 @@ func (x *Command) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Command.ProtoReflect.Descriptor instead.
 func (*Command) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{22}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Command) GetTags() []*metapb.TagDesc {
@@ -1591,6 +1664,7 @@ type Mutation struct {
 	//	*Mutation_PurgeTombstonesBefore
 	//	*Mutation_IngestSst
 	//	*Mutation_ClearPart
+	//	*Mutation_FinishRestore
 	Op            isMutation_Op `protobuf_oneof:"op"`
 	IfNotExists   bool          `protobuf:"varint,10,opt,name=if_not_exists,json=ifNotExists,proto3" json:"if_not_exists,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1599,7 +1673,7 @@ type Mutation struct {
 
 func (x *Mutation) Reset() {
 	*x = Mutation{}
-	mi := &file_novagraph_storage_proto_msgTypes[23]
+	mi := &file_novagraph_storage_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1611,7 +1685,7 @@ func (x *Mutation) String() string {
 func (*Mutation) ProtoMessage() {}
 
 func (x *Mutation) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[23]
+	mi := &file_novagraph_storage_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1624,7 +1698,7 @@ func (x *Mutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Mutation.ProtoReflect.Descriptor instead.
 func (*Mutation) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{23}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Mutation) GetOp() isMutation_Op {
@@ -1742,6 +1816,15 @@ func (x *Mutation) GetClearPart() *ClearPartOp {
 	return nil
 }
 
+func (x *Mutation) GetFinishRestore() string {
+	if x != nil {
+		if x, ok := x.Op.(*Mutation_FinishRestore); ok {
+			return x.FinishRestore
+		}
+	}
+	return ""
+}
+
 func (x *Mutation) GetIfNotExists() bool {
 	if x != nil {
 		return x.IfNotExists
@@ -1807,6 +1890,11 @@ type Mutation_ClearPart struct {
 	ClearPart *ClearPartOp `protobuf:"bytes,13,opt,name=clear_part,json=clearPart,proto3,oneof"`
 }
 
+type Mutation_FinishRestore struct {
+	// Delete the partition's restore hold if it names this snapshot.
+	FinishRestore string `protobuf:"bytes,14,opt,name=finish_restore,json=finishRestore,proto3,oneof"`
+}
+
 func (*Mutation_PutVertex) isMutation_Op() {}
 
 func (*Mutation_DeleteVertex) isMutation_Op() {}
@@ -1831,6 +1919,8 @@ func (*Mutation_IngestSst) isMutation_Op() {}
 
 func (*Mutation_ClearPart) isMutation_Op() {}
 
+func (*Mutation_FinishRestore) isMutation_Op() {}
+
 type IntentKeys struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Keys          [][]byte               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
@@ -1840,7 +1930,7 @@ type IntentKeys struct {
 
 func (x *IntentKeys) Reset() {
 	*x = IntentKeys{}
-	mi := &file_novagraph_storage_proto_msgTypes[24]
+	mi := &file_novagraph_storage_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1852,7 +1942,7 @@ func (x *IntentKeys) String() string {
 func (*IntentKeys) ProtoMessage() {}
 
 func (x *IntentKeys) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[24]
+	mi := &file_novagraph_storage_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1865,7 +1955,7 @@ func (x *IntentKeys) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntentKeys.ProtoReflect.Descriptor instead.
 func (*IntentKeys) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{24}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *IntentKeys) GetKeys() [][]byte {
@@ -1883,7 +1973,7 @@ type ClearPartOp struct {
 
 func (x *ClearPartOp) Reset() {
 	*x = ClearPartOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[25]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1895,7 +1985,7 @@ func (x *ClearPartOp) String() string {
 func (*ClearPartOp) ProtoMessage() {}
 
 func (x *ClearPartOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[25]
+	mi := &file_novagraph_storage_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1908,7 +1998,7 @@ func (x *ClearPartOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearPartOp.ProtoReflect.Descriptor instead.
 func (*ClearPartOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{25}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
 }
 
 type IngestSSTOp struct {
@@ -1917,13 +2007,14 @@ type IngestSSTOp struct {
 	Stores        []uint64               `protobuf:"varint,2,rep,packed,name=stores,proto3" json:"stores,omitempty"`                       // IngestSSTReq.stores
 	Restore       bool                   `protobuf:"varint,3,opt,name=restore,proto3" json:"restore,omitempty"`                            // IngestSSTReq.restore
 	VersionBase   uint64                 `protobuf:"varint,4,opt,name=version_base,json=versionBase,proto3" json:"version_base,omitempty"` // IngestSSTReq.version_base
+	RestoreName   string                 `protobuf:"bytes,5,opt,name=restore_name,json=restoreName,proto3" json:"restore_name,omitempty"`  // IngestSSTReq.restore_name
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *IngestSSTOp) Reset() {
 	*x = IngestSSTOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[26]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1935,7 +2026,7 @@ func (x *IngestSSTOp) String() string {
 func (*IngestSSTOp) ProtoMessage() {}
 
 func (x *IngestSSTOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[26]
+	mi := &file_novagraph_storage_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1948,7 +2039,7 @@ func (x *IngestSSTOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestSSTOp.ProtoReflect.Descriptor instead.
 func (*IngestSSTOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{26}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *IngestSSTOp) GetFiles() []*SSTFile {
@@ -1979,6 +2070,13 @@ func (x *IngestSSTOp) GetVersionBase() uint64 {
 	return 0
 }
 
+func (x *IngestSSTOp) GetRestoreName() string {
+	if x != nil {
+		return x.RestoreName
+	}
+	return ""
+}
+
 type DeleteTagsOp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Vid           []byte                 `protobuf:"bytes,1,opt,name=vid,proto3" json:"vid,omitempty"`
@@ -1989,7 +2087,7 @@ type DeleteTagsOp struct {
 
 func (x *DeleteTagsOp) Reset() {
 	*x = DeleteTagsOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[27]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2001,7 +2099,7 @@ func (x *DeleteTagsOp) String() string {
 func (*DeleteTagsOp) ProtoMessage() {}
 
 func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[27]
+	mi := &file_novagraph_storage_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2014,7 +2112,7 @@ func (x *DeleteTagsOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTagsOp.ProtoReflect.Descriptor instead.
 func (*DeleteTagsOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{27}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DeleteTagsOp) GetVid() []byte {
@@ -2049,7 +2147,7 @@ type MirrorEdge struct {
 
 func (x *MirrorEdge) Reset() {
 	*x = MirrorEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[28]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2061,7 +2159,7 @@ func (x *MirrorEdge) String() string {
 func (*MirrorEdge) ProtoMessage() {}
 
 func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[28]
+	mi := &file_novagraph_storage_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2074,7 +2172,7 @@ func (x *MirrorEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MirrorEdge.ProtoReflect.Descriptor instead.
 func (*MirrorEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{28}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MirrorEdge) GetKey() *EdgeKey {
@@ -2133,7 +2231,7 @@ type RebuildIndexOp struct {
 
 func (x *RebuildIndexOp) Reset() {
 	*x = RebuildIndexOp{}
-	mi := &file_novagraph_storage_proto_msgTypes[29]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2145,7 +2243,7 @@ func (x *RebuildIndexOp) String() string {
 func (*RebuildIndexOp) ProtoMessage() {}
 
 func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[29]
+	mi := &file_novagraph_storage_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2158,7 +2256,7 @@ func (x *RebuildIndexOp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexOp.ProtoReflect.Descriptor instead.
 func (*RebuildIndexOp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{29}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RebuildIndexOp) GetIndexId() int32 {
@@ -2195,7 +2293,7 @@ type MirrorEdgesReq struct {
 
 func (x *MirrorEdgesReq) Reset() {
 	*x = MirrorEdgesReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[30]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2207,7 +2305,7 @@ func (x *MirrorEdgesReq) String() string {
 func (*MirrorEdgesReq) ProtoMessage() {}
 
 func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[30]
+	mi := &file_novagraph_storage_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2220,7 +2318,7 @@ func (x *MirrorEdgesReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MirrorEdgesReq.ProtoReflect.Descriptor instead.
 func (*MirrorEdgesReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{30}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *MirrorEdgesReq) GetSpaceId() int32 {
@@ -2261,7 +2359,7 @@ type Intent struct {
 
 func (x *Intent) Reset() {
 	*x = Intent{}
-	mi := &file_novagraph_storage_proto_msgTypes[31]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2273,7 +2371,7 @@ func (x *Intent) String() string {
 func (*Intent) ProtoMessage() {}
 
 func (x *Intent) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[31]
+	mi := &file_novagraph_storage_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2286,7 +2384,7 @@ func (x *Intent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Intent.ProtoReflect.Descriptor instead.
 func (*Intent) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{31}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Intent) GetTargetPart() int32 {
@@ -2326,7 +2424,7 @@ type VidList struct {
 
 func (x *VidList) Reset() {
 	*x = VidList{}
-	mi := &file_novagraph_storage_proto_msgTypes[32]
+	mi := &file_novagraph_storage_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2338,7 +2436,7 @@ func (x *VidList) String() string {
 func (*VidList) ProtoMessage() {}
 
 func (x *VidList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[32]
+	mi := &file_novagraph_storage_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2351,7 +2449,7 @@ func (x *VidList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VidList.ProtoReflect.Descriptor instead.
 func (*VidList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{32}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *VidList) GetVids() [][]byte {
@@ -2374,7 +2472,7 @@ type PropRef struct {
 
 func (x *PropRef) Reset() {
 	*x = PropRef{}
-	mi := &file_novagraph_storage_proto_msgTypes[33]
+	mi := &file_novagraph_storage_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2386,7 +2484,7 @@ func (x *PropRef) String() string {
 func (*PropRef) ProtoMessage() {}
 
 func (x *PropRef) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[33]
+	mi := &file_novagraph_storage_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2399,7 +2497,7 @@ func (x *PropRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRef.ProtoReflect.Descriptor instead.
 func (*PropRef) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{33}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PropRef) GetSchemaId() int32 {
@@ -2457,7 +2555,7 @@ type GetNeighborsReq struct {
 
 func (x *GetNeighborsReq) Reset() {
 	*x = GetNeighborsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[34]
+	mi := &file_novagraph_storage_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2469,7 +2567,7 @@ func (x *GetNeighborsReq) String() string {
 func (*GetNeighborsReq) ProtoMessage() {}
 
 func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[34]
+	mi := &file_novagraph_storage_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2482,7 +2580,7 @@ func (x *GetNeighborsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsReq.ProtoReflect.Descriptor instead.
 func (*GetNeighborsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{34}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetNeighborsReq) GetSpaceId() int32 {
@@ -2609,7 +2707,7 @@ type NeighborEdge struct {
 
 func (x *NeighborEdge) Reset() {
 	*x = NeighborEdge{}
-	mi := &file_novagraph_storage_proto_msgTypes[35]
+	mi := &file_novagraph_storage_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2621,7 +2719,7 @@ func (x *NeighborEdge) String() string {
 func (*NeighborEdge) ProtoMessage() {}
 
 func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[35]
+	mi := &file_novagraph_storage_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2634,7 +2732,7 @@ func (x *NeighborEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborEdge.ProtoReflect.Descriptor instead.
 func (*NeighborEdge) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{35}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *NeighborEdge) GetEdgeType() int32 {
@@ -2686,7 +2784,7 @@ type VertexNeighbors struct {
 
 func (x *VertexNeighbors) Reset() {
 	*x = VertexNeighbors{}
-	mi := &file_novagraph_storage_proto_msgTypes[36]
+	mi := &file_novagraph_storage_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2698,7 +2796,7 @@ func (x *VertexNeighbors) String() string {
 func (*VertexNeighbors) ProtoMessage() {}
 
 func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[36]
+	mi := &file_novagraph_storage_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2711,7 +2809,7 @@ func (x *VertexNeighbors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexNeighbors.ProtoReflect.Descriptor instead.
 func (*VertexNeighbors) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{36}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *VertexNeighbors) GetVid() []byte {
@@ -2780,7 +2878,7 @@ type GetNeighborsResp struct {
 
 func (x *GetNeighborsResp) Reset() {
 	*x = GetNeighborsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[37]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2792,7 +2890,7 @@ func (x *GetNeighborsResp) String() string {
 func (*GetNeighborsResp) ProtoMessage() {}
 
 func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[37]
+	mi := &file_novagraph_storage_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2805,7 +2903,7 @@ func (x *GetNeighborsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNeighborsResp.ProtoReflect.Descriptor instead.
 func (*GetNeighborsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{37}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetNeighborsResp) GetFailedParts() []*PartResult {
@@ -2834,7 +2932,7 @@ type EdgeKey struct {
 
 func (x *EdgeKey) Reset() {
 	*x = EdgeKey{}
-	mi := &file_novagraph_storage_proto_msgTypes[38]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2846,7 +2944,7 @@ func (x *EdgeKey) String() string {
 func (*EdgeKey) ProtoMessage() {}
 
 func (x *EdgeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[38]
+	mi := &file_novagraph_storage_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2859,7 +2957,7 @@ func (x *EdgeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKey.ProtoReflect.Descriptor instead.
 func (*EdgeKey) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{38}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *EdgeKey) GetSrc() []byte {
@@ -2899,7 +2997,7 @@ type EdgeKeyList struct {
 
 func (x *EdgeKeyList) Reset() {
 	*x = EdgeKeyList{}
-	mi := &file_novagraph_storage_proto_msgTypes[39]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2911,7 +3009,7 @@ func (x *EdgeKeyList) String() string {
 func (*EdgeKeyList) ProtoMessage() {}
 
 func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[39]
+	mi := &file_novagraph_storage_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2924,7 +3022,7 @@ func (x *EdgeKeyList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EdgeKeyList.ProtoReflect.Descriptor instead.
 func (*EdgeKeyList) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{39}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *EdgeKeyList) GetKeys() []*EdgeKey {
@@ -2952,7 +3050,7 @@ type GetPropsReq struct {
 
 func (x *GetPropsReq) Reset() {
 	*x = GetPropsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2964,7 +3062,7 @@ func (x *GetPropsReq) String() string {
 func (*GetPropsReq) ProtoMessage() {}
 
 func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[40]
+	mi := &file_novagraph_storage_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2977,7 +3075,7 @@ func (x *GetPropsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsReq.ProtoReflect.Descriptor instead.
 func (*GetPropsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{40}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetPropsReq) GetSpaceId() int32 {
@@ -3042,7 +3140,7 @@ type PropColumns struct {
 
 func (x *PropColumns) Reset() {
 	*x = PropColumns{}
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3054,7 +3152,7 @@ func (x *PropColumns) String() string {
 func (*PropColumns) ProtoMessage() {}
 
 func (x *PropColumns) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[41]
+	mi := &file_novagraph_storage_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3067,7 +3165,7 @@ func (x *PropColumns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropColumns.ProtoReflect.Descriptor instead.
 func (*PropColumns) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{41}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *PropColumns) GetPackedVids() []byte {
@@ -3095,7 +3193,7 @@ type PropRow struct {
 
 func (x *PropRow) Reset() {
 	*x = PropRow{}
-	mi := &file_novagraph_storage_proto_msgTypes[42]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3107,7 +3205,7 @@ func (x *PropRow) String() string {
 func (*PropRow) ProtoMessage() {}
 
 func (x *PropRow) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[42]
+	mi := &file_novagraph_storage_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3120,7 +3218,7 @@ func (x *PropRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropRow.ProtoReflect.Descriptor instead.
 func (*PropRow) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{42}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *PropRow) GetVid() []byte {
@@ -3157,7 +3255,7 @@ type GetPropsResp struct {
 
 func (x *GetPropsResp) Reset() {
 	*x = GetPropsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3169,7 +3267,7 @@ func (x *GetPropsResp) String() string {
 func (*GetPropsResp) ProtoMessage() {}
 
 func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[43]
+	mi := &file_novagraph_storage_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3182,7 +3280,7 @@ func (x *GetPropsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPropsResp.ProtoReflect.Descriptor instead.
 func (*GetPropsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{43}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *GetPropsResp) GetFailedParts() []*PartResult {
@@ -3225,7 +3323,7 @@ type ScanReq struct {
 
 func (x *ScanReq) Reset() {
 	*x = ScanReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[44]
+	mi := &file_novagraph_storage_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3237,7 +3335,7 @@ func (x *ScanReq) String() string {
 func (*ScanReq) ProtoMessage() {}
 
 func (x *ScanReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[44]
+	mi := &file_novagraph_storage_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3250,7 +3348,7 @@ func (x *ScanReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanReq.ProtoReflect.Descriptor instead.
 func (*ScanReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{44}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ScanReq) GetSpaceId() int32 {
@@ -3313,7 +3411,7 @@ type ScanResp struct {
 
 func (x *ScanResp) Reset() {
 	*x = ScanResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[45]
+	mi := &file_novagraph_storage_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3325,7 +3423,7 @@ func (x *ScanResp) String() string {
 func (*ScanResp) ProtoMessage() {}
 
 func (x *ScanResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[45]
+	mi := &file_novagraph_storage_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3338,7 +3436,7 @@ func (x *ScanResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResp.ProtoReflect.Descriptor instead.
 func (*ScanResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{45}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ScanResp) GetResult() *PartResult {
@@ -3379,7 +3477,7 @@ type IndexColumnHint struct {
 
 func (x *IndexColumnHint) Reset() {
 	*x = IndexColumnHint{}
-	mi := &file_novagraph_storage_proto_msgTypes[46]
+	mi := &file_novagraph_storage_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3391,7 +3489,7 @@ func (x *IndexColumnHint) String() string {
 func (*IndexColumnHint) ProtoMessage() {}
 
 func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[46]
+	mi := &file_novagraph_storage_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3404,7 +3502,7 @@ func (x *IndexColumnHint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexColumnHint.ProtoReflect.Descriptor instead.
 func (*IndexColumnHint) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{46}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *IndexColumnHint) GetColumn() string {
@@ -3465,7 +3563,7 @@ type LookupIndexReq struct {
 
 func (x *LookupIndexReq) Reset() {
 	*x = LookupIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[47]
+	mi := &file_novagraph_storage_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3477,7 +3575,7 @@ func (x *LookupIndexReq) String() string {
 func (*LookupIndexReq) ProtoMessage() {}
 
 func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[47]
+	mi := &file_novagraph_storage_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3490,7 +3588,7 @@ func (x *LookupIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexReq.ProtoReflect.Descriptor instead.
 func (*LookupIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{47}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *LookupIndexReq) GetSpaceId() int32 {
@@ -3560,7 +3658,7 @@ type LookupIndexResp struct {
 
 func (x *LookupIndexResp) Reset() {
 	*x = LookupIndexResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[48]
+	mi := &file_novagraph_storage_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3572,7 +3670,7 @@ func (x *LookupIndexResp) String() string {
 func (*LookupIndexResp) ProtoMessage() {}
 
 func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[48]
+	mi := &file_novagraph_storage_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3585,7 +3683,7 @@ func (x *LookupIndexResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupIndexResp.ProtoReflect.Descriptor instead.
 func (*LookupIndexResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{48}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *LookupIndexResp) GetFailedParts() []*PartResult {
@@ -3621,7 +3719,7 @@ type PartPeerReq struct {
 
 func (x *PartPeerReq) Reset() {
 	*x = PartPeerReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[49]
+	mi := &file_novagraph_storage_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3633,7 +3731,7 @@ func (x *PartPeerReq) String() string {
 func (*PartPeerReq) ProtoMessage() {}
 
 func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[49]
+	mi := &file_novagraph_storage_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3646,7 +3744,7 @@ func (x *PartPeerReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartPeerReq.ProtoReflect.Descriptor instead.
 func (*PartPeerReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{49}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *PartPeerReq) GetSpaceId() int32 {
@@ -3683,7 +3781,7 @@ type PartMoveReq struct {
 
 func (x *PartMoveReq) Reset() {
 	*x = PartMoveReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[50]
+	mi := &file_novagraph_storage_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3695,7 +3793,7 @@ func (x *PartMoveReq) String() string {
 func (*PartMoveReq) ProtoMessage() {}
 
 func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[50]
+	mi := &file_novagraph_storage_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3708,7 +3806,7 @@ func (x *PartMoveReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartMoveReq.ProtoReflect.Descriptor instead.
 func (*PartMoveReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{50}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *PartMoveReq) GetSpaceId() int32 {
@@ -3748,7 +3846,7 @@ type AdminResp struct {
 
 func (x *AdminResp) Reset() {
 	*x = AdminResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[51]
+	mi := &file_novagraph_storage_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3760,7 +3858,7 @@ func (x *AdminResp) String() string {
 func (*AdminResp) ProtoMessage() {}
 
 func (x *AdminResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[51]
+	mi := &file_novagraph_storage_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3773,7 +3871,7 @@ func (x *AdminResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdminResp.ProtoReflect.Descriptor instead.
 func (*AdminResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{51}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *AdminResp) GetFailedParts() []*PartResult {
@@ -3793,7 +3891,7 @@ type CheckpointReq struct {
 
 func (x *CheckpointReq) Reset() {
 	*x = CheckpointReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[52]
+	mi := &file_novagraph_storage_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3805,7 +3903,7 @@ func (x *CheckpointReq) String() string {
 func (*CheckpointReq) ProtoMessage() {}
 
 func (x *CheckpointReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[52]
+	mi := &file_novagraph_storage_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3818,7 +3916,7 @@ func (x *CheckpointReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointReq.ProtoReflect.Descriptor instead.
 func (*CheckpointReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{52}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *CheckpointReq) GetName() string {
@@ -3841,13 +3939,14 @@ type CheckpointPart struct {
 	PartId        int32                  `protobuf:"varint,2,opt,name=part_id,json=partId,proto3" json:"part_id,omitempty"`
 	AppliedIndex  uint64                 `protobuf:"varint,3,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"` // read from the checkpoint itself
 	Leader        bool                   `protobuf:"varint,4,opt,name=leader,proto3" json:"leader,omitempty"`                                 // this store led it and confirmed its applied state first
+	VersionHigh   uint64                 `protobuf:"varint,5,opt,name=version_high,json=versionHigh,proto3" json:"version_high,omitempty"`    // VersionHighs: the live version base plus applied index
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CheckpointPart) Reset() {
 	*x = CheckpointPart{}
-	mi := &file_novagraph_storage_proto_msgTypes[53]
+	mi := &file_novagraph_storage_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3859,7 +3958,7 @@ func (x *CheckpointPart) String() string {
 func (*CheckpointPart) ProtoMessage() {}
 
 func (x *CheckpointPart) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[53]
+	mi := &file_novagraph_storage_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3872,7 +3971,7 @@ func (x *CheckpointPart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointPart.ProtoReflect.Descriptor instead.
 func (*CheckpointPart) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{53}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *CheckpointPart) GetSpaceId() int32 {
@@ -3903,6 +4002,13 @@ func (x *CheckpointPart) GetLeader() bool {
 	return false
 }
 
+func (x *CheckpointPart) GetVersionHigh() uint64 {
+	if x != nil {
+		return x.VersionHigh
+	}
+	return 0
+}
+
 type CheckpointResp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Parts         []*CheckpointPart      `protobuf:"bytes,1,rep,name=parts,proto3" json:"parts,omitempty"`
@@ -3912,7 +4018,7 @@ type CheckpointResp struct {
 
 func (x *CheckpointResp) Reset() {
 	*x = CheckpointResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[54]
+	mi := &file_novagraph_storage_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3924,7 +4030,7 @@ func (x *CheckpointResp) String() string {
 func (*CheckpointResp) ProtoMessage() {}
 
 func (x *CheckpointResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[54]
+	mi := &file_novagraph_storage_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3937,7 +4043,7 @@ func (x *CheckpointResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointResp.ProtoReflect.Descriptor instead.
 func (*CheckpointResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{54}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *CheckpointResp) GetParts() []*CheckpointPart {
@@ -3945,6 +4051,50 @@ func (x *CheckpointResp) GetParts() []*CheckpointPart {
 		return x.Parts
 	}
 	return nil
+}
+
+type HoldIntentsReq struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seconds       int32                  `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HoldIntentsReq) Reset() {
+	*x = HoldIntentsReq{}
+	mi := &file_novagraph_storage_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HoldIntentsReq) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HoldIntentsReq) ProtoMessage() {}
+
+func (x *HoldIntentsReq) ProtoReflect() protoreflect.Message {
+	mi := &file_novagraph_storage_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HoldIntentsReq.ProtoReflect.Descriptor instead.
+func (*HoldIntentsReq) Descriptor() ([]byte, []int) {
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *HoldIntentsReq) GetSeconds() int32 {
+	if x != nil {
+		return x.Seconds
+	}
+	return 0
 }
 
 type ExportPartReq struct {
@@ -3958,7 +4108,7 @@ type ExportPartReq struct {
 
 func (x *ExportPartReq) Reset() {
 	*x = ExportPartReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[55]
+	mi := &file_novagraph_storage_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3970,7 +4120,7 @@ func (x *ExportPartReq) String() string {
 func (*ExportPartReq) ProtoMessage() {}
 
 func (x *ExportPartReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[55]
+	mi := &file_novagraph_storage_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3983,7 +4133,7 @@ func (x *ExportPartReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportPartReq.ProtoReflect.Descriptor instead.
 func (*ExportPartReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{55}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ExportPartReq) GetName() string {
@@ -4028,7 +4178,7 @@ type ExportChunk struct {
 
 func (x *ExportChunk) Reset() {
 	*x = ExportChunk{}
-	mi := &file_novagraph_storage_proto_msgTypes[56]
+	mi := &file_novagraph_storage_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4040,7 +4190,7 @@ func (x *ExportChunk) String() string {
 func (*ExportChunk) ProtoMessage() {}
 
 func (x *ExportChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[56]
+	mi := &file_novagraph_storage_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4053,7 +4203,7 @@ func (x *ExportChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportChunk.ProtoReflect.Descriptor instead.
 func (*ExportChunk) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{56}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ExportChunk) GetData() []byte {
@@ -4122,7 +4272,7 @@ type ClearPartReq struct {
 
 func (x *ClearPartReq) Reset() {
 	*x = ClearPartReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[57]
+	mi := &file_novagraph_storage_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4134,7 +4284,7 @@ func (x *ClearPartReq) String() string {
 func (*ClearPartReq) ProtoMessage() {}
 
 func (x *ClearPartReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[57]
+	mi := &file_novagraph_storage_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4147,7 +4297,7 @@ func (x *ClearPartReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearPartReq.ProtoReflect.Descriptor instead.
 func (*ClearPartReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{57}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ClearPartReq) GetSpaceId() int32 {
@@ -4173,7 +4323,7 @@ type CompactReq struct {
 
 func (x *CompactReq) Reset() {
 	*x = CompactReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[58]
+	mi := &file_novagraph_storage_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4185,7 +4335,7 @@ func (x *CompactReq) String() string {
 func (*CompactReq) ProtoMessage() {}
 
 func (x *CompactReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[58]
+	mi := &file_novagraph_storage_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4198,7 +4348,7 @@ func (x *CompactReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactReq.ProtoReflect.Descriptor instead.
 func (*CompactReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{58}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *CompactReq) GetSpaceId() int32 {
@@ -4218,7 +4368,7 @@ type PartStatsReq struct {
 
 func (x *PartStatsReq) Reset() {
 	*x = PartStatsReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[59]
+	mi := &file_novagraph_storage_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4230,7 +4380,7 @@ func (x *PartStatsReq) String() string {
 func (*PartStatsReq) ProtoMessage() {}
 
 func (x *PartStatsReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[59]
+	mi := &file_novagraph_storage_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4243,7 +4393,7 @@ func (x *PartStatsReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartStatsReq.ProtoReflect.Descriptor instead.
 func (*PartStatsReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{59}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *PartStatsReq) GetSpaceId() int32 {
@@ -4270,7 +4420,7 @@ type PartStatsResp struct {
 
 func (x *PartStatsResp) Reset() {
 	*x = PartStatsResp{}
-	mi := &file_novagraph_storage_proto_msgTypes[60]
+	mi := &file_novagraph_storage_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4282,7 +4432,7 @@ func (x *PartStatsResp) String() string {
 func (*PartStatsResp) ProtoMessage() {}
 
 func (x *PartStatsResp) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[60]
+	mi := &file_novagraph_storage_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4295,7 +4445,7 @@ func (x *PartStatsResp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartStatsResp.ProtoReflect.Descriptor instead.
 func (*PartStatsResp) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{60}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *PartStatsResp) GetFailedParts() []*PartResult {
@@ -4324,7 +4474,7 @@ type RebuildIndexReq struct {
 
 func (x *RebuildIndexReq) Reset() {
 	*x = RebuildIndexReq{}
-	mi := &file_novagraph_storage_proto_msgTypes[61]
+	mi := &file_novagraph_storage_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4336,7 +4486,7 @@ func (x *RebuildIndexReq) String() string {
 func (*RebuildIndexReq) ProtoMessage() {}
 
 func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
-	mi := &file_novagraph_storage_proto_msgTypes[61]
+	mi := &file_novagraph_storage_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4349,7 +4499,7 @@ func (x *RebuildIndexReq) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexReq.ProtoReflect.Descriptor instead.
 func (*RebuildIndexReq) Descriptor() ([]byte, []int) {
-	return file_novagraph_storage_proto_rawDescGZIP(), []int{61}
+	return file_novagraph_storage_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *RebuildIndexReq) GetSpaceId() int32 {
@@ -4470,7 +4620,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bsmallest\x18\x02 \x01(\fR\bsmallest\x12\x18\n" +
 	"\alargest\x18\x03 \x01(\fR\alargest\x12\x1a\n" +
-	"\bchecksum\x18\x04 \x01(\fR\bchecksum\"\xf2\x01\n" +
+	"\bchecksum\x18\x04 \x01(\fR\bchecksum\"\x95\x02\n" +
 	"\fIngestSSTReq\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x120\n" +
@@ -4478,7 +4628,12 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion\x12\x16\n" +
 	"\x06stores\x18\x05 \x03(\x04R\x06stores\x12\x18\n" +
 	"\arestore\x18\x06 \x01(\bR\arestore\x12!\n" +
-	"\fversion_base\x18\a \x01(\x04R\vversionBase\"F\n" +
+	"\fversion_base\x18\a \x01(\x04R\vversionBase\x12!\n" +
+	"\frestore_name\x18\b \x01(\tR\vrestoreName\"W\n" +
+	"\x10FinishRestoreReq\x12\x19\n" +
+	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x14\n" +
+	"\x05parts\x18\x02 \x03(\x05R\x05parts\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\"F\n" +
 	"\rIngestSSTResp\x125\n" +
 	"\x06result\x18\x01 \x01(\v2\x1d.novagraph.storage.PartResultR\x06result\"^\n" +
 	"\x14DownloadStagedSSTReq\x12\x19\n" +
@@ -4515,7 +4670,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\aindexes\x18\x03 \x03(\v2\x19.novagraph.meta.IndexDescR\aindexes\x12\x10\n" +
 	"\x03now\x18\x04 \x01(\x03R\x03now\x129\n" +
 	"\tmutations\x18\x05 \x03(\v2\x1b.novagraph.storage.MutationR\tmutations\x12/\n" +
-	"\x05space\x18\x06 \x01(\v2\x19.novagraph.meta.SpaceDescR\x05space\"\xa0\x06\n" +
+	"\x05space\x18\x06 \x01(\v2\x19.novagraph.meta.SpaceDescR\x05space\"\xc9\x06\n" +
 	"\bMutation\x12=\n" +
 	"\n" +
 	"put_vertex\x18\x01 \x01(\v2\x1c.novagraph.storage.NewVertexH\x00R\tputVertex\x12%\n" +
@@ -4534,19 +4689,21 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\n" +
 	"ingest_sst\x18\f \x01(\v2\x1e.novagraph.storage.IngestSSTOpH\x00R\tingestSst\x12?\n" +
 	"\n" +
-	"clear_part\x18\r \x01(\v2\x1e.novagraph.storage.ClearPartOpH\x00R\tclearPart\x12\"\n" +
+	"clear_part\x18\r \x01(\v2\x1e.novagraph.storage.ClearPartOpH\x00R\tclearPart\x12'\n" +
+	"\x0efinish_restore\x18\x0e \x01(\tH\x00R\rfinishRestore\x12\"\n" +
 	"\rif_not_exists\x18\n" +
 	" \x01(\bR\vifNotExistsB\x04\n" +
 	"\x02op\" \n" +
 	"\n" +
 	"IntentKeys\x12\x12\n" +
 	"\x04keys\x18\x01 \x03(\fR\x04keys\"\r\n" +
-	"\vClearPartOp\"\x94\x01\n" +
+	"\vClearPartOp\"\xb7\x01\n" +
 	"\vIngestSSTOp\x120\n" +
 	"\x05files\x18\x01 \x03(\v2\x1a.novagraph.storage.SSTFileR\x05files\x12\x16\n" +
 	"\x06stores\x18\x02 \x03(\x04R\x06stores\x12\x18\n" +
 	"\arestore\x18\x03 \x01(\bR\arestore\x12!\n" +
-	"\fversion_base\x18\x04 \x01(\x04R\vversionBase\"9\n" +
+	"\fversion_base\x18\x04 \x01(\x04R\vversionBase\x12!\n" +
+	"\frestore_name\x18\x05 \x01(\tR\vrestoreName\"9\n" +
 	"\fDeleteTagsOp\x12\x10\n" +
 	"\x03vid\x18\x01 \x01(\fR\x03vid\x12\x17\n" +
 	"\atag_ids\x18\x02 \x03(\x05R\x06tagIds\"\xc0\x01\n" +
@@ -4706,14 +4863,17 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\ffailed_parts\x18\x01 \x03(\v2\x1d.novagraph.storage.PartResultR\vfailedParts\"@\n" +
 	"\rCheckpointReq\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
-	"\tspace_ids\x18\x02 \x03(\x05R\bspaceIds\"\x81\x01\n" +
+	"\tspace_ids\x18\x02 \x03(\x05R\bspaceIds\"\xa4\x01\n" +
 	"\x0eCheckpointPart\x12\x19\n" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12#\n" +
 	"\rapplied_index\x18\x03 \x01(\x04R\fappliedIndex\x12\x16\n" +
-	"\x06leader\x18\x04 \x01(\bR\x06leader\"I\n" +
+	"\x06leader\x18\x04 \x01(\bR\x06leader\x12!\n" +
+	"\fversion_high\x18\x05 \x01(\x04R\vversionHigh\"I\n" +
 	"\x0eCheckpointResp\x127\n" +
-	"\x05parts\x18\x01 \x03(\v2!.novagraph.storage.CheckpointPartR\x05parts\"W\n" +
+	"\x05parts\x18\x01 \x03(\v2!.novagraph.storage.CheckpointPartR\x05parts\"*\n" +
+	"\x0eHoldIntentsReq\x12\x18\n" +
+	"\aseconds\x18\x01 \x01(\x05R\aseconds\"W\n" +
 	"\rExportPartReq\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x19\n" +
 	"\bspace_id\x18\x02 \x01(\x05R\aspaceId\x12\x17\n" +
@@ -4743,7 +4903,7 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\bspace_id\x18\x01 \x01(\x05R\aspaceId\x12\x17\n" +
 	"\apart_id\x18\x02 \x01(\x05R\x06partId\x12\x19\n" +
 	"\bindex_id\x18\x03 \x01(\x05R\aindexId\x12'\n" +
-	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion2\x85\n" +
+	"\x0fcatalog_version\x18\x04 \x01(\x03R\x0ecatalogVersion2\xd8\n" +
 	"\n" +
 	"\x0eStorageService\x12M\n" +
 	"\vAddVertices\x12!.novagraph.storage.AddVerticesReq\x1a\x1b.novagraph.storage.ExecResp\x12G\n" +
@@ -4760,10 +4920,11 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\bScanEdge\x12\x1a.novagraph.storage.ScanReq\x1a\x1b.novagraph.storage.ScanResp\x12T\n" +
 	"\vLookupIndex\x12!.novagraph.storage.LookupIndexReq\x1a\".novagraph.storage.LookupIndexResp\x12M\n" +
 	"\vMirrorEdges\x12!.novagraph.storage.MirrorEdgesReq\x1a\x1b.novagraph.storage.ExecResp\x12O\n" +
-	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp\x12L\n" +
+	"\fFlushIntents\x12\".novagraph.storage.FlushIntentsReq\x1a\x1b.novagraph.storage.ExecResp\x12Q\n" +
+	"\rFinishRestore\x12#.novagraph.storage.FinishRestoreReq\x1a\x1b.novagraph.storage.ExecResp\x12L\n" +
 	"\tUploadSST\x12\x1b.novagraph.storage.SSTChunk\x1a .novagraph.storage.UploadSSTResp(\x01\x12N\n" +
 	"\tIngestSST\x12\x1f.novagraph.storage.IngestSSTReq\x1a .novagraph.storage.IngestSSTResp\x12[\n" +
-	"\x11DownloadStagedSST\x12'.novagraph.storage.DownloadStagedSSTReq\x1a\x1b.novagraph.storage.SSTChunk0\x012\x8d\a\n" +
+	"\x11DownloadStagedSST\x12'.novagraph.storage.DownloadStagedSSTReq\x1a\x1b.novagraph.storage.SSTChunk0\x012\xb2\b\n" +
 	"\x13StorageAdminService\x12J\n" +
 	"\n" +
 	"AddReplica\x12\x1e.novagraph.storage.PartPeerReq\x1a\x1c.novagraph.storage.AdminResp\x12M\n" +
@@ -4776,7 +4937,9 @@ const file_novagraph_storage_proto_rawDesc = "" +
 	"\tClearPart\x12\x1f.novagraph.storage.ClearPartReq\x1a\x1c.novagraph.storage.AdminResp\x12W\n" +
 	"\x10CreateCheckpoint\x12 .novagraph.storage.CheckpointReq\x1a!.novagraph.storage.CheckpointResp\x12P\n" +
 	"\x0eDropCheckpoint\x12 .novagraph.storage.CheckpointReq\x1a\x1c.novagraph.storage.AdminResp\x12Z\n" +
-	"\x14ExportCheckpointPart\x12 .novagraph.storage.ExportPartReq\x1a\x1e.novagraph.storage.ExportChunk0\x01B0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
+	"\x14ExportCheckpointPart\x12 .novagraph.storage.ExportPartReq\x1a\x1e.novagraph.storage.ExportChunk0\x01\x12S\n" +
+	"\fVersionHighs\x12 .novagraph.storage.CheckpointReq\x1a!.novagraph.storage.CheckpointResp\x12N\n" +
+	"\vHoldIntents\x12!.novagraph.storage.HoldIntentsReq\x1a\x1c.novagraph.storage.AdminRespB0Z.github.com/novagraph/novagraph/proto/storagepbb\x06proto3"
 
 var (
 	file_novagraph_storage_proto_rawDescOnce sync.Once
@@ -4790,7 +4953,7 @@ func file_novagraph_storage_proto_rawDescGZIP() []byte {
 	return file_novagraph_storage_proto_rawDescData
 }
 
-var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 70)
+var file_novagraph_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 72)
 var file_novagraph_storage_proto_goTypes = []any{
 	(*PartResult)(nil),           // 0: novagraph.storage.PartResult
 	(*NewTag)(nil),               // 1: novagraph.storage.NewTag
@@ -4808,207 +4971,215 @@ var file_novagraph_storage_proto_goTypes = []any{
 	(*UploadSSTResp)(nil),        // 13: novagraph.storage.UploadSSTResp
 	(*SSTFile)(nil),              // 14: novagraph.storage.SSTFile
 	(*IngestSSTReq)(nil),         // 15: novagraph.storage.IngestSSTReq
-	(*IngestSSTResp)(nil),        // 16: novagraph.storage.IngestSSTResp
-	(*DownloadStagedSSTReq)(nil), // 17: novagraph.storage.DownloadStagedSSTReq
-	(*UpdatedProp)(nil),          // 18: novagraph.storage.UpdatedProp
-	(*UpdateReq)(nil),            // 19: novagraph.storage.UpdateReq
-	(*UpdateResp)(nil),           // 20: novagraph.storage.UpdateResp
-	(*ExecResp)(nil),             // 21: novagraph.storage.ExecResp
-	(*Command)(nil),              // 22: novagraph.storage.Command
-	(*Mutation)(nil),             // 23: novagraph.storage.Mutation
-	(*IntentKeys)(nil),           // 24: novagraph.storage.IntentKeys
-	(*ClearPartOp)(nil),          // 25: novagraph.storage.ClearPartOp
-	(*IngestSSTOp)(nil),          // 26: novagraph.storage.IngestSSTOp
-	(*DeleteTagsOp)(nil),         // 27: novagraph.storage.DeleteTagsOp
-	(*MirrorEdge)(nil),           // 28: novagraph.storage.MirrorEdge
-	(*RebuildIndexOp)(nil),       // 29: novagraph.storage.RebuildIndexOp
-	(*MirrorEdgesReq)(nil),       // 30: novagraph.storage.MirrorEdgesReq
-	(*Intent)(nil),               // 31: novagraph.storage.Intent
-	(*VidList)(nil),              // 32: novagraph.storage.VidList
-	(*PropRef)(nil),              // 33: novagraph.storage.PropRef
-	(*GetNeighborsReq)(nil),      // 34: novagraph.storage.GetNeighborsReq
-	(*NeighborEdge)(nil),         // 35: novagraph.storage.NeighborEdge
-	(*VertexNeighbors)(nil),      // 36: novagraph.storage.VertexNeighbors
-	(*GetNeighborsResp)(nil),     // 37: novagraph.storage.GetNeighborsResp
-	(*EdgeKey)(nil),              // 38: novagraph.storage.EdgeKey
-	(*EdgeKeyList)(nil),          // 39: novagraph.storage.EdgeKeyList
-	(*GetPropsReq)(nil),          // 40: novagraph.storage.GetPropsReq
-	(*PropColumns)(nil),          // 41: novagraph.storage.PropColumns
-	(*PropRow)(nil),              // 42: novagraph.storage.PropRow
-	(*GetPropsResp)(nil),         // 43: novagraph.storage.GetPropsResp
-	(*ScanReq)(nil),              // 44: novagraph.storage.ScanReq
-	(*ScanResp)(nil),             // 45: novagraph.storage.ScanResp
-	(*IndexColumnHint)(nil),      // 46: novagraph.storage.IndexColumnHint
-	(*LookupIndexReq)(nil),       // 47: novagraph.storage.LookupIndexReq
-	(*LookupIndexResp)(nil),      // 48: novagraph.storage.LookupIndexResp
-	(*PartPeerReq)(nil),          // 49: novagraph.storage.PartPeerReq
-	(*PartMoveReq)(nil),          // 50: novagraph.storage.PartMoveReq
-	(*AdminResp)(nil),            // 51: novagraph.storage.AdminResp
-	(*CheckpointReq)(nil),        // 52: novagraph.storage.CheckpointReq
-	(*CheckpointPart)(nil),       // 53: novagraph.storage.CheckpointPart
-	(*CheckpointResp)(nil),       // 54: novagraph.storage.CheckpointResp
-	(*ExportPartReq)(nil),        // 55: novagraph.storage.ExportPartReq
-	(*ExportChunk)(nil),          // 56: novagraph.storage.ExportChunk
-	(*ClearPartReq)(nil),         // 57: novagraph.storage.ClearPartReq
-	(*CompactReq)(nil),           // 58: novagraph.storage.CompactReq
-	(*PartStatsReq)(nil),         // 59: novagraph.storage.PartStatsReq
-	(*PartStatsResp)(nil),        // 60: novagraph.storage.PartStatsResp
-	(*RebuildIndexReq)(nil),      // 61: novagraph.storage.RebuildIndexReq
-	nil,                          // 62: novagraph.storage.AddVerticesReq.PartsEntry
-	nil,                          // 63: novagraph.storage.AddEdgesReq.PartsEntry
-	nil,                          // 64: novagraph.storage.DeleteVerticesReq.PartsEntry
-	nil,                          // 65: novagraph.storage.DeleteTagsReq.PartsEntry
-	nil,                          // 66: novagraph.storage.DeleteEdgesReq.PartsEntry
-	nil,                          // 67: novagraph.storage.GetNeighborsReq.PartsEntry
-	nil,                          // 68: novagraph.storage.GetPropsReq.VertexPartsEntry
-	nil,                          // 69: novagraph.storage.GetPropsReq.EdgePartsEntry
-	(commonpb.ErrorCode)(0),      // 70: novagraph.common.ErrorCode
-	(*commonpb.HostAddr)(nil),    // 71: novagraph.common.HostAddr
-	(*commonpb.Value)(nil),       // 72: novagraph.common.Value
-	(*metapb.TagDesc)(nil),       // 73: novagraph.meta.TagDesc
-	(*metapb.EdgeDesc)(nil),      // 74: novagraph.meta.EdgeDesc
-	(*metapb.IndexDesc)(nil),     // 75: novagraph.meta.IndexDesc
-	(*metapb.SpaceDesc)(nil),     // 76: novagraph.meta.SpaceDesc
-	(*commonpb.Column)(nil),      // 77: novagraph.common.Column
-	(*metapb.SpaceStats)(nil),    // 78: novagraph.meta.SpaceStats
+	(*FinishRestoreReq)(nil),     // 16: novagraph.storage.FinishRestoreReq
+	(*IngestSSTResp)(nil),        // 17: novagraph.storage.IngestSSTResp
+	(*DownloadStagedSSTReq)(nil), // 18: novagraph.storage.DownloadStagedSSTReq
+	(*UpdatedProp)(nil),          // 19: novagraph.storage.UpdatedProp
+	(*UpdateReq)(nil),            // 20: novagraph.storage.UpdateReq
+	(*UpdateResp)(nil),           // 21: novagraph.storage.UpdateResp
+	(*ExecResp)(nil),             // 22: novagraph.storage.ExecResp
+	(*Command)(nil),              // 23: novagraph.storage.Command
+	(*Mutation)(nil),             // 24: novagraph.storage.Mutation
+	(*IntentKeys)(nil),           // 25: novagraph.storage.IntentKeys
+	(*ClearPartOp)(nil),          // 26: novagraph.storage.ClearPartOp
+	(*IngestSSTOp)(nil),          // 27: novagraph.storage.IngestSSTOp
+	(*DeleteTagsOp)(nil),         // 28: novagraph.storage.DeleteTagsOp
+	(*MirrorEdge)(nil),           // 29: novagraph.storage.MirrorEdge
+	(*RebuildIndexOp)(nil),       // 30: novagraph.storage.RebuildIndexOp
+	(*MirrorEdgesReq)(nil),       // 31: novagraph.storage.MirrorEdgesReq
+	(*Intent)(nil),               // 32: novagraph.storage.Intent
+	(*VidList)(nil),              // 33: novagraph.storage.VidList
+	(*PropRef)(nil),              // 34: novagraph.storage.PropRef
+	(*GetNeighborsReq)(nil),      // 35: novagraph.storage.GetNeighborsReq
+	(*NeighborEdge)(nil),         // 36: novagraph.storage.NeighborEdge
+	(*VertexNeighbors)(nil),      // 37: novagraph.storage.VertexNeighbors
+	(*GetNeighborsResp)(nil),     // 38: novagraph.storage.GetNeighborsResp
+	(*EdgeKey)(nil),              // 39: novagraph.storage.EdgeKey
+	(*EdgeKeyList)(nil),          // 40: novagraph.storage.EdgeKeyList
+	(*GetPropsReq)(nil),          // 41: novagraph.storage.GetPropsReq
+	(*PropColumns)(nil),          // 42: novagraph.storage.PropColumns
+	(*PropRow)(nil),              // 43: novagraph.storage.PropRow
+	(*GetPropsResp)(nil),         // 44: novagraph.storage.GetPropsResp
+	(*ScanReq)(nil),              // 45: novagraph.storage.ScanReq
+	(*ScanResp)(nil),             // 46: novagraph.storage.ScanResp
+	(*IndexColumnHint)(nil),      // 47: novagraph.storage.IndexColumnHint
+	(*LookupIndexReq)(nil),       // 48: novagraph.storage.LookupIndexReq
+	(*LookupIndexResp)(nil),      // 49: novagraph.storage.LookupIndexResp
+	(*PartPeerReq)(nil),          // 50: novagraph.storage.PartPeerReq
+	(*PartMoveReq)(nil),          // 51: novagraph.storage.PartMoveReq
+	(*AdminResp)(nil),            // 52: novagraph.storage.AdminResp
+	(*CheckpointReq)(nil),        // 53: novagraph.storage.CheckpointReq
+	(*CheckpointPart)(nil),       // 54: novagraph.storage.CheckpointPart
+	(*CheckpointResp)(nil),       // 55: novagraph.storage.CheckpointResp
+	(*HoldIntentsReq)(nil),       // 56: novagraph.storage.HoldIntentsReq
+	(*ExportPartReq)(nil),        // 57: novagraph.storage.ExportPartReq
+	(*ExportChunk)(nil),          // 58: novagraph.storage.ExportChunk
+	(*ClearPartReq)(nil),         // 59: novagraph.storage.ClearPartReq
+	(*CompactReq)(nil),           // 60: novagraph.storage.CompactReq
+	(*PartStatsReq)(nil),         // 61: novagraph.storage.PartStatsReq
+	(*PartStatsResp)(nil),        // 62: novagraph.storage.PartStatsResp
+	(*RebuildIndexReq)(nil),      // 63: novagraph.storage.RebuildIndexReq
+	nil,                          // 64: novagraph.storage.AddVerticesReq.PartsEntry
+	nil,                          // 65: novagraph.storage.AddEdgesReq.PartsEntry
+	nil,                          // 66: novagraph.storage.DeleteVerticesReq.PartsEntry
+	nil,                          // 67: novagraph.storage.DeleteTagsReq.PartsEntry
+	nil,                          // 68: novagraph.storage.DeleteEdgesReq.PartsEntry
+	nil,                          // 69: novagraph.storage.GetNeighborsReq.PartsEntry
+	nil,                          // 70: novagraph.storage.GetPropsReq.VertexPartsEntry
+	nil,                          // 71: novagraph.storage.GetPropsReq.EdgePartsEntry
+	(commonpb.ErrorCode)(0),      // 72: novagraph.common.ErrorCode
+	(*commonpb.HostAddr)(nil),    // 73: novagraph.common.HostAddr
+	(*commonpb.Value)(nil),       // 74: novagraph.common.Value
+	(*metapb.TagDesc)(nil),       // 75: novagraph.meta.TagDesc
+	(*metapb.EdgeDesc)(nil),      // 76: novagraph.meta.EdgeDesc
+	(*metapb.IndexDesc)(nil),     // 77: novagraph.meta.IndexDesc
+	(*metapb.SpaceDesc)(nil),     // 78: novagraph.meta.SpaceDesc
+	(*commonpb.Column)(nil),      // 79: novagraph.common.Column
+	(*metapb.SpaceStats)(nil),    // 80: novagraph.meta.SpaceStats
 }
 var file_novagraph_storage_proto_depIdxs = []int32{
-	70,  // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
-	71,  // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
+	72,  // 0: novagraph.storage.PartResult.code:type_name -> novagraph.common.ErrorCode
+	73,  // 1: novagraph.storage.PartResult.leader:type_name -> novagraph.common.HostAddr
 	1,   // 2: novagraph.storage.NewVertex.tags:type_name -> novagraph.storage.NewTag
 	2,   // 3: novagraph.storage.VertexList.vertices:type_name -> novagraph.storage.NewVertex
 	3,   // 4: novagraph.storage.EdgeList.edges:type_name -> novagraph.storage.NewEdge
-	62,  // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
-	63,  // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
-	64,  // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
-	65,  // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
-	66,  // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
+	64,  // 5: novagraph.storage.AddVerticesReq.parts:type_name -> novagraph.storage.AddVerticesReq.PartsEntry
+	65,  // 6: novagraph.storage.AddEdgesReq.parts:type_name -> novagraph.storage.AddEdgesReq.PartsEntry
+	66,  // 7: novagraph.storage.DeleteVerticesReq.parts:type_name -> novagraph.storage.DeleteVerticesReq.PartsEntry
+	67,  // 8: novagraph.storage.DeleteTagsReq.parts:type_name -> novagraph.storage.DeleteTagsReq.PartsEntry
+	68,  // 9: novagraph.storage.DeleteEdgesReq.parts:type_name -> novagraph.storage.DeleteEdgesReq.PartsEntry
 	14,  // 10: novagraph.storage.IngestSSTReq.files:type_name -> novagraph.storage.SSTFile
 	0,   // 11: novagraph.storage.IngestSSTResp.result:type_name -> novagraph.storage.PartResult
-	38,  // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
-	18,  // 13: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
+	39,  // 12: novagraph.storage.UpdateReq.edge:type_name -> novagraph.storage.EdgeKey
+	19,  // 13: novagraph.storage.UpdateReq.set:type_name -> novagraph.storage.UpdatedProp
 	0,   // 14: novagraph.storage.UpdateResp.result:type_name -> novagraph.storage.PartResult
-	72,  // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
+	74,  // 15: novagraph.storage.UpdateResp.yield_values:type_name -> novagraph.common.Value
 	0,   // 16: novagraph.storage.ExecResp.failed_parts:type_name -> novagraph.storage.PartResult
-	73,  // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
-	74,  // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
-	75,  // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
-	23,  // 20: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
-	76,  // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
+	75,  // 17: novagraph.storage.Command.tags:type_name -> novagraph.meta.TagDesc
+	76,  // 18: novagraph.storage.Command.edges:type_name -> novagraph.meta.EdgeDesc
+	77,  // 19: novagraph.storage.Command.indexes:type_name -> novagraph.meta.IndexDesc
+	24,  // 20: novagraph.storage.Command.mutations:type_name -> novagraph.storage.Mutation
+	78,  // 21: novagraph.storage.Command.space:type_name -> novagraph.meta.SpaceDesc
 	2,   // 22: novagraph.storage.Mutation.put_vertex:type_name -> novagraph.storage.NewVertex
-	27,  // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
+	28,  // 23: novagraph.storage.Mutation.delete_tags:type_name -> novagraph.storage.DeleteTagsOp
 	3,   // 24: novagraph.storage.Mutation.put_edge:type_name -> novagraph.storage.NewEdge
-	38,  // 25: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
-	28,  // 26: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
-	19,  // 27: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
-	24,  // 28: novagraph.storage.Mutation.resolve_intents:type_name -> novagraph.storage.IntentKeys
-	29,  // 29: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
-	26,  // 30: novagraph.storage.Mutation.ingest_sst:type_name -> novagraph.storage.IngestSSTOp
-	25,  // 31: novagraph.storage.Mutation.clear_part:type_name -> novagraph.storage.ClearPartOp
+	39,  // 25: novagraph.storage.Mutation.delete_edge:type_name -> novagraph.storage.EdgeKey
+	29,  // 26: novagraph.storage.Mutation.mirror_edge:type_name -> novagraph.storage.MirrorEdge
+	20,  // 27: novagraph.storage.Mutation.update:type_name -> novagraph.storage.UpdateReq
+	25,  // 28: novagraph.storage.Mutation.resolve_intents:type_name -> novagraph.storage.IntentKeys
+	30,  // 29: novagraph.storage.Mutation.rebuild_index:type_name -> novagraph.storage.RebuildIndexOp
+	27,  // 30: novagraph.storage.Mutation.ingest_sst:type_name -> novagraph.storage.IngestSSTOp
+	26,  // 31: novagraph.storage.Mutation.clear_part:type_name -> novagraph.storage.ClearPartOp
 	14,  // 32: novagraph.storage.IngestSSTOp.files:type_name -> novagraph.storage.SSTFile
-	38,  // 33: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
-	28,  // 34: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
-	28,  // 35: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
-	38,  // 36: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
-	28,  // 37: novagraph.storage.Intent.mirrors:type_name -> novagraph.storage.MirrorEdge
-	67,  // 38: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
-	33,  // 39: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
-	33,  // 40: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
-	72,  // 41: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
-	72,  // 42: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
-	35,  // 43: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
-	77,  // 44: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
+	39,  // 33: novagraph.storage.MirrorEdge.key:type_name -> novagraph.storage.EdgeKey
+	29,  // 34: novagraph.storage.MirrorEdgesReq.edges:type_name -> novagraph.storage.MirrorEdge
+	29,  // 35: novagraph.storage.Intent.mirror:type_name -> novagraph.storage.MirrorEdge
+	39,  // 36: novagraph.storage.Intent.forward_delete:type_name -> novagraph.storage.EdgeKey
+	29,  // 37: novagraph.storage.Intent.mirrors:type_name -> novagraph.storage.MirrorEdge
+	69,  // 38: novagraph.storage.GetNeighborsReq.parts:type_name -> novagraph.storage.GetNeighborsReq.PartsEntry
+	34,  // 39: novagraph.storage.GetNeighborsReq.vertex_props:type_name -> novagraph.storage.PropRef
+	34,  // 40: novagraph.storage.GetNeighborsReq.edge_props:type_name -> novagraph.storage.PropRef
+	74,  // 41: novagraph.storage.NeighborEdge.props:type_name -> novagraph.common.Value
+	74,  // 42: novagraph.storage.VertexNeighbors.props:type_name -> novagraph.common.Value
+	36,  // 43: novagraph.storage.VertexNeighbors.edges:type_name -> novagraph.storage.NeighborEdge
+	79,  // 44: novagraph.storage.VertexNeighbors.edge_columns:type_name -> novagraph.common.Column
 	0,   // 45: novagraph.storage.GetNeighborsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	36,  // 46: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
-	38,  // 47: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
-	68,  // 48: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
-	69,  // 49: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
-	33,  // 50: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
-	77,  // 51: novagraph.storage.PropColumns.columns:type_name -> novagraph.common.Column
-	38,  // 52: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
-	72,  // 53: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
+	37,  // 46: novagraph.storage.GetNeighborsResp.vertices:type_name -> novagraph.storage.VertexNeighbors
+	39,  // 47: novagraph.storage.EdgeKeyList.keys:type_name -> novagraph.storage.EdgeKey
+	70,  // 48: novagraph.storage.GetPropsReq.vertex_parts:type_name -> novagraph.storage.GetPropsReq.VertexPartsEntry
+	71,  // 49: novagraph.storage.GetPropsReq.edge_parts:type_name -> novagraph.storage.GetPropsReq.EdgePartsEntry
+	34,  // 50: novagraph.storage.GetPropsReq.props:type_name -> novagraph.storage.PropRef
+	79,  // 51: novagraph.storage.PropColumns.columns:type_name -> novagraph.common.Column
+	39,  // 52: novagraph.storage.PropRow.edge:type_name -> novagraph.storage.EdgeKey
+	74,  // 53: novagraph.storage.PropRow.values:type_name -> novagraph.common.Value
 	0,   // 54: novagraph.storage.GetPropsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	42,  // 55: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
-	41,  // 56: novagraph.storage.GetPropsResp.blocks:type_name -> novagraph.storage.PropColumns
-	33,  // 57: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
+	43,  // 55: novagraph.storage.GetPropsResp.rows:type_name -> novagraph.storage.PropRow
+	42,  // 56: novagraph.storage.GetPropsResp.blocks:type_name -> novagraph.storage.PropColumns
+	34,  // 57: novagraph.storage.ScanReq.props:type_name -> novagraph.storage.PropRef
 	0,   // 58: novagraph.storage.ScanResp.result:type_name -> novagraph.storage.PartResult
-	42,  // 59: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
-	72,  // 60: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
-	72,  // 61: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
-	72,  // 62: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
-	46,  // 63: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
-	33,  // 64: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
+	43,  // 59: novagraph.storage.ScanResp.rows:type_name -> novagraph.storage.PropRow
+	74,  // 60: novagraph.storage.IndexColumnHint.eq:type_name -> novagraph.common.Value
+	74,  // 61: novagraph.storage.IndexColumnHint.begin:type_name -> novagraph.common.Value
+	74,  // 62: novagraph.storage.IndexColumnHint.end:type_name -> novagraph.common.Value
+	47,  // 63: novagraph.storage.LookupIndexReq.hints:type_name -> novagraph.storage.IndexColumnHint
+	34,  // 64: novagraph.storage.LookupIndexReq.props:type_name -> novagraph.storage.PropRef
 	0,   // 65: novagraph.storage.LookupIndexResp.failed_parts:type_name -> novagraph.storage.PartResult
-	42,  // 66: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
-	41,  // 67: novagraph.storage.LookupIndexResp.blocks:type_name -> novagraph.storage.PropColumns
+	43,  // 66: novagraph.storage.LookupIndexResp.rows:type_name -> novagraph.storage.PropRow
+	42,  // 67: novagraph.storage.LookupIndexResp.blocks:type_name -> novagraph.storage.PropColumns
 	0,   // 68: novagraph.storage.AdminResp.failed_parts:type_name -> novagraph.storage.PartResult
-	53,  // 69: novagraph.storage.CheckpointResp.parts:type_name -> novagraph.storage.CheckpointPart
+	54,  // 69: novagraph.storage.CheckpointResp.parts:type_name -> novagraph.storage.CheckpointPart
 	0,   // 70: novagraph.storage.PartStatsResp.failed_parts:type_name -> novagraph.storage.PartResult
-	78,  // 71: novagraph.storage.PartStatsResp.stats:type_name -> novagraph.meta.SpaceStats
+	80,  // 71: novagraph.storage.PartStatsResp.stats:type_name -> novagraph.meta.SpaceStats
 	4,   // 72: novagraph.storage.AddVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VertexList
 	5,   // 73: novagraph.storage.AddEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeList
-	32,  // 74: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	32,  // 75: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	39,  // 76: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
-	32,  // 77: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
-	32,  // 78: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
-	39,  // 79: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	33,  // 74: novagraph.storage.DeleteVerticesReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	33,  // 75: novagraph.storage.DeleteTagsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	40,  // 76: novagraph.storage.DeleteEdgesReq.PartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
+	33,  // 77: novagraph.storage.GetNeighborsReq.PartsEntry.value:type_name -> novagraph.storage.VidList
+	33,  // 78: novagraph.storage.GetPropsReq.VertexPartsEntry.value:type_name -> novagraph.storage.VidList
+	40,  // 79: novagraph.storage.GetPropsReq.EdgePartsEntry.value:type_name -> novagraph.storage.EdgeKeyList
 	6,   // 80: novagraph.storage.StorageService.AddVertices:input_type -> novagraph.storage.AddVerticesReq
 	7,   // 81: novagraph.storage.StorageService.AddEdges:input_type -> novagraph.storage.AddEdgesReq
 	8,   // 82: novagraph.storage.StorageService.DeleteVertices:input_type -> novagraph.storage.DeleteVerticesReq
 	9,   // 83: novagraph.storage.StorageService.DeleteTags:input_type -> novagraph.storage.DeleteTagsReq
 	10,  // 84: novagraph.storage.StorageService.DeleteEdges:input_type -> novagraph.storage.DeleteEdgesReq
-	19,  // 85: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
-	34,  // 86: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
-	40,  // 87: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
-	44,  // 88: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
-	44,  // 89: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
-	47,  // 90: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
-	30,  // 91: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
+	20,  // 85: novagraph.storage.StorageService.Update:input_type -> novagraph.storage.UpdateReq
+	35,  // 86: novagraph.storage.StorageService.GetNeighbors:input_type -> novagraph.storage.GetNeighborsReq
+	41,  // 87: novagraph.storage.StorageService.GetProps:input_type -> novagraph.storage.GetPropsReq
+	45,  // 88: novagraph.storage.StorageService.ScanVertex:input_type -> novagraph.storage.ScanReq
+	45,  // 89: novagraph.storage.StorageService.ScanEdge:input_type -> novagraph.storage.ScanReq
+	48,  // 90: novagraph.storage.StorageService.LookupIndex:input_type -> novagraph.storage.LookupIndexReq
+	31,  // 91: novagraph.storage.StorageService.MirrorEdges:input_type -> novagraph.storage.MirrorEdgesReq
 	11,  // 92: novagraph.storage.StorageService.FlushIntents:input_type -> novagraph.storage.FlushIntentsReq
-	12,  // 93: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
-	15,  // 94: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
-	17,  // 95: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
-	49,  // 96: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
-	49,  // 97: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
-	49,  // 98: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
-	50,  // 99: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
-	61,  // 100: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
-	58,  // 101: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
-	59,  // 102: novagraph.storage.StorageAdminService.PartStats:input_type -> novagraph.storage.PartStatsReq
-	57,  // 103: novagraph.storage.StorageAdminService.ClearPart:input_type -> novagraph.storage.ClearPartReq
-	52,  // 104: novagraph.storage.StorageAdminService.CreateCheckpoint:input_type -> novagraph.storage.CheckpointReq
-	52,  // 105: novagraph.storage.StorageAdminService.DropCheckpoint:input_type -> novagraph.storage.CheckpointReq
-	55,  // 106: novagraph.storage.StorageAdminService.ExportCheckpointPart:input_type -> novagraph.storage.ExportPartReq
-	21,  // 107: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
-	21,  // 108: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
-	21,  // 109: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
-	21,  // 110: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
-	21,  // 111: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
-	20,  // 112: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
-	37,  // 113: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
-	43,  // 114: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
-	45,  // 115: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
-	45,  // 116: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
-	48,  // 117: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
-	21,  // 118: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
-	21,  // 119: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
-	13,  // 120: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
-	16,  // 121: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
-	12,  // 122: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
-	51,  // 123: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
-	51,  // 124: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
-	51,  // 125: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
-	51,  // 126: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
-	51,  // 127: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
-	51,  // 128: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
-	60,  // 129: novagraph.storage.StorageAdminService.PartStats:output_type -> novagraph.storage.PartStatsResp
-	51,  // 130: novagraph.storage.StorageAdminService.ClearPart:output_type -> novagraph.storage.AdminResp
-	54,  // 131: novagraph.storage.StorageAdminService.CreateCheckpoint:output_type -> novagraph.storage.CheckpointResp
-	51,  // 132: novagraph.storage.StorageAdminService.DropCheckpoint:output_type -> novagraph.storage.AdminResp
-	56,  // 133: novagraph.storage.StorageAdminService.ExportCheckpointPart:output_type -> novagraph.storage.ExportChunk
-	107, // [107:134] is the sub-list for method output_type
-	80,  // [80:107] is the sub-list for method input_type
+	16,  // 93: novagraph.storage.StorageService.FinishRestore:input_type -> novagraph.storage.FinishRestoreReq
+	12,  // 94: novagraph.storage.StorageService.UploadSST:input_type -> novagraph.storage.SSTChunk
+	15,  // 95: novagraph.storage.StorageService.IngestSST:input_type -> novagraph.storage.IngestSSTReq
+	18,  // 96: novagraph.storage.StorageService.DownloadStagedSST:input_type -> novagraph.storage.DownloadStagedSSTReq
+	50,  // 97: novagraph.storage.StorageAdminService.AddReplica:input_type -> novagraph.storage.PartPeerReq
+	50,  // 98: novagraph.storage.StorageAdminService.RemoveReplica:input_type -> novagraph.storage.PartPeerReq
+	50,  // 99: novagraph.storage.StorageAdminService.TransferLeader:input_type -> novagraph.storage.PartPeerReq
+	51,  // 100: novagraph.storage.StorageAdminService.ReplaceReplica:input_type -> novagraph.storage.PartMoveReq
+	63,  // 101: novagraph.storage.StorageAdminService.RebuildIndex:input_type -> novagraph.storage.RebuildIndexReq
+	60,  // 102: novagraph.storage.StorageAdminService.Compact:input_type -> novagraph.storage.CompactReq
+	61,  // 103: novagraph.storage.StorageAdminService.PartStats:input_type -> novagraph.storage.PartStatsReq
+	59,  // 104: novagraph.storage.StorageAdminService.ClearPart:input_type -> novagraph.storage.ClearPartReq
+	53,  // 105: novagraph.storage.StorageAdminService.CreateCheckpoint:input_type -> novagraph.storage.CheckpointReq
+	53,  // 106: novagraph.storage.StorageAdminService.DropCheckpoint:input_type -> novagraph.storage.CheckpointReq
+	57,  // 107: novagraph.storage.StorageAdminService.ExportCheckpointPart:input_type -> novagraph.storage.ExportPartReq
+	53,  // 108: novagraph.storage.StorageAdminService.VersionHighs:input_type -> novagraph.storage.CheckpointReq
+	56,  // 109: novagraph.storage.StorageAdminService.HoldIntents:input_type -> novagraph.storage.HoldIntentsReq
+	22,  // 110: novagraph.storage.StorageService.AddVertices:output_type -> novagraph.storage.ExecResp
+	22,  // 111: novagraph.storage.StorageService.AddEdges:output_type -> novagraph.storage.ExecResp
+	22,  // 112: novagraph.storage.StorageService.DeleteVertices:output_type -> novagraph.storage.ExecResp
+	22,  // 113: novagraph.storage.StorageService.DeleteTags:output_type -> novagraph.storage.ExecResp
+	22,  // 114: novagraph.storage.StorageService.DeleteEdges:output_type -> novagraph.storage.ExecResp
+	21,  // 115: novagraph.storage.StorageService.Update:output_type -> novagraph.storage.UpdateResp
+	38,  // 116: novagraph.storage.StorageService.GetNeighbors:output_type -> novagraph.storage.GetNeighborsResp
+	44,  // 117: novagraph.storage.StorageService.GetProps:output_type -> novagraph.storage.GetPropsResp
+	46,  // 118: novagraph.storage.StorageService.ScanVertex:output_type -> novagraph.storage.ScanResp
+	46,  // 119: novagraph.storage.StorageService.ScanEdge:output_type -> novagraph.storage.ScanResp
+	49,  // 120: novagraph.storage.StorageService.LookupIndex:output_type -> novagraph.storage.LookupIndexResp
+	22,  // 121: novagraph.storage.StorageService.MirrorEdges:output_type -> novagraph.storage.ExecResp
+	22,  // 122: novagraph.storage.StorageService.FlushIntents:output_type -> novagraph.storage.ExecResp
+	22,  // 123: novagraph.storage.StorageService.FinishRestore:output_type -> novagraph.storage.ExecResp
+	13,  // 124: novagraph.storage.StorageService.UploadSST:output_type -> novagraph.storage.UploadSSTResp
+	17,  // 125: novagraph.storage.StorageService.IngestSST:output_type -> novagraph.storage.IngestSSTResp
+	12,  // 126: novagraph.storage.StorageService.DownloadStagedSST:output_type -> novagraph.storage.SSTChunk
+	52,  // 127: novagraph.storage.StorageAdminService.AddReplica:output_type -> novagraph.storage.AdminResp
+	52,  // 128: novagraph.storage.StorageAdminService.RemoveReplica:output_type -> novagraph.storage.AdminResp
+	52,  // 129: novagraph.storage.StorageAdminService.TransferLeader:output_type -> novagraph.storage.AdminResp
+	52,  // 130: novagraph.storage.StorageAdminService.ReplaceReplica:output_type -> novagraph.storage.AdminResp
+	52,  // 131: novagraph.storage.StorageAdminService.RebuildIndex:output_type -> novagraph.storage.AdminResp
+	52,  // 132: novagraph.storage.StorageAdminService.Compact:output_type -> novagraph.storage.AdminResp
+	62,  // 133: novagraph.storage.StorageAdminService.PartStats:output_type -> novagraph.storage.PartStatsResp
+	52,  // 134: novagraph.storage.StorageAdminService.ClearPart:output_type -> novagraph.storage.AdminResp
+	55,  // 135: novagraph.storage.StorageAdminService.CreateCheckpoint:output_type -> novagraph.storage.CheckpointResp
+	52,  // 136: novagraph.storage.StorageAdminService.DropCheckpoint:output_type -> novagraph.storage.AdminResp
+	58,  // 137: novagraph.storage.StorageAdminService.ExportCheckpointPart:output_type -> novagraph.storage.ExportChunk
+	55,  // 138: novagraph.storage.StorageAdminService.VersionHighs:output_type -> novagraph.storage.CheckpointResp
+	52,  // 139: novagraph.storage.StorageAdminService.HoldIntents:output_type -> novagraph.storage.AdminResp
+	110, // [110:140] is the sub-list for method output_type
+	80,  // [80:110] is the sub-list for method input_type
 	80,  // [80:80] is the sub-list for extension type_name
 	80,  // [80:80] is the sub-list for extension extendee
 	0,   // [0:80] is the sub-list for field type_name
@@ -5019,7 +5190,7 @@ func file_novagraph_storage_proto_init() {
 	if File_novagraph_storage_proto != nil {
 		return
 	}
-	file_novagraph_storage_proto_msgTypes[23].OneofWrappers = []any{
+	file_novagraph_storage_proto_msgTypes[24].OneofWrappers = []any{
 		(*Mutation_PutVertex)(nil),
 		(*Mutation_DeleteVertex)(nil),
 		(*Mutation_DeleteTags)(nil),
@@ -5032,6 +5203,7 @@ func file_novagraph_storage_proto_init() {
 		(*Mutation_PurgeTombstonesBefore)(nil),
 		(*Mutation_IngestSst)(nil),
 		(*Mutation_ClearPart)(nil),
+		(*Mutation_FinishRestore)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -5039,7 +5211,7 @@ func file_novagraph_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_novagraph_storage_proto_rawDesc), len(file_novagraph_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   70,
+			NumMessages:   72,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

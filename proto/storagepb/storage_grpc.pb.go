@@ -36,6 +36,7 @@ const (
 	StorageService_LookupIndex_FullMethodName       = "/novagraph.storage.StorageService/LookupIndex"
 	StorageService_MirrorEdges_FullMethodName       = "/novagraph.storage.StorageService/MirrorEdges"
 	StorageService_FlushIntents_FullMethodName      = "/novagraph.storage.StorageService/FlushIntents"
+	StorageService_FinishRestore_FullMethodName     = "/novagraph.storage.StorageService/FinishRestore"
 	StorageService_UploadSST_FullMethodName         = "/novagraph.storage.StorageService/UploadSST"
 	StorageService_IngestSST_FullMethodName         = "/novagraph.storage.StorageService/IngestSST"
 	StorageService_DownloadStagedSST_FullMethodName = "/novagraph.storage.StorageService/DownloadStagedSST"
@@ -60,6 +61,7 @@ type StorageServiceClient interface {
 	LookupIndex(ctx context.Context, in *LookupIndexReq, opts ...grpc.CallOption) (*LookupIndexResp, error)
 	MirrorEdges(ctx context.Context, in *MirrorEdgesReq, opts ...grpc.CallOption) (*ExecResp, error)
 	FlushIntents(ctx context.Context, in *FlushIntentsReq, opts ...grpc.CallOption) (*ExecResp, error)
+	FinishRestore(ctx context.Context, in *FinishRestoreReq, opts ...grpc.CallOption) (*ExecResp, error)
 	// UploadSST stages an SST file on this store (any replica, not only the
 	// leader); IngestSST, at the leader, ingests staged files on every
 	// replica through the partition's raft log.
@@ -218,6 +220,16 @@ func (c *storageServiceClient) FlushIntents(ctx context.Context, in *FlushIntent
 	return out, nil
 }
 
+func (c *storageServiceClient) FinishRestore(ctx context.Context, in *FinishRestoreReq, opts ...grpc.CallOption) (*ExecResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExecResp)
+	err := c.cc.Invoke(ctx, StorageService_FinishRestore_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *storageServiceClient) UploadSST(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SSTChunk, UploadSSTResp], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &StorageService_ServiceDesc.Streams[1], StorageService_UploadSST_FullMethodName, cOpts...)
@@ -279,6 +291,7 @@ type StorageServiceServer interface {
 	LookupIndex(context.Context, *LookupIndexReq) (*LookupIndexResp, error)
 	MirrorEdges(context.Context, *MirrorEdgesReq) (*ExecResp, error)
 	FlushIntents(context.Context, *FlushIntentsReq) (*ExecResp, error)
+	FinishRestore(context.Context, *FinishRestoreReq) (*ExecResp, error)
 	// UploadSST stages an SST file on this store (any replica, not only the
 	// leader); IngestSST, at the leader, ingests staged files on every
 	// replica through the partition's raft log.
@@ -336,6 +349,9 @@ func (UnimplementedStorageServiceServer) MirrorEdges(context.Context, *MirrorEdg
 }
 func (UnimplementedStorageServiceServer) FlushIntents(context.Context, *FlushIntentsReq) (*ExecResp, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method FlushIntents not implemented")
+}
+func (UnimplementedStorageServiceServer) FinishRestore(context.Context, *FinishRestoreReq) (*ExecResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method FinishRestore not implemented")
 }
 func (UnimplementedStorageServiceServer) UploadSST(grpc.ClientStreamingServer[SSTChunk, UploadSSTResp]) error {
 	return status.Errorf(codes.Unimplemented, "method UploadSST not implemented")
@@ -594,6 +610,24 @@ func _StorageService_FlushIntents_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StorageService_FinishRestore_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishRestoreReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageServiceServer).FinishRestore(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageService_FinishRestore_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageServiceServer).FinishRestore(ctx, req.(*FinishRestoreReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _StorageService_UploadSST_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(StorageServiceServer).UploadSST(&grpc.GenericServerStream[SSTChunk, UploadSSTResp]{ServerStream: stream})
 }
@@ -686,6 +720,10 @@ var StorageService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _StorageService_FlushIntents_Handler,
 		},
 		{
+			MethodName: "FinishRestore",
+			Handler:    _StorageService_FinishRestore_Handler,
+		},
+		{
 			MethodName: "IngestSST",
 			Handler:    _StorageService_IngestSST_Handler,
 		},
@@ -722,6 +760,8 @@ const (
 	StorageAdminService_CreateCheckpoint_FullMethodName     = "/novagraph.storage.StorageAdminService/CreateCheckpoint"
 	StorageAdminService_DropCheckpoint_FullMethodName       = "/novagraph.storage.StorageAdminService/DropCheckpoint"
 	StorageAdminService_ExportCheckpointPart_FullMethodName = "/novagraph.storage.StorageAdminService/ExportCheckpointPart"
+	StorageAdminService_VersionHighs_FullMethodName         = "/novagraph.storage.StorageAdminService/VersionHighs"
+	StorageAdminService_HoldIntents_FullMethodName          = "/novagraph.storage.StorageAdminService/HoldIntents"
 )
 
 // StorageAdminServiceClient is the client API for StorageAdminService service.
@@ -766,6 +806,17 @@ type StorageAdminServiceClient interface {
 	// ExportCheckpointPart streams one partition's data as it is in a
 	// checkpoint of this host, as one SST file (nova-br backup).
 	ExportCheckpointPart(ctx context.Context, in *ExportPartReq, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExportChunk], error)
+	// VersionHighs reports, for each replica here of the spaces, its live
+	// version base plus applied index: metad asks after the last checkpoint
+	// of a snapshot, for a bound on every version a partition had given out
+	// by then (SnapshotPart.version_high).
+	VersionHighs(ctx context.Context, in *CheckpointReq, opts ...grpc.CallOption) (*CheckpointResp, error)
+	// HoldIntents stops this host carrying out edge intents for the given
+	// seconds (0: resume now), and returns once no pass is carrying any out:
+	// while a snapshot's stores make their checkpoints one after another,
+	// no in-edge may appear in a later copy whose out-edge a copy taken
+	// earlier lacks.
+	HoldIntents(ctx context.Context, in *HoldIntentsReq, opts ...grpc.CallOption) (*AdminResp, error)
 }
 
 type storageAdminServiceClient struct {
@@ -895,6 +946,26 @@ func (c *storageAdminServiceClient) ExportCheckpointPart(ctx context.Context, in
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type StorageAdminService_ExportCheckpointPartClient = grpc.ServerStreamingClient[ExportChunk]
 
+func (c *storageAdminServiceClient) VersionHighs(ctx context.Context, in *CheckpointReq, opts ...grpc.CallOption) (*CheckpointResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckpointResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_VersionHighs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storageAdminServiceClient) HoldIntents(ctx context.Context, in *HoldIntentsReq, opts ...grpc.CallOption) (*AdminResp, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdminResp)
+	err := c.cc.Invoke(ctx, StorageAdminService_HoldIntents_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StorageAdminServiceServer is the server API for StorageAdminService service.
 // All implementations must embed UnimplementedStorageAdminServiceServer
 // for forward compatibility.
@@ -937,6 +1008,17 @@ type StorageAdminServiceServer interface {
 	// ExportCheckpointPart streams one partition's data as it is in a
 	// checkpoint of this host, as one SST file (nova-br backup).
 	ExportCheckpointPart(*ExportPartReq, grpc.ServerStreamingServer[ExportChunk]) error
+	// VersionHighs reports, for each replica here of the spaces, its live
+	// version base plus applied index: metad asks after the last checkpoint
+	// of a snapshot, for a bound on every version a partition had given out
+	// by then (SnapshotPart.version_high).
+	VersionHighs(context.Context, *CheckpointReq) (*CheckpointResp, error)
+	// HoldIntents stops this host carrying out edge intents for the given
+	// seconds (0: resume now), and returns once no pass is carrying any out:
+	// while a snapshot's stores make their checkpoints one after another,
+	// no in-edge may appear in a later copy whose out-edge a copy taken
+	// earlier lacks.
+	HoldIntents(context.Context, *HoldIntentsReq) (*AdminResp, error)
 	mustEmbedUnimplementedStorageAdminServiceServer()
 }
 
@@ -979,6 +1061,12 @@ func (UnimplementedStorageAdminServiceServer) DropCheckpoint(context.Context, *C
 }
 func (UnimplementedStorageAdminServiceServer) ExportCheckpointPart(*ExportPartReq, grpc.ServerStreamingServer[ExportChunk]) error {
 	return status.Errorf(codes.Unimplemented, "method ExportCheckpointPart not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) VersionHighs(context.Context, *CheckpointReq) (*CheckpointResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method VersionHighs not implemented")
+}
+func (UnimplementedStorageAdminServiceServer) HoldIntents(context.Context, *HoldIntentsReq) (*AdminResp, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method HoldIntents not implemented")
 }
 func (UnimplementedStorageAdminServiceServer) mustEmbedUnimplementedStorageAdminServiceServer() {}
 func (UnimplementedStorageAdminServiceServer) testEmbeddedByValue()                             {}
@@ -1192,6 +1280,42 @@ func _StorageAdminService_ExportCheckpointPart_Handler(srv interface{}, stream g
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type StorageAdminService_ExportCheckpointPartServer = grpc.ServerStreamingServer[ExportChunk]
 
+func _StorageAdminService_VersionHighs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckpointReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).VersionHighs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_VersionHighs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).VersionHighs(ctx, req.(*CheckpointReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StorageAdminService_HoldIntents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(HoldIntentsReq)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StorageAdminServiceServer).HoldIntents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StorageAdminService_HoldIntents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StorageAdminServiceServer).HoldIntents(ctx, req.(*HoldIntentsReq))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // StorageAdminService_ServiceDesc is the grpc.ServiceDesc for StorageAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1238,6 +1362,14 @@ var StorageAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DropCheckpoint",
 			Handler:    _StorageAdminService_DropCheckpoint_Handler,
+		},
+		{
+			MethodName: "VersionHighs",
+			Handler:    _StorageAdminService_VersionHighs_Handler,
+		},
+		{
+			MethodName: "HoldIntents",
+			Handler:    _StorageAdminService_HoldIntents_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -26,6 +26,33 @@ func (c *Client) CreateCheckpoint(ctx context.Context, addr, name string, spaces
 	return resp.GetParts(), nil
 }
 
+// VersionHighs asks the storaged at addr for each of its replicas' live
+// version base plus applied index (a snapshot's version bound).
+func (c *Client) VersionHighs(ctx context.Context, addr string, spaces []int32) ([]*storagepb.CheckpointPart, error) {
+	conn, err := c.conn(addr)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := storagepb.NewStorageAdminServiceClient(conn).VersionHighs(ctx, &storagepb.CheckpointReq{SpaceIds: spaces})
+	if err != nil {
+		return nil, fmt.Errorf("storaged %s: version highs: %w", addr, err)
+	}
+	return resp.GetParts(), nil
+}
+
+// HoldIntents asks the storaged at addr to carry out no edge intents for
+// the given seconds (0: resume), returning once none is being carried out.
+func (c *Client) HoldIntents(ctx context.Context, addr string, seconds int32) error {
+	conn, err := c.conn(addr)
+	if err != nil {
+		return err
+	}
+	if _, err := storagepb.NewStorageAdminServiceClient(conn).HoldIntents(ctx, &storagepb.HoldIntentsReq{Seconds: seconds}); err != nil {
+		return fmt.Errorf("storaged %s: holding intents: %w", addr, err)
+	}
+	return nil
+}
+
 // DropCheckpoint asks the storaged at addr to delete the checkpoint name.
 func (c *Client) DropCheckpoint(ctx context.Context, addr, name string) error {
 	conn, err := c.conn(addr)

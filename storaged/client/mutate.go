@@ -200,6 +200,15 @@ func (c *Client) LookupIndex(ctx context.Context, req *storagepb.LookupIndexReq)
 	return rows, err
 }
 
+// FinishRestore ends the restore of parts from snapshot name (nova-br):
+// each drops its restore hold, and its intents are carried out.
+func (c *Client) FinishRestore(ctx context.Context, space int32, parts []int32, name string) error {
+	return c.fanOut(ctx, space, parts, false, func(ctx context.Context, conn grpc.ClientConnInterface, ps []int32) ([]*storagepb.PartResult, error) {
+		resp, err := storagepb.NewStorageServiceClient(conn).FinishRestore(ctx, &storagepb.FinishRestoreReq{SpaceId: space, Parts: ps, Name: name})
+		return resp.GetFailedParts(), err
+	})
+}
+
 // FlushIntents asks the leaders of parts to carry out their pending edge
 // intents and returns once they did (storaged's own call).
 func (c *Client) FlushIntents(ctx context.Context, space int32, parts []int32) error {

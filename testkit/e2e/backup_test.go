@@ -58,17 +58,19 @@ func restoredEdges(t *testing.T, c *testcluster.Cluster, srcs, dsts []int64) (ou
 	return out, in
 }
 
-// TestBackupRestoreAcrossClusterSizes: a backup taken while writers run,
-// restored into a fresh cluster of five storaged from three, has every
-// edge acknowledged before its snapshot and none acknowledged after, from
-// both ends, and its tag index answers LOOKUP; a backup of that cluster
-// restores into three. A backup with a damaged file, or without its
+// TestBackupRestoreAcrossClusterSizes: a backup taken while a writer
+// inserts and updates edges, restored from five storaged (three replicas
+// each, so the copies come from stores checkpointed at different moments)
+// into a fresh cluster of three, has every edge acknowledged before its
+// snapshot and none acknowledged after, from both ends, and its tag index
+// answers LOOKUP; changes after the restore win from both ends; a backup
+// of that cluster restores into five. A backup with a damaged file, or without its
 // manifest, is refused naming what is wrong, before anything changes.
 func TestBackupRestoreAcrossClusterSizes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in-process cluster test")
 	}
-	src := testcluster.Start(t, testcluster.Options{Stores: 3})
+	src := testcluster.Start(t, testcluster.Options{Stores: 5})
 	s := src.Session()
 	defer s.Close()
 	exec(t, s, "CREATE SPACE bk(partition_num=6, replica_factor=3, vid_type=INT64)")
@@ -102,6 +104,12 @@ func TestBackupRestoreAcrossClusterSizes(t *testing.T) {
 				t.Errorf("writer: %v", err)
 				return
 			}
+			if i%3 == 0 { // and an update of an edge written before
+				if _, err := ws.Execute(context.Background(), fmt.Sprintf("UPDATE EDGE ON e %d->%d SET w = %d", i-2, i-2+1000, i)); err != nil {
+					t.Errorf("writer: %v", err)
+					return
+				}
+			}
 			mu.Lock()
 			done = append(done, acked{i, i + 1000, time.Now()})
 			mu.Unlock()
@@ -131,10 +139,10 @@ func TestBackupRestoreAcrossClusterSizes(t *testing.T) {
 	}
 
 	// Damaged and unfinished backups are refused before anything changes.
-	five := testcluster.Start(t, testcluster.Options{Stores: 5})
-	mc5, sc5 := brClients(t, five)
+	first := testcluster.Start(t, testcluster.Options{Stores: 3})
+	mcFirst, scFirst := brClients(t, first)
 	restore := func(dir string) error {
-		_, err := br.Restore(ctx, br.RestoreOptions{Meta: mc5, Storage: sc5, Store: br.DirStore{Dir: dir}, User: "root", Password: testcluster.Password})
+		_, err := br.Restore(ctx, br.RestoreOptions{Meta: mcFirst, Storage: scFirst, Store: br.DirStore{Dir: dir}, User: "root", Password: testcluster.Password})
 		return err
 	}
 	damaged := t.TempDir()
@@ -159,13 +167,13 @@ func TestBackupRestoreAcrossClusterSizes(t *testing.T) {
 	if err := restore(damaged); err == nil || !strings.Contains(err.Error(), "no manifest.json") {
 		t.Fatalf("restoring a backup without its manifest: %v", err)
 	}
-	s5 := five.Session()
-	defer s5.Close()
-	if got := rows(t, s5, "SHOW SPACES"); len(got) != 0 {
+	sFirst := first.Session()
+	defer sFirst.Close()
+	if got := rows(t, sFirst, "SHOW SPACES"); len(got) != 0 {
 		t.Fatalf("a refused restore created spaces: %v", got)
 	}
 
-	// Three storaged into five.
+	// Five storaged into three.
 	if err := restore(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -219,49 +227,49 @@ func TestBackupRestoreAcrossClusterSizes(t *testing.T) {
 		}
 		t.Logf("%s: %d edges, all %d acknowledged before the snapshot, none of the %d after", what, len(out), len(before), len(after))
 	}
-	check(five, "three into five")
+	check(first, "five into three")
 
 	// Changes after the restore win over the restored state from both
 	// ends: the restored partitions' versions go on past the backup's.
 	// The last edges written before the snapshot carry the highest
 	// versions of their partitions, above the raft index the new
 	// partitions start from.
-	exec(t, s5, "USE bk")
+	exec(t, sFirst, "USE bk")
 	changed, gone := before[len(before)-1], before[len(before)-2]
-	exec(t, s5, fmt.Sprintf("UPDATE EDGE ON e %d->%d SET w = 42", changed.src, changed.dst))
-	exec(t, s5, fmt.Sprintf("DELETE EDGE e %d->%d", gone.src, gone.dst))
-	if got := rows(t, s5, fmt.Sprintf("GO FROM %d OVER e REVERSELY YIELD src(edge), e.w", changed.dst)); !slices.Equal(got, []string{fmt.Sprintf("%d|42", changed.src)}) {
+	exec(t, sFirst, fmt.Sprintf("UPDATE EDGE ON e %d->%d SET w = 42", changed.src, changed.dst))
+	exec(t, sFirst, fmt.Sprintf("DELETE EDGE e %d->%d", gone.src, gone.dst))
+	if got := rows(t, sFirst, fmt.Sprintf("GO FROM %d OVER e REVERSELY YIELD src(edge), e.w", changed.dst)); !slices.Equal(got, []string{fmt.Sprintf("%d|42", changed.src)}) {
 		t.Fatalf("an update after the restore, seen from its destination: %v", got)
 	}
-	if got := rows(t, s5, fmt.Sprintf("GO FROM %d OVER e REVERSELY YIELD src(edge)", gone.dst)); len(got) != 0 {
+	if got := rows(t, sFirst, fmt.Sprintf("GO FROM %d OVER e REVERSELY YIELD src(edge)", gone.dst)); len(got) != 0 {
 		t.Fatalf("a delete after the restore, seen from its destination: %v", got)
 	}
 	before = before[:len(before)-2]
 	before = append(before, changed) // gone is gone from here on
 
-	// And five into three: a snapshot of the restored cluster.
-	snap5, err := exec(t, s5, "CREATE SNAPSHOT").Row(0).String(0)
+	// And three into five: a snapshot of the restored cluster.
+	snapFirst, err := exec(t, sFirst, "CREATE SNAPSHOT").Row(0).String(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir5 := t.TempDir()
-	if _, err := br.Backup(ctx, br.BackupOptions{Meta: mc5, Storage: sc5, Snapshot: snap5, Store: br.DirStore{Dir: dir5}, Spaces: []string{"bk"}}); err != nil {
+	dirFirst := t.TempDir()
+	if _, err := br.Backup(ctx, br.BackupOptions{Meta: mcFirst, Storage: scFirst, Snapshot: snapFirst, Store: br.DirStore{Dir: dirFirst}, Spaces: []string{"bk"}}); err != nil {
 		t.Fatal(err)
 	}
-	three := testcluster.Start(t, testcluster.Options{Stores: 3})
-	mc3, sc3 := brClients(t, three)
-	if _, err := br.Restore(ctx, br.RestoreOptions{Meta: mc3, Storage: sc3, Store: br.DirStore{Dir: dir5}, User: "root", Password: testcluster.Password}); err != nil {
+	second := testcluster.Start(t, testcluster.Options{Stores: 5})
+	mcSecond, scSecond := brClients(t, second)
+	if _, err := br.Restore(ctx, br.RestoreOptions{Meta: mcSecond, Storage: scSecond, Store: br.DirStore{Dir: dirFirst}, User: "root", Password: testcluster.Password}); err != nil {
 		t.Fatal(err)
 	}
-	check(three, "five into three")
-	s3 := three.Session()
-	defer s3.Close()
-	exec(t, s3, "USE bk")
-	if got := rows(t, s3, fmt.Sprintf("GO FROM %d OVER e REVERSELY YIELD src(edge), e.w", changed.dst)); !slices.Equal(got, []string{fmt.Sprintf("%d|42", changed.src)}) {
-		t.Fatalf("five into three: the update made after the first restore: %v", got)
+	check(second, "three into five")
+	sSecond := second.Session()
+	defer sSecond.Close()
+	exec(t, sSecond, "USE bk")
+	if got := rows(t, sSecond, fmt.Sprintf("GO FROM %d OVER e REVERSELY YIELD src(edge), e.w", changed.dst)); !slices.Equal(got, []string{fmt.Sprintf("%d|42", changed.src)}) {
+		t.Fatalf("three into five: the update made after the first restore: %v", got)
 	}
 	// A second restore of the same space is refused: it exists now.
-	if _, err := br.Restore(ctx, br.RestoreOptions{Meta: mc3, Storage: sc3, Store: br.DirStore{Dir: dir5}, User: "root", Password: testcluster.Password}); err == nil ||
+	if _, err := br.Restore(ctx, br.RestoreOptions{Meta: mcSecond, Storage: scSecond, Store: br.DirStore{Dir: dirFirst}, User: "root", Password: testcluster.Password}); err == nil ||
 		!strings.Contains(err.Error(), `is taken by space "bk" here`) {
 		t.Fatalf("restoring over an existing space: %v", err)
 	}
