@@ -85,28 +85,9 @@ func (s *Server) restoreSpace(ctx context.Context, cat *metapb.Catalog, space *m
 		} else if kv != nil {
 			return nil, errorf(commonpb.ErrorCode_E_EXISTED, "restore: space %q exists here; drop it first or restore into a cluster without it", desc.Name)
 		}
-		hostKVs, err := r.list(prefixHosts)
+		parts, err := placeOnline(r, desc)
 		if err != nil {
 			return nil, err
-		}
-		aliveKVs, err := r.list(prefixAlive)
-		if err != nil {
-			return nil, err
-		}
-		online := onlineHosts(hostKVs, aliveKVs)
-		if len(online) < int(desc.ReplicaFactor) {
-			return nil, errorf(commonpb.ErrorCode_E_NO_HOSTS, "restore: space %q needs %d online hosts for replica_factor %d, but %d are online",
-				desc.Name, desc.ReplicaFactor, desc.ReplicaFactor, len(online))
-		}
-		for _, kv := range hostKVs {
-			r.assertUnchanged(kv)
-		}
-		zoneOf := map[uint64]string{}
-		for _, kv := range hostKVs {
-			var h metapb.HostInfo
-			if proto.Unmarshal(kv.Value, &h) == nil {
-				zoneOf[h.StoreId] = h.Zone
-			}
 		}
 		ops := []clientv3.Op{}
 		put := func(key string, m proto.Message) error {
@@ -120,7 +101,7 @@ func (s *Server) restoreSpace(ctx context.Context, cat *metapb.Catalog, space *m
 			return nil, err
 		}
 		ops = append(ops, clientv3.OpPut(spaceNameKey(desc.Name), itoa(int64(id))))
-		if err := put(partsKey(id), &metapb.SpaceParts{Parts: ddlcheck.PlaceParts(desc.PartitionNum, desc.ReplicaFactor, zoneOrder(online, zoneOf))}); err != nil {
+		if err := put(partsKey(id), parts); err != nil {
 			return nil, err
 		}
 		var maxSchema, maxIndex int64

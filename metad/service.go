@@ -269,40 +269,17 @@ func (s *Server) createSpace(ctx context.Context, req *metapb.CreateSpaceReq) (i
 			return nil, err
 		}
 		id = int32(next)
-		hostKVs, err := r.list(prefixHosts)
-		if err != nil {
-			return nil, err
-		}
-		aliveKVs, err := r.list(prefixAlive)
-		if err != nil {
-			return nil, err
-		}
-		online := onlineHosts(hostKVs, aliveKVs)
-		if len(online) < int(desc.ReplicaFactor) {
-			return nil, errorf(commonpb.ErrorCode_E_NO_HOSTS,
-				"space %q needs %d online hosts for replica_factor %d, but %d of %d added hosts are online",
-				desc.Name, desc.ReplicaFactor, desc.ReplicaFactor, len(online), len(hostKVs))
-		}
-		// DROP HOSTS deletes host keys, which the prefix comparison of
-		// list cannot see: no partition may land on a host dropped
-		// meanwhile.
-		for _, kv := range hostKVs {
-			r.assertUnchanged(kv)
-		}
 		d := proto.Clone(desc).(*metapb.SpaceDesc)
 		d.SpaceId = id
 		descVal, err := marshal(d)
 		if err != nil {
 			return nil, err
 		}
-		zoneOf := map[uint64]string{}
-		for _, kv := range hostKVs {
-			var h metapb.HostInfo
-			if proto.Unmarshal(kv.Value, &h) == nil {
-				zoneOf[h.StoreId] = h.Zone
-			}
+		parts, err := placeOnline(r, d)
+		if err != nil {
+			return nil, err
 		}
-		partsVal, err := marshal(&metapb.SpaceParts{Parts: ddlcheck.PlaceParts(d.PartitionNum, d.ReplicaFactor, zoneOrder(online, zoneOf))})
+		partsVal, err := marshal(parts)
 		if err != nil {
 			return nil, err
 		}
@@ -323,6 +300,38 @@ func (s *Server) createSpace(ctx context.Context, req *metapb.CreateSpaceReq) (i
 		s.log.Info("space created", "space", desc.Name, "space_id", id, "partitions", desc.PartitionNum, "replica_factor", desc.ReplicaFactor, "version", rev)
 	}
 	return id, rev, nil
+}
+
+// placeOnline places the partitions of a new space on the online hosts,
+// spread over their zones (CREATE SPACE, and a restore of a backup's).
+func placeOnline(r *txnReader, d *metapb.SpaceDesc) (*metapb.SpaceParts, error) {
+	hostKVs, err := r.list(prefixHosts)
+	if err != nil {
+		return nil, err
+	}
+	aliveKVs, err := r.list(prefixAlive)
+	if err != nil {
+		return nil, err
+	}
+	online := onlineHosts(hostKVs, aliveKVs)
+	if len(online) < int(d.ReplicaFactor) {
+		return nil, errorf(commonpb.ErrorCode_E_NO_HOSTS,
+			"space %q needs %d online hosts for replica_factor %d, but %d of %d added hosts are online",
+			d.Name, d.ReplicaFactor, d.ReplicaFactor, len(online), len(hostKVs))
+	}
+	// DROP HOSTS deletes host keys, which the prefix comparison of list
+	// cannot see: no partition may land on a host dropped meanwhile.
+	for _, kv := range hostKVs {
+		r.assertUnchanged(kv)
+	}
+	zoneOf := map[uint64]string{}
+	for _, kv := range hostKVs {
+		var h metapb.HostInfo
+		if proto.Unmarshal(kv.Value, &h) == nil {
+			zoneOf[h.StoreId] = h.Zone
+		}
+	}
+	return &metapb.SpaceParts{Parts: ddlcheck.PlaceParts(d.PartitionNum, d.ReplicaFactor, zoneOrder(online, zoneOf))}, nil
 }
 
 // onlineHosts returns the sorted store ids of added hosts with a live
