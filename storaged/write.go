@@ -169,8 +169,14 @@ func (s *service) writeParts(ctx context.Context, spaceID int32, version int64, 
 			wctx, cancel := context.WithTimeout(ctx, s.srv.cfg.MirrorWait)
 			defer cancel()
 			if err := s.srv.resolver.flush(wctx, g); err != nil {
-				// Durable already: the resolver finishes it later.
-				s.srv.log.Warn("write applied, its other halves are still pending", "group", g, "err", err)
+				// Durable already: the resolver finishes it later. While
+				// a snapshot holds the intents every edge write lands
+				// here, by design: no warning each.
+				if errors.Is(err, errIntentsHeld) {
+					s.srv.log.Debug("write applied, its other halves wait for the snapshot's hold", "group", g)
+				} else {
+					s.srv.log.Warn("write applied, its other halves are still pending", "group", g, "err", err)
+				}
 			}
 		}
 		return nil
