@@ -127,7 +127,7 @@ func TestBackupRestoreAcrossClusterSizes(t *testing.T) {
 	wg.Wait()
 
 	mc, sc := brClients(t, src)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // three clusters under -race and parallel packages
 	defer cancel()
 	dir := t.TempDir()
 	m, err := br.Backup(ctx, br.BackupOptions{Meta: mc, Storage: sc, Snapshot: snapshot, Store: br.DirStore{Dir: dir}})
