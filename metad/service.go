@@ -602,10 +602,11 @@ func (s *Server) heartbeat(ctx context.Context, req *metapb.HeartbeatReq) (int64
 
 	rev, err := update(ctx, s.cli, s.metrics.txnConflicts.Inc, func(r *txnReader) ([]clientv3.Op, error) {
 		revoke() // left over from an attempt whose commit failed
-		hostKV, err := r.get(hostKey(store))
+		kvs, err := r.getAll(hostKey(store), aliveKey(store), leadersKey(store))
 		if err != nil {
 			return nil, err
 		}
+		hostKV, aliveKV, leadersKV := kvs[0], kvs[1], kvs[2]
 		if hostKV == nil {
 			return nil, s.notAdded(r, store, req.GetAddr())
 		}
@@ -618,14 +619,6 @@ func (s *Server) heartbeat(ctx context.Context, req *metapb.HeartbeatReq) (int64
 				return nil, errorf(commonpb.ErrorCode_E_INVALID_ARGUMENT, "store %d is registered as %s:%d, not %s:%d",
 					store, host.Addr.GetHost(), host.Addr.GetPort(), a.Host, a.Port)
 			}
-		}
-		aliveKV, err := r.get(aliveKey(store))
-		if err != nil {
-			return nil, err
-		}
-		leadersKV, err := r.get(leadersKey(store))
-		if err != nil {
-			return nil, err
 		}
 
 		var lease clientv3.LeaseID

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -63,6 +64,40 @@ func (r *txnReader) get(key string) (*mvccpb.KeyValue, error) {
 	}
 	r.cmps = append(r.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", modRev))
 	return kv, nil
+}
+
+// getAll reads several keys in one round trip to etcd (a read-only
+// transaction, served at the pinned revision like every other read) and
+// returns each key's value, nil where it is absent. A hot path such as a
+// host's heartbeat uses it: every separate read is a linearizable read of
+// its own, and on a loaded metad those queue behind each other.
+func (r *txnReader) getAll(keys ...string) ([]*mvccpb.KeyValue, error) {
+	gets := make([]clientv3.Op, len(keys))
+	for i, key := range keys {
+		if r.rev > 0 {
+			gets[i] = clientv3.OpGet(key, clientv3.WithRev(r.rev))
+		} else {
+			gets[i] = clientv3.OpGet(key)
+		}
+	}
+	resp, err := r.kv.Txn(r.ctx).Then(gets...).Commit()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", strings.Join(keys, ", "), err)
+	}
+	if r.rev == 0 {
+		// Every get without a revision was served at the transaction's.
+		r.rev = resp.Header.Revision
+	}
+	kvs := make([]*mvccpb.KeyValue, len(keys))
+	for i, key := range keys {
+		var modRev int64
+		if rr := resp.Responses[i].GetResponseRange(); rr != nil && len(rr.Kvs) > 0 {
+			kvs[i] = rr.Kvs[0]
+			modRev = kvs[i].ModRevision
+		}
+		r.cmps = append(r.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", modRev))
+	}
+	return kvs, nil
 }
 
 // list returns every key under prefix. The commit requires that no key under

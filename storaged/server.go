@@ -53,6 +53,12 @@ type Config struct {
 	Zone              string        // zone label for placement (BALANCE DATA); "" for none
 	RaftTick          time.Duration // default 100ms
 	HeartbeatInterval time.Duration // default 1s
+	// HeartbeatTimeout bounds one heartbeat; default 5s. It is longer than
+	// the interval on purpose: a heartbeat that a loaded metad answers late
+	// still renews the lease as long as it lands within metad's host TTL
+	// (10s by default), while giving up early would take the host offline,
+	// move its leaders away and load metad further.
+	HeartbeatTimeout time.Duration
 	Logger            *slog.Logger
 	Registry          prometheus.Registerer // optional: where metrics go
 	// MaxLogEntries and LogCatchUpEntries set raft log truncation (see
@@ -184,6 +190,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.HeartbeatInterval == 0 {
 		cfg.HeartbeatInterval = time.Second
+	}
+	if cfg.HeartbeatTimeout == 0 {
+		cfg.HeartbeatTimeout = 5 * time.Second
 	}
 	if cfg.MirrorWait == 0 {
 		cfg.MirrorWait = defaultMirrorWait
@@ -798,7 +807,7 @@ func (s *Server) heartbeatLoop(ctx context.Context) {
 		for _, l := range s.engine.Leading() {
 			leaders = append(leaders, &metapb.LeaderInfo{SpaceId: l.Group.Space, PartId: l.Group.Part, StoreId: s.storeID, Term: l.Term})
 		}
-		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		hctx, cancel := context.WithTimeout(ctx, s.cfg.HeartbeatTimeout)
 		_, err := s.meta.Heartbeat(hctx, &metapb.HeartbeatReq{StoreId: s.storeID, Addr: addr, Leaders: leaders})
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("heartbeat to metad failed", "err", err)

@@ -137,6 +137,12 @@ func TestBackupRestoreAcrossClusterSizes(t *testing.T) {
 	if len(m.Spaces) != 1 || len(m.Spaces[0].Parts) != 6 {
 		t.Fatalf("manifest: %+v", m)
 	}
+	// Each cluster stops once the test is done with it: under -race beside
+	// other packages, three clusters at once starved each other's raft
+	// elections and heartbeats.
+	s.Close()
+	ws.Close()
+	src.Close()
 
 	// Damaged and unfinished backups are refused before anything changes.
 	first := testcluster.Start(t, testcluster.Options{Stores: 3})
@@ -256,6 +262,8 @@ func TestBackupRestoreAcrossClusterSizes(t *testing.T) {
 	if _, err := br.Backup(ctx, br.BackupOptions{Meta: mcFirst, Storage: scFirst, Snapshot: snapFirst, Store: br.DirStore{Dir: dirFirst}, Spaces: []string{"bk"}}); err != nil {
 		t.Fatal(err)
 	}
+	sFirst.Close()
+	first.Close()
 	second := testcluster.Start(t, testcluster.Options{Stores: 5})
 	mcSecond, scSecond := brClients(t, second)
 	if _, err := br.Restore(ctx, br.RestoreOptions{Meta: mcSecond, Storage: scSecond, Store: br.DirStore{Dir: dirFirst}, User: "root", Password: testcluster.Password}); err != nil {

@@ -31,6 +31,13 @@ type MetaNode struct {
 // Addr is the metad's MetaService address (also while it is stopped).
 func (m *MetaNode) Addr() string { return m.cfg.ListenAddr }
 
+// hostTTL is how long a store stays online after its last heartbeat in a
+// test cluster: short, so that tests that stop a store see it offline
+// soon. A store heartbeats every 200ms and gives each heartbeat this long,
+// so that a metad slowed down by -race and the packages tested beside it
+// still keeps every store online.
+const hostTTL = 3 * time.Second
+
 // startMetas configures and starts Options.Metas metad. A single metad
 // listens on ports the system picks, as before; several need their
 // addresses up front, since each etcd member is told its peers' addresses,
@@ -40,7 +47,7 @@ func (c *Cluster) startMetas(ctx context.Context) error {
 	n := max(c.opts.Metas, 1)
 	base := metad.Config{
 		HTTPAddr: "127.0.0.1:0", EtcdTickMs: 10,
-		HostTTL: 3 * time.Second,
+		HostTTL: hostTTL,
 		// Cheap hashes keep sign-ins fast under -race.
 		RootPassword: Password, BcryptCost: bcrypt.MinCost,
 		TLS: c.tlsFor(nodetls.RoleMetad),

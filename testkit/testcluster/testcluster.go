@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,7 +142,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 		c.gossipKeys = [][]byte{key}
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// Alone, a cluster is up in a second or two; under -race beside other
+	// packages' tests it has taken most of a minute.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := c.startMetas(ctx); err != nil {
 		t.Fatalf("starting metad: %v", err)
@@ -255,7 +258,7 @@ func (c *Cluster) startStore(ctx context.Context, i int, tick time.Duration) err
 	srv := storaged.New(storaged.Config{
 		Registry:   reg,
 		ListenAddr: s.addr, DataPaths: []string{s.dataDir}, MetaAddrs: c.MetaAddrs(),
-		RaftTick: tick, HeartbeatInterval: 200 * time.Millisecond, WrapTransport: c.opts.WrapTransport,
+		RaftTick: tick, HeartbeatInterval: 200 * time.Millisecond, HeartbeatTimeout: hostTTL, WrapTransport: c.opts.WrapTransport,
 		MaxLogEntries: c.opts.MaxLogEntries, LogCatchUpEntries: c.opts.LogCatchUpEntries,
 		RaftEntryCacheBytes: c.opts.RaftEntryCacheBytes,
 		MirrorWait:          c.opts.MirrorWait,
@@ -297,22 +300,32 @@ func (c *Cluster) waitOnline(ctx context.Context, n int) {
 	c.t.Helper()
 	sess := c.Session()
 	defer sess.Close()
+	// last is what SHOW HOSTS said the last time, so that a cluster that
+	// never comes up says which stores were missing or why it could not tell.
+	var last string
 	for ctx.Err() == nil {
 		rs, err := sess.Execute(ctx, "SHOW HOSTS")
-		if err == nil {
+		if err != nil {
+			last = err.Error()
+		} else {
 			online := 0
+			var hosts []string
 			for i := 0; i < rs.Len(); i++ {
-				if v, _ := rs.Row(i).String(2); v == "ONLINE" {
+				addr, _ := rs.Row(i).String(0)
+				status, _ := rs.Row(i).String(2)
+				hosts = append(hosts, addr+" "+status)
+				if status == "ONLINE" {
 					online++
 				}
 			}
 			if online >= n {
 				return
 			}
+			last = fmt.Sprintf("%d of %d online: %s", online, n, strings.Join(hosts, ", "))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	c.t.Fatalf("cluster: %d stores did not come online", n)
+	c.t.Fatalf("cluster: %d stores did not come online (SHOW HOSTS: %s)", n, last)
 }
 
 // MetaAddr is the first metad's address (for storage clients built by
