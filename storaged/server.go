@@ -59,8 +59,8 @@ type Config struct {
 	// (10s by default), while giving up early would take the host offline,
 	// move its leaders away and load metad further.
 	HeartbeatTimeout time.Duration
-	Logger            *slog.Logger
-	Registry          prometheus.Registerer // optional: where metrics go
+	Logger           *slog.Logger
+	Registry         prometheus.Registerer // optional: where metrics go
 	// MaxLogEntries and LogCatchUpEntries set raft log truncation (see
 	// raftgroup.Config); zero means the engine's defaults.
 	MaxLogEntries, LogCatchUpEntries int
