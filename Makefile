@@ -41,7 +41,7 @@ SEED        ?= 1
 KINDS       ?=
 CHAOS_SHORT_FAULTS ?= 7
 
-.PHONY: deps build certs proto tzdata test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short bench-khop bench-sf100 bench-sf1000
+.PHONY: deps build certs proto tzdata test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short compose-test bench-khop bench-sf100 bench-sf1000
 
 deps:
 	@if ! dpkg -s librocksdb-dev protobuf-compiler g++ >/dev/null 2>&1; then \
@@ -80,13 +80,26 @@ fmt:
 # The test command of the README and of .ci/run. The chaos tests run on
 # their own after the rest: they load both cores, and other cluster tests
 # running beside them would only measure the contention. chaos-short is a
-# few faults against the compose cluster (skipped, saying so, where there
-# is no docker).
+# few faults against the compose cluster, and compose-test what an
+# operator does with that cluster (both skipped, saying so, where there is
+# no docker).
 test: vet
 	$(GO) test -race -timeout 40m $$($(GO) list ./... | grep -v '/testkit/chaos$$')
 	$(GO) test -race -timeout 30m ./testkit/chaos
 	$(GO) test -race -tags failpoints -run Failpoint -timeout 10m ./raftgroup ./storaged
 	$(MAKE) chaos-short
+	$(MAKE) compose-test
+
+# The compose cluster as an operator uses it from the host: backup and
+# restore with compose.sh (nova-br), and every series the Grafana dashboard
+# queries exported (deploy/compose/compose_test.go).
+compose-test:
+	@if docker info >/dev/null 2>&1 && { command -v docker-compose >/dev/null 2>&1 || docker compose version >/dev/null 2>&1; }; then \
+		$(MAKE) image && \
+		$(GO) test -count=1 -tags compose -run TestComposeOperations -timeout 30m -v ./deploy/compose; \
+	else \
+		echo "compose-test: skipped: docker or docker-compose is not available"; \
+	fi
 
 chaos-short:
 	@if docker info >/dev/null 2>&1 && command -v docker-compose >/dev/null 2>&1; then \

@@ -63,12 +63,19 @@ func (c *common) flags(cmd *cobra.Command) {
 	f.StringVar(&c.tls.Cert, "cert", "", "with --ca: an importer certificate (PEM) to present to metad and storaged")
 	f.StringVar(&c.tls.Key, "key", "", "the private key (PEM) of --cert")
 	f.StringVarP(&c.user, "user", "u", "root", "user to sign in as (root: restore recreates spaces, backup creates a snapshot)")
-	f.StringVarP(&c.password, "password", "p", "", "the user's password")
+	f.StringVarP(&c.password, "password", "p", "", "the user's password; visible in the process list: prefer setting "+passwordEnv)
 	f.StringSliceVar(&c.spaces, "space", nil, "only this space (repeat, or comma-separate, for several); default: every space")
 	f.DurationVar(&c.timeout, "timeout", 6*time.Hour, "give up after this long")
 }
 
+// passwordEnv names the environment variable that holds the password when
+// --password is not given.
+const passwordEnv = "NOVA_PASSWORD"
+
 func (c *common) connect() (*metaclient.Client, *storageclient.Client, *nodetls.Config, error) {
+	if c.password == "" {
+		c.password = os.Getenv(passwordEnv)
+	}
 	if c.tls.CA == "" && (c.tls.Cert != "" || c.tls.Key != "") {
 		return nil, nil, nil, errors.New("--cert and --key need --ca")
 	}

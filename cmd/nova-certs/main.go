@@ -90,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "certs", "folder of the CA and the certificates")
 	validity := fs.Duration("validity", 365*24*time.Hour, "how long the certificates (and a new CA: ten times this) are valid")
-	owner := fs.String("owner", "", "UID:GID to give the files the daemons read (ca.crt, gossip.key, each NAME.crt and NAME.key; not ca.key), e.g. the container user of a bind mount; needs the right to chown")
+	owner := fs.String("owner", "", "UID:GID to give the files this run makes that daemons read (each NAME.crt and NAME.key, and ca.crt and gossip.key when it makes them; never ca.key), e.g. the container user of a bind mount; needs the right to chown")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: nova-certs [flags] [NAME:ROLE:HOST,HOST ...]\n\n"+
 			"Makes a CA in -dir (or reuses the one there: ca.crt, ca.key), a gossip key\n"+
@@ -134,6 +134,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	caCert, caKey := filepath.Join(*dir, "ca.crt"), filepath.Join(*dir, "ca.key")
+	// -owner leaves the CA certificate and the gossip key alone when they
+	// exist: a certificate added later for another user (nova-br's, say)
+	// must not take the daemons' gossip key away from them.
+	var owned []string
 	ca, err := nodetls.LoadCA(caCert, caKey)
 	switch {
 	case err == nil:
@@ -145,6 +149,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err := ca.WriteCA(*dir); err != nil {
 			return err
 		}
+		owned = append(owned, caCert)
 		fmt.Fprintf(stdout, "made a CA: %s (keep %s secret: it signs the cluster's certificates)\n", caCert, caKey)
 	default:
 		return fmt.Errorf("reading the CA: %w", err)
@@ -161,6 +166,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
 			return err
 		}
+		owned = append(owned, keyFile)
 		fmt.Fprintf(stdout, "made a gossip key: %s (every daemon's --gossip-key-file; keep it secret)\n", keyFile)
 	default:
 		return err
@@ -176,11 +182,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s.crt: %s %q for %s\n", filepath.Join(*dir, sp.file), sp.role, name, strings.Join(sp.hosts, ", "))
 	}
 	if uid >= 0 {
-		files := []string{caCert, keyFile}
 		for _, sp := range specs {
-			files = append(files, filepath.Join(*dir, sp.file+".crt"), filepath.Join(*dir, sp.file+".key"))
+			owned = append(owned, filepath.Join(*dir, sp.file+".crt"), filepath.Join(*dir, sp.file+".key"))
 		}
-		for _, f := range files {
+		for _, f := range owned {
 			if err := os.Chown(f, uid, gid); err != nil {
 				return fmt.Errorf("-owner: %w", err)
 			}

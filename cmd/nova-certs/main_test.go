@@ -88,6 +88,42 @@ func TestBadArguments(t *testing.T) {
 	}
 }
 
+// ownerOf is a file's UID and GID.
+func ownerOf(t *testing.T, path string) (int, int) {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := st.Sys().(*syscall.Stat_t)
+	return int(sys.Uid), int(sys.Gid)
+}
+
+// A certificate added later with -owner for another user leaves the CA
+// certificate and the gossip key, which the daemons read, to their owner.
+// Giving files to another user needs root; elsewhere the test skips.
+func TestOwnerLeavesExistingFiles(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("chown to another user needs root")
+	}
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	if err := run([]string{"-dir", dir, "-owner", "10001:10001", "s1:storaged:s1"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"-dir", dir, "-owner", "4242:4343", "br:importer:br"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string][2]int{
+		"ca.crt": {10001, 10001}, "gossip.key": {10001, 10001}, "s1.key": {10001, 10001},
+		"br.crt": {4242, 4343}, "br.key": {4242, 4343}, "ca.key": {0, 0},
+	} {
+		if uid, gid := ownerOf(t, filepath.Join(dir, f)); uid != want[0] || gid != want[1] {
+			t.Errorf("%s owned by %d:%d, want %d:%d", f, uid, gid, want[0], want[1])
+		}
+	}
+}
+
 // -owner gives the files the daemons read to a container's user; here the
 // owner the test runs as (chown to oneself needs no privilege).
 func TestOwner(t *testing.T) {

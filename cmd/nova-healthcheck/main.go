@@ -3,6 +3,12 @@
 // HEALTHCHECK and docker-compose healthcheck run this instead:
 //
 //	nova-healthcheck http://127.0.0.1:19779/healthz
+//
+// With -body it prints the whole answer, so that an operator (and
+// deploy/compose's `compose.sh metrics`) can read a daemon's /metrics from
+// inside its container:
+//
+//	nova-healthcheck -body http://127.0.0.1:19779/metrics
 package main
 
 import (
@@ -18,14 +24,19 @@ import (
 	"github.com/novagraph/novagraph/internal/buildinfo"
 )
 
+// maxBody bounds what -body prints: a storaged's /metrics is some hundreds
+// of KiB.
+const maxBody = 64 << 20
+
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("nova-healthcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long")
+	wholeBody := fs.Bool("body", false, "print the whole answer as it came (a daemon's /metrics, say), not the first 4 KiB trimmed")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: nova-healthcheck [-timeout 3s] URL\n\nExits 0 if URL (a daemon's /healthz) answers 200, 1 otherwise.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: nova-healthcheck [-timeout 3s] [-body] URL\n\nExits 0 if URL (a daemon's /healthz) answers 200, 1 otherwise.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	showVersion := buildinfo.Flag(fs)
@@ -57,11 +68,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	limit := int64(4096)
+	if *wholeBody {
+		limit = maxBody + 1 // one byte more tells an answer that is too long
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil {
+		fmt.Fprintf(stderr, "nova-healthcheck: %s: reading the answer: %v\n", url, err)
+		return 1
+	}
 	msg := strings.TrimSpace(string(body))
 	if resp.StatusCode != http.StatusOK {
 		fmt.Fprintf(stderr, "nova-healthcheck: %s: %s %s\n", url, resp.Status, msg)
 		return 1
+	}
+	if *wholeBody {
+		if int64(len(body)) > maxBody {
+			fmt.Fprintf(stderr, "nova-healthcheck: %s: the answer is longer than %d bytes\n", url, maxBody)
+			return 1
+		}
+		stdout.Write(body)
+		return 0
 	}
 	fmt.Fprintln(stdout, msg)
 	return 0

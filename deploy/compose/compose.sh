@@ -11,6 +11,17 @@
 #                       restart one daemon at a time (metad, storaged, graphd),
 #                       each once the previous one is healthy again
 #   compose.sh ps|logs  docker-compose ps / logs
+#   compose.sh metrics SERVICE
+#                       SERVICE's /metrics (meta1..3, storage1..5, graph1..2),
+#                       read inside its container
+#   compose.sh backup NAME [nova-br flags]
+#                       CREATE SNAPSHOT and copy it to $NOVA_BACKUPS/NAME with
+#                       nova-br (from the image, on the cluster's network)
+#   compose.sh restore NAME [nova-br flags]
+#                       restore $NOVA_BACKUPS/NAME into this cluster (its spaces
+#                       must not exist here; --space, --replica-factor)
+#   compose.sh verify NAME
+#                       check every file of $NOVA_BACKUPS/NAME against its manifest
 #
 # Environment: NOVA_IMAGE (novagraph:dev), NOVA_GRAPHD_PORT1/2 (9669/9670,
 # published on 127.0.0.1), NOVA_SECRETS (deploy/compose/.secrets/<project>:
@@ -22,16 +33,28 @@
 # space-separated, relative to this directory; the chaos runner uses
 # docker-compose.chaos.yml), NOVA_MONITORING=1 (also Prometheus on
 # 127.0.0.1:9090 and Grafana with the cluster dashboard on 127.0.0.1:3000:
-# the compose profile "monitoring", deploy/grafana; images from Docker Hub).
+# the compose profile "monitoring", deploy/grafana; images from Docker Hub),
+# NOVA_BACKUPS (where backup and restore keep backups on this host;
+# deploy/compose/backups/<project>).
 set -euo pipefail
+# Directories given relative are the caller's, not this script's.
+for v in NOVA_SECRETS NOVA_BACKUPS; do
+	if [ -n "${!v:-}" ] && [[ ${!v} != /* ]]; then
+		export "$v=$PWD/${!v}"
+	fi
+done
 cd "$(dirname "$0")"
 
 export NOVA_IMAGE=${NOVA_IMAGE:-novagraph:dev}
 export NOVA_GRAPHD_PORT1=${NOVA_GRAPHD_PORT1:-9669}
 export NOVA_GRAPHD_PORT2=${NOVA_GRAPHD_PORT2:-9670}
 PROJECT=${NOVA_COMPOSE_PROJECT:-novagraph}
+# Compose names the network <project>_nova from the project's name as
+# given only when it is already in compose's form.
+[[ $PROJECT =~ ^[a-z0-9][a-z0-9_-]*$ ]] || { echo "NOVA_COMPOSE_PROJECT=$PROJECT: use lower-case letters, digits, - and _" >&2; exit 2; }
 export NOVA_SECRETS=${NOVA_SECRETS:-$PWD/.secrets/$PROJECT}
 TIMEOUT=${NOVA_UP_TIMEOUT:-180}
+NOVA_BACKUPS=${NOVA_BACKUPS:-$PWD/backups/$PROJECT}
 STORAGED=5
 
 export NOVA_SUBNET=${NOVA_SUBNET:-172.29.89}
@@ -166,6 +189,56 @@ rolling_restart() {
 	echo "rolling restart done"
 }
 
+# metrics SERVICE: the daemon's /metrics, read inside its container (its
+# HTTP port is not published).
+metrics() {
+	local port
+	case "${1:-}" in
+	meta[1-3]) port=19559 ;;
+	storage[1-5]) port=19779 ;;
+	graph[1-2]) port=19669 ;;
+	*) echo "metrics: name a service: meta1..meta3, storage1..storage5, graph1..graph2" >&2; exit 2 ;;
+	esac
+	dc exec -T "$1" /bin/nova-healthcheck -timeout 10s -body "http://127.0.0.1:$port/metrics"
+}
+
+# br VERB NAME FLAGS...: nova-br from the image on the cluster's private
+# network, where metad and storaged are, with $NOVA_BACKUPS mounted. It runs
+# as the caller's user, so the backup's files are the caller's, with an
+# importer certificate of the cluster's CA (br.crt, made on first use): the
+# snapshot's rows are read, and restored ones written, as the importer's.
+br() {
+	local verb=$1 name=${2:-}; shift 2 || true
+	[[ $name =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*$ ]] || { echo "$verb: name the backup: a directory name under $NOVA_BACKUPS (letters, digits, . _ -)" >&2; exit 2; }
+	need
+	local uid gid
+	uid=$(id -u) gid=$(id -g)
+	if [ "$verb" = verify ]; then # the files only: no cluster, no secrets
+		[ -d "$NOVA_BACKUPS/$name" ] || { echo "verify: no backup $NOVA_BACKUPS/$name" >&2; exit 1; }
+		docker run --rm --user "$uid:$gid" --network none -v "$NOVA_BACKUPS:/backups:ro" --entrypoint /bin/nova-br "$NOVA_IMAGE" \
+			verify --from "/backups/$name" "$@"
+		return
+	fi
+	secrets
+	mkdir -p "$NOVA_BACKUPS"
+	if [ ! -s "$NOVA_SECRETS/tls/br.crt" ]; then
+		docker run --rm --user 0:0 --network none -v "$NOVA_SECRETS/tls:/certs" --entrypoint /bin/nova-certs "$NOVA_IMAGE" \
+			-dir /certs -owner "$uid:$gid" br:importer:br >/dev/null ||
+			{ echo "making nova-br's certificate in $NOVA_SECRETS/tls failed" >&2; exit 1; }
+	fi
+	# root's password goes through the environment (docker copies a bare
+	# -e NAME from its own), out of every process list.
+	export NOVA_PASSWORD=$NOVA_ROOT_PASSWORD
+	local run=(docker run --rm --user "$uid:$gid" --network "${PROJECT}_nova" -e NOVA_PASSWORD
+		-v "$NOVA_SECRETS/tls:/tls:ro" -v "$NOVA_BACKUPS:/backups" --entrypoint /bin/nova-br "$NOVA_IMAGE")
+	local tls=(--ca /tls/ca.crt --cert /tls/br.crt --key /tls/br.key)
+	local metas=meta1:9559,meta2:9559,meta3:9559
+	case $verb in
+	backup) "${run[@]}" backup --meta "$metas" --graph graph1:9669 "${tls[@]}" --to "/backups/$name" "$@" ;;
+	restore) "${run[@]}" restore --meta "$metas" "${tls[@]}" --from "/backups/$name" "$@" ;;
+	esac
+}
+
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 down() {
@@ -189,5 +262,7 @@ console)
 rolling-restart) rolling_restart ;;
 ps) need; dc ps ;;
 logs) shift; need; dc logs "$@" ;;
-*) echo "usage: $0 up|down|console|rolling-restart|ps|logs" >&2; exit 2 ;;
+metrics) need; metrics "${2:-}" ;;
+backup | restore | verify) br "$@" ;;
+*) echo "usage: $0 up|down|console|rolling-restart|ps|logs|metrics|backup|restore|verify" >&2; exit 2 ;;
 esac

@@ -2,11 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -15,90 +11,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/novagraph/novagraph/deploy/grafana"
 	"github.com/novagraph/novagraph/proto/storagepb"
 	"github.com/novagraph/novagraph/testkit/testcluster"
 )
-
-// dashboardPath is the Grafana dashboard deploy/grafana ships.
-const dashboardPath = "../../deploy/grafana/novagraph-dashboard.json"
-
-// metricName picks the series names out of a PromQL expression: ours and
-// the Go and process collectors'.
-var metricName = regexp.MustCompile(`\b(?:novagraph|process|go)_[a-z0-9_]+\b`)
-
-// dashboardExprs returns every query expression of the dashboard, checking
-// the structure Grafana needs on the way: unique panel ids, a datasource
-// on every target, and balanced brackets in every expression.
-func dashboardExprs(t *testing.T) []string {
-	t.Helper()
-	data, err := os.ReadFile(dashboardPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dash struct {
-		UID    string `json:"uid"`
-		Panels []struct {
-			ID      int    `json:"id"`
-			Title   string `json:"title"`
-			Type    string `json:"type"`
-			Targets []struct {
-				Expr       string          `json:"expr"`
-				Datasource json.RawMessage `json:"datasource"`
-			} `json:"targets"`
-		} `json:"panels"`
-	}
-	if err := json.Unmarshal(data, &dash); err != nil {
-		t.Fatalf("%s: %v", dashboardPath, err)
-	}
-	if dash.UID == "" || len(dash.Panels) == 0 {
-		t.Fatalf("%s: no uid or no panels", dashboardPath)
-	}
-	ids := map[int]string{}
-	var exprs []string
-	for _, p := range dash.Panels {
-		if prev, dup := ids[p.ID]; dup {
-			t.Fatalf("panels %q and %q share id %d", prev, p.Title, p.ID)
-		}
-		ids[p.ID] = p.Title
-		if p.Type == "row" {
-			continue
-		}
-		if len(p.Targets) == 0 {
-			t.Fatalf("panel %q has no query", p.Title)
-		}
-		for _, tg := range p.Targets {
-			if len(tg.Datasource) == 0 {
-				t.Fatalf("panel %q: a target without a datasource", p.Title)
-			}
-			if !balanced(tg.Expr) {
-				t.Fatalf("panel %q: unbalanced brackets in %s", p.Title, tg.Expr)
-			}
-			exprs = append(exprs, tg.Expr)
-		}
-	}
-	return exprs
-}
-
-func balanced(expr string) bool {
-	var stack []rune
-	pairs := map[rune]rune{')': '(', ']': '[', '}': '{'}
-	inString := false
-	for _, r := range expr {
-		switch {
-		case r == '"':
-			inString = !inString
-		case inString:
-		case r == '(' || r == '[' || r == '{':
-			stack = append(stack, r)
-		case pairs[r] != 0:
-			if len(stack) == 0 || stack[len(stack)-1] != pairs[r] {
-				return false
-			}
-			stack = stack[:len(stack)-1]
-		}
-	}
-	return len(stack) == 0 && !inString
-}
 
 // exported lists the series names the registries serve on /metrics: a
 // histogram as its _bucket, _sum and _count series.
@@ -129,7 +45,10 @@ func TestDashboardMetricsExist(t *testing.T) {
 	if testing.Short() {
 		t.Skip("in-process cluster test")
 	}
-	exprs := dashboardExprs(t)
+	queries, err := grafana.Queries()
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := testcluster.Start(t, testcluster.Options{Stores: 1, DiskReserve: 1 << 20, DiskPollInterval: 50 * time.Millisecond})
 	s := c.Session()
 	defer s.Close()
@@ -157,10 +76,10 @@ func TestDashboardMetricsExist(t *testing.T) {
 
 	have := exported(t, c.Metas[0].Registry, c.Stores[0].Registry, c.GraphRegistry)
 	var missing []string
-	for _, e := range exprs {
-		for _, name := range metricName.FindAllString(e, -1) {
+	for _, q := range queries {
+		for _, name := range grafana.MetricNames(q.Expr) {
 			if !have[name] {
-				missing = append(missing, fmt.Sprintf("%s (in %s)", name, e))
+				missing = append(missing, fmt.Sprintf("%s (panel %q: %s)", name, q.Panel, q.Expr))
 			}
 		}
 	}
@@ -168,8 +87,5 @@ func TestDashboardMetricsExist(t *testing.T) {
 		sort.Strings(missing)
 		t.Fatalf("the dashboard queries series no daemon exports:\n%s", strings.Join(missing, "\n"))
 	}
-	t.Logf("%d dashboard queries checked against %d exported series", len(exprs), len(have))
-	if _, err := os.Stat(filepath.Join(filepath.Dir(dashboardPath), "prometheus.yml")); err != nil {
-		t.Fatalf("the scrape config beside the dashboard: %v", err)
-	}
+	t.Logf("%d dashboard queries checked against %d exported series", len(queries), len(have))
 }
