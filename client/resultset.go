@@ -23,6 +23,11 @@ type ResultSet struct {
 	spaceName string
 }
 
+// NewResultSet decodes the answer of a successful GraphService.Execute
+// that a caller got without a Session: graphd's HTTP API, which calls the
+// service in process.
+func NewResultSet(resp *graphpb.ExecuteResp) (*ResultSet, error) { return newResultSet(resp) }
+
 func newResultSet(resp *graphpb.ExecuteResp) (*ResultSet, error) {
 	rs := &ResultSet{latencyUS: resp.GetLatencyUs(), spaceName: resp.GetSpaceName()}
 	data := resp.GetData()

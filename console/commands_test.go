@@ -14,6 +14,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/novagraph/novagraph/client"
 	ct "github.com/novagraph/novagraph/client/clienttest"
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/query/value"
@@ -277,8 +278,8 @@ func TestJSONValues(t *testing.T) {
 		{date, "2024-01-02"},
 		{[]any{int64(1), []any{math.Inf(1)}}, []any{int64(1), []any{"Inf"}}},
 	} {
-		if got := jsonValue(tc.in); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("jsonValue(%v) = %#v, want %#v", tc.in, got, tc.want)
+		if got := client.JSONValue(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("JSONValue(%v) = %#v, want %#v", tc.in, got, tc.want)
 		}
 	}
 }

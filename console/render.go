@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -159,7 +158,7 @@ func renderJSON(rs *client.ResultSet, wallUS int64) ([]byte, error) {
 			row := rs.Row(i)
 			cells := make([]any, row.Len())
 			for j := range row.Len() {
-				cells[j] = jsonValue(row.Value(j))
+				cells[j] = client.JSONValue(row.Value(j))
 			}
 			rows[i] = cells
 		}
@@ -174,64 +173,6 @@ func renderJSON(rs *client.ResultSet, wallUS int64) ([]byte, error) {
 		return nil, fmt.Errorf("writing JSON: %w", err)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// jsonValue converts a cell as client.Row.Value returns it for
-// encoding/json.
-func jsonValue(v any) any {
-	switch v := v.(type) {
-	case nil, string, int64, bool:
-		return v
-	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return client.FormatValue(v)
-		}
-		return v
-	case []any:
-		items := make([]any, len(v))
-		for i, item := range v {
-			items[i] = jsonValue(item)
-		}
-		return items
-	case client.Map:
-		return jsonMap(v)
-	case client.Vertex:
-		return jsonVertex(v)
-	case client.Edge:
-		return jsonEdge(v)
-	case client.Path:
-		nodes := make([]any, 0, len(v.Steps)+1)
-		for _, n := range v.Nodes() {
-			nodes = append(nodes, jsonVertex(n))
-		}
-		rels := make([]any, 0, len(v.Steps))
-		for _, e := range v.Relationships() {
-			rels = append(rels, jsonEdge(e))
-		}
-		return map[string]any{"nodes": nodes, "relationships": rels}
-	}
-	return fmt.Sprint(v) // temporal values print as NebulaGraph does
-}
-
-// jsonMap is a map as a JSON object (encoding/json sorts its keys).
-func jsonMap(m client.Map) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = jsonValue(v)
-	}
-	return out
-}
-
-func jsonVertex(v client.Vertex) map[string]any {
-	tags := make(map[string]any, len(v.Tags))
-	for _, t := range v.Tags {
-		tags[t.Name] = jsonMap(t.Props)
-	}
-	return map[string]any{"vid": jsonValue(v.VID), "tags": tags}
-}
-
-func jsonEdge(e client.Edge) map[string]any {
-	return map[string]any{"type": e.Type, "src": jsonValue(e.Src), "dst": jsonValue(e.Dst), "rank": e.Rank, "props": jsonMap(e.Props)}
 }
 
 // formatError prints a failed statement as "[ERROR (code)]: message". The

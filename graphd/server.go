@@ -6,10 +6,12 @@ package graphd
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/graphd/exec"
+	"github.com/novagraph/novagraph/graphd/httpapi"
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/grpcserve"
 	"github.com/novagraph/novagraph/internal/nodetls"
@@ -81,6 +84,12 @@ type Config struct {
 	// GossipKeys is the gossip keyring (gossip.Config.Keys); empty:
 	// plaintext gossip.
 	GossipKeys [][]byte
+
+	// WebAddr, if set, is where graphd serves its HTTP/JSON API
+	// (graphd/httpapi, docs/http-api.md): HTTPS with TLS's certificate when
+	// TLS is on, since passwords and results cross it. It is a port of its
+	// own, not the status port, which stays plain HTTP for Prometheus.
+	WebAddr string
 }
 
 // Server is one graphd.
@@ -99,6 +108,8 @@ type Server struct {
 	queries    *queryRegistry
 	grpc       *grpc.Server
 	lis        net.Listener
+	web        *http.Server // nil without Config.WebAddr
+	webLis     net.Listener
 	metrics    *metrics
 
 	signIns  *signInGuard
@@ -237,10 +248,68 @@ func (s *Server) Start() error {
 			s.log.Error("grpc server stopped", "err", err)
 		}
 	}()
+	if s.cfg.WebAddr != "" {
+		if err := s.startWeb(); err != nil {
+			s.grpc.Stop()
+			s.meta.Close()
+			return err
+		}
+	}
 	s.wg.Add(1)
 	go s.reapSessions()
 	s.log.Info("graphd started", "addr", lis.Addr().String())
 	return nil
+}
+
+// startWeb serves the HTTP/JSON API on Config.WebAddr.
+func (s *Server) startWeb() error {
+	lis, err := net.Listen("tcp", s.cfg.WebAddr)
+	if err != nil {
+		return fmt.Errorf("graphd: the web API on %s: %w", s.cfg.WebAddr, err)
+	}
+	s.webLis = lis
+	s.web = &http.Server{
+		Handler:           httpapi.Handler(s, s.log.With("component", "httpapi")),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No WriteTimeout: a statement may run up to its query timeout.
+	}
+	if s.cfg.TLS.Enabled() {
+		s.web.TLSConfig = s.cfg.TLS.ServerTLS(nodetls.VerifyClientCertIfGiven)
+		lis = tls.NewListener(lis, s.web.TLSConfig)
+	}
+	go func() {
+		if err := s.web.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("web API stopped", "err", err)
+		}
+	}()
+	s.log.Info("web API started", "addr", s.webLis.Addr().String(), "tls", s.cfg.TLS.Enabled())
+	return nil
+}
+
+// WebAddr is the address of the HTTP/JSON API, empty without one.
+func (s *Server) WebAddr() string {
+	if s.webLis == nil {
+		return ""
+	}
+	return s.webLis.Addr().String()
+}
+
+// SessionExists reports whether a session is signed in (httpapi.Backend).
+func (s *Server) SessionExists(id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[id] != nil
+}
+
+// CancelSession stops the statements a session is running
+// (httpapi.Backend); false if there is no such session.
+func (s *Server) CancelSession(id int64) bool {
+	if !s.SessionExists(id) {
+		return false
+	}
+	s.queries.killSession(id)
+	return true
 }
 
 // Addr is the address graphd serves on.
@@ -264,6 +333,13 @@ func (s *Server) Storage() *storageclient.Client { return s.storage }
 func (s *Server) Stop() {
 	close(s.stop)
 	s.wg.Wait()
+	if s.web != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := s.web.Shutdown(ctx); err != nil {
+			s.web.Close() // statements still running past the grace period
+		}
+		cancel()
+	}
 	if s.gossip != nil {
 		if err := s.gossip.Close(); err != nil {
 			s.log.Warn("leaving gossip", "err", err)

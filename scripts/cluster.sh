@@ -86,7 +86,7 @@ up() {
 			--data-path "$DATA/storage$i" --meta-addrs "$metas" \
 			--gossip-addr "127.0.0.1:$((9781 + off))" --gossip-seeds "$seeds" --adjacency-cache-size "$adjacency" $TLS_FLAGS ${STORAGED_FLAGS:-}
 	done
-	start graphd bin/graphd --addr 127.0.0.1:9669 --http-addr 127.0.0.1:19669 --meta-addrs "$metas" \
+	start graphd bin/graphd --addr 127.0.0.1:9669 --http-addr 127.0.0.1:19669 --web-addr 127.0.0.1:7001 --meta-addrs "$metas" \
 		--gossip-addr "$seeds" --gossip-seeds "127.0.0.1:9781" $TLS_FLAGS
 
 	# Ready when graphd answers and all storaged hosts are online.
@@ -94,7 +94,9 @@ up() {
 		if out=$(bin/nova-console -addr 127.0.0.1 -port 9669 -u root -p "$PASSWORD" $CONSOLE_TLS --format csv -e "SHOW HOSTS" 2>/dev/null); then
 			online=$(grep -c 'ONLINE' <<<"$out" || true)
 			if [ "$online" -ge "$STORAGED" ]; then
-				echo "cluster is up: graphd 127.0.0.1:9669, $online storaged online"
+				local scheme=http
+				[ "$TLS" != 1 ] || scheme=https
+				echo "cluster is up: graphd 127.0.0.1:9669 (HTTP/JSON API: $scheme://127.0.0.1:7001/api/v1, docs/http-api.md), $online storaged online"
 				return 0
 			fi
 		fi

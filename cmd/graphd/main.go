@@ -32,6 +32,7 @@ func run(args []string) error {
 	}
 	addr := fs.String("addr", "127.0.0.1:9669", "gRPC listen address of GraphService")
 	httpAddr := fs.String("http-addr", "127.0.0.1:19669", "HTTP address for /healthz and /metrics")
+	webAddr := fs.String("web-addr", "", "host:port of the HTTP/JSON API (docs/http-api.md), HTTPS with --tls-dir; empty: off")
 	metaAddrs := fs.String("meta-addrs", "127.0.0.1:9559", "comma-separated metad addresses")
 	gossipAddr := fs.String("gossip-addr", "", "host:port to gossip on (memberlist) with storaged and other graphd: requests then avoid a crashed storaged within a second; empty: no gossip")
 	gossipSeeds := fs.String("gossip-seeds", "", "comma-separated gossip addresses of peers to join (any live one suffices)")
@@ -74,6 +75,7 @@ func run(args []string) error {
 	srv := graphd.New(graphd.Config{
 		ListenAddr: *addr, MetaAddrs: metas, TLS: tlsConfig,
 		GossipAddr: *gossipAddr, GossipSeeds: daemon.SplitList(*gossipSeeds), GossipKeys: gossipKeys,
+		WebAddr:     *webAddr,
 		SessionIdle: *sessionIdle, Logger: log, Registry: reg,
 		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),
 		QueryMemoryLimitTotal: orNone(int64(queryMemoryTotal)), SlowQueryThreshold: orNone(*slowQuery),

@@ -1,0 +1,217 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/novagraph/novagraph/graphd"
+	"github.com/novagraph/novagraph/testkit/testcluster"
+)
+
+// caller is a script of the API's: a base URL, an HTTP client, a session.
+type caller struct {
+	t       *testing.T
+	base    string
+	http    *http.Client
+	session string
+}
+
+// call sends method path with body (JSON-encoded unless a string) and the
+// session, if any, and returns the status and the decoded answer.
+func (c *caller) call(method, path string, body any) (int, map[string]any) {
+	c.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.session != "" {
+		req.Header.Set("Authorization", "Bearer "+c.session)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var out map[string]any
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &out); err != nil {
+			c.t.Fatalf("%s %s: answer is not JSON: %v: %s", method, path, err, data)
+		}
+	}
+	return resp.StatusCode, out
+}
+
+// signIn signs in and keeps the session.
+func (c *caller) signIn(user, password string) {
+	c.t.Helper()
+	status, out := c.call("POST", "/api/v1/sessions", map[string]string{"username": user, "password": password})
+	if status != http.StatusOK || out["session"] == "" {
+		c.t.Fatalf("sign-in as %s: %d %v", user, status, out)
+	}
+	c.session = out["session"].(string)
+}
+
+// exec runs a statement that must succeed and returns its answer.
+func (c *caller) exec(stmt string, params map[string]any) map[string]any {
+	c.t.Helper()
+	status, out := c.call("POST", "/api/v1/execute", map[string]any{"stmt": stmt, "params": params})
+	if status != http.StatusOK || out["code"] != "OK" {
+		c.t.Fatalf("%s: %d %v", stmt, status, out)
+	}
+	return out
+}
+
+func startCluster(t *testing.T, useTLS bool) (*testcluster.Cluster, *caller) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("in-process cluster test")
+	}
+	c := testcluster.Start(t, testcluster.Options{Stores: 1, TLS: useTLS, Graph: func(cfg *graphd.Config) {
+		cfg.WebAddr = "127.0.0.1:0"
+		cfg.MaxStatementBytes = 1 << 10
+	}})
+	cl := &caller{t: t, base: "http://" + c.Graph.WebAddr(), http: &http.Client{}}
+	if useTLS {
+		pem, err := os.ReadFile(filepath.Join(c.TLS.Dir, "ca.crt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		roots := x509.NewCertPool()
+		roots.AppendCertsFromPEM(pem)
+		cl.base = "https://" + c.Graph.WebAddr()
+		cl.http = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
+	}
+	return c, cl
+}
+
+// TestAPI: a script signs in, creates a graph, queries it with parameters
+// and gets typed JSON back; statement errors and limits are gRPC's; every
+// call but sign-in needs a live session.
+func TestAPI(t *testing.T) {
+	_, c := startCluster(t, false)
+
+	// Every call but sign-in is refused without a session, or with one
+	// graphd does not have.
+	for _, call := range [][2]string{{"POST", "/api/v1/execute"}, {"POST", "/api/v1/cancel"}, {"DELETE", "/api/v1/sessions"}} {
+		for _, token := range []string{"", "12345", "not-a-number"} {
+			c.session = token
+			status, out := c.call(call[0], call[1], map[string]string{"stmt": "SHOW SPACES"})
+			if status != http.StatusUnauthorized || out["code"] != "E_UNAUTHORIZED" {
+				t.Errorf("%s %s with session %q: %d %v", call[0], call[1], token, status, out)
+			}
+		}
+	}
+	c.session = ""
+	if status, out := c.call("POST", "/api/v1/sessions", map[string]string{"username": "root", "password": "wrong"}); status != http.StatusUnauthorized ||
+		!strings.Contains(fmt.Sprint(out["error"]), "bad username or password") {
+		t.Fatalf("a wrong password: %d %v", status, out)
+	}
+	if status, out := c.call("POST", "/api/v1/sessions", `{"username": "root", "pasword": "x"}`); status != http.StatusBadRequest ||
+		!strings.Contains(fmt.Sprint(out["error"]), `unknown field "pasword"`) {
+		t.Fatalf("a misspelt field: %d %v", status, out)
+	}
+	if status, out := c.call("GET", "/api/v1/nosuch", nil); status != http.StatusNotFound {
+		t.Fatalf("an unknown call: %d %v", status, out)
+	}
+
+	c.signIn("root", testcluster.Password)
+	c.exec("CREATE SPACE web(partition_num=2, replica_factor=1, vid_type=INT64)", nil)
+	if out := c.exec("USE web", nil); out["space"] != "web" {
+		t.Fatalf("USE: %v", out)
+	}
+	c.exec("CREATE TAG person(name string, age int)", nil)
+	c.exec("CREATE EDGE knows(since int)", nil)
+	c.exec(`INSERT VERTEX person(name, age) VALUES 1:("Ann", 31), 2:("Bo", 27), 3:("Cy", 45)`, nil)
+	c.exec("INSERT EDGE knows(since) VALUES 1->2:(2010), 2->3:(2015)", nil)
+
+	out := c.exec("GO 2 STEPS FROM $start OVER knows WHERE $$.person.age > $minAge YIELD dst(edge) AS id, $$.person.name AS name, $$.person.age * 1.5 AS f",
+		map[string]any{"start": 1, "minAge": 40})
+	if got, _ := json.Marshal(out["columns"]); string(got) != `["id","name","f"]` {
+		t.Fatalf("columns: %s", got)
+	}
+	if got, _ := json.Marshal(out["rows"]); string(got) != `[[3,"Cy",67.5]]` {
+		t.Fatalf("rows: %s", got)
+	}
+	// Several statements in one call, as the shell example of
+	// docs/http-api.md sends them.
+	out = c.exec("USE web; GO FROM $id OVER knows YIELD dst(edge) AS d", map[string]any{"id": 1})
+	if got, _ := json.Marshal(out["rows"]); string(got) != `[[2]]` {
+		t.Fatalf("USE; GO: %s", got)
+	}
+	out = c.exec("FETCH PROP ON person 1 YIELD vertex AS v", nil)
+	if got, _ := json.Marshal(out["rows"]); string(got) != `[[{"tags":{"person":{"age":31,"name":"Ann"}},"vid":1}]]` {
+		t.Fatalf("a vertex: %s", got)
+	}
+	out = c.exec("GO FROM 1 OVER knows YIELD edge AS e", nil)
+	if got, _ := json.Marshal(out["rows"]); string(got) != `[[{"dst":2,"props":{"since":2010},"rank":0,"src":1,"type":"knows"}]]` {
+		t.Fatalf("an edge: %s", got)
+	}
+
+	// Statement errors come as gRPC sends them, with HTTP 200.
+	status, out := c.call("POST", "/api/v1/execute", map[string]any{"stmt": "GO FROM 1 OVER knows YIELD"})
+	if status != http.StatusOK || out["code"] != "E_SYNTAX" || !strings.Contains(fmt.Sprint(out["error"]), "line 1") {
+		t.Fatalf("a syntax error: %d %v", status, out)
+	}
+	status, out = c.call("POST", "/api/v1/execute", map[string]any{"stmt": "YIELD 1 AS x -- " + strings.Repeat("x", 2000)})
+	if status != http.StatusOK || out["code"] != "E_SYNTAX" || !strings.Contains(fmt.Sprint(out["error"]), "--max-statement-bytes") {
+		t.Fatalf("a statement over the limit: %d %v", status, out)
+	}
+	status, out = c.call("POST", "/api/v1/execute", map[string]any{"stmt": "YIELD $p AS p", "params": map[string]any{"p": []any{1, "x", nil, 2.5, map[string]any{"k": true}}}})
+	if got, _ := json.Marshal(out["rows"]); status != http.StatusOK || string(got) != `[[[1,"x",null,2.5,{"k":true}]]]` {
+		t.Fatalf("a list parameter: %d %v", status, out)
+	}
+
+	if status, out := c.call("POST", "/api/v1/cancel", nil); status != http.StatusNoContent {
+		t.Fatalf("cancel: %d %v", status, out)
+	}
+	if status, out := c.call("DELETE", "/api/v1/sessions", nil); status != http.StatusNoContent {
+		t.Fatalf("sign-out: %d %v", status, out)
+	}
+	if status, out := c.call("POST", "/api/v1/execute", map[string]any{"stmt": "SHOW SPACES"}); status != http.StatusUnauthorized {
+		t.Fatalf("a statement after sign-out: %d %v", status, out)
+	}
+}
+
+// TestAPIOverTLS: with TLS, the API is HTTPS with graphd's certificate,
+// and plain HTTP gets no answer.
+func TestAPIOverTLS(t *testing.T) {
+	cluster, c := startCluster(t, true)
+	c.signIn("root", testcluster.Password)
+	if out := c.exec("YIELD 1 + 1 AS two", nil); fmt.Sprint(out["rows"]) != "[[2]]" {
+		t.Fatalf("YIELD over HTTPS: %v", out)
+	}
+	resp, err := http.Post("http://"+cluster.Graph.WebAddr()+"/api/v1/sessions", "application/json", strings.NewReader(`{}`))
+	if err == nil {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "HTTPS") {
+			t.Fatalf("plain HTTP to the TLS API: %d %s", resp.StatusCode, body)
+		}
+	}
+}
