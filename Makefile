@@ -41,13 +41,13 @@ SEED        ?= 1
 KINDS       ?=
 CHAOS_SHORT_FAULTS ?= 7
 
-.PHONY: deps build certs proto tzdata test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short compose-test bench-khop bench-sf100 bench-sf1000
+.PHONY: deps build certs proto tzdata test test-short vet fmt run cluster-up cluster-down clean image compose-up compose-down chaos chaos-short compose-test studio-screenshots bench-khop bench-sf100 bench-sf1000
 
 deps:
-	@if ! dpkg -s librocksdb-dev protobuf-compiler g++ >/dev/null 2>&1; then \
-		echo "installing librocksdb-dev protobuf-compiler g++"; \
+	@if ! dpkg -s librocksdb-dev protobuf-compiler g++ chromium >/dev/null 2>&1; then \
+		echo "installing librocksdb-dev protobuf-compiler g++ chromium (the studio's browser tests)"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq librocksdb-dev protobuf-compiler g++ >/dev/null; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq librocksdb-dev protobuf-compiler g++ chromium >/dev/null; \
 	fi
 	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 	$(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
@@ -109,6 +109,10 @@ chaos-short:
 	else \
 		echo "chaos-short: skipped: docker or docker-compose is not available"; \
 	fi
+
+# The studio's pictures in docs/studio/, taken by its browser test.
+studio-screenshots:
+	NOVAGRAPH_STUDIO_SCREENSHOTS=$(CURDIR)/docs/studio $(GO) test -count=1 -run TestStudioInBrowser ./graphd/studio
 
 # The long chaos run (docs/reliability.md); the report goes to chaos-report/.
 chaos: image

@@ -277,6 +277,34 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 // its sample basketballplayer.
 var demoAliases = map[string]string{"basketballplayer": "basketball"}
 
+// demoStatements is the script of a demo, statement by statement.
+func demoStatements(name string) ([]Statement, error) {
+	script, err := demos.ReadFile("demos/" + name + ".ngql")
+	if err != nil {
+		return nil, err
+	}
+	split := newScriptSplitter()
+	var stmts []Statement
+	for _, line := range strings.Split(string(script), "\n") {
+		stmts = append(stmts, split.Feed(line)...)
+	}
+	return append(stmts, split.Flush()...), nil
+}
+
+// DemoStatements is the script :play runs for a demo (basketball), for
+// tests that load the demo graph without a console.
+func DemoStatements(name string) ([]string, error) {
+	stmts, err := demoStatements(name)
+	if err != nil {
+		return nil, fmt.Errorf("no demo %q (there is %s)", name, strings.Join(demoNames(), ", "))
+	}
+	out := make([]string, len(stmts))
+	for i, st := range stmts {
+		out[i] = st.Text
+	}
+	return out, nil
+}
+
 // play loads the demo named in args, without printing the statements'
 // results. The session is left in the space the demo uses.
 func (c *console) play(ctx context.Context, args string) error {
@@ -288,17 +316,11 @@ func (c *console) play(ctx context.Context, args string) error {
 	if name == "" {
 		return commandErrorf("play", "which demo? There is %s", strings.Join(names, ", "))
 	}
-	script, err := demos.ReadFile("demos/" + name + ".ngql")
+	stmts, err := demoStatements(name)
 	if err != nil {
 		return commandErrorf("play", "no demo %q (there is %s)", name, strings.Join(names, ", "))
 	}
 	fmt.Fprintf(c.info(), "Loading demo %s...\n", name)
-	split := newScriptSplitter()
-	var stmts []Statement
-	for _, line := range strings.Split(string(script), "\n") {
-		stmts = append(stmts, split.Feed(line)...)
-	}
-	stmts = append(stmts, split.Flush()...)
 	var latency, wall int64
 	for i, stmt := range stmts {
 		start := c.now()

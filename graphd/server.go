@@ -24,6 +24,7 @@ import (
 	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/graphd/exec"
 	"github.com/novagraph/novagraph/graphd/httpapi"
+	"github.com/novagraph/novagraph/graphd/studio"
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/grpcserve"
 	"github.com/novagraph/novagraph/internal/nodetls"
@@ -86,7 +87,8 @@ type Config struct {
 	GossipKeys [][]byte
 
 	// WebAddr, if set, is where graphd serves its HTTP/JSON API
-	// (graphd/httpapi, docs/http-api.md): HTTPS with TLS's certificate when
+	// (graphd/httpapi, docs/http-api.md) and the studio, a web page on that
+	// API (graphd/studio, docs/studio.md): HTTPS with TLS's certificate when
 	// TLS is on, since passwords and results cross it. It is a port of its
 	// own, not the status port, which stays plain HTTP for Prometheus.
 	WebAddr string
@@ -268,8 +270,11 @@ func (s *Server) startWeb() error {
 		return fmt.Errorf("graphd: the web API on %s: %w", s.cfg.WebAddr, err)
 	}
 	s.webLis = lis
+	mux := http.NewServeMux()
+	mux.Handle("/api/", httpapi.Handler(s, s.log.With("component", "httpapi")))
+	mux.Handle("/", studio.Handler())
 	s.web = &http.Server{
-		Handler:           httpapi.Handler(s, s.log.With("component", "httpapi")),
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: a statement may run up to its query timeout.

@@ -96,7 +96,7 @@ up() {
 			if [ "$online" -ge "$STORAGED" ]; then
 				local scheme=http
 				[ "$TLS" != 1 ] || scheme=https
-				echo "cluster is up: graphd 127.0.0.1:9669 (HTTP/JSON API: $scheme://127.0.0.1:7001/api/v1, docs/http-api.md), $online storaged online"
+				echo "cluster is up: graphd 127.0.0.1:9669, $online storaged online; studio: $scheme://127.0.0.1:7001/ (docs/studio.md), HTTP/JSON API: $scheme://127.0.0.1:7001/api/v1 (docs/http-api.md)"
 				return 0
 			fi
 		fi

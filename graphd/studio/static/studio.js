@@ -1,0 +1,400 @@
+// novagraph studio: plain JavaScript against graphd's HTTP/JSON API
+// (docs/http-api.md). One page, three parts: sign-in, the editor, and the
+// answer as a table, as JSON or as a graph. Nothing here is trusted more
+// than a script would be: the session is a bearer token kept in this tab's
+// sessionStorage, and every value from graphd is written as text, never as
+// HTML.
+"use strict";
+
+const API = "/api/v1";
+const MAX_VERTICES = 500; // the graph view draws at most this many
+const HISTORY_KEY = "novagraph.history";
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+const $ = (id) => document.getElementById(id);
+
+// ---- the API ----
+
+async function call(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  const session = sessionStorage.getItem("novagraph.session");
+  if (session) headers["Authorization"] = "Bearer " + session;
+  const resp = await fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await resp.text();
+  return { status: resp.status, body: text ? JSON.parse(text) : {} };
+}
+
+// execute runs a statement; a call refused as unauthorized (the session
+// expired or was killed) returns to the sign-in form.
+async function execute(stmt, params) {
+  const r = await call("POST", "/execute", { stmt, params: params || {} });
+  if (r.status === 401) {
+    showSignIn("The session ended: " + r.body.error);
+    throw new Error(r.body.error);
+  }
+  if (r.status !== 200) throw new Error(r.body.error || "HTTP " + r.status);
+  return r.body;
+}
+
+// ---- sign-in ----
+
+function showSignIn(message) {
+  sessionStorage.removeItem("novagraph.session");
+  $("main-view").hidden = true;
+  $("signout").hidden = true;
+  $("whoami").textContent = "";
+  $("signin-view").hidden = false;
+  $("signin-error").textContent = message || "";
+}
+
+async function showMain(user) {
+  $("signin-view").hidden = true;
+  $("main-view").hidden = false;
+  $("signout").hidden = false;
+  $("whoami").textContent = user ? "signed in as " + user : "";
+  renderHistory();
+  await loadSpaces();
+}
+
+async function signIn(ev) {
+  ev.preventDefault();
+  const user = $("signin-user").value;
+  $("signin-error").textContent = "";
+  const r = await call("POST", "/sessions", { username: user, password: $("signin-password").value });
+  $("signin-password").value = "";
+  if (r.status !== 200) {
+    $("signin-error").textContent = r.body.error || "HTTP " + r.status;
+    return;
+  }
+  sessionStorage.setItem("novagraph.session", r.body.session);
+  sessionStorage.setItem("novagraph.user", user);
+  await showMain(user);
+}
+
+async function signOut() {
+  await call("DELETE", "/sessions");
+  clearAnswer();
+  showSignIn("Signed out.");
+}
+
+// ---- the editor ----
+
+async function loadSpaces(current) {
+  const select = $("space");
+  try {
+    const r = await execute("SHOW SPACES");
+    select.replaceChildren(new Option("(none)", ""));
+    for (const row of r.rows || []) select.append(new Option(String(row[0]), String(row[0])));
+    if (current) select.value = current;
+  } catch (e) {
+    $("error").textContent = e.message;
+  }
+}
+
+async function chooseSpace() {
+  const space = $("space").value;
+  if (!space) return;
+  try {
+    const r = await execute("USE `" + space.replaceAll("`", "``") + "`");
+    $("status").textContent = r.code === "OK" ? "using " + space : "";
+    if (r.code !== "OK") showError(r, "USE");
+  } catch (e) {
+    $("error").textContent = e.message;
+  }
+}
+
+function history() {
+  try { return JSON.parse(localStorage.getItem(HISTORY_KEY)) || []; } catch { return []; }
+}
+
+function remember(stmt, params) {
+  const h = history().filter((e) => e.stmt !== stmt || e.params !== params);
+  h.unshift({ stmt, params });
+  localStorage.setItem(HISTORY_KEY, JSON.stringify(h.slice(0, 50)));
+  renderHistory();
+}
+
+function renderHistory() {
+  const list = $("history");
+  list.replaceChildren();
+  for (const e of history()) {
+    const li = document.createElement("li");
+    li.textContent = e.stmt;
+    li.title = e.params ? "parameters: " + e.params : "";
+    li.addEventListener("click", () => { $("stmt").value = e.stmt; $("params").value = e.params; });
+    list.append(li);
+  }
+}
+
+// showError shows a failed statement; a syntax error's "line L, column C"
+// puts the cursor there.
+function showError(r, stmt) {
+  $("error").textContent = r.code + ": " + r.error;
+  const m = /line (\d+), column (\d+)/.exec(r.error || "");
+  if (!m || stmt === undefined) return;
+  const lines = stmt.split("\n");
+  let offset = 0;
+  for (let i = 0; i < Number(m[1]) - 1 && i < lines.length; i++) offset += lines[i].length + 1;
+  offset += Number(m[2]) - 1;
+  const area = $("stmt");
+  area.focus();
+  area.setSelectionRange(offset, offset + 1);
+  $("error").dataset.line = m[1];
+  $("error").dataset.column = m[2];
+}
+
+async function run() {
+  const stmt = $("stmt").value.trim();
+  if (!stmt) return;
+  const paramsText = $("params").value.trim();
+  let params = {};
+  $("error").textContent = "";
+  delete $("error").dataset.line;
+  delete $("error").dataset.column;
+  if (paramsText) {
+    try {
+      params = JSON.parse(paramsText);
+    } catch (e) {
+      $("error").textContent = "Parameters are not a JSON object: " + e.message;
+      return;
+    }
+  }
+  remember(stmt, paramsText);
+  $("status").textContent = "running…";
+  let r;
+  try {
+    r = await execute(stmt, params);
+  } catch (e) {
+    $("status").textContent = "";
+    $("error").textContent = e.message;
+    return;
+  }
+  $("status").textContent = r.code === "OK" ? `${(r.rows || []).length} rows, ${r.latency_us} µs` : "";
+  if (r.space && $("space").value !== r.space) await loadSpaces(r.space);
+  if (r.code !== "OK") {
+    showError(r, stmt);
+    return;
+  }
+  showAnswer(r);
+}
+
+// ---- the answer ----
+
+let answer = null;
+
+function clearAnswer() {
+  answer = null;
+  $("view-table").replaceChildren();
+  $("view-json").textContent = "";
+  graph.vertices.clear();
+  graph.edges.clear();
+  drawGraph();
+}
+
+function showAnswer(r) {
+  answer = r;
+  renderTable(r);
+  $("view-json").textContent = JSON.stringify({ columns: r.columns || [], rows: r.rows || [] }, null, 2);
+  graph.vertices.clear();
+  graph.edges.clear();
+  for (const row of r.rows || []) for (const cell of row) collect(cell);
+  layout();
+  drawGraph();
+}
+
+function cellText(v) {
+  if (v === null) return "NULL";
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+function renderTable(r) {
+  const table = document.createElement("table");
+  const head = table.createTHead().insertRow();
+  for (const c of r.columns || []) {
+    const th = document.createElement("th");
+    th.textContent = c;
+    head.append(th);
+  }
+  const body = table.createTBody();
+  for (const row of r.rows || []) {
+    const tr = body.insertRow();
+    for (const cell of row) tr.insertCell().textContent = cellText(cell);
+  }
+  $("view-table").replaceChildren(table);
+}
+
+function selectView(name) {
+  for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("active", b.dataset.view === name);
+  for (const v of ["table", "json", "graph"]) $("view-" + v).hidden = v !== name;
+  if (name === "graph") drawGraph();
+}
+
+// ---- the graph ----
+
+// graph holds what the answer (and expansions) hold: vertices by the JSON
+// of their id (1 and "1" are different vertices), edges by type, ends and
+// rank. Positions stay with a vertex, so an expansion moves little.
+const graph = { vertices: new Map(), edges: new Map(), total: 0 };
+let seed = 1;
+function random() { seed = (seed * 16807) % 2147483647; return (seed - 1) / 2147483646; }
+
+function addVertex(vid, tags) {
+  const key = JSON.stringify(vid);
+  let v = graph.vertices.get(key);
+  if (!v) {
+    if (graph.vertices.size >= MAX_VERTICES) { graph.total++; return null; }
+    v = { vid, key, tags: {}, x: 300 + 200 * (random() - 0.5), y: 280 + 200 * (random() - 0.5), vx: 0, vy: 0 };
+    graph.vertices.set(key, v);
+  }
+  if (tags) Object.assign(v.tags, tags);
+  return v;
+}
+
+function addEdge(e) {
+  const a = addVertex(e.src), b = addVertex(e.dst);
+  if (!a || !b) return;
+  const key = JSON.stringify([e.type, e.src, e.dst, e.rank]);
+  if (!graph.edges.has(key)) graph.edges.set(key, { key, type: e.type, src: a, dst: b, rank: e.rank, props: e.props || {} });
+}
+
+// collect finds the vertices, edges and paths in a cell, at any depth of
+// its lists.
+function collect(v) {
+  if (Array.isArray(v)) { for (const item of v) collect(item); return; }
+  if (v === null || typeof v !== "object") return;
+  if ("vid" in v && "tags" in v) { addVertex(v.vid, v.tags); return; }
+  if ("type" in v && "src" in v && "dst" in v && "rank" in v) { addEdge(v); return; }
+  if ("nodes" in v && "relationships" in v) { collect(v.nodes); collect(v.relationships); }
+}
+
+// layout runs a force simulation to rest: every pair of vertices repels,
+// every edge pulls its ends together, and a weak pull keeps the drawing
+// centred. O(n²) per step, which MAX_VERTICES keeps small.
+function layout() {
+  const vs = [...graph.vertices.values()];
+  const cx = 400, cy = 280;
+  for (let step = 0; step < 300; step++) {
+    const heat = 1 - step / 300;
+    for (let i = 0; i < vs.length; i++) {
+      for (let j = i + 1; j < vs.length; j++) {
+        const a = vs[i], b = vs[j];
+        let dx = a.x - b.x, dy = a.y - b.y;
+        let d2 = dx * dx + dy * dy;
+        if (d2 < 0.01) { dx = random() - 0.5; dy = random() - 0.5; d2 = 0.5; }
+        const f = 2000 / d2;
+        a.vx += dx * f; a.vy += dy * f; b.vx -= dx * f; b.vy -= dy * f;
+      }
+    }
+    for (const e of graph.edges.values()) {
+      const dx = e.dst.x - e.src.x, dy = e.dst.y - e.src.y;
+      e.src.vx += dx * 0.02; e.src.vy += dy * 0.02; e.dst.vx -= dx * 0.02; e.dst.vy -= dy * 0.02;
+    }
+    for (const v of vs) {
+      v.vx += (cx - v.x) * 0.005; v.vy += (cy - v.y) * 0.005;
+      const speed = Math.hypot(v.vx, v.vy), limit = 20 * heat + 0.5;
+      if (speed > limit) { v.vx *= limit / speed; v.vy *= limit / speed; }
+      v.x += v.vx; v.y += v.vy; v.vx *= 0.5; v.vy *= 0.5;
+    }
+  }
+}
+
+function svg(name, attrs) {
+  const el = document.createElementNS(SVG_NS, name);
+  for (const [k, val] of Object.entries(attrs)) el.setAttribute(k, val);
+  return el;
+}
+
+function vertexLabel(v) {
+  const prop = $("label-prop").value.trim();
+  for (const [tag, props] of Object.entries(v.tags)) {
+    if (prop && props && prop in props) return String(props[prop]);
+  }
+  const tags = Object.keys(v.tags);
+  return (tags.length ? tags.join(":") + " " : "") + String(v.vid);
+}
+
+// arrowhead is the marker at the end of every edge line.
+function arrowhead() {
+  const defs = svg("defs", {});
+  const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 8, markerHeight: 8, orient: "auto-start-reverse" });
+  marker.append(svg("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }));
+  defs.append(marker);
+  return defs;
+}
+
+function drawGraph() {
+  const root = $("graph");
+  root.replaceChildren(arrowhead());
+  const vs = [...graph.vertices.values()];
+  if (vs.length) {
+    const xs = vs.map((v) => v.x), ys = vs.map((v) => v.y);
+    const pad = 40;
+    root.setAttribute("viewBox", `${Math.min(...xs) - pad} ${Math.min(...ys) - pad} ${Math.max(...xs) - Math.min(...xs) + 2 * pad} ${Math.max(...ys) - Math.min(...ys) + 2 * pad}`);
+  }
+  for (const e of graph.edges.values()) {
+    // The line stops at the circle's rim, where its arrowhead shows.
+    const dx = e.dst.x - e.src.x, dy = e.dst.y - e.src.y, len = Math.hypot(dx, dy) || 1;
+    const line = svg("line", { x1: e.src.x, y1: e.src.y, x2: e.dst.x - dx / len * 9, y2: e.dst.y - dy / len * 9, class: "edge", "marker-end": "url(#arrow)" });
+    line.dataset.type = e.type;
+    line.dataset.src = JSON.stringify(e.src.vid);
+    line.dataset.dst = JSON.stringify(e.dst.vid);
+    line.dataset.rank = e.rank;
+    const title = svg("title", {});
+    title.textContent = `${e.type} ${cellText(e.src.vid)} → ${cellText(e.dst.vid)} @${e.rank} ${JSON.stringify(e.props)}`;
+    line.append(title);
+    const label = svg("text", { x: (e.src.x + e.dst.x) / 2, y: (e.src.y + e.dst.y) / 2, class: "edge-label" });
+    label.textContent = e.type;
+    root.append(line, label);
+  }
+  for (const v of vs) {
+    const g = svg("g", { class: "vertex", transform: `translate(${v.x},${v.y})` });
+    g.dataset.vid = v.key;
+    const circle = svg("circle", { r: 8 });
+    const title = svg("title", {});
+    title.textContent = cellText(v.vid) + " " + JSON.stringify(v.tags);
+    circle.append(title);
+    const text = svg("text", { x: 11, y: 4 });
+    text.textContent = vertexLabel(v);
+    g.append(circle, text);
+    g.addEventListener("click", () => expand(v));
+    root.append(g);
+  }
+  const more = graph.total ? ` (drawn: the first ${MAX_VERTICES}; ${graph.total} more left out)` : "";
+  $("graph-count").textContent = `${vs.length} vertices, ${graph.edges.size} edges${more}`;
+}
+
+// expand adds the edges of one step from a vertex: a GO 1 STEP with the
+// vertex as a parameter, so no id is ever pasted into a statement.
+async function expand(v) {
+  const over = $("expand-edge").value.trim() || "*";
+  if (!/^(\*|[A-Za-z_][A-Za-z0-9_]*(\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)$/.test(over)) {
+    $("error").textContent = "Expand over: edge type names separated by commas, or *";
+    return;
+  }
+  const stmt = `GO 1 STEP FROM $vid OVER ${over} ${$("expand-dir").value} YIELD edge AS e`;
+  try {
+    const r = await execute(stmt, { vid: v.vid });
+    if (r.code !== "OK") { showError(r); return; }
+    for (const row of r.rows || []) collect(row);
+    layout();
+    drawGraph();
+    $("status").textContent = `expanded ${cellText(v.vid)}: ${(r.rows || []).length} edges`;
+  } catch (e) {
+    $("error").textContent = e.message;
+  }
+}
+
+// ---- wiring ----
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("signin-form").addEventListener("submit", signIn);
+  $("signout").addEventListener("click", signOut);
+  $("run").addEventListener("click", run);
+  $("space").addEventListener("change", chooseSpace);
+  $("label-prop").addEventListener("change", drawGraph);
+  $("stmt").addEventListener("keydown", (ev) => { if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); run(); } });
+  for (const b of document.querySelectorAll(".tabs button")) b.addEventListener("click", () => selectView(b.dataset.view));
+  if (sessionStorage.getItem("novagraph.session")) showMain(sessionStorage.getItem("novagraph.user"));
+  else showSignIn();
+});
