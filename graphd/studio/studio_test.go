@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -245,6 +246,67 @@ func TestStudioInBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "expanded")
 
+	// PROFILE is drawn as its plan tree, each node with its rows and time.
+	plan := profileRows(t, s, "PROFILE "+goTwo)
+	do(t, ctx, "PROFILE",
+		chromedp.SetValue(C("#stmt"), "PROFILE "+goTwo),
+		chromedp.Click(C("#run")),
+		chromedp.WaitVisible(C("#view-plan ul.plan")),
+	)
+	drawn := get(t, ctx, "reading the plan tree", chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll("#view-plan .plan-node")].map(n => n.dataset.id + " " + n.querySelector(".op").textContent.split(" ").slice(1).join(" ") + " | " + (n.querySelector(".stats") || {}).textContent + " | " + n.parentElement.parentElement.closest("li")?.querySelector(".plan-node").dataset.id)`))
+	// The times differ between two runs; the rows, the operators and the
+	// tree must not.
+	for i := range drawn {
+		if !timing.MatchString(drawn[i]) {
+			t.Fatalf("plan node %q shows no time", drawn[i])
+		}
+		drawn[i] = timing.ReplaceAllString(drawn[i], "time: …")
+	}
+	for i := range plan {
+		plan[i] = timing.ReplaceAllString(plan[i], "time: …")
+	}
+	if len(drawn) != len(plan) {
+		t.Fatalf("the plan tree has %d nodes, PROFILE %d rows: %v", len(drawn), len(plan), drawn)
+	}
+	for _, node := range drawn {
+		if !slices.Contains(plan, node) {
+			t.Fatalf("plan node %q is not as PROFILE answered: %v", node, plan)
+		}
+	}
+	screenshot(t, ctx, "plan")
+
+	// The schema of the space, with SHOW CREATE on a click.
+	do(t, ctx, "the schema",
+		chromedp.Click(C(`#pages button[data-page="schema"]`)),
+		chromedp.WaitVisible(C(`#schema-tags li[data-name="player"]`)),
+		chromedp.WaitVisible(C(`#schema-edges li[data-name="follow"]`)),
+		chromedp.Click(C(`#schema-tags li[data-name="player"]`)),
+		poll(`document.getElementById("schema-create").textContent.startsWith("CREATE TAG player")`),
+	)
+	screenshot(t, ctx, "schema")
+
+	// Hosts, the space's partitions, and running queries with KILL. The
+	// only query running when the page asks is its own SHOW QUERIES, so
+	// KILL finds it finished: graphd's answer names the session, whose id
+	// (63 bits) must have crossed JSON and JavaScript exactly.
+	do(t, ctx, "the cluster",
+		chromedp.Click(C(`#pages button[data-page="cluster"]`)),
+		poll(`document.getElementById("cluster-hosts").textContent.includes("ONLINE")`),
+		poll(`document.querySelectorAll("#cluster-parts tbody tr").length > 0`),
+		chromedp.WaitVisible(C(`#cluster-queries button.kill`)),
+	)
+	session := get(t, ctx, "the session", chromedp.Evaluate[string](`sessionStorage.getItem("novagraph.session")`))
+	do(t, ctx, "KILL",
+		chromedp.Click(C(`#cluster-queries button.kill`)),
+		poll(`document.getElementById("cluster-message").textContent !== ""`),
+	)
+	if msg := get(t, ctx, "the KILL answer", chromedp.Text(C("#cluster-message"))); !strings.Contains(msg, "in session "+session+" ") {
+		t.Fatalf("KILL of the page's own finished query: %q (session %s)", msg, session)
+	}
+	screenshot(t, ctx, "cluster")
+	do(t, ctx, "back to the console", chromedp.Click(C(`#pages button[data-page="console"]`)), chromedp.WaitVisible(C("#stmt")))
+
 	// A syntax error names its place, and the cursor goes there.
 	do(t, ctx, "a syntax error",
 		chromedp.SetValue(C("#stmt"), "GO FROM \"player100\"\nOVER follow YIELDD dst(edge)"),
@@ -263,7 +325,6 @@ func TestStudioInBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "syntax-error")
 
-	session := get(t, ctx, "the session", chromedp.Evaluate[string](`sessionStorage.getItem("novagraph.session")`))
 	do(t, ctx, "signing out",
 		chromedp.Click(C("#signout")),
 		chromedp.WaitVisible(C("#signin-form")),
@@ -272,6 +333,47 @@ func TestStudioInBrowser(t *testing.T) {
 	if session == "" || c.Graph.SessionExists(mustAtoi64(t, session)) {
 		t.Fatalf("session %q still signed in after signing out", session)
 	}
+}
+
+// timing is the time of a PROFILE node ("rows: 4, time: 21us").
+var timing = regexp.MustCompile(`time: \d+us`)
+
+// profileRows runs a PROFILE and returns each plan node as the studio's
+// tree shows it: "id name | profiling data | parent id" (the root's
+// parent is "undefined").
+func profileRows(t *testing.T, s *client.Session, stmt string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rs, err := s.Execute(ctx, stmt)
+	if err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	parent := map[string]string{}
+	type node struct{ id, name, stats string }
+	var nodes []node
+	for i := 0; i < rs.Len(); i++ {
+		row := rs.Row(i)
+		id := fmt.Sprint(row.Value(0))
+		name, _ := row.String(1)
+		deps, _ := row.String(2)
+		stats, _ := row.String(3)
+		nodes = append(nodes, node{id, name, stats})
+		for _, d := range strings.Split(deps, ",") {
+			if d != "" {
+				parent[d] = id
+			}
+		}
+	}
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		p, ok := parent[n.id]
+		if !ok {
+			p = "undefined"
+		}
+		out[i] = fmt.Sprintf("%s %s | %s | %s", n.id, n.name, n.stats, p)
+	}
+	return out
 }
 
 func mustAtoi(t *testing.T, s string) int {

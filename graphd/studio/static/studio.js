@@ -13,15 +13,26 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 
 const $ = (id) => document.getElementById(id);
 
+// Integers past 2^53 (session ids, large vertex ids) lose digits as
+// JavaScript numbers: parse them as BigInt from their source text, and
+// write them back as the same digits.
+function exactInts(key, value, context) {
+  if (typeof value === "number" && !Number.isSafeInteger(value) && context && /^-?\d+$/.test(context.source)) return BigInt(context.source);
+  return value;
+}
+function toJSON(value, indent) {
+  return JSON.stringify(value, (k, v) => (typeof v === "bigint" ? JSON.rawJSON(v.toString()) : v), indent);
+}
+
 // ---- the API ----
 
 async function call(method, path, body) {
   const headers = { "Content-Type": "application/json" };
   const session = sessionStorage.getItem("novagraph.session");
   if (session) headers["Authorization"] = "Bearer " + session;
-  const resp = await fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const resp = await fetch(API + path, { method, headers, body: body === undefined ? undefined : toJSON(body) });
   const text = await resp.text();
-  return { status: resp.status, body: text ? JSON.parse(text) : {} };
+  return { status: resp.status, body: text ? JSON.parse(text, exactInts) : {} };
 }
 
 // execute runs a statement; a call refused as unauthorized (the session
@@ -41,6 +52,9 @@ async function execute(stmt, params) {
 function showSignIn(message) {
   sessionStorage.removeItem("novagraph.session");
   $("main-view").hidden = true;
+  $("schema-view").hidden = true;
+  $("cluster-view").hidden = true;
+  $("pages").hidden = true;
   $("signout").hidden = true;
   $("whoami").textContent = "";
   $("signin-view").hidden = false;
@@ -49,7 +63,8 @@ function showSignIn(message) {
 
 async function showMain(user) {
   $("signin-view").hidden = true;
-  $("main-view").hidden = false;
+  $("pages").hidden = false;
+  selectPage("console");
   $("signout").hidden = false;
   $("whoami").textContent = user ? "signed in as " + user : "";
   renderHistory();
@@ -194,17 +209,79 @@ function clearAnswer() {
 function showAnswer(r) {
   answer = r;
   renderTable(r);
-  $("view-json").textContent = JSON.stringify({ columns: r.columns || [], rows: r.rows || [] }, null, 2);
+  $("view-json").textContent = toJSON({ columns: r.columns || [], rows: r.rows || [] }, 2);
   graph.vertices.clear();
   graph.edges.clear();
   for (const row of r.rows || []) for (const cell of row) collect(cell);
   layout();
   drawGraph();
+  if (renderPlan(r)) selectView("plan");
+}
+
+// renderPlan draws an EXPLAIN or PROFILE answer (columns id, name,
+// dependencies[, profiling data], operator info; the root first) as a
+// tree, each node with its operator, its rows and time under PROFILE,
+// and its details. False if the answer is not a plan.
+function renderPlan(r) {
+  const cols = r.columns || [];
+  const view = $("view-plan");
+  if (cols[0] !== "id" || cols[1] !== "name" || cols[2] !== "dependencies" || !(r.rows || []).length) {
+    const hint = document.createElement("p");
+    hint.className = "hint";
+    hint.textContent = "EXPLAIN or PROFILE a statement to see its plan here.";
+    view.replaceChildren(hint);
+    return false;
+  }
+  const profiled = cols[3] === "profiling data";
+  const nodes = new Map();
+  for (const row of r.rows) {
+    nodes.set(String(row[0]), {
+      id: String(row[0]), name: row[1], deps: String(row[2] || "").split(",").filter((d) => d !== ""),
+      stats: profiled ? row[3] : "", info: row[profiled ? 4 : 3],
+    });
+  }
+  const drawn = new Set();
+  const draw = (node) => {
+    const li = document.createElement("li");
+    const box = document.createElement("span");
+    box.className = "plan-node";
+    box.dataset.id = node.id;
+    const op = document.createElement("span");
+    op.className = "op";
+    op.textContent = node.id + " " + node.name;
+    box.append(op);
+    if (node.stats) {
+      const stats = document.createElement("span");
+      stats.className = "stats";
+      stats.textContent = node.stats;
+      box.append(stats);
+    }
+    if (node.info) {
+      const info = document.createElement("span");
+      info.className = "info";
+      info.textContent = node.info;
+      box.append(info);
+    }
+    li.append(box);
+    drawn.add(node.id);
+    const children = node.deps.map((d) => nodes.get(d)).filter((n) => n && !drawn.has(n.id));
+    if (children.length) {
+      const ul = document.createElement("ul");
+      for (const c of children) ul.append(draw(c));
+      li.append(ul);
+    }
+    return li;
+  };
+  const tree = document.createElement("ul");
+  tree.className = "plan";
+  tree.append(draw(nodes.get(String(r.rows[0][0]))));
+  view.replaceChildren(tree);
+  return true;
 }
 
 function cellText(v) {
   if (v === null) return "NULL";
-  if (typeof v === "object") return JSON.stringify(v);
+  if (typeof v === "object") return toJSON(v);
   return String(v);
 }
 
@@ -226,7 +303,7 @@ function renderTable(r) {
 
 function selectView(name) {
   for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("active", b.dataset.view === name);
-  for (const v of ["table", "json", "graph"]) $("view-" + v).hidden = v !== name;
+  for (const v of ["table", "json", "graph", "plan"]) $("view-" + v).hidden = v !== name;
   if (name === "graph") drawGraph();
 }
 
@@ -240,7 +317,7 @@ let seed = 1;
 function random() { seed = (seed * 16807) % 2147483647; return (seed - 1) / 2147483646; }
 
 function addVertex(vid, tags) {
-  const key = JSON.stringify(vid);
+  const key = toJSON(vid);
   let v = graph.vertices.get(key);
   if (!v) {
     if (graph.vertices.size >= MAX_VERTICES) { graph.total++; return null; }
@@ -254,7 +331,7 @@ function addVertex(vid, tags) {
 function addEdge(e) {
   const a = addVertex(e.src), b = addVertex(e.dst);
   if (!a || !b) return;
-  const key = JSON.stringify([e.type, e.src, e.dst, e.rank]);
+  const key = toJSON([e.type, e.src, e.dst, e.rank]);
   if (!graph.edges.has(key)) graph.edges.set(key, { key, type: e.type, src: a, dst: b, rank: e.rank, props: e.props || {} });
 }
 
@@ -337,11 +414,11 @@ function drawGraph() {
     const dx = e.dst.x - e.src.x, dy = e.dst.y - e.src.y, len = Math.hypot(dx, dy) || 1;
     const line = svg("line", { x1: e.src.x, y1: e.src.y, x2: e.dst.x - dx / len * 9, y2: e.dst.y - dy / len * 9, class: "edge", "marker-end": "url(#arrow)" });
     line.dataset.type = e.type;
-    line.dataset.src = JSON.stringify(e.src.vid);
-    line.dataset.dst = JSON.stringify(e.dst.vid);
+    line.dataset.src = toJSON(e.src.vid);
+    line.dataset.dst = toJSON(e.dst.vid);
     line.dataset.rank = e.rank;
     const title = svg("title", {});
-    title.textContent = `${e.type} ${cellText(e.src.vid)} → ${cellText(e.dst.vid)} @${e.rank} ${JSON.stringify(e.props)}`;
+    title.textContent = `${e.type} ${cellText(e.src.vid)} → ${cellText(e.dst.vid)} @${e.rank} ${toJSON(e.props)}`;
     line.append(title);
     const label = svg("text", { x: (e.src.x + e.dst.x) / 2, y: (e.src.y + e.dst.y) / 2, class: "edge-label" });
     label.textContent = e.type;
@@ -352,7 +429,7 @@ function drawGraph() {
     g.dataset.vid = v.key;
     const circle = svg("circle", { r: 8 });
     const title = svg("title", {});
-    title.textContent = cellText(v.vid) + " " + JSON.stringify(v.tags);
+    title.textContent = cellText(v.vid) + " " + toJSON(v.tags);
     circle.append(title);
     const text = svg("text", { x: 11, y: 4 });
     text.textContent = vertexLabel(v);
@@ -385,6 +462,100 @@ async function expand(v) {
   }
 }
 
+// ---- schema and cluster ----
+
+function selectPage(name) {
+  for (const b of document.querySelectorAll("#pages button")) b.classList.toggle("active", b.dataset.page === name);
+  $("main-view").hidden = name !== "console";
+  $("schema-view").hidden = name !== "schema";
+  $("cluster-view").hidden = name !== "cluster";
+  if (name === "schema") loadSchema();
+  if (name === "cluster") loadCluster();
+}
+
+const quoteName = (name) => "`" + String(name).replaceAll("`", "``") + "`";
+
+// loadSchema lists the current space's tags, edge types and indexes; a
+// click on one shows its SHOW CREATE.
+async function loadSchema() {
+  const space = $("space").value;
+  $("schema-space").textContent = space || "(none: choose one on the console)";
+  $("schema-create").textContent = "";
+  const lists = [["schema-tags", "TAGS", "TAG"], ["schema-edges", "EDGES", "EDGE"], ["schema-tag-indexes", "TAG INDEXES", "TAG INDEX"], ["schema-edge-indexes", "EDGE INDEXES", "EDGE INDEX"]];
+  for (const [id, show, create] of lists) {
+    const ul = $(id);
+    ul.replaceChildren();
+    if (!space) continue;
+    try {
+      const r = await execute("SHOW " + show);
+      if (r.code !== "OK") { $("schema-create").textContent = r.code + ": " + r.error; continue; }
+      for (const row of r.rows || []) {
+        const li = document.createElement("li");
+        li.textContent = String(row[0]);
+        li.dataset.name = String(row[0]);
+        li.addEventListener("click", async () => {
+          const c = await execute(`SHOW CREATE ${create} ${quoteName(row[0])}`);
+          $("schema-create").textContent = c.code === "OK" ? String(c.rows[0][1]) : c.code + ": " + c.error;
+        });
+        ul.append(li);
+      }
+    } catch (e) {
+      $("schema-create").textContent = e.message;
+    }
+  }
+}
+
+// table builds a table of an answer; extra adds a last cell to each row.
+function table(r, extra) {
+  const t = document.createElement("table");
+  const head = t.createTHead().insertRow();
+  for (const c of r.columns || []) {
+    const th = document.createElement("th");
+    th.textContent = c;
+    head.append(th);
+  }
+  const body = t.createTBody();
+  for (const row of r.rows || []) {
+    const tr = body.insertRow();
+    for (const cell of row) tr.insertCell().textContent = cellText(cell);
+    if (extra) tr.insertCell().append(extra(row, r.columns));
+  }
+  return t;
+}
+
+async function showInto(id, stmt, extra) {
+  try {
+    const r = await execute(stmt);
+    if (r.code !== "OK") { $(id).textContent = r.code + ": " + r.error; return; }
+    $(id).replaceChildren(table(r, extra));
+  } catch (e) {
+    $(id).textContent = e.message;
+  }
+}
+
+// loadCluster shows the hosts with their leaders, the current space's
+// partitions, and the running queries, each with a KILL button.
+async function loadCluster() {
+  await showInto("cluster-hosts", "SHOW HOSTS");
+  const space = $("space").value;
+  $("cluster-space").textContent = space || "the current space (none chosen)";
+  if (space) await showInto("cluster-parts", "SHOW PARTS");
+  else $("cluster-parts").replaceChildren();
+  await showInto("cluster-queries", "SHOW QUERIES", (row, cols) => {
+    const b = document.createElement("button");
+    b.textContent = "KILL";
+    b.className = "kill";
+    const session = row[cols.indexOf("SessionID")], plan = row[cols.indexOf("ExecutionPlanID")];
+    b.addEventListener("click", async () => {
+      const r = await execute(`KILL QUERY (session=${session}, plan=${plan})`);
+      $("status").textContent = r.code === "OK" ? `killed plan ${plan} of session ${session}` : "";
+      $("cluster-message").textContent = r.code === "OK" ? `killed plan ${plan} of session ${session}` : r.code + ": " + r.error;
+      await loadCluster();
+    });
+    return b;
+  });
+}
+
 // ---- wiring ----
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -395,6 +566,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("label-prop").addEventListener("change", drawGraph);
   $("stmt").addEventListener("keydown", (ev) => { if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); run(); } });
   for (const b of document.querySelectorAll(".tabs button")) b.addEventListener("click", () => selectView(b.dataset.view));
+  for (const b of document.querySelectorAll("#pages button")) b.addEventListener("click", () => selectPage(b.dataset.page));
+  $("schema-refresh").addEventListener("click", loadSchema);
+  $("cluster-refresh").addEventListener("click", loadCluster);
   if (sessionStorage.getItem("novagraph.session")) showMain(sessionStorage.getItem("novagraph.user"));
   else showSignIn();
 });
