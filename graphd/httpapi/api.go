@@ -97,9 +97,15 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 
 // decode reads a JSON request body into v, refusing unknown fields and
 // trailing data so that a misspelt field is an error, not ignored.
+//
+// The body must say it is JSON. That is what keeps another site's page
+// from posting to the API from a visitor's browser: a cross-site request
+// with a JSON Content-Type needs a CORS preflight, which the API never
+// grants, while one without a Content-Type or with a form's is sent
+// unasked.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		writeError(w, http.StatusUnsupportedMediaType, "E_BAD_REQUEST", fmt.Sprintf("Content-Type %q: send application/json", ct))
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		writeError(w, http.StatusUnsupportedMediaType, "E_BAD_REQUEST", fmt.Sprintf("Content-Type %q: send the body as Content-Type: application/json", ct))
 		return false
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxRequestBytes))

@@ -136,6 +136,22 @@ func TestAPI(t *testing.T) {
 		!strings.Contains(fmt.Sprint(out["error"]), `unknown field "pasword"`) {
 		t.Fatalf("a misspelt field: %d %v", status, out)
 	}
+	// A body that does not say it is JSON, as another site's page can
+	// send without asking: refused.
+	for _, ct := range []string{"", "text/plain", "application/x-www-form-urlencoded"} {
+		req, _ := http.NewRequest("POST", c.base+"/api/v1/sessions", strings.NewReader(`{"username":"root","password":"nova"}`))
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := c.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnsupportedMediaType {
+			t.Fatalf("a sign-in with Content-Type %q: %d", ct, resp.StatusCode)
+		}
+	}
 	if status, out := c.call("GET", "/api/v1/nosuch", nil); status != http.StatusNotFound {
 		t.Fatalf("an unknown call: %d %v", status, out)
 	}
