@@ -121,12 +121,18 @@ func (r *queryRegistry) owner(session, plan int64) (string, bool) {
 
 // killSession stops every running query of a session (KILL SESSION).
 func (r *queryRegistry) killSession(session int64) {
+	r.stopSession(session, exec.SessionKilledError)
+}
+
+// stopSession stops the session's running queries, each with the error
+// cause makes of its session and plan ids.
+func (r *queryRegistry) stopSession(session int64, cause func(session, plan int64) error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, q := range r.running {
 		if q.session == session && !q.killed {
 			q.killed = true
-			q.cancel(exec.SessionKilledError(session, q.id))
+			q.cancel(cause(session, q.id))
 		}
 	}
 }

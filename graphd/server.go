@@ -313,7 +313,7 @@ func (s *Server) CancelSession(id int64) bool {
 	if !s.SessionExists(id) {
 		return false
 	}
-	s.queries.killSession(id)
+	s.queries.stopSession(id, exec.CancelledError)
 	return true
 }
 

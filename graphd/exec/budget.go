@@ -203,6 +203,13 @@ func SessionKilledError(sessionID, planID int64) error {
 		Msg: fmt.Sprintf("query (session=%d, plan=%d) was stopped: KILL SESSION ended its session", sessionID, planID)}
 }
 
+// CancelledError is the error of a query its own client cancelled
+// (graphd's HTTP API, POST /api/v1/cancel); the session goes on.
+func CancelledError(sessionID, planID int64) error {
+	return &Error{Code: graphpb.QueryErrorCode_E_KILLED,
+		Msg: fmt.Sprintf("query (session=%d, plan=%d) was killed: its client cancelled it", sessionID, planID)}
+}
+
 // isLimitError reports whether err is a query-ending limit error.
 func isLimitError(err error) (*Error, bool) {
 	var e *Error

@@ -589,6 +589,12 @@ func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *c
 		parents = append(parents, int32(row))
 		ends = append(ends, end)
 		if len(parents)%batchRows == 0 {
+			// Once the frontier is cached a hop makes rows without a
+			// storage call, which would notice a KILL or a timeout: look
+			// here, once a batch.
+			if ctx.Err() != nil {
+				return ctxError(ctx, what)
+			}
 			return m.grow(batchRows, len(b.vecs), what)
 		}
 		return nil
@@ -688,6 +694,9 @@ func (m *matchRun) expand(ctx context.Context, pp *patternPlan, h hopPlan, cp *c
 			}
 			var next []partial
 			for i, pt := range level {
+				if i%batchRows == 0 && ctx.Err() != nil {
+					return ctxError(ctx, what)
+				}
 				for _, e := range cache[pt.end] {
 					dup := false
 					walk(hop, int32(i), func(prev int32) bool {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/novagraph/novagraph/graphd"
 	"github.com/novagraph/novagraph/testkit/testcluster"
@@ -229,5 +230,66 @@ func TestAPIOverTLS(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "HTTPS") {
 			t.Fatalf("plain HTTP to the TLS API: %d %s", resp.StatusCode, body)
 		}
+	}
+}
+
+// TestAPICancel: POST /api/v1/cancel stops the statement the session is
+// running (a variable-length MATCH over a complete graph of 60 vertices,
+// twelve million paths, which runs for many seconds), and the statement's
+// own call answers that it was killed.
+func TestAPICancel(t *testing.T) {
+	_, c := startCluster(t, false)
+	c.signIn("root", testcluster.Password)
+	c.exec("CREATE SPACE slow(partition_num=2, replica_factor=1, vid_type=INT64)", nil)
+	c.exec("USE slow", nil)
+	c.exec("CREATE EDGE e()", nil)
+	var edges []string
+	for i := 1; i <= 60; i++ {
+		for j := 1; j <= 60; j++ {
+			if i != j {
+				edges = append(edges, fmt.Sprintf("%d->%d:()", i, j))
+			}
+		}
+	}
+	for len(edges) > 0 {
+		n := min(60, len(edges))
+		c.exec("INSERT EDGE e() VALUES "+strings.Join(edges[:n], ","), nil)
+		edges = edges[n:]
+	}
+	const slow = "MATCH (a)-[:e*4]->(b) WHERE id(a) == 1 RETURN count(*) AS n"
+	type answer struct {
+		status int
+		body   map[string]any
+	}
+	done := make(chan answer, 1)
+	runner := &caller{t: t, base: c.base, http: c.http, session: c.session}
+	go func() {
+		status, out := runner.call("POST", "/api/v1/execute", map[string]any{"stmt": slow})
+		done <- answer{status, out}
+	}()
+	// Another session watches for the statement to be running.
+	watcher := &caller{t: t, base: c.base, http: c.http}
+	watcher.signIn("root", testcluster.Password)
+	for {
+		out := watcher.exec("SHOW QUERIES", nil)
+		if strings.Contains(fmt.Sprint(out["rows"]), "MATCH (a)") {
+			break
+		}
+		select {
+		case a := <-done:
+			t.Fatalf("the statement ended before it was cancelled: %d %v", a.status, a.body)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if status, out := c.call("POST", "/api/v1/cancel", nil); status != http.StatusNoContent {
+		t.Fatalf("cancel: %d %v", status, out)
+	}
+	a := <-done
+	// The session goes on.
+	if out := c.exec("YIELD 1 AS one", nil); fmt.Sprint(out["rows"]) != "[[1]]" {
+		t.Fatalf("the session after a cancel: %v", out)
+	}
+	if a.status != http.StatusOK || a.body["code"] != "E_KILLED" || !strings.Contains(fmt.Sprint(a.body["error"]), "its client cancelled it") {
+		t.Fatalf("the cancelled statement answered %d %v", a.status, a.body)
 	}
 }
