@@ -115,14 +115,37 @@ func TestBackupRestoreAcrossClusterSizes(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	time.Sleep(400 * time.Millisecond)
+	// waitAcked waits until the writer has acknowledged n edges after since
+	// (a loaded machine may take a while for a few).
+	waitAcked := func(n int, since time.Time) {
+		t.Helper()
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			mu.Lock()
+			k := 0
+			for _, a := range done {
+				if a.at.After(since) {
+					k++
+				}
+			}
+			mu.Unlock()
+			if k >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the writer acknowledged %d edges in two minutes; the test needs %d", k, n)
+			}
+		}
+	}
+	// Enough edges before the snapshot for the checks after the restore,
+	// which change two of them.
+	waitAcked(5, time.Time{})
 	began := time.Now()
 	snapshot, err := exec(t, s, "CREATE SNAPSHOT").Row(0).String(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ended := time.Now()
-	time.Sleep(300 * time.Millisecond)
+	waitAcked(2, ended)
 	close(stop)
 	wg.Wait()
 
