@@ -6,12 +6,10 @@ package graphd
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -23,8 +21,6 @@ import (
 
 	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/graphd/exec"
-	"github.com/novagraph/novagraph/graphd/httpapi"
-	"github.com/novagraph/novagraph/graphd/studio"
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/grpcserve"
 	"github.com/novagraph/novagraph/internal/nodetls"
@@ -92,6 +88,9 @@ type Config struct {
 	// TLS is on, since passwords and results cross it. It is a port of its
 	// own, not the status port, which stays plain HTTP for Prometheus.
 	WebAddr string
+	// WebHosts are the host names (besides IP addresses and localhost)
+	// a request to WebAddr may name in its Host header; see web.go.
+	WebHosts []string
 }
 
 // Server is one graphd.
@@ -110,8 +109,7 @@ type Server struct {
 	queries    *queryRegistry
 	grpc       *grpc.Server
 	lis        net.Listener
-	web        *http.Server // nil without Config.WebAddr
-	webLis     net.Listener
+	web        webServer // Config.WebAddr's (web.go)
 	metrics    *metrics
 
 	signIns  *signInGuard
@@ -205,6 +203,10 @@ func (s *Server) Start() error {
 		return fmt.Errorf("graphd: listening on %s: %w", s.cfg.ListenAddr, err)
 	}
 	s.lis = lis
+	if err := s.listenWeb(); err != nil {
+		lis.Close()
+		return err
+	}
 	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log, metaclient.WithTLS(s.cfg.TLS))
 	s.storage = storageclient.New(s.meta, s.log)
 	s.storage.SetFailFastOffline(true)
@@ -215,6 +217,9 @@ func (s *Server) Start() error {
 		})
 		if err != nil {
 			lis.Close()
+			if s.web.lis != nil {
+				s.web.lis.Close()
+			}
 			s.meta.Close()
 			return fmt.Errorf("graphd: %w", err)
 		}
@@ -250,54 +255,11 @@ func (s *Server) Start() error {
 			s.log.Error("grpc server stopped", "err", err)
 		}
 	}()
-	if s.cfg.WebAddr != "" {
-		if err := s.startWeb(); err != nil {
-			s.grpc.Stop()
-			s.meta.Close()
-			return err
-		}
-	}
+	s.serveWeb()
 	s.wg.Add(1)
 	go s.reapSessions()
 	s.log.Info("graphd started", "addr", lis.Addr().String())
 	return nil
-}
-
-// startWeb serves the HTTP/JSON API on Config.WebAddr.
-func (s *Server) startWeb() error {
-	lis, err := net.Listen("tcp", s.cfg.WebAddr)
-	if err != nil {
-		return fmt.Errorf("graphd: the web API on %s: %w", s.cfg.WebAddr, err)
-	}
-	s.webLis = lis
-	mux := http.NewServeMux()
-	mux.Handle("/api/", httpapi.Handler(s, s.log.With("component", "httpapi")))
-	mux.Handle("/", studio.Handler())
-	s.web = &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		// No WriteTimeout: a statement may run up to its query timeout.
-	}
-	if s.cfg.TLS.Enabled() {
-		s.web.TLSConfig = s.cfg.TLS.ServerTLS(nodetls.VerifyClientCertIfGiven)
-		lis = tls.NewListener(lis, s.web.TLSConfig)
-	}
-	go func() {
-		if err := s.web.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.log.Error("web API stopped", "err", err)
-		}
-	}()
-	s.log.Info("web API started", "addr", s.webLis.Addr().String(), "tls", s.cfg.TLS.Enabled())
-	return nil
-}
-
-// WebAddr is the address of the HTTP/JSON API, empty without one.
-func (s *Server) WebAddr() string {
-	if s.webLis == nil {
-		return ""
-	}
-	return s.webLis.Addr().String()
 }
 
 // SessionExists reports whether a session is signed in (httpapi.Backend).
@@ -338,13 +300,7 @@ func (s *Server) Storage() *storageclient.Client { return s.storage }
 func (s *Server) Stop() {
 	close(s.stop)
 	s.wg.Wait()
-	if s.web != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := s.web.Shutdown(ctx); err != nil {
-			s.web.Close() // statements still running past the grace period
-		}
-		cancel()
-	}
+	webStopped := s.stopWeb()
 	if s.gossip != nil {
 		if err := s.gossip.Close(); err != nil {
 			s.log.Warn("leaving gossip", "err", err)
@@ -367,6 +323,7 @@ func (s *Server) Stop() {
 			s.grpc.Stop()
 		}
 	}
+	<-webStopped // its statements use storage and meta too
 	s.peers.close()
 	if s.storage != nil {
 		s.storage.Close()

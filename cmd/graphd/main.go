@@ -32,7 +32,8 @@ func run(args []string) error {
 	}
 	addr := fs.String("addr", "127.0.0.1:9669", "gRPC listen address of GraphService")
 	httpAddr := fs.String("http-addr", "127.0.0.1:19669", "HTTP address for /healthz and /metrics")
-	webAddr := fs.String("web-addr", "", "host:port of the HTTP/JSON API (docs/http-api.md), HTTPS with --tls-dir; empty: off")
+	webAddr := fs.String("web-addr", "", "host:port of the studio and the HTTP/JSON API (docs/studio.md, docs/http-api.md), HTTPS with --tls-dir; empty: off")
+	webHosts := fs.String("web-hosts", "", "comma-separated host names browsers reach --web-addr by (graph.example.com); IP addresses and localhost are always answered, any other name refused (DNS rebinding)")
 	metaAddrs := fs.String("meta-addrs", "127.0.0.1:9559", "comma-separated metad addresses")
 	gossipAddr := fs.String("gossip-addr", "", "host:port to gossip on (memberlist) with storaged and other graphd: requests then avoid a crashed storaged within a second; empty: no gossip")
 	gossipSeeds := fs.String("gossip-seeds", "", "comma-separated gossip addresses of peers to join (any live one suffices)")
@@ -75,7 +76,7 @@ func run(args []string) error {
 	srv := graphd.New(graphd.Config{
 		ListenAddr: *addr, MetaAddrs: metas, TLS: tlsConfig,
 		GossipAddr: *gossipAddr, GossipSeeds: daemon.SplitList(*gossipSeeds), GossipKeys: gossipKeys,
-		WebAddr:     *webAddr,
+		WebAddr: *webAddr, WebHosts: daemon.SplitList(*webHosts),
 		SessionIdle: *sessionIdle, Logger: log, Registry: reg,
 		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),
 		QueryMemoryLimitTotal: orNone(int64(queryMemoryTotal)), SlowQueryThreshold: orNone(*slowQuery),

@@ -20,7 +20,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -47,8 +49,16 @@ type Backend interface {
 
 // MaxRequestBytes bounds a request body. graphd's statement limit
 // (--max-statement-bytes, 4 MiB by default) applies to the statement
-// inside; the rest is parameters.
-const MaxRequestBytes = 64 << 20
+// inside; the rest is parameters, which decode to some ten times their
+// size in memory before graphd checks them.
+const MaxRequestBytes = 16 << 20
+
+// maxSignInBytes bounds a sign-in, which anyone may send.
+const maxSignInBytes = 64 << 10
+
+// MaxAnswerBytes bounds an answer, as gRPC's message limit bounds graphd's
+// (256 MiB); a larger one is refused with a hint to page it.
+const MaxAnswerBytes = 256 << 20
 
 // Handler serves the API under /api/v1/.
 func Handler(b Backend, log *slog.Logger) http.Handler {
@@ -81,12 +91,17 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // statements hold < and >; the API is not HTML
-	if err := enc.Encode(body); err != nil {
+	err := enc.Encode(body)
+	if err == nil && buf.Len() > MaxAnswerBytes {
+		err = fmt.Errorf("the answer is %d bytes, over the API's %d: page it with LIMIT and SKIP", buf.Len(), MaxAnswerBytes)
+	}
+	if err != nil {
 		status, buf = http.StatusInternalServerError, bytes.Buffer{}
 		fmt.Fprintf(&buf, `{"code":"E_INTERNAL","error":%q}`+"\n", "encoding the answer: "+err.Error())
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
@@ -103,22 +118,25 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 // with a JSON Content-Type needs a CORS preflight, which the API never
 // grants, while one without a Content-Type or with a form's is sent
 // unasked.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+func decode(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, "E_BAD_REQUEST", fmt.Sprintf("Content-Type %q: send the body as Content-Type: application/json", ct))
 		return false
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	err := dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("more than one JSON value")
+	if err == nil {
+		if _, end := dec.Token(); end != io.EOF {
+			err = errors.New("more after the JSON object")
+		}
 	}
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			writeError(w, http.StatusRequestEntityTooLarge, "E_BAD_REQUEST", fmt.Sprintf("the request body is over %d bytes", MaxRequestBytes))
+			writeError(w, http.StatusRequestEntityTooLarge, "E_BAD_REQUEST", fmt.Sprintf("the request body is over %d bytes", limit))
 			return false
 		}
 		writeError(w, http.StatusBadRequest, "E_BAD_REQUEST", "the request body: "+err.Error())
@@ -148,7 +166,7 @@ type signInResponse struct {
 
 func (a *api) signIn(w http.ResponseWriter, r *http.Request) {
 	var req signInRequest
-	if !decode(w, r, &req) {
+	if !decode(w, r, &req, maxSignInBytes) {
 		return
 	}
 	if req.Username == "" {
@@ -175,8 +193,8 @@ func (a *api) signIn(w http.ResponseWriter, r *http.Request) {
 // one or with one graphd does not have.
 func (a *api) authed(h func(http.ResponseWriter, *http.Request, int64)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok {
+		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="novagraph"`)
 			writeError(w, http.StatusUnauthorized, "E_UNAUTHORIZED", "no session: sign in with POST /api/v1/sessions and send its session as Authorization: Bearer <session>")
 			return
@@ -221,17 +239,22 @@ type executeResponse struct {
 	Space     string   `json:"space,omitempty"`
 	LatencyUS int64    `json:"latency_us"`
 	Columns   []string `json:"columns,omitempty"`
-	Rows      [][]any  `json:"rows,omitempty"`
+	Rows      *[][]any `json:"rows,omitempty"` // [] for a result without rows
 }
 
 func (a *api) execute(w http.ResponseWriter, r *http.Request, session int64) {
 	var req executeRequest
-	if !decode(w, r, &req) {
+	if !decode(w, r, &req, MaxRequestBytes) {
 		return
 	}
 	params := make(map[string]*commonpb.Value, len(req.Params))
 	for name, v := range req.Params {
-		pv, err := client.ParamValue(fromJSON(v))
+		gv, err := fromJSON(v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "E_BAD_REQUEST", fmt.Sprintf("parameter %q: %v", name, err))
+			return
+		}
+		pv, err := client.ParamValue(gv)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "E_BAD_REQUEST", fmt.Sprintf("parameter %q: %v", name, err))
 			return
@@ -258,15 +281,16 @@ func (a *api) execute(w http.ResponseWriter, r *http.Request, session int64) {
 		}
 		if rs.HasData() {
 			out.Columns = rs.Columns()
-			out.Rows = make([][]any, rs.Len())
-			for i := range out.Rows {
+			rows := make([][]any, rs.Len())
+			for i := range rows {
 				row := rs.Row(i)
 				cells := make([]any, row.Len())
 				for j := range cells {
 					cells[j] = client.JSONValue(row.Value(j))
 				}
-				out.Rows[i] = cells
+				rows[i] = cells
 			}
+			out.Rows = &rows
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -274,26 +298,41 @@ func (a *api) execute(w http.ResponseWriter, r *http.Request, session int64) {
 
 // fromJSON turns a decoded JSON value into what client.ParamValue takes: a
 // number without a fraction or exponent is an int64, any other a float64.
-func fromJSON(v any) any {
+// An integer past int64 or a number past float64 is refused rather than
+// rounded.
+func fromJSON(v any) (any, error) {
 	switch v := v.(type) {
 	case json.Number:
-		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			return i
+		if !strings.ContainsAny(string(v), ".eE") {
+			i, err := strconv.ParseInt(string(v), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s is past a 64-bit integer", v)
+			}
+			return i, nil
 		}
-		f, _ := v.Float64()
-		return f
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s is past a 64-bit float", v)
+		}
+		return f, nil
 	case []any:
 		out := make([]any, len(v))
 		for i, item := range v {
-			out[i] = fromJSON(item)
+			var err error
+			if out[i], err = fromJSON(item); err != nil {
+				return nil, err
+			}
 		}
-		return out
+		return out, nil
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, item := range v {
-			out[k] = fromJSON(item)
+			var err error
+			if out[k], err = fromJSON(item); err != nil {
+				return nil, fmt.Errorf("key %q: %w", k, err)
+			}
 		}
-		return out
+		return out, nil
 	}
-	return v
+	return v, nil
 }

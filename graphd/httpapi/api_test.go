@@ -68,6 +68,28 @@ func (c *caller) call(method, path string, body any) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
+// callAuth sends a call without a body and with the Authorization header
+// as given.
+func (c *caller) callAuth(method, path, authorization string) (int, map[string]any) {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.base+path, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", authorization)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	data, _ := io.ReadAll(resp.Body)
+	if len(data) > 0 {
+		_ = json.Unmarshal(data, &out)
+	}
+	return resp.StatusCode, out
+}
+
 // signIn signs in and keeps the session.
 func (c *caller) signIn(user, password string) {
 	c.t.Helper()
@@ -95,6 +117,7 @@ func startCluster(t *testing.T, useTLS bool) (*testcluster.Cluster, *caller) {
 	}
 	c := testcluster.Start(t, testcluster.Options{Stores: 1, TLS: useTLS, Graph: func(cfg *graphd.Config) {
 		cfg.WebAddr = "127.0.0.1:0"
+		cfg.WebHosts = []string{"graph.example.com"}
 		cfg.MaxStatementBytes = 1 << 10
 	}})
 	cl := &caller{t: t, base: "http://" + c.Graph.WebAddr(), http: &http.Client{}}
@@ -157,6 +180,29 @@ func TestAPI(t *testing.T) {
 		t.Fatalf("an unknown call: %d %v", status, out)
 	}
 
+	// A host name graphd was not given is refused: a page of another site
+	// whose name resolves to graphd's address (DNS rebinding) gets nothing.
+	req, _ := http.NewRequest("POST", c.base+"/api/v1/sessions", strings.NewReader(`{"username":"root","password":"nova"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Host = "rebound.example.com"
+	resp, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMisdirectedRequest {
+		t.Fatalf("a request naming another host: %d", resp.StatusCode)
+	}
+	req, _ = http.NewRequest("GET", c.base+"/", nil)
+	req.Host = "graph.example.com:7001" // --web-hosts names it
+	if resp, err = c.http.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("a request naming a host of --web-hosts: %d", resp.StatusCode)
+	}
+
 	c.signIn("root", testcluster.Password)
 	c.exec("CREATE SPACE web(partition_num=2, replica_factor=1, vid_type=INT64)", nil)
 	if out := c.exec("USE web", nil); out["space"] != "web" {
@@ -204,8 +250,22 @@ func TestAPI(t *testing.T) {
 		t.Fatalf("a list parameter: %d %v", status, out)
 	}
 
-	if status, out := c.call("POST", "/api/v1/cancel", nil); status != http.StatusNoContent {
-		t.Fatalf("cancel: %d %v", status, out)
+	for _, bad := range []struct{ body, want string }{
+		{`{"stmt": "YIELD 1"}}`, "more after the JSON object"},
+		{`{"stmt": "YIELD $p", "params": {"p": 99999999999999999999}}`, "past a 64-bit integer"},
+		{`{"stmt": "YIELD $p", "params": {"p": [1e400]}}`, "past a 64-bit float"},
+	} {
+		if status, out := c.call("POST", "/api/v1/execute", bad.body); status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out["error"]), bad.want) {
+			t.Errorf("%s: %d %v", bad.body, status, out)
+		}
+	}
+	// A result without rows has an empty list of them.
+	if out := c.exec("GO FROM 3 OVER knows YIELD dst(edge) AS d", nil); fmt.Sprint(out["rows"]) != "[]" {
+		t.Fatalf("a result without rows: %v", out)
+	}
+	// The scheme's name is case-insensitive (RFC 7235).
+	if status, out := c.callAuth("POST", "/api/v1/cancel", "bearer "+c.session); status != http.StatusNoContent {
+		t.Fatalf("cancel with a lower-case scheme: %d %v", status, out)
 	}
 	if status, out := c.call("DELETE", "/api/v1/sessions", nil); status != http.StatusNoContent {
 		t.Fatalf("sign-out: %d %v", status, out)

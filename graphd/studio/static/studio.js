@@ -20,6 +20,10 @@ function exactInts(key, value, context) {
   if (typeof value === "number" && !Number.isSafeInteger(value) && context && /^-?\d+$/.test(context.source)) return BigInt(context.source);
   return value;
 }
+// exactIntsWork: this browser gives a reviver the source text of a number
+// (JSON.parse source access); without it large integers lose digits, and
+// the page says so.
+const exactIntsWork = JSON.parse("1", (k, v, context) => Boolean(context && "source" in context));
 function toJSON(value, indent) {
   return JSON.stringify(value, (k, v) => (typeof v === "bigint" ? JSON.rawJSON(v.toString()) : v), indent);
 }
@@ -32,7 +36,12 @@ async function call(method, path, body) {
   if (session) headers["Authorization"] = "Bearer " + session;
   const resp = await fetch(API + path, { method, headers, body: body === undefined ? undefined : toJSON(body) });
   const text = await resp.text();
-  return { status: resp.status, body: text ? JSON.parse(text, exactInts) : {} };
+  try {
+    return { status: resp.status, body: text ? JSON.parse(text, exactInts) : {} };
+  } catch {
+    // Not graphd's answer (a proxy's error page, say): show what came.
+    return { status: resp.status, body: { code: "E_HTTP", error: `HTTP ${resp.status}: ${text.slice(0, 200)}` } };
+  }
 }
 
 // execute runs a statement; a call refused as unauthorized (the session
@@ -69,13 +78,20 @@ async function showMain(user) {
   $("whoami").textContent = user ? "signed in as " + user : "";
   renderHistory();
   await loadSpaces();
+  if (!exactIntsWork) $("error").textContent = "This browser cannot read integers past 2^53 exactly (it lacks JSON.parse source access): session ids and large vertex ids may lose digits. Use a current Chromium or Firefox.";
 }
 
 async function signIn(ev) {
   ev.preventDefault();
   const user = $("signin-user").value;
   $("signin-error").textContent = "";
-  const r = await call("POST", "/sessions", { username: user, password: $("signin-password").value });
+  let r;
+  try {
+    r = await call("POST", "/sessions", { username: user, password: $("signin-password").value });
+  } catch (e) {
+    $("signin-error").textContent = "graphd did not answer: " + e.message;
+    return;
+  }
   $("signin-password").value = "";
   if (r.status !== 200) {
     $("signin-error").textContent = r.body.error || "HTTP " + r.status;
@@ -87,7 +103,7 @@ async function signIn(ev) {
 }
 
 async function signOut() {
-  await call("DELETE", "/sessions");
+  try { await call("DELETE", "/sessions"); } catch { /* the session ends with graphd's idle timeout */ }
   clearAnswer();
   showSignIn("Signed out.");
 }
@@ -122,7 +138,11 @@ function history() {
   try { return JSON.parse(localStorage.getItem(HISTORY_KEY)) || []; } catch { return []; }
 }
 
+// remember keeps a statement in this browser's history, except one that
+// names a password (CREATE USER … WITH PASSWORD): graphd keeps those out
+// of its logs and query list, and so does the page.
 function remember(stmt, params) {
+  if (/password/i.test(stmt)) return;
   const h = history().filter((e) => e.stmt !== stmt || e.params !== params);
   h.unshift({ stmt, params });
   localStorage.setItem(HISTORY_KEY, JSON.stringify(h.slice(0, 50)));
@@ -159,8 +179,9 @@ function showError(r, stmt) {
 }
 
 async function run() {
-  const stmt = $("stmt").value.trim();
-  if (!stmt) return;
+  // The statement as typed: graphd's line and column count from its start.
+  const stmt = $("stmt").value;
+  if (!stmt.trim()) return;
   const paramsText = $("params").value.trim();
   let params = {};
   $("error").textContent = "";
@@ -168,13 +189,17 @@ async function run() {
   delete $("error").dataset.column;
   if (paramsText) {
     try {
-      params = JSON.parse(paramsText);
+      params = JSON.parse(paramsText, exactInts);
     } catch (e) {
       $("error").textContent = "Parameters are not a JSON object: " + e.message;
       return;
     }
+    if (params === null || typeof params !== "object" || Array.isArray(params)) {
+      $("error").textContent = 'Parameters must be a JSON object, {"name": value, …}';
+      return;
+    }
   }
-  remember(stmt, paramsText);
+  remember(stmt.trim(), paramsText);
   $("status").textContent = "running…";
   let r;
   try {
@@ -203,6 +228,7 @@ function clearAnswer() {
   $("view-json").textContent = "";
   graph.vertices.clear();
   graph.edges.clear();
+  graph.leftOut.clear();
   drawGraph();
 }
 
@@ -212,6 +238,7 @@ function showAnswer(r) {
   $("view-json").textContent = toJSON({ columns: r.columns || [], rows: r.rows || [] }, 2);
   graph.vertices.clear();
   graph.edges.clear();
+  graph.leftOut.clear();
   for (const row of r.rows || []) for (const cell of row) collect(cell);
   layout();
   drawGraph();
@@ -264,10 +291,21 @@ function renderPlan(r) {
     }
     li.append(box);
     drawn.add(node.id);
-    const children = node.deps.map((d) => nodes.get(d)).filter((n) => n && !drawn.has(n.id));
+    const children = node.deps.map((d) => nodes.get(d)).filter((n) => n);
     if (children.length) {
       const ul = document.createElement("ul");
-      for (const c of children) ul.append(draw(c));
+      for (const c of children) {
+        if (drawn.has(c.id)) {
+          // A node two others read from (a set operation's input) is
+          // drawn once; the second reader points at it.
+          const ref = document.createElement("li");
+          ref.className = "plan-ref";
+          ref.textContent = `→ ${c.id} ${c.name} (drawn above)`;
+          ul.append(ref);
+        } else {
+          ul.append(draw(c));
+        }
+      }
       li.append(ul);
     }
     return li;
@@ -275,6 +313,8 @@ function renderPlan(r) {
   const tree = document.createElement("ul");
   tree.className = "plan";
   tree.append(draw(nodes.get(String(r.rows[0][0]))));
+  // Nodes the root does not reach are listed too, not dropped.
+  for (const node of nodes.values()) if (!drawn.has(node.id)) tree.append(draw(node));
   view.replaceChildren(tree);
   return true;
 }
@@ -312,7 +352,7 @@ function selectView(name) {
 // graph holds what the answer (and expansions) hold: vertices by the JSON
 // of their id (1 and "1" are different vertices), edges by type, ends and
 // rank. Positions stay with a vertex, so an expansion moves little.
-const graph = { vertices: new Map(), edges: new Map(), total: 0 };
+const graph = { vertices: new Map(), edges: new Map(), leftOut: new Set() };
 let seed = 1;
 function random() { seed = (seed * 16807) % 2147483647; return (seed - 1) / 2147483646; }
 
@@ -320,7 +360,7 @@ function addVertex(vid, tags) {
   const key = toJSON(vid);
   let v = graph.vertices.get(key);
   if (!v) {
-    if (graph.vertices.size >= MAX_VERTICES) { graph.total++; return null; }
+    if (graph.vertices.size >= MAX_VERTICES) { graph.leftOut.add(key); return null; }
     v = { vid, key, tags: {}, x: 300 + 200 * (random() - 0.5), y: 280 + 200 * (random() - 0.5), vx: 0, vy: 0 };
     graph.vertices.set(key, v);
   }
@@ -437,7 +477,7 @@ function drawGraph() {
     g.addEventListener("click", () => expand(v));
     root.append(g);
   }
-  const more = graph.total ? ` (drawn: the first ${MAX_VERTICES}; ${graph.total} more left out)` : "";
+  const more = graph.leftOut.size ? ` (drawn: the first ${MAX_VERTICES}; ${graph.leftOut.size} more left out)` : "";
   $("graph-count").textContent = `${vs.length} vertices, ${graph.edges.size} edges${more}`;
 }
 
