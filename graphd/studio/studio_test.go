@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -320,7 +321,7 @@ func TestStudioInBrowser(t *testing.T) {
 	if line != "2" || column == "" || !strings.Contains(text, "line 2, column "+column) {
 		t.Fatalf("the syntax error shown: %q (line %q, column %q)", text, line, column)
 	}
-	if want := len("GO FROM \"player100\"\n") + mustAtoi(t, column) - 1; selStart != want {
+	if want := len("GO FROM \"player100\"\n") + int(mustInt(t, column)) - 1; selStart != want {
 		t.Fatalf("the cursor is at %d, the error at %d", selStart, want)
 	}
 	screenshot(t, ctx, "syntax-error")
@@ -330,7 +331,7 @@ func TestStudioInBrowser(t *testing.T) {
 		chromedp.WaitVisible(C("#signin-form")),
 		poll(`document.getElementById("signin-error").textContent === "Signed out."`),
 	)
-	if session == "" || c.Graph.SessionExists(mustAtoi64(t, session)) {
+	if session == "" || c.Graph.SessionExists(mustInt(t, session)) {
 		t.Fatalf("session %q still signed in after signing out", session)
 	}
 }
@@ -376,19 +377,11 @@ func profileRows(t *testing.T, s *client.Session, stmt string) []string {
 	return out
 }
 
-func mustAtoi(t *testing.T, s string) int {
+// mustInt parses a decimal integer the page showed.
+func mustInt(t *testing.T, s string) int64 {
 	t.Helper()
-	var n int
-	if _, err := fmt.Sscan(s, &n); err != nil {
-		t.Fatalf("%q: %v", s, err)
-	}
-	return n
-}
-
-func mustAtoi64(t *testing.T, s string) int64 {
-	t.Helper()
-	var n int64
-	if _, err := fmt.Sscan(s, &n); err != nil {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
 		t.Fatalf("%q: %v", s, err)
 	}
 	return n

@@ -326,19 +326,7 @@ function cellText(v) {
 }
 
 function renderTable(r) {
-  const table = document.createElement("table");
-  const head = table.createTHead().insertRow();
-  for (const c of r.columns || []) {
-    const th = document.createElement("th");
-    th.textContent = c;
-    head.append(th);
-  }
-  const body = table.createTBody();
-  for (const row of r.rows || []) {
-    const tr = body.insertRow();
-    for (const cell of row) tr.insertCell().textContent = cellText(cell);
-  }
-  $("view-table").replaceChildren(table);
+  $("view-table").replaceChildren(table(r));
 }
 
 function selectView(name) {
