@@ -74,8 +74,11 @@ func get[T any](t *testing.T, ctx context.Context, what string, action chromedp.
 	return v
 }
 
-// poll waits until a JavaScript expression is true.
-func poll(expr string) chromedp.Action[chromedp.Void] { return chromedp.Poll[chromedp.Void](expr) }
+// poll waits until a JavaScript expression is true, as long as the step
+// around it may take (chromedp's own default is 30 s).
+func poll(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(60*time.Second))
+}
 
 // screenshot saves the page as docs/studio/<name>.png when
 // NOVAGRAPH_STUDIO_SCREENSHOTS names the directory (make
