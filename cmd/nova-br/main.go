@@ -102,7 +102,7 @@ func newBackupCmd() *cobra.Command {
 		graph    string
 	)
 	cmd := &cobra.Command{
-		Use:   "backup --to DIR (--snapshot NAME | --graph HOST:PORT -p PASSWORD) [flags]",
+		Use:   "backup --to DIR (--snapshot NAME | --graph HOST:PORT, with -p PASSWORD or NOVA_PASSWORD) [flags]",
 		Short: "copy a snapshot's catalog and partitions to a directory",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -175,7 +175,7 @@ func newRestoreCmd() *cobra.Command {
 		rf   int32
 	)
 	cmd := &cobra.Command{
-		Use:   "restore --from DIR -p PASSWORD [flags]",
+		Use:   "restore --from DIR (-p PASSWORD or NOVA_PASSWORD set) [flags]",
 		Short: "recreate a backup's spaces in a cluster that has none of them",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -80,15 +80,12 @@ func startCluster(t *testing.T) *cluster {
 		"NOVA_COMPOSE_PROJECT=" + project, "NOVA_SUBNET=" + subnet,
 		fmt.Sprintf("NOVA_GRAPHD_PORT1=%d", graphPort), fmt.Sprintf("NOVA_GRAPHD_PORT2=%d", graphPort2),
 		"NOVA_SECRETS=" + c.secrets, "NOVA_BACKUPS=" + c.backups, "NOVA_ROOT_PASSWORD=" + password,
+		"VOLUMES=1", // every down removes the data volumes too
 	}
 	// A cluster left by an earlier run that was killed goes first, with
 	// its data.
 	if _, err := c.sh(3*time.Minute, "down"); err != nil {
 		t.Logf("removing an earlier cluster: %v", err)
-	}
-	c.env = append(c.env, "VOLUMES=1")
-	if _, err := c.sh(3*time.Minute, "down"); err != nil {
-		t.Logf("removing an earlier cluster's data: %v", err)
 	}
 	t.Cleanup(func() {
 		if os.Getenv("NOVA_COMPOSE_KEEP") == "1" {

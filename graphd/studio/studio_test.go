@@ -94,9 +94,8 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	}
 }
 
-// edgesOf runs a statement that yields edges (column e) and returns each
-// as the graph view names it: type, then the JSON of its ends, then rank.
-func edgesOf(t *testing.T, s *client.Session, stmt string) []string {
+// query runs a statement on the Go client, failing the test if it fails.
+func query(t *testing.T, s *client.Session, stmt string) *client.ResultSet {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -104,6 +103,14 @@ func edgesOf(t *testing.T, s *client.Session, stmt string) []string {
 	if err != nil {
 		t.Fatalf("%s: %v", stmt, err)
 	}
+	return rs
+}
+
+// edgesOf runs a statement that yields edges (column e) and returns each
+// as the graph view names it: type, then the JSON of its ends, then rank.
+func edgesOf(t *testing.T, s *client.Session, stmt string) []string {
+	t.Helper()
+	rs := query(t, s, stmt)
 	var out []string
 	for i := 0; i < rs.Len(); i++ {
 		e, ok := rs.Row(i).Value(0).(client.Edge)
@@ -146,12 +153,7 @@ func TestStudioInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range stmts {
-		ectx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, err := s.Execute(ectx, stmt)
-		cancel()
-		if err != nil {
-			t.Fatalf("loading the demo: %s: %v", stmt, err)
-		}
+		query(t, s, stmt)
 	}
 	const goTwo = `GO 2 STEPS FROM "player100" OVER follow YIELD edge AS e`
 	want := edgesOf(t, s, goTwo)
@@ -347,12 +349,7 @@ var timing = regexp.MustCompile(`time: \d+us`)
 // parent is "undefined").
 func profileRows(t *testing.T, s *client.Session, stmt string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rs, err := s.Execute(ctx, stmt)
-	if err != nil {
-		t.Fatalf("%s: %v", stmt, err)
-	}
+	rs := query(t, s, stmt)
 	parent := map[string]string{}
 	type node struct{ id, name, stats string }
 	var nodes []node
