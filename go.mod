@@ -23,6 +23,8 @@ require (
 	github.com/prometheus/common v0.72.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
+	github.com/vesoft-inc/fbthrift v0.0.0-20230214024353-fa2f34755b28
+	github.com/vesoft-inc/nebula-go/v3 v3.8.0
 	go.etcd.io/etcd/api/v3 v3.7.3
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3
 	go.etcd.io/etcd/client/v3 v3.7.3

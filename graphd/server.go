@@ -21,6 +21,7 @@ import (
 
 	"github.com/novagraph/novagraph/gossip"
 	"github.com/novagraph/novagraph/graphd/exec"
+	"github.com/novagraph/novagraph/graphd/nebulaapi"
 	"github.com/novagraph/novagraph/internal/bytesize"
 	"github.com/novagraph/novagraph/internal/grpcserve"
 	"github.com/novagraph/novagraph/internal/nodetls"
@@ -91,6 +92,12 @@ type Config struct {
 	// WebHosts are the host names (besides IP addresses and localhost)
 	// a request to WebAddr may name in its Host header; see web.go.
 	WebHosts []string
+
+	// NebulaAddr, if set, is where graphd also speaks NebulaGraph 3.x's
+	// graph protocol (Thrift; graphd/nebulaapi, docs/nebula-clients.md),
+	// so that NebulaGraph's clients connect unchanged: TLS with TLS's
+	// certificate when TLS is on, as the gRPC port.
+	NebulaAddr string
 }
 
 // Server is one graphd.
@@ -110,7 +117,10 @@ type Server struct {
 	grpc       *grpc.Server
 	lis        net.Listener
 	web        webServer // Config.WebAddr's (web.go)
-	metrics    *metrics
+	// nebula serves Config.NebulaAddr (nebula.go); nil without it.
+	nebula    *nebulaapi.Server
+	nebulaLis net.Listener
+	metrics   *metrics
 
 	signIns  *signInGuard
 	mu       sync.Mutex
@@ -207,6 +217,13 @@ func (s *Server) Start() error {
 		lis.Close()
 		return err
 	}
+	if err := s.listenNebula(); err != nil {
+		lis.Close()
+		if s.web.lis != nil {
+			s.web.lis.Close()
+		}
+		return err
+	}
 	s.meta = metaclient.New(s.cfg.MetaAddrs, s.log, metaclient.WithTLS(s.cfg.TLS))
 	s.storage = storageclient.New(s.meta, s.log)
 	s.storage.SetFailFastOffline(true)
@@ -219,6 +236,9 @@ func (s *Server) Start() error {
 			lis.Close()
 			if s.web.lis != nil {
 				s.web.lis.Close()
+			}
+			if s.nebulaLis != nil {
+				s.nebulaLis.Close()
 			}
 			s.meta.Close()
 			return fmt.Errorf("graphd: %w", err)
@@ -256,6 +276,7 @@ func (s *Server) Start() error {
 		}
 	}()
 	s.serveWeb()
+	s.serveNebula()
 	s.wg.Add(1)
 	go s.reapSessions()
 	s.log.Info("graphd started", "addr", lis.Addr().String())
@@ -301,6 +322,7 @@ func (s *Server) Stop() {
 	close(s.stop)
 	s.wg.Wait()
 	webStopped := s.stopWeb()
+	nebulaStopped := s.stopNebula()
 	if s.gossip != nil {
 		if err := s.gossip.Close(); err != nil {
 			s.log.Warn("leaving gossip", "err", err)
@@ -324,6 +346,7 @@ func (s *Server) Stop() {
 		}
 	}
 	<-webStopped // its statements use storage and meta too
+	<-nebulaStopped
 	s.peers.close()
 	if s.storage != nil {
 		s.storage.Close()

@@ -34,6 +34,7 @@ func run(args []string) error {
 	httpAddr := fs.String("http-addr", "127.0.0.1:19669", "HTTP address for /healthz and /metrics")
 	webAddr := fs.String("web-addr", "", "host:port of the studio and the HTTP/JSON API (docs/studio.md, docs/http-api.md), HTTPS with --tls-dir; empty: off")
 	webHosts := fs.String("web-hosts", "", "comma-separated host names browsers reach --web-addr by (graph.example.com); IP addresses and localhost are always answered, any other name refused (DNS rebinding)")
+	nebulaAddr := fs.String("nebula-addr", "", "host:port where graphd also speaks NebulaGraph 3.x's graph protocol (Thrift), so that nebula-go, nebula-python, nebula-java and nebula-console connect unchanged (docs/nebula-clients.md); TLS with --tls-dir; empty: off")
 	metaAddrs := fs.String("meta-addrs", "127.0.0.1:9559", "comma-separated metad addresses")
 	gossipAddr := fs.String("gossip-addr", "", "host:port to gossip on (memberlist) with storaged and other graphd: requests then avoid a crashed storaged within a second; empty: no gossip")
 	gossipSeeds := fs.String("gossip-seeds", "", "comma-separated gossip addresses of peers to join (any live one suffices)")
@@ -76,7 +77,7 @@ func run(args []string) error {
 	srv := graphd.New(graphd.Config{
 		ListenAddr: *addr, MetaAddrs: metas, TLS: tlsConfig,
 		GossipAddr: *gossipAddr, GossipSeeds: daemon.SplitList(*gossipSeeds), GossipKeys: gossipKeys,
-		WebAddr: *webAddr, WebHosts: daemon.SplitList(*webHosts),
+		WebAddr: *webAddr, WebHosts: daemon.SplitList(*webHosts), NebulaAddr: *nebulaAddr,
 		SessionIdle: *sessionIdle, Logger: log, Registry: reg,
 		QueryTimeout: orNone(*queryTimeout), QueryMemoryLimit: orNone(int64(queryMemory)),
 		QueryMemoryLimitTotal: orNone(int64(queryMemoryTotal)), SlowQueryThreshold: orNone(*slowQuery),
