@@ -86,7 +86,7 @@ up() {
 			--data-path "$DATA/storage$i" --meta-addrs "$metas" \
 			--gossip-addr "127.0.0.1:$((9781 + off))" --gossip-seeds "$seeds" --adjacency-cache-size "$adjacency" $TLS_FLAGS ${STORAGED_FLAGS:-}
 	done
-	start graphd bin/graphd --addr 127.0.0.1:9669 --http-addr 127.0.0.1:19669 --web-addr 127.0.0.1:7001 --meta-addrs "$metas" \
+	start graphd bin/graphd --addr 127.0.0.1:9669 --http-addr 127.0.0.1:19669 --web-addr 127.0.0.1:7001 --nebula-addr 127.0.0.1:9679 --meta-addrs "$metas" \
 		--gossip-addr "$seeds" --gossip-seeds "127.0.0.1:9781" $TLS_FLAGS
 
 	# Ready when graphd answers and all storaged hosts are online.
@@ -96,7 +96,7 @@ up() {
 			if [ "$online" -ge "$STORAGED" ]; then
 				local scheme=http
 				[ "$TLS" != 1 ] || scheme=https
-				echo "cluster is up: graphd 127.0.0.1:9669, $online storaged online; studio: $scheme://127.0.0.1:7001/ (docs/studio.md), HTTP/JSON API: $scheme://127.0.0.1:7001/api/v1 (docs/http-api.md)"
+				echo "cluster is up: graphd 127.0.0.1:9669, $online storaged online; studio: $scheme://127.0.0.1:7001/ (docs/studio.md), HTTP/JSON API: $scheme://127.0.0.1:7001/api/v1 (docs/http-api.md); NebulaGraph clients (nebula-go, nebula-console, ...): 127.0.0.1:9679 (docs/nebula-clients.md)"
 				return 0
 			fi
 		fi

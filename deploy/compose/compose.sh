@@ -24,7 +24,8 @@
 #                       check every file of $NOVA_BACKUPS/NAME against its manifest
 #
 # Environment: NOVA_IMAGE (novagraph:dev), NOVA_GRAPHD_PORT1/2 (9669/9670,
-# published on 127.0.0.1), NOVA_SECRETS (deploy/compose/.secrets/<project>:
+# published on 127.0.0.1), NOVA_NEBULA_PORT1/2 (9679/9680: NebulaGraph's
+# protocol, for its clients), NOVA_SECRETS (deploy/compose/.secrets/<project>:
 # root's password and the TLS certificates, made on the first `up`),
 # NOVA_ROOT_PASSWORD (used on the first start only; default: a random one
 # kept in $NOVA_SECRETS/root-password), NOVA_COMPOSE_PROJECT (novagraph),
@@ -48,6 +49,8 @@ cd "$(dirname "$0")"
 export NOVA_IMAGE=${NOVA_IMAGE:-novagraph:dev}
 export NOVA_GRAPHD_PORT1=${NOVA_GRAPHD_PORT1:-9669}
 export NOVA_GRAPHD_PORT2=${NOVA_GRAPHD_PORT2:-9670}
+export NOVA_NEBULA_PORT1=${NOVA_NEBULA_PORT1:-9679}
+export NOVA_NEBULA_PORT2=${NOVA_NEBULA_PORT2:-9680}
 PROJECT=${NOVA_COMPOSE_PROJECT:-novagraph}
 # Compose names the network <project>_nova from the project's name as
 # given only when it is already in compose's form.
@@ -141,7 +144,7 @@ up() {
 			online=$(grep -c ',ONLINE,' <<<"$out" || true)
 			if [ "$online" -ge "$STORAGED" ] && console_in graph2 -e "SHOW HOSTS" >/dev/null 2>&1 &&
 				port_open "$NOVA_GRAPHD_PORT1" && port_open "$NOVA_GRAPHD_PORT2"; then
-				echo "compose cluster is up: graphd on 127.0.0.1:$NOVA_GRAPHD_PORT1 and 127.0.0.1:$NOVA_GRAPHD_PORT2 (TLS: -ca $NOVA_SECRETS/tls/ca.crt), $online storaged online"
+				echo "compose cluster is up: graphd on 127.0.0.1:$NOVA_GRAPHD_PORT1 and 127.0.0.1:$NOVA_GRAPHD_PORT2 (TLS: -ca $NOVA_SECRETS/tls/ca.crt), NebulaGraph clients on 127.0.0.1:$NOVA_NEBULA_PORT1 and 127.0.0.1:$NOVA_NEBULA_PORT2, $online storaged online"
 				return 0
 			fi
 		fi

@@ -21,6 +21,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	nebulago "github.com/vesoft-inc/nebula-go/v3"
 
 	"github.com/novagraph/novagraph/client"
 	"github.com/novagraph/novagraph/deploy/grafana"
@@ -34,18 +35,21 @@ type cluster struct {
 	secrets string // NOVA_SECRETS
 	backups string // NOVA_BACKUPS
 	pool    *client.Pool
+	tls     *tls.Config // the cluster's CA, as clients verify graphd
 }
 
 // Ports and subnet of the test's own project, apart from the default
 // cluster's (9669/9670, 172.29.89) and the chaos runner's (9769/9770,
 // 172.29.90), so that neither is disturbed.
 const (
-	project    = "novaops"
-	subnet     = "172.29.91"
-	graphPort  = 9869
-	graphPort2 = 9870
-	password   = "ops-test-root"
-	imageUser  = 10001 // the daemons' user in the image (deploy/image)
+	project     = "novaops"
+	subnet      = "172.29.91"
+	graphPort   = 9869
+	graphPort2  = 9870
+	nebulaPort  = 9875 // NebulaGraph's protocol, graph1's and graph2's
+	nebulaPort2 = 9876
+	password    = "ops-test-root"
+	imageUser   = 10001 // the daemons' user in the image (deploy/image)
 )
 
 // sh runs compose.sh with the test's environment; the error carries what
@@ -79,6 +83,7 @@ func startCluster(t *testing.T) *cluster {
 	c.env = []string{
 		"NOVA_COMPOSE_PROJECT=" + project, "NOVA_SUBNET=" + subnet,
 		fmt.Sprintf("NOVA_GRAPHD_PORT1=%d", graphPort), fmt.Sprintf("NOVA_GRAPHD_PORT2=%d", graphPort2),
+		fmt.Sprintf("NOVA_NEBULA_PORT1=%d", nebulaPort), fmt.Sprintf("NOVA_NEBULA_PORT2=%d", nebulaPort2),
 		"NOVA_SECRETS=" + c.secrets, "NOVA_BACKUPS=" + c.backups, "NOVA_ROOT_PASSWORD=" + password,
 		"VOLUMES=1", // every down removes the data volumes too
 	}
@@ -111,8 +116,8 @@ func startCluster(t *testing.T) *cluster {
 	if !roots.AppendCertsFromPEM(caPEM) {
 		t.Fatal("the cluster's CA file holds no certificate")
 	}
-	c.pool, err = client.NewPool(client.Config{Addresses: []string{fmt.Sprintf("127.0.0.1:%d", graphPort)},
-		TLS: &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots}})
+	c.tls = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots}
+	c.pool, err = client.NewPool(client.Config{Addresses: []string{fmt.Sprintf("127.0.0.1:%d", graphPort)}, TLS: c.tls})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,6 +207,41 @@ func TestComposeOperations(t *testing.T) {
 			t.Fatalf("%s: no rows before the backup", q)
 		}
 	}
+
+	t.Run("nebula clients", func(t *testing.T) {
+		// Both graphds publish NebulaGraph's protocol, TLS with the
+		// cluster's CA; nebula-go reads the same answer as novagraph's
+		// client.
+		q := queries[0]
+		for _, port := range []int{nebulaPort, nebulaPort2} {
+			conf := nebulago.GetDefaultConf()
+			conf.TimeOut = time.Minute
+			pool, err := nebulago.NewSslConnectionPool([]nebulago.HostAddress{{Host: "127.0.0.1", Port: port}}, conf, c.tls, nebulago.DefaultLogger{})
+			if err != nil {
+				t.Fatalf("nebula-go on 127.0.0.1:%d: %v", port, err)
+			}
+			defer pool.Close()
+			ns, err := pool.GetSession("root", password)
+			if err != nil {
+				t.Fatalf("nebula-go sign-in on 127.0.0.1:%d: %v", port, err)
+			}
+			defer ns.Release()
+			if rs, err := ns.Execute("USE ops"); err != nil || !rs.IsSucceed() {
+				t.Fatalf("USE ops through nebula-go: %v %v", err, rs)
+			}
+			rs, err := ns.Execute(q)
+			if err != nil || !rs.IsSucceed() {
+				t.Fatalf("%s through nebula-go: %v %v", q, err, rs)
+			}
+			var got []string
+			for _, row := range rs.AsStringTable()[1:] {
+				got = append(got, strings.Join(row, ","))
+			}
+			if len(got) != len(want[q]) {
+				t.Fatalf("%s: %d rows through nebula-go on 127.0.0.1:%d, %d through novagraph's client", q, len(got), port, len(want[q]))
+			}
+		}
+	})
 
 	t.Run("dashboard", func(t *testing.T) {
 		// A statement that fails, so that the error series exist too.

@@ -133,6 +133,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		"NOVA_SECRETS=" + r.cfg.SecretsDir, "NOVA_ROOT_PASSWORD=" + r.password,
 		"NOVA_COMPOSE_PROJECT=" + cfg.Project, "NOVA_SUBNET=" + cfg.Subnet, "NOVA_IMAGE=" + cfg.Image,
 		fmt.Sprintf("NOVA_GRAPHD_PORT1=%d", cfg.GraphPorts[0]), fmt.Sprintf("NOVA_GRAPHD_PORT2=%d", cfg.GraphPorts[1]),
+		// NebulaGraph's protocol: published too, so off the default ports
+		// a make-run or compose cluster may hold.
+		fmt.Sprintf("NOVA_NEBULA_PORT1=%d", cfg.GraphPorts[0]-4), fmt.Sprintf("NOVA_NEBULA_PORT2=%d", cfg.GraphPorts[1]-4),
 		"NOVA_UP_TIMEOUT=240",
 	}}
 	if cfg.Keep {
