@@ -18,7 +18,8 @@ import (
 
 // BenchmarkGoSteps measures GO 1/2/3 STEPS, and MATCH patterns of 1 and 2
 // hops, end to end (client → graphd →
-// storaged, one process) on soc-Slashdot0902 with issue 22's schema and
+// storaged, one process; the *nebula forms through nebula-go and
+// NebulaGraph's protocol instead of novagraph's client and gRPC) on soc-Slashdot0902 with issue 22's schema and
 // workloads: self-loops dropped (82,168 vertices, 870,161 edges), TAG
 // node(name string, age int) with name "v<id>" and age id % 100, EDGE
 // follows(weight int) with weight (src*31+dst) % 100, partition_num=10,
@@ -56,7 +57,7 @@ func BenchmarkGoSteps(b *testing.B) {
 	// NOVAGRAPH_GN_ADJACENCY=off runs without storaged's adjacency cache
 	// (the before of its A/B).
 	adjacency := os.Getenv("NOVAGRAPH_GN_ADJACENCY") != "off"
-	opts := testcluster.Options{Stores: 1}
+	opts := testcluster.Options{Stores: 1, Graph: withNebulaProtocol}
 	if !adjacency {
 		opts.AdjacencyCacheBytes = -1
 	}
@@ -65,6 +66,14 @@ func BenchmarkGoSteps(b *testing.B) {
 	defer s.Close()
 	exec(b, s, "CREATE SPACE sd(partition_num=10, replica_factor=1, vid_type=INT64)")
 	exec(b, s, "USE sd")
+	// The same queries through NebulaGraph's protocol and its Go client
+	// (issue 28: within 1.2x of the gRPC path).
+	neb, err := nebulaPool(b, c).GetSession("root", testcluster.Password)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer neb.Release()
+	nebulaExec(b, neb, "USE sd", nil)
 	exec(b, s, "CREATE TAG node(name string, age int)")
 	exec(b, s, "CREATE EDGE follows(weight int)")
 	time.Sleep(time.Second) // the schema reaches storaged's catalog
@@ -159,18 +168,26 @@ func BenchmarkGoSteps(b *testing.B) {
 		yield string
 		vids  int
 		match string // a MATCH instead of GO: the pattern and RETURN, %d the start
+		// nebula: through nebula-go and NebulaGraph's protocol, not
+		// novagraph's client and gRPC
+		nebula bool
 	}{
-		{"go1", 1, "", 1000, ""},
-		{"go2", 2, "", 1000, ""},
-		{"go3", 3, "", 200, ""},
-		{"go3props", 3, props, 200, ""},
-		{"go2props", 2, props, 1000, ""},
+		{"go1", 1, "", 1000, "", false},
+		{"go2", 2, "", 1000, "", false},
+		{"go3", 3, "", 200, "", false},
+		{"go3props", 3, props, 200, "", false},
+		{"go2props", 2, props, 1000, "", false},
 		// MATCH's 2-hop pattern in the same run as GO's (issue 25: rows/s
 		// within 1.5x of GO's): one row per path, not per frontier edge.
-		{"match1", 1, "", 1000, "MATCH (v)-[e:follows]->(w) WHERE id(v) == %d RETURN id(w)"},
-		{"match2", 2, "", 1000, "MATCH (v)-[:follows]->()-[e:follows]->(w) WHERE id(v) == %d RETURN id(w)"},
-		{"match2varlen", 2, "", 1000, "MATCH (v)-[:follows*2]->(w) WHERE id(v) == %d RETURN id(w)"},
-		{"match2props", 2, "", 1000, "MATCH (v)-[:follows]->()-[e:follows]->(w) WHERE id(v) == %d RETURN id(w), w.node.name, w.node.age, e.weight"},
+		{"match1", 1, "", 1000, "MATCH (v)-[e:follows]->(w) WHERE id(v) == %d RETURN id(w)", false},
+		{"match2", 2, "", 1000, "MATCH (v)-[:follows]->()-[e:follows]->(w) WHERE id(v) == %d RETURN id(w)", false},
+		{"match2varlen", 2, "", 1000, "MATCH (v)-[:follows*2]->(w) WHERE id(v) == %d RETURN id(w)", false},
+		{"match2props", 2, "", 1000, "MATCH (v)-[:follows]->()-[e:follows]->(w) WHERE id(v) == %d RETURN id(w), w.node.name, w.node.age, e.weight", false},
+		// GO through nebula-go, to set beside go1..go3props of the same run.
+		{"go1nebula", 1, "", 1000, "", true},
+		{"go2nebula", 2, "", 1000, "", true},
+		{"go3nebula", 3, "", 200, "", true},
+		{"go2propsnebula", 2, props, 1000, "", true},
 	} {
 		want := make([]int, w.vids)
 		for i := range want {
@@ -187,14 +204,27 @@ func BenchmarkGoSteps(b *testing.B) {
 				if w.match != "" {
 					stmt = fmt.Sprintf(w.match, v)
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				defer cancel()
-				rs, err := s.Execute(ctx, stmt)
-				if err != nil {
-					return fmt.Errorf("%s: %w", stmt, err)
+				got := 0
+				if w.nebula {
+					rs, err := neb.Execute(stmt)
+					if err != nil {
+						return fmt.Errorf("%s: %w", stmt, err)
+					}
+					if !rs.IsSucceed() {
+						return fmt.Errorf("%s: %d %s", stmt, rs.GetErrorCode(), rs.GetErrorMsg())
+					}
+					got = rs.GetRowSize()
+				} else {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+					defer cancel()
+					rs, err := s.Execute(ctx, stmt)
+					if err != nil {
+						return fmt.Errorf("%s: %w", stmt, err)
+					}
+					got = rs.Len()
 				}
-				if rs.Len() != want[i%w.vids] {
-					return fmt.Errorf("%s: %d rows, want %d", stmt, rs.Len(), want[i%w.vids])
+				if got != want[i%w.vids] {
+					return fmt.Errorf("%s: %d rows, want %d", stmt, got, want[i%w.vids])
 				}
 				return nil
 			}
