@@ -49,8 +49,9 @@ func (s *Server) serveNebula() {
 	if s.cfg.TLS.Enabled() {
 		cfg.TLS = s.cfg.TLS.ServerTLS(nodetls.VerifyClientCertIfGiven)
 	}
-	s.nebula = nebulaapi.New(s, cfg)
-	s.nebula.Serve(s.nebulaLis)
+	srv := nebulaapi.New(s, cfg)
+	s.nebula.Store(srv)
+	srv.Serve(s.nebulaLis)
 	s.log.Info("NebulaGraph protocol started", "addr", s.nebulaLis.Addr().String(), "tls", s.cfg.TLS.Enabled())
 }
 
@@ -60,13 +61,22 @@ func (s *Server) stopNebula() <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if s.nebula != nil {
-			s.nebula.Stop(5 * time.Second)
+		if srv := s.nebula.Load(); srv != nil {
+			srv.Stop(5 * time.Second)
 		} else if s.nebulaLis != nil {
 			s.nebulaLis.Close()
 		}
 	}()
 	return done
+}
+
+// nebulaConns is the number of connections open on the NebulaGraph
+// protocol's port (a metric).
+func (s *Server) nebulaConns() int {
+	if srv := s.nebula.Load(); srv != nil {
+		return srv.Conns()
+	}
+	return 0
 }
 
 // NebulaAddr is the address of the NebulaGraph protocol, empty without

@@ -353,5 +353,7 @@ func registerQueryMetrics(reg *prometheus.Registry, s *Server) {
 			func() float64 { return float64(s.Running()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "novagraph_graphd_query_memory_bytes", Help: "Memory the running queries have charged to their budgets (estimate)."},
 			func() float64 { return float64(s.QueryMemory()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "novagraph_graphd_nebula_connections", Help: "Connections open on the NebulaGraph protocol's port (--nebula-addr)."},
+			func() float64 { return float64(s.nebulaConns()) }),
 	)
 }

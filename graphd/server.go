@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -117,8 +118,9 @@ type Server struct {
 	grpc       *grpc.Server
 	lis        net.Listener
 	web        webServer // Config.WebAddr's (web.go)
-	// nebula serves Config.NebulaAddr (nebula.go); nil without it.
-	nebula    *nebulaapi.Server
+	// nebula serves Config.NebulaAddr (nebula.go); nil without it. Set
+	// at Start, read by the metrics, which may be scraped before.
+	nebula    atomic.Pointer[nebulaapi.Server]
 	nebulaLis net.Listener
 	metrics   *metrics
 

@@ -237,6 +237,13 @@ func (s *Server) process(ctx context.Context, g *guardedConn, proto thrift.Proto
 	return thrift.ProcessContext(ctx, s.proc, proto, proto)
 }
 
+// Conns is the number of connections open.
+func (s *Server) Conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
 // Addr is the address the server listens on, nil before Serve.
 func (s *Server) Addr() net.Addr {
 	s.mu.Lock()

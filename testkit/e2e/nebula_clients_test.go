@@ -442,6 +442,36 @@ func TestNebulaClientsMatchNativeClient(t *testing.T) {
 		ldbcLoaded = true
 	})
 
+	t.Run("metrics", func(t *testing.T) {
+		// The protocol's statements count in graphd's own series, and its
+		// connections have one of their own.
+		gather := func() (conns, queries float64) {
+			families, err := c.GraphRegistry.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, mf := range families {
+				for _, m := range mf.GetMetric() {
+					switch mf.GetName() {
+					case "novagraph_graphd_nebula_connections":
+						conns += m.GetGauge().GetValue()
+					case "novagraph_graphd_queries_total":
+						queries += m.GetCounter().GetValue()
+					}
+				}
+			}
+			return conns, queries
+		}
+		_, before := gather()
+		for range 3 {
+			nebulaExec(t, neb, "YIELD 1", nil)
+		}
+		conns, after := gather()
+		if conns < 1 || after-before != 3 {
+			t.Fatalf("novagraph_graphd_nebula_connections %v; novagraph_graphd_queries_total rose by %v for 3 statements through nebula-go", conns, after-before)
+		}
+	})
+
 	t.Run("session pool", func(t *testing.T) {
 		conf, err := nebulago.NewSessionPoolConf("root", testcluster.Password, []nebulago.HostAddress{nebulaAddr(t, c)}, "basketball",
 			nebulago.WithTimeOut(time.Minute), nebulago.WithMaxSize(4))
