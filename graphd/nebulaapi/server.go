@@ -20,29 +20,26 @@
 // and limited like any other, and one signed in over gRPC can be used
 // here.
 //
-// What this package adds is the connection handling: it owns the
-// listener and every connection, bounds what a hostile client can make
-// graphd hold (frames, connections, idle and stalled connections), and
-// stops them with graphd.
+// What this package adds is the connection handling (conn.go): it owns
+// the listener and every connection, reads and checks each request's
+// frame before fbthrift parses it, bounds what a hostile client can make
+// graphd hold (frames, collections, nesting, connections, idle and
+// stalled connections), cancels a statement whose client left, and stops
+// them all with graphd.
 package nebulaapi
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vesoft-inc/fbthrift/thrift/lib/go/thrift"
 	"github.com/vesoft-inc/nebula-go/v3/nebula/graph"
-	"google.golang.org/grpc/peer"
 )
 
 // Config configures the protocol's server.
@@ -53,15 +50,27 @@ type Config struct {
 	// MaxFrameBytes bounds one request frame; default DefaultMaxFrameBytes.
 	// graphd's statement limit applies to the statement inside.
 	MaxFrameBytes int
-	// MaxConns bounds the connections open at once; default
-	// DefaultMaxConns. A connection over it is closed at once.
-	MaxConns int
+	// MaxBufferedBytes bounds the request frames all connections are
+	// reading at once; default DefaultMaxBufferedBytes. A frame that would
+	// go over it is refused and its connection closed.
+	MaxBufferedBytes int64
+	// MaxConns bounds the connections open at once, MaxConnsPerHost those
+	// from one client address; defaults DefaultMaxConns and
+	// DefaultMaxConnsPerHost. A connection over either is closed at once.
+	MaxConns, MaxConnsPerHost int
+	// FirstRequestTimeout bounds the wait for a connection's first
+	// request (the TLS handshake included); default
+	// DefaultFirstRequestTimeout. Silent sockets would otherwise hold
+	// connection slots for IdleTimeout.
+	FirstRequestTimeout time.Duration
 	// IdleTimeout closes a connection that sends no request for this
-	// long; default DefaultIdleTimeout. nebula-go reconnects by itself.
+	// long after its first; default DefaultIdleTimeout. nebula-go
+	// reconnects by itself.
 	IdleTimeout time.Duration
-	// WriteTimeout bounds writing one answer to a client that does not
-	// read it; default DefaultWriteTimeout.
-	WriteTimeout time.Duration
+	// IOTimeout bounds reading the rest of a request once it has begun,
+	// and writing each 256 KiB of an answer to a client that does not
+	// read it; default DefaultIOTimeout.
+	IOTimeout time.Duration
 	// Request, if set, wraps every request: it returns the context the
 	// request runs in and a function called once its answer has been
 	// written (graphd keeps the answer charged to the query's memory
@@ -73,10 +82,13 @@ type Config struct {
 // The defaults of Config.
 const (
 	// DefaultMaxFrameBytes matches graphd's gRPC receive limit (64 MiB).
-	DefaultMaxFrameBytes = 64 << 20
-	DefaultMaxConns      = 4096
-	DefaultIdleTimeout   = time.Hour
-	DefaultWriteTimeout  = 2 * time.Minute
+	DefaultMaxFrameBytes       = 64 << 20
+	DefaultMaxBufferedBytes    = 512 << 20
+	DefaultMaxConns            = 4096
+	DefaultMaxConnsPerHost     = 1024
+	DefaultFirstRequestTimeout = 30 * time.Second
+	DefaultIdleTimeout         = time.Hour
+	DefaultIOTimeout           = 2 * time.Minute
 )
 
 // Server serves the protocol on one listener. It owns its connections:
@@ -91,18 +103,23 @@ type Server struct {
 	// grace period, which stops the statements still running.
 	base   context.Context
 	cancel context.CancelFunc
+	// buffered is the bytes of request frames being read or answered,
+	// bounded by Config.MaxBufferedBytes.
+	buffered atomic.Int64
 
 	mu       sync.Mutex
 	lis      net.Listener
 	conns    map[net.Conn]*connState
+	perHost  map[string]int // open connections by client address
 	stopping bool
 
-	conns_   sync.WaitGroup // serveConn goroutines
+	connsWG  sync.WaitGroup // serveConn goroutines
 	requests sync.WaitGroup // requests being answered
 	accepted chan struct{}  // closed when the accept loop returns
+	stopped  chan struct{}  // closed by Stop
 }
 
-// connState is what Stop needs of one connection.
+// connState is what Stop needs of one connection, under Server.mu.
 type connState struct {
 	busy bool // a request is being answered
 }
@@ -112,14 +129,23 @@ func New(b Backend, cfg Config) *Server {
 	if cfg.MaxFrameBytes <= 0 {
 		cfg.MaxFrameBytes = DefaultMaxFrameBytes
 	}
+	if cfg.MaxBufferedBytes <= 0 {
+		cfg.MaxBufferedBytes = DefaultMaxBufferedBytes
+	}
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = DefaultMaxConns
+	}
+	if cfg.MaxConnsPerHost <= 0 {
+		cfg.MaxConnsPerHost = DefaultMaxConnsPerHost
+	}
+	if cfg.FirstRequestTimeout <= 0 {
+		cfg.FirstRequestTimeout = DefaultFirstRequestTimeout
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
-	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = DefaultWriteTimeout
+	if cfg.IOTimeout <= 0 {
+		cfg.IOTimeout = DefaultIOTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -127,16 +153,23 @@ func New(b Backend, cfg Config) *Server {
 	svc := &service{b: b, log: cfg.Logger}
 	base, cancel := context.WithCancel(context.Background())
 	return &Server{cfg: cfg, svc: svc, proc: graph.NewGraphServiceProcessor(svc), log: cfg.Logger,
-		base: base, cancel: cancel, conns: map[net.Conn]*connState{}, accepted: make(chan struct{})}
+		base: base, cancel: cancel, conns: map[net.Conn]*connState{}, perHost: map[string]int{},
+		accepted: make(chan struct{}), stopped: make(chan struct{})}
 }
 
 // Serve accepts connections on lis until Stop; it returns at once, the
-// accept loop runs on its own goroutine.
+// accept loop runs on its own goroutine. A server serves one listener
+// once: after Stop, Serve closes lis.
 func (s *Server) Serve(lis net.Listener) {
 	if s.cfg.TLS != nil {
 		lis = tls.NewListener(lis, s.cfg.TLS)
 	}
 	s.mu.Lock()
+	if s.stopping || s.lis != nil {
+		s.mu.Unlock()
+		lis.Close()
+		return
+	}
 	s.lis = lis
 	s.mu.Unlock()
 	go s.acceptLoop(lis)
@@ -151,90 +184,46 @@ func (s *Server) acceptLoop(lis net.Listener) {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			// Out of file descriptors and the like: wait, as net/http does.
+			// Out of file descriptors and the like: wait, as net/http
+			// does, unless graphd is stopping.
 			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
 			s.log.Warn("accepting a NebulaGraph-protocol connection", "err", err, "retry_in", backoff)
-			time.Sleep(backoff)
+			select {
+			case <-time.After(backoff):
+			case <-s.stopped:
+				return
+			}
 			continue
 		}
 		backoff = 0
+		host := hostOf(conn.RemoteAddr())
 		s.mu.Lock()
-		if s.stopping || len(s.conns) >= s.cfg.MaxConns {
-			full := !s.stopping
+		if s.stopping || len(s.conns) >= s.cfg.MaxConns || s.perHost[host] >= s.cfg.MaxConnsPerHost {
+			stopping, hostFull := s.stopping, s.perHost[host] >= s.cfg.MaxConnsPerHost
 			s.mu.Unlock()
-			if full {
-				s.log.Warn("NebulaGraph-protocol connection refused: too many open", "from", conn.RemoteAddr().String(), "max", s.cfg.MaxConns)
+			if !stopping {
+				s.log.Warn("NebulaGraph-protocol connection refused: too many open", "from", conn.RemoteAddr().String(),
+					"from_this_host", hostFull, "max", s.cfg.MaxConns, "max_per_host", s.cfg.MaxConnsPerHost)
 			}
 			conn.Close()
 			continue
 		}
 		st := &connState{}
 		s.conns[conn] = st
-		s.conns_.Add(1)
+		s.perHost[host]++
+		s.connsWG.Add(1)
 		s.mu.Unlock()
-		go s.serveConn(conn, st)
+		go s.serveConn(conn, st, host)
 	}
 }
 
-// serveConn answers one connection's requests, one at a time, as
-// NebulaGraph's clients send them.
-func (s *Server) serveConn(conn net.Conn, st *connState) {
-	defer s.conns_.Done()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, conn)
-		s.mu.Unlock()
-		conn.Close()
-	}()
-	g := &guardedConn{Conn: conn, s: s, st: st, r: bufio.NewReaderSize(conn, 32<<10)}
-	sock, err := thrift.NewSocket(thrift.SocketConn(g))
-	if err != nil {
-		return
+// hostOf is a client address without its port, what the per-host limit
+// counts.
+func hostOf(a net.Addr) string {
+	if h, _, err := net.SplitHostPort(a.String()); err == nil {
+		return h
 	}
-	trans := thrift.NewHeaderTransport(thrift.NewBufferedTransport(sock, 64<<10))
-	proto := thrift.NewHeaderProtocol(trans)
-	// The sign-in's client host, as gRPC's peer gives it to graphd.
-	ctx := peer.NewContext(s.base, &peer.Peer{Addr: conn.RemoteAddr(), LocalAddr: conn.LocalAddr()})
-	for {
-		keepOpen, err := s.process(ctx, g, proto)
-		if err != nil {
-			if !g.quiet(err) {
-				s.log.Info("NebulaGraph-protocol connection closed on an error", "from", conn.RemoteAddr().String(), "err", err)
-			}
-			return
-		}
-		if !keepOpen {
-			return
-		}
-	}
-}
-
-// process answers one request. The request counts as running from its
-// first byte (guardedConn marks it) until its answer is written.
-func (s *Server) process(ctx context.Context, g *guardedConn, proto thrift.Protocol) (keepOpen bool, err error) {
-	defer func() {
-		if g.inRequest {
-			g.inRequest = false
-			s.mu.Lock()
-			g.st.busy = false
-			s.mu.Unlock()
-			s.requests.Done()
-		}
-	}()
-	defer func() {
-		if r := recover(); r != nil {
-			// The generated code or the library: log, and drop the
-			// connection rather than graphd.
-			s.log.Error("NebulaGraph-protocol request panicked", "panic", r)
-			keepOpen, err = false, fmt.Errorf("internal error: %v", r)
-		}
-	}()
-	done := func() {}
-	if s.cfg.Request != nil {
-		ctx, done = s.cfg.Request(ctx)
-	}
-	defer done()
-	return thrift.ProcessContext(ctx, s.proc, proto, proto)
+	return a.String()
 }
 
 // Conns is the number of connections open.
@@ -259,14 +248,21 @@ func (s *Server) Addr() net.Addr {
 // connection; it returns once all of the server's goroutines have.
 func (s *Server) Stop(grace time.Duration) {
 	s.mu.Lock()
+	if s.stopping {
+		s.mu.Unlock()
+		return
+	}
 	s.stopping = true
+	close(s.stopped)
 	lis := s.lis
+	var idle []net.Conn
 	for c, st := range s.conns {
 		if !st.busy {
-			c.Close() // idle: nothing to wait for
+			idle = append(idle, c) // nothing to wait for
 		}
 	}
 	s.mu.Unlock()
+	closeAll(idle)
 	if lis != nil {
 		lis.Close()
 		<-s.accepted
@@ -283,135 +279,25 @@ func (s *Server) Stop(grace time.Duration) {
 	}
 	s.cancel()
 	s.mu.Lock()
+	all := make([]net.Conn, 0, len(s.conns))
 	for c := range s.conns {
-		c.Close()
+		all = append(all, c)
 	}
 	s.mu.Unlock()
-	s.conns_.Wait()
+	closeAll(all)
+	s.connsWG.Wait()
 }
 
-// guardedConn is a connection as the Thrift transport reads it: it checks
-// each request frame's length before the transport sees it, puts the
-// idle and write deadlines on the connection, and marks when a request
-// starts for Stop.
-//
-// Why it looks at frames at all: the transport would accept a frame of up
-// to 1 GiB and size a string from the frame's declared length, before
-// the bytes arrive; and a header frame may ask for zlib or zstd
-// decompression, which the transport does into memory without a bound.
-// Every frame the header transport reads starts with its length (4 bytes,
-// big-endian); a header frame goes on with the magic 0x0FFF, flags,
-// sequence id, the header's length in words, then varints for the
-// protocol id and the number of transforms (fbthrift's header.go).
-type guardedConn struct {
-	net.Conn
-	s *Server
-	r *bufio.Reader
-	// st is shared with Stop, under Server.mu.
-	st *connState
-	// frameLeft is the unread rest of the current frame.
-	frameLeft int64
-	// inRequest: a request's first frame has been read and its answer
-	// not yet written (process ends it).
-	inRequest bool
-	// refused is why the connection was closed by the guard, if it was.
-	refused error
-}
-
-// errRefusedFrame marks a frame the guard would not read.
-var errRefusedFrame = errors.New("refused frame")
-
-func (g *guardedConn) Read(p []byte) (int, error) {
-	if g.frameLeft == 0 {
-		if err := g.nextFrame(); err != nil {
-			return 0, err
-		}
+// closeAll closes conns at once: closing a TLS connection may wait on its
+// peer, so one slow client must not hold up the others.
+func closeAll(conns []net.Conn) {
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Close()
+		}()
 	}
-	if int64(len(p)) > g.frameLeft {
-		p = p[:g.frameLeft]
-	}
-	n, err := g.r.Read(p)
-	g.frameLeft -= int64(n)
-	return n, err
-}
-
-// nextFrame waits (up to the idle timeout) for the next frame and checks
-// its start.
-func (g *guardedConn) nextFrame() error {
-	s := g.s
-	if err := g.Conn.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout)); err != nil {
-		return err
-	}
-	head, err := g.r.Peek(4)
-	if err != nil {
-		return err
-	}
-	// A request begins: from here on it runs, for Stop's purposes.
-	s.mu.Lock()
-	stopping := s.stopping
-	if !stopping && !g.inRequest {
-		g.st.busy = true
-		g.inRequest = true
-		s.requests.Add(1)
-	}
-	s.mu.Unlock()
-	if stopping {
-		return g.refuse(errServerStopping)
-	}
-	// The rest of a request may take a while to arrive, not for ever.
-	if err := g.Conn.SetReadDeadline(time.Now().Add(s.cfg.WriteTimeout)); err != nil {
-		return err
-	}
-	size := int64(binary.BigEndian.Uint32(head))
-	if size > int64(s.cfg.MaxFrameBytes) {
-		return g.refuse(fmt.Errorf("%w: a frame of %d bytes, over the %d this port reads (or a client that does not frame its requests: use the header or framed transport)", errRefusedFrame, size, s.cfg.MaxFrameBytes))
-	}
-	// The header of a header-transport frame: refuse transforms.
-	if hdr, err := g.r.Peek(int(min(4+size, 32))); err == nil && len(hdr) >= 14 && binary.BigEndian.Uint16(hdr[4:6]) == 0x0FFF {
-		rd := bytes.NewReader(hdr[14:])
-		if _, err := binary.ReadUvarint(rd); err == nil { // protocol id
-			if n, err := binary.ReadUvarint(rd); err == nil && n > 0 {
-				return g.refuse(fmt.Errorf("%w: the frame asks for %d transforms (compression); this port reads none", errRefusedFrame, n))
-			}
-		}
-	}
-	g.frameLeft = 4 + size
-	return nil
-}
-
-// The Thrift socket sets (and, with no timeout of its own, clears) the
-// deadlines around each read and write; the guard owns them instead.
-func (g *guardedConn) SetDeadline(time.Time) error      { return nil }
-func (g *guardedConn) SetReadDeadline(time.Time) error  { return nil }
-func (g *guardedConn) SetWriteDeadline(time.Time) error { return nil }
-
-func (g *guardedConn) refuse(err error) error {
-	g.refused = err
-	return err
-}
-
-func (g *guardedConn) Write(p []byte) (int, error) {
-	if err := g.Conn.SetWriteDeadline(time.Now().Add(g.s.cfg.WriteTimeout)); err != nil {
-		return 0, err
-	}
-	return g.Conn.Write(p)
-}
-
-// quiet reports whether err ends a connection in the ordinary way: the
-// client went away, stayed idle, or graphd is stopping. A refused frame
-// is not quiet: the log names it.
-func (g *guardedConn) quiet(err error) bool {
-	if g.refused != nil {
-		return errors.Is(g.refused, errServerStopping)
-	}
-	var te thrift.TransportException
-	if errors.As(err, &te) && te.TypeID() == thrift.END_OF_FILE {
-		return true
-	}
-	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrUnexpectedEOF) || isTimeout(err)
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	wg.Wait()
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"sort"
 	"strconv"
@@ -14,8 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vesoft-inc/fbthrift/thrift/lib/go/thrift"
 	nebulago "github.com/vesoft-inc/nebula-go/v3"
 	"github.com/vesoft-inc/nebula-go/v3/nebula"
+	"github.com/vesoft-inc/nebula-go/v3/nebula/graph"
 	"google.golang.org/grpc/peer"
 
 	"github.com/novagraph/novagraph/graphd/nebulaapi"
@@ -30,6 +34,8 @@ type fakeGraphd struct {
 	mu       sync.Mutex
 	hosts    []string // the client host each sign-in came from
 	started  chan struct{}
+	ended    chan error // what ended each "slow" statement (its context's error)
+	nanRuns  int
 	lastReq  *graphpb.ExecuteReq
 	sessions map[int64]bool
 }
@@ -37,7 +43,7 @@ type fakeGraphd struct {
 const fakeSession = 7
 
 func newFake() *fakeGraphd {
-	return &fakeGraphd{started: make(chan struct{}, 1), sessions: map[int64]bool{fakeSession: true}}
+	return &fakeGraphd{started: make(chan struct{}, 1), ended: make(chan error, 1), sessions: map[int64]bool{fakeSession: true}}
 }
 
 func (f *fakeGraphd) Authenticate(ctx context.Context, req *graphpb.AuthReq) (*graphpb.AuthResp, error) {
@@ -186,9 +192,15 @@ func (f *fakeGraphd) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*gra
 		resp.Code, resp.Error = graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "the query went over its memory limit"
 	case "not allowed":
 		resp.Code, resp.Error = graphpb.QueryErrorCode_E_BAD_PERMISSION, "CREATE TAG needs role ADMIN"
+	case "nan":
+		f.mu.Lock()
+		f.nanRuns++
+		f.mu.Unlock()
+		resp.Data = &graphpb.DataSet{ColumnNames: []string{"x"}, Rows: []*graphpb.Row{{Values: []*commonpb.Value{{V: &commonpb.Value_FloatVal{FloatVal: math.NaN()}}}}}}
 	case "slow":
 		f.started <- struct{}{}
 		<-ctx.Done()
+		f.ended <- ctx.Err()
 		resp.Code, resp.Error = graphpb.QueryErrorCode_E_KILLED, "stopped: graphd is stopping"
 	default:
 		resp.Code, resp.Error = graphpb.QueryErrorCode_E_SEMANTIC, "unknown statement "+req.Stmt
@@ -588,9 +600,11 @@ func TestHostileFrames(t *testing.T) {
 }
 
 // TestIdleConnectionClosed: a connection that sends nothing is closed
-// after the idle timeout.
+// after the first request's timeout, one idle after a request after the
+// idle timeout; nebula-go reconnects on its own and its session lives
+// on.
 func TestIdleConnectionClosed(t *testing.T) {
-	_, addr := startServer(t, newFake(), nebulaapi.Config{IdleTimeout: 200 * time.Millisecond})
+	srv, addr := startServer(t, newFake(), nebulaapi.Config{FirstRequestTimeout: 200 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
 	conn, err := net.Dial("tcp", net.JoinHostPort(addr.Host, strconv.Itoa(addr.Port)))
 	if err != nil {
 		t.Fatal(err)
@@ -598,13 +612,30 @@ func TestIdleConnectionClosed(t *testing.T) {
 	defer conn.Close()
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.ReadAll(conn); err != nil {
-		t.Fatalf("the idle connection was not closed: %v", err)
+		t.Fatalf("the silent connection was not closed: %v", err)
+	}
+	// Room for nebula-go's reconnection: it counts the closed connection
+	// until it has replaced it.
+	s := session(t, newPool(t, addr, nebulago.PoolConfig{MaxConnPoolSize: 2, MinConnPoolSize: 1}))
+	run(t, s, "columns")
+	for deadline := time.Now().Add(10 * time.Second); srv.Conns() > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still open after the idle timeout", srv.Conns())
+		}
+	}
+	run(t, s, "columns") // through a new connection
+}
+
+// TestMaxConns: a connection over the limit, in all or from one host, is
+// closed at once.
+func TestMaxConns(t *testing.T) {
+	for _, cfg := range []nebulaapi.Config{{MaxConns: 1}, {MaxConnsPerHost: 1}} {
+		maxConns(t, cfg)
 	}
 }
 
-// TestMaxConns: a connection over the limit is closed at once.
-func TestMaxConns(t *testing.T) {
-	_, addr := startServer(t, newFake(), nebulaapi.Config{MaxConns: 1})
+func maxConns(t *testing.T, cfg nebulaapi.Config) {
+	_, addr := startServer(t, newFake(), cfg)
 	// nebula-go pings the address on a connection of its own before it
 	// opens the pool's: until graphd has seen that one close, the pool's
 	// is one too many.
@@ -657,5 +688,112 @@ func TestStopCancelsRunningStatements(t *testing.T) {
 	}
 	if rs := <-done; rs != nil && rs.GetErrorCode() != nebulago.ErrorCode(nebula.ErrorCode_E_PLAN_IS_KILLED) {
 		t.Errorf("the running statement ended with %d %q", rs.GetErrorCode(), rs.GetErrorMsg())
+	}
+}
+
+// callFrame is one request as nebula-go frames it: a header-transport
+// frame holding the call.
+func callFrame(t *testing.T, name string, args thrift.Struct) []byte {
+	t.Helper()
+	buf := thrift.NewMemoryBuffer()
+	proto := thrift.NewHeaderProtocol(thrift.NewHeaderTransport(buf))
+	if err := proto.WriteMessageBegin(name, thrift.CALL, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := args.Write(proto); err != nil {
+		t.Fatal(err)
+	}
+	if err := proto.WriteMessageEnd(); err != nil {
+		t.Fatal(err)
+	}
+	if err := proto.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// readAnswer reads one answer frame's length and body.
+func readAnswer(t *testing.T, conn net.Conn) []byte {
+	t.Helper()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var head [4]byte
+	if _, err := io.ReadFull(conn, head[:]); err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	body := make([]byte, binary.BigEndian.Uint32(head[:]))
+	if _, err := io.ReadFull(conn, body); err != nil {
+		t.Fatalf("a short answer: %v", err)
+	}
+	return body
+}
+
+// TestTrailingBytesAreNotAFrame: bytes after a request's message, inside
+// its frame, are never read as a next frame (here one asking for zlib,
+// which the frame check would refuse); the connection goes on.
+func TestTrailingBytesAreNotAFrame(t *testing.T) {
+	_, addr := startServer(t, newFake(), nebulaapi.Config{})
+	conn, err := net.Dial("tcp", net.JoinHostPort(addr.Host, strconv.Itoa(addr.Port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	verify := &graph.GraphServiceVerifyClientVersionArgs{Req: &graph.VerifyClientVersionReq{Version: []byte("3.0.0")}}
+	frame := callFrame(t, "verifyClientVersion", verify)
+	zlib := []byte{0, 0, 0, 14, 0x0F, 0xFF, 0, 0, 0, 0, 0, 1, 0, 1, 2, 1, 1, 0}
+	frame = append(frame, zlib...)
+	binary.BigEndian.PutUint32(frame[:4], uint32(len(frame)-4))
+	if _, err := conn.Write(frame); err != nil {
+		t.Fatal(err)
+	}
+	readAnswer(t, conn)
+	// The connection still answers.
+	if _, err := conn.Write(callFrame(t, "verifyClientVersion", verify)); err != nil {
+		t.Fatal(err)
+	}
+	readAnswer(t, conn)
+}
+
+// TestClientGoneCancelsStatement: a client that closes its connection
+// while its statement runs stops the statement.
+func TestClientGoneCancelsStatement(t *testing.T) {
+	f := newFake()
+	_, addr := startServer(t, f, nebulaapi.Config{})
+	conn, err := net.Dial("tcp", net.JoinHostPort(addr.Host, strconv.Itoa(addr.Port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Write(callFrame(t, "execute", &graph.GraphServiceExecuteArgs{SessionId: fakeSession, Stmt: []byte("slow")})); err != nil {
+		t.Fatal(err)
+	}
+	<-f.started
+	conn.Close()
+	select {
+	case err := <-f.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the statement ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the statement still runs 10 s after its client left")
+	}
+}
+
+// TestJSONOfNaN: an answer JSON cannot hold is the statement's error, in
+// JSON, and the statement runs once (a transport error would make
+// nebula-go run it again).
+func TestJSONOfNaN(t *testing.T) {
+	f := newFake()
+	_, addr := startServer(t, f, nebulaapi.Config{})
+	s := session(t, newPool(t, addr, nebulago.GetDefaultConf()))
+	raw, err := s.ExecuteJson("nan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"code":-1005`) || !strings.Contains(string(raw), "cannot be written as JSON") {
+		t.Fatalf("NaN as JSON: %s", raw)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.nanRuns != 1 {
+		t.Fatalf("the statement ran %d times", f.nanRuns)
 	}
 }

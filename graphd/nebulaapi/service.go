@@ -126,7 +126,16 @@ func (s *service) executeJSON(ctx context.Context, sessionID int64, stmt []byte,
 	if err != nil {
 		return nil, err
 	}
-	return ResponseJSON(r)
+	out, err := ResponseJSON(r)
+	if err != nil {
+		// An answer JSON cannot hold (a NaN, an infinity) is the
+		// statement's error, not the connection's: a transport error
+		// would make nebula-go reconnect and run the statement again.
+		f := failed(nebula.ErrorCode_E_EXECUTION_ERROR, "the answer cannot be written as JSON: "+err.Error()+"; use execute, or filter the value out")
+		f.SpaceName, f.LatencyInUs = r.SpaceName, r.LatencyInUs
+		return ResponseJSON(f)
+	}
+	return out, nil
 }
 
 // execute runs one request: graphd answers in columns with packed
@@ -158,7 +167,11 @@ func (s *service) execute(ctx context.Context, sessionID int64, stmt []byte, par
 	}
 	if d := r.Data; d != nil {
 		if est := estimateBytes(d); est > MaxAnswerBytes {
-			return failed(nebula.ErrorCode_E_EXECUTION_ERROR, fmt.Sprintf("the answer is about %d MiB in NebulaGraph's form, over the protocol's %d MiB: page it with LIMIT and SKIP", est>>20, MaxAnswerBytes>>20)), nil
+			// The statement ran (a write took effect); only its answer is
+			// refused.
+			out.ErrorCode = nebula.ErrorCode_E_EXECUTION_ERROR
+			out.ErrorMsg = []byte(fmt.Sprintf("the statement ran, but its answer is about %d MiB in NebulaGraph's form, over the protocol's %d MiB: page it with LIMIT and SKIP", est>>20, MaxAnswerBytes>>20))
+			return out, nil
 		}
 		space := r.SpaceName
 		conv := newConverter(func(name string) int32 { return s.b.EdgeTypeID(space, name) })

@@ -2,6 +2,7 @@ package nebulaapi
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/vesoft-inc/nebula-go/v3/nebula"
 
@@ -337,6 +338,10 @@ func paramValue(v *nebula.Value, depth int) (*commonpb.Value, error) {
 		return &commonpb.Value{V: &commonpb.Value_DatetimeVal{DatetimeVal: int64(temporal.NewDateTime(d, t))}}, nil
 	case v.DuVal != nil:
 		x := v.DuVal
+		const maxSeconds = int64(math.MaxInt64/1_000_000 - 1) // room for the microseconds
+		if x.Seconds > maxSeconds || x.Seconds < -maxSeconds {
+			return nil, fmt.Errorf("a duration of %d seconds is out of range (at most %d)", x.Seconds, maxSeconds)
+		}
 		return &commonpb.Value{V: &commonpb.Value_DurationVal{DurationVal: &commonpb.Duration{
 			Months: x.Months, Micros: x.Seconds*1e6 + int64(x.Microseconds)}}}, nil
 	case v.LVal != nil:
