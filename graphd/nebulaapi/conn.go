@@ -232,6 +232,10 @@ func (c *conn) answer(ctx context.Context, frame []byte) (keepOpen bool, err err
 	// connection now has given up on it, and its statement stops.
 	c.watch(cancel)
 	defer c.stopWatching()
+	// The answer's slabs go back to the pools once it is written.
+	ar := &arena{pools: &c.s.pools}
+	defer ar.release()
+	ctx = withArena(ctx, ar)
 	done := func() {}
 	if c.s.cfg.Request != nil {
 		ctx, done = c.s.cfg.Request(ctx)

@@ -106,6 +106,8 @@ type Server struct {
 	// buffered is the bytes of request frames being read or answered,
 	// bounded by Config.MaxBufferedBytes.
 	buffered atomic.Int64
+	// pools lend the slabs of answers (arena.go).
+	pools pools
 
 	mu       sync.Mutex
 	lis      net.Listener

@@ -175,6 +175,7 @@ func (s *service) execute(ctx context.Context, sessionID int64, stmt []byte, par
 		}
 		space := r.SpaceName
 		conv := newConverter(func(name string) int32 { return s.b.EdgeTypeID(space, name) })
+		conv.arena = arenaFrom(ctx)
 		ds, err := conv.dataSet(d)
 		if err != nil {
 			s.log.Error("graphd's answer does not convert", "err", err)

@@ -52,6 +52,7 @@ type edgeTypeFunc func(name string) int32
 type converter struct {
 	edgeType edgeTypeFunc
 	types    map[string]int32 // edge types already asked for
+	arena    *arena           // lends the slabs; nil: allocate (arena.go)
 }
 
 func newConverter(edgeType edgeTypeFunc) *converter {
@@ -73,9 +74,9 @@ func (c *converter) dataSet(d *graphpb.DataSet) (*nebula.DataSet, error) {
 	}
 	width := len(d.ColumnNames)
 	if len(d.Columns) == 0 {
-		out.Rows = make([]*nebula.Row, len(d.Rows))
-		rows := make([]nebula.Row, len(d.Rows))
-		cells := make([]*nebula.Value, len(d.Rows)*width)
+		out.Rows = c.arena.rowPtrSlab(len(d.Rows))
+		rows := c.arena.rowSlab(len(d.Rows))
+		cells := c.arena.cellSlab(len(d.Rows) * width)
 		for i, r := range d.Rows {
 			if len(r.Values) != width {
 				return nil, fmt.Errorf("row %d has %d cells for %d columns", i, len(r.Values), width)
@@ -98,9 +99,9 @@ func (c *converter) dataSet(d *graphpb.DataSet) (*nebula.DataSet, error) {
 			return nil, fmt.Errorf("column %q: %w", d.ColumnNames[j], err)
 		}
 	}
-	out.Rows = make([]*nebula.Row, n)
-	rows := make([]nebula.Row, n)
-	cells := make([]*nebula.Value, n*width)
+	out.Rows = c.arena.rowPtrSlab(n)
+	rows := c.arena.rowSlab(n)
+	cells := c.arena.cellSlab(n * width)
 	for i := range rows {
 		rows[i].Values = cells[i*width : (i+1)*width : (i+1)*width]
 		out.Rows[i] = &rows[i]
@@ -116,7 +117,7 @@ func (c *converter) column(col *commonpb.Column, n int, row func(int) []*nebula.
 	null := &nebula.Value{NVal: &nullType}
 	switch col.GetKind() {
 	case commonpb.ColumnKind_COL_INT:
-		vals, ints := make([]nebula.Value, n), make([]int64, n)
+		vals, ints := c.arena.valueSlab(n), c.arena.intSlab(n)
 		for i := range n {
 			if col.NullAt(i) {
 				row(i)[j] = null
@@ -127,7 +128,7 @@ func (c *converter) column(col *commonpb.Column, n int, row func(int) []*nebula.
 			row(i)[j] = &vals[i]
 		}
 	case commonpb.ColumnKind_COL_FLOAT:
-		vals, floats := make([]nebula.Value, n), make([]float64, n)
+		vals, floats := c.arena.valueSlab(n), c.arena.floatSlab(n)
 		for i := range n {
 			if col.NullAt(i) {
 				row(i)[j] = null
@@ -138,7 +139,7 @@ func (c *converter) column(col *commonpb.Column, n int, row func(int) []*nebula.
 			row(i)[j] = &vals[i]
 		}
 	case commonpb.ColumnKind_COL_STR:
-		vals := make([]nebula.Value, n)
+		vals := c.arena.valueSlab(n)
 		for i := range n {
 			if col.NullAt(i) {
 				row(i)[j] = null
