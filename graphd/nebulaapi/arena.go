@@ -8,54 +8,114 @@ import (
 )
 
 // An answer in NebulaGraph's form is a union per cell (136 bytes, mostly
-// nil pointers) plus its scalar: GO 3 STEPS' 65,638 rows are 10 MB of
-// them. Allocated fresh for each answer, those slabs cost more to fault in
-// and zero than to fill, and load the GC; so the converter borrows them
-// from pools, and the connection gives them back once the answer is
-// written (conn.answer). BenchmarkAnswer measures the conversion.
+// nil pointers) plus its scalar and a row per row: GO 3 STEPS' 65,638 rows
+// are 10 MB of them. Allocated afresh for each answer, in one slab or one
+// object at a time, they cost more to allocate, fault in and collect than
+// to fill; so the converter takes them from chunks of a fixed size
+// (chunkLen), which a server keeps in pools and reuses once the answer
+// holding them has been written (conn.answer releases the arena).
+// BenchmarkAnswer measures the conversion.
 
-// pooledMin is the smallest slice worth pooling: below it, allocating is
-// cheaper than the pool.
-const pooledMin = 256
+// chunkLen is the length of a chunk: 4,096 unions are 544 KiB.
+const chunkLen = 4096
 
-// slicePool lends slices of T of any length; one too short for a request
-// is dropped and a new one made.
-type slicePool[T any] struct{ p sync.Pool }
+// chunkPool keeps free chunks of T: a free list, not a sync.Pool, because
+// the GC empties a sync.Pool at every cycle, and an answer of millions of
+// cells makes a cycle of its own.
+type chunkPool[T any] struct {
+	mu   sync.Mutex
+	free [][]T
+}
 
-func (sp *slicePool[T]) get(n int) []T {
-	if v, ok := sp.p.Get().(*[]T); ok && cap(*v) >= n {
-		s := (*v)[:n]
-		clear(s) // a lent slice starts as a new one would
-		return s
+// maxFreeChunks bounds what a pool keeps between answers: 32 chunks of
+// unions are 17 MiB.
+const maxFreeChunks = 32
+
+func (p *chunkPool[T]) get() []T {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		c := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return c // cleared by put
 	}
-	return make([]T, n)
+	p.mu.Unlock()
+	return make([]T, chunkLen)
 }
 
-func (sp *slicePool[T]) put(s []T) {
-	clear(s[:cap(s)]) // hold no pointers into a written answer
-	sp.p.Put(&s)
+func (p *chunkPool[T]) put(c []T) {
+	clear(c) // hold no pointers into a written answer; lent as new
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) < maxFreeChunks {
+		p.free = append(p.free, c)
+	}
 }
 
-// pools are a server's slice pools, one per element type.
+// pools are a server's chunk pools, one per element type.
 type pools struct {
-	values  slicePool[nebula.Value]
-	cells   slicePool[*nebula.Value]
-	rows    slicePool[nebula.Row]
-	rowPtrs slicePool[*nebula.Row]
-	ints    slicePool[int64]
-	floats  slicePool[float64]
+	values chunkPool[nebula.Value]
+	cells  chunkPool[*nebula.Value]
+	rows   chunkPool[nebula.Row]
+	ints   chunkPool[int64]
+	floats chunkPool[float64]
 }
 
-// arena is what one request borrowed; release returns it all. Only the
-// request's goroutine uses it.
+// bump hands out pieces of chunks taken from a pool, in order.
+type bump[T any] struct {
+	pool *chunkPool[T]
+	cur  []T   // what is left of the newest chunk
+	used [][]T // every chunk taken, for release
+}
+
+// take returns n zero elements; a piece longer than a chunk (a row of
+// thousands of columns) is allocated on its own.
+func (b *bump[T]) take(n int) []T {
+	if n > chunkLen {
+		return make([]T, n)
+	}
+	if len(b.cur) < n {
+		b.cur = b.pool.get()
+		b.used = append(b.used, b.cur)
+	}
+	s := b.cur[:n:n]
+	b.cur = b.cur[n:]
+	return s
+}
+
+func (b *bump[T]) one() *T { return &b.take(1)[0] }
+
+func (b *bump[T]) release() {
+	for _, c := range b.used {
+		b.pool.put(c)
+	}
+	b.cur, b.used = nil, nil
+}
+
+// arena is what one answer took from a server's pools; release gives it
+// back. Only the request's goroutine uses it, and nothing of the answer
+// may be read after release.
 type arena struct {
-	pools   *pools
-	values  [][]nebula.Value
-	cells   [][]*nebula.Value
-	rows    [][]nebula.Row
-	rowPtrs [][]*nebula.Row
-	ints    [][]int64
-	floats  [][]float64
+	values bump[nebula.Value]
+	cells  bump[*nebula.Value]
+	rows   bump[nebula.Row]
+	ints   bump[int64]
+	floats bump[float64]
+}
+
+func newArena(p *pools) *arena {
+	a := &arena{}
+	a.values.pool, a.cells.pool, a.rows.pool = &p.values, &p.cells, &p.rows
+	a.ints.pool, a.floats.pool = &p.ints, &p.floats
+	return a
+}
+
+func (a *arena) release() {
+	a.values.release()
+	a.cells.release()
+	a.rows.release()
+	a.ints.release()
+	a.floats.release()
 }
 
 type arenaKey struct{}
@@ -67,65 +127,4 @@ func withArena(ctx context.Context, a *arena) context.Context {
 func arenaFrom(ctx context.Context) *arena {
 	a, _ := ctx.Value(arenaKey{}).(*arena)
 	return a
-}
-
-// borrow takes a slice of n from pool, remembered in *lent; without an
-// arena, or for a small n, a new one.
-func borrow[T any](a *arena, pool func(*pools) *slicePool[T], lent func(*arena) *[][]T, n int) []T {
-	if a == nil || n < pooledMin {
-		return make([]T, n)
-	}
-	s := pool(a.pools).get(n)
-	l := lent(a)
-	*l = append(*l, s)
-	return s
-}
-
-func (a *arena) release() {
-	if a == nil {
-		return
-	}
-	for _, s := range a.values {
-		a.pools.values.put(s)
-	}
-	for _, s := range a.cells {
-		a.pools.cells.put(s)
-	}
-	for _, s := range a.rows {
-		a.pools.rows.put(s)
-	}
-	for _, s := range a.rowPtrs {
-		a.pools.rowPtrs.put(s)
-	}
-	for _, s := range a.ints {
-		a.pools.ints.put(s)
-	}
-	for _, s := range a.floats {
-		a.pools.floats.put(s)
-	}
-	*a = arena{pools: a.pools}
-}
-
-func (a *arena) valueSlab(n int) []nebula.Value {
-	return borrow(a, func(p *pools) *slicePool[nebula.Value] { return &p.values }, func(a *arena) *[][]nebula.Value { return &a.values }, n)
-}
-
-func (a *arena) cellSlab(n int) []*nebula.Value {
-	return borrow(a, func(p *pools) *slicePool[*nebula.Value] { return &p.cells }, func(a *arena) *[][]*nebula.Value { return &a.cells }, n)
-}
-
-func (a *arena) rowSlab(n int) []nebula.Row {
-	return borrow(a, func(p *pools) *slicePool[nebula.Row] { return &p.rows }, func(a *arena) *[][]nebula.Row { return &a.rows }, n)
-}
-
-func (a *arena) rowPtrSlab(n int) []*nebula.Row {
-	return borrow(a, func(p *pools) *slicePool[*nebula.Row] { return &p.rowPtrs }, func(a *arena) *[][]*nebula.Row { return &a.rowPtrs }, n)
-}
-
-func (a *arena) intSlab(n int) []int64 {
-	return borrow(a, func(p *pools) *slicePool[int64] { return &p.ints }, func(a *arena) *[][]int64 { return &a.ints }, n)
-}
-
-func (a *arena) floatSlab(n int) []float64 {
-	return borrow(a, func(p *pools) *slicePool[float64] { return &p.floats }, func(a *arena) *[][]float64 { return &a.floats }, n)
 }

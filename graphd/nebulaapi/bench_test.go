@@ -46,12 +46,12 @@ func BenchmarkAnswer(b *testing.B) {
 				conv()
 			}
 		})
-		// As a connection converts: slabs from the pools, given back once
+		// As a connection converts: chunks from the pools, given back once
 		// the answer is written.
 		var p pools
 		b.Run(shape.name+"/convert-pooled", func(b *testing.B) {
 			for b.Loop() {
-				a := &arena{pools: &p}
+				a := newArena(&p)
 				c := newConverter(nil)
 				c.arena = a
 				if _, err := c.dataSet(d); err != nil {

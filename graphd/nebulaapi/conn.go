@@ -233,7 +233,7 @@ func (c *conn) answer(ctx context.Context, frame []byte) (keepOpen bool, err err
 	c.watch(cancel)
 	defer c.stopWatching()
 	// The answer's slabs go back to the pools once it is written.
-	ar := &arena{pools: &c.s.pools}
+	ar := newArena(&c.s.pools)
 	defer ar.release()
 	ctx = withArena(ctx, ar)
 	done := func() {}

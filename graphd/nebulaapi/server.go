@@ -106,7 +106,7 @@ type Server struct {
 	// buffered is the bytes of request frames being read or answered,
 	// bounded by Config.MaxBufferedBytes.
 	buffered atomic.Int64
-	// pools lend the slabs of answers (arena.go).
+	// pools lend the chunks answers are made of (arena.go).
 	pools pools
 
 	mu       sync.Mutex

@@ -52,7 +52,7 @@ type edgeTypeFunc func(name string) int32
 type converter struct {
 	edgeType edgeTypeFunc
 	types    map[string]int32 // edge types already asked for
-	arena    *arena           // lends the slabs; nil: allocate (arena.go)
+	arena    *arena           // the chunks cells come from (arena.go)
 }
 
 func newConverter(edgeType edgeTypeFunc) *converter {
@@ -68,25 +68,27 @@ func (c *converter) dataSet(d *graphpb.DataSet) (*nebula.DataSet, error) {
 	if d == nil {
 		return nil, nil
 	}
+	if c.arena == nil {
+		c.arena = newArena(&pools{}) // not pooled: nothing gives it back
+	}
+	a := c.arena
 	out := &nebula.DataSet{ColumnNames: make([][]byte, len(d.ColumnNames))}
 	for i, name := range d.ColumnNames {
 		out.ColumnNames[i] = []byte(name)
 	}
 	width := len(d.ColumnNames)
 	if len(d.Columns) == 0 {
-		out.Rows = c.arena.rowPtrSlab(len(d.Rows))
-		rows := c.arena.rowSlab(len(d.Rows))
-		cells := c.arena.cellSlab(len(d.Rows) * width)
+		out.Rows = make([]*nebula.Row, len(d.Rows))
 		for i, r := range d.Rows {
 			if len(r.Values) != width {
 				return nil, fmt.Errorf("row %d has %d cells for %d columns", i, len(r.Values), width)
 			}
-			vals := cells[i*width : (i+1)*width : (i+1)*width]
+			row := a.rows.one()
+			row.Values = a.cells.take(width)
 			for j, v := range r.Values {
-				vals[j] = c.value(v)
+				row.Values[j] = c.value(v)
 			}
-			rows[i].Values = vals
-			out.Rows[i] = &rows[i]
+			out.Rows[i] = row
 		}
 		return out, nil
 	}
@@ -99,50 +101,49 @@ func (c *converter) dataSet(d *graphpb.DataSet) (*nebula.DataSet, error) {
 			return nil, fmt.Errorf("column %q: %w", d.ColumnNames[j], err)
 		}
 	}
-	out.Rows = c.arena.rowPtrSlab(n)
-	rows := c.arena.rowSlab(n)
-	cells := c.arena.cellSlab(n * width)
-	for i := range rows {
-		rows[i].Values = cells[i*width : (i+1)*width : (i+1)*width]
-		out.Rows[i] = &rows[i]
+	out.Rows = make([]*nebula.Row, n)
+	for i := range out.Rows {
+		row := a.rows.one()
+		row.Values = a.cells.take(width)
+		out.Rows[i] = row
 	}
 	for j, col := range d.Columns {
-		c.column(col, n, func(i int) []*nebula.Value { return rows[i].Values }, j)
+		c.column(col, out.Rows, j)
 	}
 	return out, nil
 }
 
-// column fills cell j of each of n rows from one checked column.
-func (c *converter) column(col *commonpb.Column, n int, row func(int) []*nebula.Value, j int) {
+// column fills cell j of every row from one checked column.
+func (c *converter) column(col *commonpb.Column, rows []*nebula.Row, j int) {
+	a := c.arena
 	null := &nebula.Value{NVal: &nullType}
 	switch col.GetKind() {
 	case commonpb.ColumnKind_COL_INT:
-		vals, ints := c.arena.valueSlab(n), c.arena.intSlab(n)
-		for i := range n {
+		for i, row := range rows {
 			if col.NullAt(i) {
-				row(i)[j] = null
+				row.Values[j] = null
 				continue
 			}
-			ints[i] = col.Ints[i]
-			vals[i].IVal = &ints[i]
-			row(i)[j] = &vals[i]
+			v, x := a.values.one(), a.ints.one()
+			*x = col.Ints[i]
+			v.IVal = x
+			row.Values[j] = v
 		}
 	case commonpb.ColumnKind_COL_FLOAT:
-		vals, floats := c.arena.valueSlab(n), c.arena.floatSlab(n)
-		for i := range n {
+		for i, row := range rows {
 			if col.NullAt(i) {
-				row(i)[j] = null
+				row.Values[j] = null
 				continue
 			}
-			floats[i] = col.Floats[i]
-			vals[i].FVal = &floats[i]
-			row(i)[j] = &vals[i]
+			v, x := a.values.one(), a.floats.one()
+			*x = col.Floats[i]
+			v.FVal = x
+			row.Values[j] = v
 		}
 	case commonpb.ColumnKind_COL_STR:
-		vals := c.arena.valueSlab(n)
-		for i := range n {
+		for i, row := range rows {
 			if col.NullAt(i) {
-				row(i)[j] = null
+				row.Values[j] = null
 				continue
 			}
 			// The encoder writes an empty sVal only when it is non-nil.
@@ -150,25 +151,26 @@ func (c *converter) column(col *commonpb.Column, n int, row func(int) []*nebula.
 			if s == nil {
 				s = []byte{}
 			}
-			vals[i].SVal = s
-			row(i)[j] = &vals[i]
+			v := a.values.one()
+			v.SVal = s
+			row.Values[j] = v
 		}
 	case commonpb.ColumnKind_COL_BOOL:
 		t, f := true, false
 		yes, no := &nebula.Value{BVal: &t}, &nebula.Value{BVal: &f}
-		for i := range n {
+		for i, row := range rows {
 			switch {
 			case col.NullAt(i):
-				row(i)[j] = null
+				row.Values[j] = null
 			case col.Bools[i] != 0:
-				row(i)[j] = yes
+				row.Values[j] = yes
 			default:
-				row(i)[j] = no
+				row.Values[j] = no
 			}
 		}
 	default: // COL_ANY
-		for i := range n {
-			row(i)[j] = c.value(col.Values[i])
+		for i, row := range rows {
+			row.Values[j] = c.value(col.Values[i])
 		}
 	}
 }
