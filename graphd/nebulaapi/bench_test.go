@@ -6,6 +6,7 @@ import (
 
 	"github.com/vesoft-inc/fbthrift/thrift/lib/go/thrift"
 	"github.com/vesoft-inc/nebula-go/v3/nebula/graph"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/novagraph/novagraph/proto/commonpb"
 	"github.com/novagraph/novagraph/proto/graphpb"
@@ -64,6 +65,20 @@ func BenchmarkAnswer(b *testing.B) {
 		b.Run(shape.name+"/encode", func(b *testing.B) {
 			for b.Loop() {
 				encode(r)
+			}
+		})
+		// The same answer on gRPC's wire, graphd's columns: what the
+		// protocol's encoding and decoding stand against.
+		b.Run(shape.name+"/grpc-encode-decode", func(b *testing.B) {
+			for b.Loop() {
+				raw, err := proto.Marshal(&graphpb.ExecuteResp{Data: d})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var back graphpb.ExecuteResp
+				if err := proto.Unmarshal(raw, &back); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 		wire := encode(r)
