@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/vesoft-inc/fbthrift/thrift/lib/go/thrift"
@@ -38,9 +39,13 @@ import (
 // big-endian, the length excluded). A header-transport frame goes on with
 // the magic 0x0FFF, 2 bytes of flags, a 4-byte sequence id, the header's
 // length in 4-byte words (2 bytes), then the header: varints for the
-// protocol id and the number of transforms, ... (fbthrift's header.go).
-// graphd reads only as far as the number of transforms and refuses any:
-// NebulaGraph's clients send none.
+// protocol id and the number of transforms, then info blocks to the end
+// of the header: padding (id 0), or a count of key-value pairs (ids 1 and
+// 2, the second persistent) and the pairs as varint-length strings
+// (fbthrift's header.go). fbthrift sizes each string from its varint
+// before reading it, so graphd reads the whole header first: transforms
+// are refused (NebulaGraph's clients send none), and so is any count or
+// length larger than the header's bytes.
 
 // headerMagic starts a header-transport frame after its length.
 const headerMagic = 0x0FFF
@@ -48,11 +53,12 @@ const headerMagic = 0x0FFF
 // Bounds on what a request's Thrift data may declare, as parsed
 // (boundedProtocol).
 const (
-	// maxStructDepth bounds the nesting of structs: a parameter's Value
-	// holds an NList holding Values, and fbthrift's decoding recurses,
-	// so a deeply nested one would overflow the stack, which no recover
-	// catches. 128 structs is 63 levels of lists in a parameter.
-	maxStructDepth = 128
+	// maxNesting bounds the nesting of structs, lists, sets and maps: a
+	// parameter's Value holds an NList holding a list of Values, and
+	// fbthrift's decoding (and skipping) recurses, so a deeply nested one
+	// would overflow the stack, which no recover catches. 192 is 63
+	// levels of lists in a parameter.
+	maxNesting = 192
 )
 
 var (
@@ -72,6 +78,8 @@ type conn struct {
 	wc   *deadlineWriter
 	// served counts the requests answered; the first has its own timeout.
 	served int
+	// frameCharge is what the request's frame is charged (charge).
+	frameCharge int64
 	// watchDone is closed when the watcher of the request being answered
 	// has returned (watch).
 	watchDone chan struct{}
@@ -91,7 +99,7 @@ func (s *Server) serveConn(nc net.Conn, st *connState, host string) {
 		nc.Close()
 	}()
 	wc := &deadlineWriter{c: nc, timeout: s.cfg.IOTimeout}
-	c := &conn{s: s, nc: nc, st: st, host: host, r: bufio.NewReaderSize(nc, 32<<10), w: bufio.NewWriterSize(wc, 64<<10), wc: wc}
+	c := &conn{s: s, nc: nc, st: st, host: host, r: bufio.NewReaderSize(nc, 4<<10), w: bufio.NewWriterSize(wc, 16<<10), wc: wc}
 	// The sign-in's client host, as gRPC's peer gives it to graphd.
 	ctx := peer.NewContext(s.base, &peer.Peer{Addr: nc.RemoteAddr(), LocalAddr: nc.LocalAddr()})
 	for {
@@ -103,7 +111,7 @@ func (s *Server) serveConn(nc net.Conn, st *connState, host string) {
 			return
 		}
 		keepOpen, err := c.answer(ctx, frame)
-		c.endRequest(len(frame))
+		c.endRequest()
 		if err != nil {
 			if !quiet(err) {
 				s.log.Info("NebulaGraph-protocol connection closed on an error", "from", nc.RemoteAddr().String(), "err", err)
@@ -144,7 +152,7 @@ func (c *conn) readFrame() (frame []byte, err error) {
 	}
 	defer func() {
 		if err != nil { // the request ends here; its frame's charge is gone
-			c.endRequest(0)
+			c.endRequest()
 		}
 	}()
 	size := int64(binary.BigEndian.Uint32(head))
@@ -155,24 +163,34 @@ func (c *conn) readFrame() (frame []byte, err error) {
 	if err := c.nc.SetReadDeadline(time.Now().Add(s.cfg.IOTimeout)); err != nil {
 		return nil, err
 	}
-	// The frame grows as its bytes arrive, charged to the bound on all
+	// The frame grows as its bytes arrive, never to more than twice what
+	// has arrived, and what it holds is charged to the bounds on all
 	// frames being read: a declared size alone reserves nothing.
 	total := 4 + size
-	frame = make([]byte, 0, min(total, 64<<10))
+	frame = make([]byte, 0, min(total, 4<<10))
+	if err := c.charge(int64(cap(frame))); err != nil {
+		return nil, err
+	}
 	for int64(len(frame)) < total {
-		chunk := min(total-int64(len(frame)), 1<<20)
-		if s.buffered.Add(chunk) > s.cfg.MaxBufferedBytes {
-			s.buffered.Add(-chunk - int64(len(frame)))
-			return nil, fmt.Errorf("%w: graphd is reading %d MiB of NebulaGraph-protocol requests at once, its bound (retry)", errRefusedFrame, s.cfg.MaxBufferedBytes>>20)
+		if len(frame) == cap(frame) {
+			grown := min(total, 2*int64(cap(frame)))
+			if err := c.charge(grown - int64(cap(frame))); err != nil {
+				c.uncharge(int64(cap(frame)))
+				return nil, err
+			}
+			frame = slices.Grow(frame, int(grown)-len(frame))
 		}
-		frame = append(frame, make([]byte, chunk)...)
-		if _, err := io.ReadFull(c.r, frame[int64(len(frame))-chunk:]); err != nil {
-			s.buffered.Add(-int64(len(frame)))
+		n, err := c.r.Read(frame[len(frame):min(int64(cap(frame)), total)])
+		frame = frame[:len(frame)+n]
+		if err != nil && int64(len(frame)) < total {
+			c.uncharge(int64(cap(frame)))
 			return nil, err
 		}
 	}
+	c.frameCharge = int64(cap(frame))
 	if err := checkHeader(frame); err != nil {
-		s.buffered.Add(-int64(len(frame)))
+		c.uncharge(c.frameCharge)
+		c.frameCharge = 0
 		return nil, err
 	}
 	c.served++
@@ -180,7 +198,7 @@ func (c *conn) readFrame() (frame []byte, err error) {
 }
 
 // checkHeader refuses a header-transport frame whose header does not fit
-// in it or that asks for transforms.
+// in it, asks for transforms, or declares more than it holds.
 func checkHeader(frame []byte) error {
 	if len(frame) < 6 || binary.BigEndian.Uint16(frame[4:6]) != headerMagic {
 		return nil // framed binary or compact: no header
@@ -203,13 +221,66 @@ func checkHeader(frame []byte) error {
 	if n > 0 {
 		return fmt.Errorf("%w: the frame asks for %d transforms (compression); this port reads none", errRefusedFrame, n)
 	}
+	for rd.Len() > 0 {
+		id, err := binary.ReadUvarint(rd)
+		if err != nil {
+			return fmt.Errorf("%w: a header block without its id: %v", errRefusedFrame, err)
+		}
+		switch id {
+		case 0: // padding
+			continue
+		case 1, 2: // key-value pairs, the second kind persistent
+			pairs, err := binary.ReadUvarint(rd)
+			if err != nil || pairs > uint64(rd.Len()) {
+				return fmt.Errorf("%w: a header of %d key-value pairs in %d bytes", errRefusedFrame, pairs, rd.Len())
+			}
+			for range 2 * pairs {
+				size, err := binary.ReadUvarint(rd)
+				if err != nil || size > uint64(rd.Len()) {
+					return fmt.Errorf("%w: a header string of %d bytes in %d", errRefusedFrame, size, rd.Len())
+				}
+				rd.Seek(int64(size), io.SeekCurrent)
+			}
+		default:
+			return fmt.Errorf("%w: a header block of unknown kind %d", errRefusedFrame, id)
+		}
+	}
 	return nil
+}
+
+// charge counts n more bytes of frames against the server's bound and
+// the client host's share of it (a quarter), refusing what goes over.
+func (c *conn) charge(n int64) error {
+	s := c.s
+	if s.buffered.Add(n) > s.cfg.MaxBufferedBytes {
+		s.buffered.Add(-n)
+		return fmt.Errorf("%w: graphd is reading %d MiB of NebulaGraph-protocol requests at once, its bound (retry)", errRefusedFrame, s.cfg.MaxBufferedBytes>>20)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hostBuffered[c.host]+n > s.cfg.MaxBufferedBytes/4 {
+		s.buffered.Add(-n)
+		return fmt.Errorf("%w: this client host has %d MiB of NebulaGraph-protocol requests being read, a quarter of graphd's bound (retry)", errRefusedFrame, s.cfg.MaxBufferedBytes>>22)
+	}
+	s.hostBuffered[c.host] += n
+	return nil
+}
+
+func (c *conn) uncharge(n int64) {
+	s := c.s
+	s.buffered.Add(-n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hostBuffered[c.host] -= n; s.hostBuffered[c.host] <= 0 {
+		delete(s.hostBuffered, c.host)
+	}
 }
 
 // endRequest marks the request over, for Stop, and releases its frame's
 // charge.
-func (c *conn) endRequest(frameBytes int) {
-	c.s.buffered.Add(-int64(frameBytes))
+func (c *conn) endRequest() {
+	c.uncharge(c.frameCharge)
+	c.frameCharge = 0
 	c.s.mu.Lock()
 	c.st.busy = false
 	c.s.mu.Unlock()
@@ -313,11 +384,12 @@ func (w *deadlineWriter) Write(p []byte) (int, error) {
 }
 
 // boundedProtocol reads a request as its protocol does, within bounds on
-// what the request may declare: structs nested at most maxStructDepth
-// deep, and lists, sets and maps declaring no more entries in all than
-// the frame has bytes (each entry takes at least one). fbthrift's
+// what the request may declare: structs, lists, sets and maps nested at
+// most maxNesting deep, and collections declaring no more entries in all
+// than the frame has bytes (each entry takes at least one). fbthrift's
 // generated code allocates a collection at its declared size before
-// reading it.
+// reading it. Skipping (an unknown field or method) goes through the same
+// bounds: fbthrift's own Skip restarts its depth count at each map value.
 type boundedProtocol struct {
 	thrift.Protocol
 	depth int
@@ -325,16 +397,11 @@ type boundedProtocol struct {
 	items int64
 }
 
-func (p *boundedProtocol) ReadStructBegin() (string, error) {
-	if p.depth++; p.depth > maxStructDepth {
-		return "", thrift.NewProtocolExceptionWithType(thrift.DEPTH_LIMIT, fmt.Errorf("values nested over %d deep", maxStructDepth))
+func (p *boundedProtocol) enter() error {
+	if p.depth++; p.depth > maxNesting {
+		return thrift.NewProtocolExceptionWithType(thrift.DEPTH_LIMIT, fmt.Errorf("values nested over %d deep", maxNesting))
 	}
-	return p.Protocol.ReadStructBegin()
-}
-
-func (p *boundedProtocol) ReadStructEnd() error {
-	p.depth--
-	return p.Protocol.ReadStructEnd()
+	return nil
 }
 
 func (p *boundedProtocol) declare(size int) error {
@@ -344,7 +411,22 @@ func (p *boundedProtocol) declare(size int) error {
 	return nil
 }
 
+func (p *boundedProtocol) ReadStructBegin() (string, error) {
+	if err := p.enter(); err != nil {
+		return "", err
+	}
+	return p.Protocol.ReadStructBegin()
+}
+
+func (p *boundedProtocol) ReadStructEnd() error {
+	p.depth--
+	return p.Protocol.ReadStructEnd()
+}
+
 func (p *boundedProtocol) ReadListBegin() (thrift.Type, int, error) {
+	if err := p.enter(); err != nil {
+		return 0, 0, err
+	}
 	t, size, err := p.Protocol.ReadListBegin()
 	if err == nil {
 		err = p.declare(size)
@@ -352,7 +434,15 @@ func (p *boundedProtocol) ReadListBegin() (thrift.Type, int, error) {
 	return t, size, err
 }
 
+func (p *boundedProtocol) ReadListEnd() error {
+	p.depth--
+	return p.Protocol.ReadListEnd()
+}
+
 func (p *boundedProtocol) ReadSetBegin() (thrift.Type, int, error) {
+	if err := p.enter(); err != nil {
+		return 0, 0, err
+	}
 	t, size, err := p.Protocol.ReadSetBegin()
 	if err == nil {
 		err = p.declare(size)
@@ -360,12 +450,31 @@ func (p *boundedProtocol) ReadSetBegin() (thrift.Type, int, error) {
 	return t, size, err
 }
 
+func (p *boundedProtocol) ReadSetEnd() error {
+	p.depth--
+	return p.Protocol.ReadSetEnd()
+}
+
 func (p *boundedProtocol) ReadMapBegin() (thrift.Type, thrift.Type, int, error) {
+	if err := p.enter(); err != nil {
+		return 0, 0, 0, err
+	}
 	k, v, size, err := p.Protocol.ReadMapBegin()
 	if err == nil {
 		err = p.declare(size)
 	}
 	return k, v, size, err
+}
+
+func (p *boundedProtocol) ReadMapEnd() error {
+	p.depth--
+	return p.Protocol.ReadMapEnd()
+}
+
+// Skip skips with this protocol's reads, so within its bounds (fbthrift's
+// own count, one deeper, is never the one reached).
+func (p *boundedProtocol) Skip(t thrift.Type) error {
+	return thrift.Skip(p, t, maxNesting+1)
 }
 
 // quiet reports whether err ends a connection in the ordinary way: the

@@ -39,6 +39,13 @@ func TestCheckHeader(t *testing.T) {
 			return f
 		}(), "a header of 400 bytes"},
 		{"header frame too short", []byte{0, 0, 0, 4, 0x0F, 0xFF, 0, 0}, "a header frame of 4 bytes"},
+		// Key-value headers, as nebula-go sends its client metadata.
+		{"key-value pairs", headerFrame([]byte{2, 0, 1, 1, 3, 'k', 'e', 'y', 1, 'v'}, nil), ""},
+		{"persistent key-value pairs and padding", headerFrame([]byte{2, 0, 0, 2, 1, 1, 'k', 0}, nil), ""},
+		// fbthrift would allocate a string of the declared length first.
+		{"a string longer than the header", headerFrame([]byte{2, 0, 1, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10}, nil), "a header string of"},
+		{"more pairs than bytes", headerFrame([]byte{2, 0, 1, 0x80, 0x80, 0x04}, nil), "key-value pairs in"},
+		{"an unknown header block", headerFrame([]byte{2, 0, 9}, nil), "unknown kind 9"},
 	} {
 		err := checkHeader(tc.frame)
 		switch {
@@ -51,7 +58,7 @@ func TestCheckHeader(t *testing.T) {
 }
 
 // TestBoundedProtocol: collections cannot declare more entries than the
-// request has bytes, nor structs nest past maxStructDepth.
+// request has bytes, nor structs nest past maxNesting.
 func TestBoundedProtocol(t *testing.T) {
 	encode := func(write func(p *thrift.CompactProtocol)) *thrift.CompactProtocol {
 		buf := thrift.NewMemoryBuffer()
@@ -78,7 +85,7 @@ func TestBoundedProtocol(t *testing.T) {
 	}
 
 	structs := encode(func(p *thrift.CompactProtocol) {
-		for range maxStructDepth + 1 {
+		for range maxNesting + 1 {
 			p.WriteStructBegin("Value")
 			p.WriteFieldBegin("lVal", thrift.STRUCT, 12)
 		}
@@ -86,12 +93,25 @@ func TestBoundedProtocol(t *testing.T) {
 	b = &boundedProtocol{Protocol: structs, items: 1 << 20}
 	var err error
 	depth := 0
-	for ; err == nil && depth <= maxStructDepth; depth++ {
+	for ; err == nil && depth <= maxNesting; depth++ {
 		if _, err = b.ReadStructBegin(); err == nil {
 			_, _, _, err = b.ReadFieldBegin()
 		}
 	}
-	if err == nil || !strings.Contains(err.Error(), "nested over 128 deep") || depth != maxStructDepth+1 {
+	if err == nil || !strings.Contains(err.Error(), "nested over 192 deep") || depth != maxNesting+1 {
 		t.Fatalf("structs %d deep: %v", depth, err)
+	}
+
+	// Skipping (an unknown field or method) is bounded too: fbthrift's own
+	// Skip would go on past its depth limit inside a map's values.
+	nested := encode(func(p *thrift.CompactProtocol) {
+		for range 300 {
+			p.WriteListBegin(thrift.LIST, 1)
+		}
+		p.WriteListBegin(thrift.I32, 0)
+	})
+	b = &boundedProtocol{Protocol: nested, items: 1 << 20}
+	if err := b.Skip(thrift.LIST); err == nil || !strings.Contains(err.Error(), "nested over 192 deep") {
+		t.Fatalf("skipping lists 300 deep: %v", err)
 	}
 }

@@ -51,8 +51,9 @@ type Config struct {
 	// graphd's statement limit applies to the statement inside.
 	MaxFrameBytes int
 	// MaxBufferedBytes bounds the request frames all connections are
-	// reading at once; default DefaultMaxBufferedBytes. A frame that would
-	// go over it is refused and its connection closed.
+	// reading at once, and a quarter of it those of one client address;
+	// default DefaultMaxBufferedBytes. A frame that would go over is
+	// refused and its connection closed.
 	MaxBufferedBytes int64
 	// MaxConns bounds the connections open at once, MaxConnsPerHost those
 	// from one client address; defaults DefaultMaxConns and
@@ -109,11 +110,14 @@ type Server struct {
 	// pools lend the chunks answers are made of (arena.go).
 	pools pools
 
-	mu       sync.Mutex
-	lis      net.Listener
-	conns    map[net.Conn]*connState
-	perHost  map[string]int // open connections by client address
-	stopping bool
+	mu      sync.Mutex
+	lis     net.Listener
+	conns   map[net.Conn]*connState
+	perHost map[string]int // open connections by client address
+	// hostBuffered is the frame bytes being read by client address: a
+	// host gets a quarter of Config.MaxBufferedBytes.
+	hostBuffered map[string]int64
+	stopping     bool
 
 	connsWG  sync.WaitGroup // serveConn goroutines
 	requests sync.WaitGroup // requests being answered
@@ -155,7 +159,7 @@ func New(b Backend, cfg Config) *Server {
 	svc := &service{b: b, log: cfg.Logger}
 	base, cancel := context.WithCancel(context.Background())
 	return &Server{cfg: cfg, svc: svc, proc: graph.NewGraphServiceProcessor(svc), log: cfg.Logger,
-		base: base, cancel: cancel, conns: map[net.Conn]*connState{}, perHost: map[string]int{},
+		base: base, cancel: cancel, conns: map[net.Conn]*connState{}, perHost: map[string]int{}, hostBuffered: map[string]int64{},
 		accepted: make(chan struct{}), stopped: make(chan struct{})}
 }
 

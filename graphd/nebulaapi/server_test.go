@@ -797,3 +797,23 @@ func TestJSONOfNaN(t *testing.T) {
 		t.Fatalf("the statement ran %d times", f.nanRuns)
 	}
 }
+
+// TestDeclaredFramesReserveNothing: connections that declare large frames
+// and send nothing more hold only what they sent, so the bound on frames
+// being read does not lock other clients out.
+func TestDeclaredFramesReserveNothing(t *testing.T) {
+	_, addr := startServer(t, newFake(), nebulaapi.Config{MaxBufferedBytes: 4 << 20, MaxFrameBytes: 1 << 20})
+	for range 50 {
+		conn, err := net.Dial("tcp", net.JoinHostPort(addr.Host, strconv.Itoa(addr.Port)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.Write([]byte{0, 0x10, 0, 0}); err != nil { // a frame of 1 MiB, then silence
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // the frames have begun
+	s := session(t, newPool(t, addr, nebulago.GetDefaultConf()))
+	run(t, s, "columns")
+}

@@ -113,7 +113,16 @@ func quote(s string) string { return strconv.Quote(s) }
 // asks) through nGQL, in batches.
 func insertLDBC(t testing.TB, s *client.Session, persons []person, edges []knows) {
 	t.Helper()
+	for _, stmt := range ldbcInserts(persons, edges) {
+		exec(t, s, stmt)
+	}
+}
+
+// ldbcInserts are the INSERT statements that load persons and knows, 300
+// rows each.
+func ldbcInserts(persons []person, edges []knows) []string {
 	const batch = 300
+	var stmts []string
 	for i := 0; i < len(persons); i += batch {
 		var b strings.Builder
 		b.WriteString("INSERT VERTEX Person(firstName, lastName, creationDate) VALUES ")
@@ -123,7 +132,7 @@ func insertLDBC(t testing.TB, s *client.Session, persons []person, edges []knows
 			}
 			fmt.Fprintf(&b, "%d:(%s, %s, %d)", p.id, quote(p.firstName), quote(p.lastName), p.creationDate)
 		}
-		exec(t, s, b.String())
+		stmts = append(stmts, b.String())
 	}
 	for i := 0; i < len(edges); i += batch {
 		var b strings.Builder
@@ -134,8 +143,9 @@ func insertLDBC(t testing.TB, s *client.Session, persons []person, edges []knows
 			}
 			fmt.Fprintf(&b, "%d->%d:(%d), %d->%d:(%d)", e.a, e.b, e.creationDate, e.b, e.a, e.creationDate)
 		}
-		exec(t, s, b.String())
+		stmts = append(stmts, b.String())
 	}
+	return stmts
 }
 
 func buildOracle(persons []person, edges []knows) *oracle.Graph {

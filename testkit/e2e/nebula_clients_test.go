@@ -393,28 +393,8 @@ func TestNebulaClientsMatchNativeClient(t *testing.T) {
 		nebulaExec(t, neb, "CREATE TAG Person(firstName string, lastName string, creationDate int)", nil)
 		nebulaExec(t, neb, "CREATE EDGE knows(creationDate int)", nil)
 		nebulaExec(t, neb, "CREATE TAG INDEX person_first ON Person(firstName(20))", nil)
-		const batch = 300
-		for i := 0; i < len(persons); i += batch {
-			var b strings.Builder
-			b.WriteString("INSERT VERTEX Person(firstName, lastName, creationDate) VALUES ")
-			for j, p := range persons[i:min(i+batch, len(persons))] {
-				if j > 0 {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(&b, "%d:(%s, %s, %d)", p.id, quote(p.firstName), quote(p.lastName), p.creationDate)
-			}
-			nebulaExec(t, neb, b.String(), nil)
-		}
-		for i := 0; i < len(edges); i += batch {
-			var b strings.Builder
-			b.WriteString("INSERT EDGE knows(creationDate) VALUES ")
-			for j, e := range edges[i:min(i+batch, len(edges))] {
-				if j > 0 {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(&b, "%d->%d:(%d), %d->%d:(%d)", e.a, e.b, e.creationDate, e.b, e.a, e.creationDate)
-			}
-			nebulaExec(t, neb, b.String(), nil)
+		for _, stmt := range ldbcInserts(persons, edges) {
+			nebulaExec(t, neb, stmt, nil)
 		}
 		exec(t, native, "USE ldbcneb")
 		// Every write went through nebula-go: the counts say none was lost.
