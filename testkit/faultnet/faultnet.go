@@ -86,9 +86,12 @@ type Network struct {
 	seed int64
 	logf func(format string, args ...any)
 
-	// gate orders deliveries against Close: every call into a real
-	// transport holds it shared, Close takes it exclusively, so once Close
-	// returns no call is in progress and none can start.
+	// gate orders deliveries against Close and the link changes: every
+	// call into a real transport holds it shared. Close takes it
+	// exclusively, so once Close returns no call is in progress and none
+	// can start; Partition, Pause and Wrap pass through it (settle), so
+	// once they return no message let through under the old links is
+	// still being handed over.
 	gate   sync.RWMutex
 	closed bool // written under gate (exclusive) and mu
 
@@ -144,7 +147,15 @@ func (n *Network) Wrap(storeID uint64, inner raftgroup.Transport) raftgroup.Tran
 	}
 	n.endpoints[storeID] = ep
 	n.mu.Unlock()
+	n.settle()
 	return ep
+}
+
+// settle waits for the deliveries in progress, which decided under the
+// links as they were: the real transports do not block, so it is brief.
+func (n *Network) settle() {
+	n.gate.Lock()
+	n.gate.Unlock() //nolint:staticcheck // a barrier, nothing to guard
 }
 
 // SetFaults sets the random per-message faults.
@@ -168,6 +179,7 @@ func (n *Network) Partition(sides ...[]uint64) {
 		}
 	}
 	n.mu.Unlock()
+	n.settle()
 	n.logf("faultnet: partition %v | rest", sides)
 }
 
@@ -183,6 +195,7 @@ func (n *Network) Pause(store uint64) {
 	n.mu.Lock()
 	n.paused[store] = true
 	n.mu.Unlock()
+	n.settle()
 	n.logf("faultnet: pause store %d", store)
 }
 
