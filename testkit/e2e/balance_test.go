@@ -124,7 +124,12 @@ func TestBalance(t *testing.T) {
 	}
 	b.checkQuorum()
 	// STOP JOB of a stopped job is refused; SHOW JOBS lists it.
-	if _, err := s.Execute(ctx, fmt.Sprintf("STOP JOB %d", id)); err == nil || !strings.Contains(err.Error(), "only QUEUE and RUNNING jobs can be stopped") {
+	// A context of its own: the one made at the start (for the catalog
+	// wait) may have run out by now on a loaded machine.
+	stopCtx, stopCancel := context.WithTimeout(context.Background(), 30*time.Second)
+	_, err := s.Execute(stopCtx, fmt.Sprintf("STOP JOB %d", id))
+	stopCancel()
+	if err == nil || !strings.Contains(err.Error(), "only QUEUE and RUNNING jobs can be stopped") {
 		t.Fatalf("STOP JOB of a stopped job: %v", err)
 	}
 	if rows := render(exec(t, s, "SHOW JOBS")); len(rows) != 5 || !strings.Contains(strings.Join(rows, "\n"), "STOPPED") {
