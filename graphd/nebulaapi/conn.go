@@ -303,7 +303,7 @@ func (c *conn) answer(ctx context.Context, frame []byte) (keepOpen bool, err err
 	// connection now has given up on it, and its statement stops.
 	c.watch(cancel)
 	defer c.stopWatching()
-	// The answer's slabs go back to the pools once it is written.
+	// The answer's chunks go back to the pools once it is written.
 	ar := newArena(&c.s.pools)
 	defer ar.release()
 	ctx = withArena(ctx, ar)

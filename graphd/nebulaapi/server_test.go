@@ -192,6 +192,13 @@ func (f *fakeGraphd) Execute(ctx context.Context, req *graphpb.ExecuteReq) (*gra
 		resp.Code, resp.Error = graphpb.QueryErrorCode_E_MEMORY_EXCEEDED, "the query went over its memory limit"
 	case "not allowed":
 		resp.Code, resp.Error = graphpb.QueryErrorCode_E_BAD_PERMISSION, "CREATE TAG needs role ADMIN"
+	case "huge":
+		// 2M rows: over MaxAnswerBytes in NebulaGraph's form.
+		var col commonpb.ColumnBuilder
+		for i := range 2 << 20 {
+			col.AddInt(int64(i))
+		}
+		resp.Data = &graphpb.DataSet{ColumnNames: []string{"i"}, Columns: []*commonpb.Column{col.Finish()}, NumRows: 2 << 20}
 	case "nan":
 		f.mu.Lock()
 		f.nanRuns++
@@ -558,22 +565,29 @@ func TestSessionPool(t *testing.T) {
 	}
 }
 
-// rawFrame sends one frame of the given declared size and body to the
-// server and reports whether the server closed the connection.
-func rawFrame(t *testing.T, addr nebulago.HostAddress, size uint32, body []byte) bool {
+// dial opens a raw connection to the server, closed when the test ends.
+func dial(t *testing.T, addr nebulago.HostAddress) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", net.JoinHostPort(addr.Host, strconv.Itoa(addr.Port)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// rawFrame sends one frame of the given declared size and body to the
+// server and reports whether the server closed the connection.
+func rawFrame(t *testing.T, addr nebulago.HostAddress, size uint32, body []byte) bool {
+	t.Helper()
+	conn := dial(t, addr)
 	var head [4]byte
 	binary.BigEndian.PutUint32(head[:], size)
 	if _, err := conn.Write(append(head[:], body...)); err != nil {
 		return true
 	}
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	_, err = io.ReadAll(conn)
+	_, err := io.ReadAll(conn)
 	return err == nil // EOF: the server closed it
 }
 
@@ -605,11 +619,7 @@ func TestHostileFrames(t *testing.T) {
 // on.
 func TestIdleConnectionClosed(t *testing.T) {
 	srv, addr := startServer(t, newFake(), nebulaapi.Config{FirstRequestTimeout: 200 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
-	conn, err := net.Dial("tcp", net.JoinHostPort(addr.Host, strconv.Itoa(addr.Port)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dial(t, addr)
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.ReadAll(conn); err != nil {
 		t.Fatalf("the silent connection was not closed: %v", err)
@@ -653,11 +663,7 @@ func maxConns(t *testing.T, cfg nebulaapi.Config) {
 	}
 	defer pool.Close()
 	run(t, session(t, pool), "columns")
-	conn, err := net.Dial("tcp", net.JoinHostPort(addr.Host, strconv.Itoa(addr.Port)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dial(t, addr)
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.ReadAll(conn); err != nil {
 		t.Fatalf("the second connection was not closed: %v", err)
@@ -732,11 +738,7 @@ func readAnswer(t *testing.T, conn net.Conn) []byte {
 // which the frame check would refuse); the connection goes on.
 func TestTrailingBytesAreNotAFrame(t *testing.T) {
 	_, addr := startServer(t, newFake(), nebulaapi.Config{})
-	conn, err := net.Dial("tcp", net.JoinHostPort(addr.Host, strconv.Itoa(addr.Port)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dial(t, addr)
 	verify := &graph.GraphServiceVerifyClientVersionArgs{Req: &graph.VerifyClientVersionReq{Version: []byte("3.0.0")}}
 	frame := callFrame(t, "verifyClientVersion", verify)
 	zlib := []byte{0, 0, 0, 14, 0x0F, 0xFF, 0, 0, 0, 0, 0, 1, 0, 1, 2, 1, 1, 0}
@@ -758,10 +760,7 @@ func TestTrailingBytesAreNotAFrame(t *testing.T) {
 func TestClientGoneCancelsStatement(t *testing.T) {
 	f := newFake()
 	_, addr := startServer(t, f, nebulaapi.Config{})
-	conn, err := net.Dial("tcp", net.JoinHostPort(addr.Host, strconv.Itoa(addr.Port)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dial(t, addr)
 	if _, err := conn.Write(callFrame(t, "execute", &graph.GraphServiceExecuteArgs{SessionId: fakeSession, Stmt: []byte("slow")})); err != nil {
 		t.Fatal(err)
 	}
@@ -804,11 +803,7 @@ func TestJSONOfNaN(t *testing.T) {
 func TestDeclaredFramesReserveNothing(t *testing.T) {
 	_, addr := startServer(t, newFake(), nebulaapi.Config{MaxBufferedBytes: 4 << 20, MaxFrameBytes: 1 << 20})
 	for range 50 {
-		conn, err := net.Dial("tcp", net.JoinHostPort(addr.Host, strconv.Itoa(addr.Port)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
+		conn := dial(t, addr)
 		if _, err := conn.Write([]byte{0, 0x10, 0, 0}); err != nil { // a frame of 1 MiB, then silence
 			t.Fatal(err)
 		}
@@ -816,4 +811,18 @@ func TestDeclaredFramesReserveNothing(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // the frames have begun
 	s := session(t, newPool(t, addr, nebulago.GetDefaultConf()))
 	run(t, s, "columns")
+}
+
+// TestAnswerTooLarge: an answer over MaxAnswerBytes in NebulaGraph's form
+// is refused with a hint to page it, keeping the session's space.
+func TestAnswerTooLarge(t *testing.T) {
+	_, addr := startServer(t, newFake(), nebulaapi.Config{})
+	s := session(t, newPool(t, addr, nebulago.GetDefaultConf()))
+	rs, err := s.Execute("huge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.GetErrorCode() != nebulago.ErrorCode_E_EXECUTION_ERROR || !strings.Contains(rs.GetErrorMsg(), "page it with LIMIT and SKIP") || rs.GetSpaceName() != "nba" {
+		t.Fatalf("a 2M-row answer: %d %q in space %q", rs.GetErrorCode(), rs.GetErrorMsg(), rs.GetSpaceName())
+	}
 }

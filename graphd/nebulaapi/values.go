@@ -46,9 +46,10 @@ import (
 // 0 when unknown.
 type edgeTypeFunc func(name string) int32
 
-// converter turns one answer's values into NebulaGraph's. It allocates
-// the scalars of a whole answer in slabs, a few allocations per column
-// instead of one or two per cell: a k-hop answer is millions of cells.
+// converter turns one answer's values into NebulaGraph's. The unions,
+// scalars, rows and cells of typed columns come from the arena's pooled
+// chunks (arena.go), not one or two allocations per cell: a k-hop answer
+// is millions of cells.
 type converter struct {
 	edgeType edgeTypeFunc
 	types    map[string]int32 // edge types already asked for
